@@ -1,0 +1,43 @@
+#include "core/random.h"
+
+#include <cmath>
+
+namespace kiln {
+
+PhiloxBlock philox4x32(uint64_t seed, uint64_t counter) {
+  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
+  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
+    uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
+    uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
+    uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+    uint32_t n0 = hi1 ^ c1 ^ k0, n1 = lo1, n2 = hi0 ^ c3 ^ k1, n3 = lo0;
+    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
+    k0 += kW0;
+    k1 += kW1;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+uint64_t random_u64(uint64_t seed, uint64_t index) {
+  PhiloxBlock b = philox4x32(seed, index);
+  return (static_cast<uint64_t>(b.w[0]) << 32) | b.w[1];
+}
+
+double uniform_double(uint64_t seed, uint64_t index, int bits) {
+  return std::ldexp(static_cast<double>(random_u64(seed, index) >> (64 - bits)), -bits);
+}
+
+double normal_double(uint64_t seed, uint64_t index) {
+  PhiloxBlock b = philox4x32(seed, index);
+  uint64_t a = (static_cast<uint64_t>(b.w[0]) << 32) | b.w[1];
+  uint64_t c = (static_cast<uint64_t>(b.w[2]) << 32) | b.w[3];
+  double u1 = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]: log is finite
+  double u2 = static_cast<double>(c >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+}  // namespace kiln

@@ -1,0 +1,64 @@
+#include "core/shape.h"
+
+#include "support/check.h"
+
+namespace kiln {
+
+Shape::Shape(std::initializer_list<int64_t> sizes) {
+  for (int64_t s : sizes) dims_.emplace_back(s);
+}
+
+Shape Shape::from_sizes(const std::vector<int64_t>& sizes) {
+  Shape s;
+  for (int64_t v : sizes) s.dims_.emplace_back(v);
+  return s;
+}
+
+bool Shape::is_static() const {
+  for (const Dim& d : dims_)
+    if (!d.is_static()) return false;
+  return true;
+}
+
+std::vector<int64_t> Shape::sizes() const {
+  std::vector<int64_t> out;
+  out.reserve(dims_.size());
+  for (const Dim& d : dims_) {
+    KILN_CHECK(d.is_static()) << "sizes() of symbolic shape " << to_string();
+    out.push_back(d.value());
+  }
+  return out;
+}
+
+int64_t Shape::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes()) n *= s;
+  return n;
+}
+
+Shape Shape::bind(const std::map<std::string, int64_t>& bindings) const {
+  Shape out = *this;
+  for (Dim& d : out.dims_) {
+    if (!d.is_symbolic()) continue;
+    auto it = bindings.find(d.symbol_name());
+    if (it != bindings.end()) d = Dim(it->second);
+  }
+  return out;
+}
+
+std::string Shape::to_string() const {
+  std::string s = "[";
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (i) s += ",";
+    s += dims_[i].to_string();
+  }
+  return s + "]";
+}
+
+std::optional<int> wrap_dim(int64_t dim, int rank) {
+  int64_t r = rank == 0 ? 1 : rank;  // like torch, a 0-d tensor accepts dim 0 and -1
+  if (dim < -r || dim >= r) return std::nullopt;
+  return static_cast<int>(dim < 0 ? dim + r : dim);
+}
+
+}  // namespace kiln

@@ -1,0 +1,9 @@
+#include "core/storage.h"
+
+namespace kiln {
+
+// Always allocate at least one byte so data() is a valid pointer for empty tensors.
+Storage::Storage(size_t nbytes, Device device)
+    : nbytes_(nbytes), device_(device), data_(new std::byte[nbytes == 0 ? 1 : nbytes]()) {}
+
+}  // namespace kiln

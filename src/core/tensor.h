@@ -1,0 +1,123 @@
+// Tensor: a strided view (sizes, strides, offset in elements) of a shared Storage.
+// A tensor is either concrete (it has storage) or traced: inside `capture` it stands for an
+// IR value and carries only its type (frontend/trace.h defines the TraceHandle).
+// The op methods at the bottom (x.sum(...), x.reshape(...)) are defined by the frontend
+// library, which runs them eagerly or records them when tracing.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/scalar.h"
+#include "core/shape.h"
+#include "core/storage.h"
+#include "core/tensor_type.h"
+
+namespace kiln {
+
+struct TraceHandle;
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined
+
+  // ---- creation (concrete) ----
+  static Tensor empty(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
+  static Tensor zeros(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
+  static Tensor full(const std::vector<int64_t>& sizes, Scalar value, DType dtype = kDefaultFloat);
+  static Tensor scalar(Scalar value, DType dtype);  // 0-d
+  // Values given as doubles (or int64 for integral dtypes) are converted to `dtype`.
+  static Tensor from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes,
+                             DType dtype = kDefaultFloat);
+  static Tensor from_ints(const std::vector<int64_t>& values, const std::vector<int64_t>& sizes,
+                          DType dtype = DType::I64);
+  // Seeded, counter-based (random.h): the same seed gives the same numbers everywhere.
+  static Tensor rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = kDefaultFloat);
+  static Tensor randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = kDefaultFloat);
+  // Uniform integers in [low, high).
+  static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, uint64_t seed,
+                        DType dtype = DType::I64);
+  // A traced tensor (no storage); used by capture.
+  static Tensor traced(TensorType type, std::shared_ptr<TraceHandle> handle);
+
+  // ---- properties ----
+  bool defined() const { return storage_ != nullptr || trace_ != nullptr; }
+  bool is_traced() const { return trace_ != nullptr; }
+  const std::shared_ptr<TraceHandle>& trace() const { return trace_; }
+  DType dtype() const { return dtype_; }
+  int dim() const { return static_cast<int>(is_traced() ? traced_shape_.rank() : static_cast<int>(sizes_.size())); }
+  // Concrete sizes; for a traced tensor, valid only where its shape is static.
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  int64_t size(int64_t dim) const;  // negative dims wrap
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  int64_t numel() const;
+  Shape shape() const;  // symbolic for traced tensors with dynamic dims
+  TensorType type() const { return {dtype_, shape()}; }
+  bool is_contiguous() const;
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+
+  // ---- raw access (concrete only) ----
+  std::byte* data_bytes() const;  // address of element 0 of the view
+  template <typename T>
+  T* data() const { return reinterpret_cast<T*>(data_bytes()); }
+
+  // Element `flat` of the view in row-major order, converted to double / int64.
+  double item_double(int64_t flat = 0) const;
+  int64_t item_int(int64_t flat = 0) const;
+  Scalar item() const;  // 0-d or one element: the value as a Scalar of the dtype's kind
+
+  // ---- views and copies (concrete, no ops recorded) ----
+  Tensor as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const;
+  Tensor contiguous() const;     // self if already contiguous, else a packed copy
+  Tensor clone() const;          // always a packed copy
+  Tensor to(DType dtype) const;  // self if same dtype, else converted copy
+  // Copies src (same sizes) into this view, converting dtype.
+  void copy_from(const Tensor& src);
+
+  // Exact equality of dtype, sizes and values (NaN == NaN, and 0.0 == -0.0 only if bitwise).
+  bool equal(const Tensor& other) const;
+
+  // torch-like printing: "tensor([[1.0000, 2.0000], ...], dtype=f32)". Summarizes large tensors.
+  std::string to_string() const;
+
+  // ---- ops as methods (defined in frontend/tensor_methods.cc) ----
+  Tensor sum(std::vector<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor mean(std::vector<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor amax(std::vector<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor reshape(std::vector<int64_t> shape) const;
+  Tensor view(std::vector<int64_t> shape) const;
+  Tensor permute(std::vector<int64_t> dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze(std::optional<int64_t> dim = std::nullopt) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor expand(std::vector<int64_t> sizes) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor relu() const;
+  Tensor exp() const;
+  Tensor neg() const;
+  Tensor pow(Scalar exponent) const;
+  Tensor to_dtype(DType dtype) const;  // recorded as _to_copy when traced
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<TraceHandle> trace_;
+  Shape traced_shape_;
+  DType dtype_ = kDefaultFloat;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  int64_t offset_ = 0;
+};
+
+// Row-major strides for `sizes`.
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+
+}  // namespace kiln
