@@ -1,0 +1,104 @@
+#include "ops/attr.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln {
+
+AttrValue AttrValue::from_scalar(const Scalar& s) {
+  if (s.is_bool()) return AttrValue(s.to_bool());
+  if (s.is_int()) return AttrValue(s.to_int());
+  if (s.is_float()) return AttrValue(s.to_double());
+  return AttrValue();
+}
+
+Scalar AttrValue::as_scalar() const {
+  if (is_bool()) return Scalar(as_bool());
+  if (is_int()) return Scalar(as_int());
+  if (is_float()) return Scalar(as_float());
+  return Scalar();
+}
+
+std::string quote_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static const char* kHex = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[(c >> 4) & 0xf];
+          out += kHex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string AttrValue::to_string() const {
+  switch (v_.index()) {
+    case 1: return as_bool() ? "true" : "false";
+    case 2: return std::to_string(as_int());
+    case 3: return format_double(std::get<3>(v_));
+    case 4: return quote_string(as_string());
+    case 5: {
+      std::string s = "[";
+      const Ints& v = as_ints();
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+      return s + "]";
+    }
+    case 6: return std::string(dtype_name(as_dtype()));
+    default: return "none";
+  }
+}
+
+bool AttrValue::operator==(const AttrValue& o) const {
+  if (v_.index() != o.v_.index()) return false;
+  if (is_float()) {
+    double a = std::get<3>(v_), b = std::get<3>(o.v_);
+    return std::memcmp(&a, &b, sizeof a) == 0;
+  }
+  return v_ == o.v_;
+}
+
+AttrMap::AttrMap(std::initializer_list<std::pair<std::string, AttrValue>> init) {
+  for (const auto& [k, v] : init) set(k, v);
+}
+
+void AttrMap::set(std::string_view name, AttrValue v) {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const auto& item, std::string_view n) { return item.first < n; });
+  if (it != items_.end() && it->first == name)
+    it->second = std::move(v);
+  else
+    items_.insert(it, {std::string(name), std::move(v)});
+}
+
+const AttrValue* AttrMap::find(std::string_view name) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const auto& item, std::string_view n) { return item.first < n; });
+  return it != items_.end() && it->first == name ? &it->second : nullptr;
+}
+
+bool AttrMap::erase(std::string_view name) {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const auto& item, std::string_view n) { return item.first < n; });
+  if (it == items_.end() || it->first != name) return false;
+  items_.erase(it);
+  return true;
+}
+
+std::string AttrMap::to_string() const {
+  if (items_.empty()) return "";
+  std::string s = "{";
+  for (size_t i = 0; i < items_.size(); ++i) s += (i ? ", " : "") + items_[i].first + "=" + items_[i].second.to_string();
+  return s + "}";
+}
+
+}  // namespace kiln

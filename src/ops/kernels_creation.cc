@@ -1,0 +1,100 @@
+// Reference kernels of the creation ops. Random ones draw from core/random.h with the
+// node's `seed`, so every backend produces the same numbers.
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "core/random.h"
+#include "ops/arange_count.h"
+#include "ops/kernel_util.h"
+#include "ops/kernels.h"
+
+namespace kiln {
+
+namespace {
+
+std::vector<Tensor> one(Tensor t) { return std::vector<Tensor>{std::move(t)}; }
+
+// Whether `v` fits dtype `t` without overflow (torch refuses full(..., 300, dtype=u8)).
+bool fits(const Scalar& v, DType t) {
+  if (!is_integral(t) || v.is_bool()) return true;
+  const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
+  const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
+  if (v.is_int()) {
+    if (t == DType::I64) return true;
+    const double d = static_cast<double>(v.to_int());
+    return d >= lo && d < hi;
+  }
+  const double d = v.to_double();
+  return !std::isnan(d) && d > lo - 1 && d < hi;
+}
+
+Expected<std::vector<Tensor>> filled(const KernelCall& call, const Scalar& value) {
+  const TensorType& rt = call.result_types[0];
+  if (!fits(value, rt.dtype))
+    return make_error(call.name(), ": value ", value.to_string(), " cannot be converted to ", dtype_name(rt.dtype), " without overflow");
+  return one(Tensor::full(rt.shape.sizes(), value, rt.dtype));
+}
+
+uint64_t seed_of(const KernelCall& call) { return static_cast<uint64_t>(call.attr_int("seed")); }
+
+}  // namespace
+
+Expected<std::vector<Tensor>> kernel_full(const KernelCall& call) { return filled(call, call.attr_scalar("fill_value")); }
+Expected<std::vector<Tensor>> kernel_full_like(const KernelCall& call) { return filled(call, call.attr_scalar("fill_value")); }
+Expected<std::vector<Tensor>> kernel_zeros(const KernelCall& call) { return one(new_result(call)); }
+Expected<std::vector<Tensor>> kernel_zeros_like(const KernelCall& call) { return one(new_result(call)); }
+Expected<std::vector<Tensor>> kernel_ones(const KernelCall& call) { return filled(call, Scalar(int64_t{1})); }
+Expected<std::vector<Tensor>> kernel_ones_like(const KernelCall& call) { return filled(call, Scalar(int64_t{1})); }
+
+// Zero-filled, so runs are deterministic (torch leaves the memory uninitialized).
+Expected<std::vector<Tensor>> kernel_empty(const KernelCall& call) { return one(new_result(call)); }
+
+// Element i is start + i * step, computed in int64 when all three bounds are integers and
+// the result is integral, else in double.
+Expected<std::vector<Tensor>> kernel_arange(const KernelCall& call) {
+  KILN_ASSIGN_OR_RETURN(int64_t n, arange_count(call));
+  const Scalar start = call.attr_scalar("start"), step = call.attr_scalar("step");
+  Tensor out = new_result(call);
+  const bool int_path = !is_floating(out.dtype()) && !start.is_float() && !step.is_float();
+  for (int64_t i = 0; i < n; ++i) {
+    if (int_path) store_int(out.data_bytes(), out.dtype(), i, wrap_add(start.to_int(), wrap_mul(i, step.to_int())));
+    else store_double(out.data_bytes(), out.dtype(), i, start.to_double() + static_cast<double>(i) * step.to_double());
+  }
+  return one(out);
+}
+
+Expected<std::vector<Tensor>> kernel_rand(const KernelCall& call) {
+  const TensorType& rt = call.result_types[0];
+  return one(Tensor::rand(rt.shape.sizes(), seed_of(call), rt.dtype));
+}
+
+Expected<std::vector<Tensor>> kernel_randn(const KernelCall& call) {
+  const TensorType& rt = call.result_types[0];
+  return one(Tensor::randn(rt.shape.sizes(), seed_of(call), rt.dtype));
+}
+
+Expected<std::vector<Tensor>> kernel_randint(const KernelCall& call) {
+  const TensorType& rt = call.result_types[0];
+  const int64_t low = call.attr_int("low"), high = call.attr_int("high");
+  if (low >= high) return make_error(call.name(), ": low must be less than high, got low=", low, " >= high=", high);
+  return one(Tensor::randint(low, high, rt.shape.sizes(), seed_of(call), rt.dtype));
+}
+
+// Fisher-Yates from the back: position i swaps with j = random_u64(seed, i) mod (i + 1).
+Expected<std::vector<Tensor>> kernel_randperm(const KernelCall& call) {
+  const int64_t n = call.attr_int("n");
+  std::vector<int64_t> p(static_cast<size_t>(n));
+  std::iota(p.begin(), p.end(), int64_t{0});
+  for (int64_t i = n - 1; i > 0; --i) {
+    const uint64_t j = random_u64(seed_of(call), static_cast<uint64_t>(i)) % static_cast<uint64_t>(i + 1);
+    std::swap(p[static_cast<size_t>(i)], p[j]);
+  }
+  Tensor out = new_result(call);
+  for (int64_t i = 0; i < n; ++i) store_int(out.data_bytes(), out.dtype(), i, p[static_cast<size_t>(i)]);
+  return one(out);
+}
+
+}  // namespace kiln

@@ -1,0 +1,107 @@
+#include "ops/op_call.h"
+
+#include <new>
+
+#include "support/check.h"
+
+namespace kiln {
+
+const AttrValue& OpCallBase::attr(std::string_view name) const {
+  if (const AttrValue* v = attrs_->find(name)) return *v;
+  const ArgSchema* arg = info().schema.find_arg(name);
+  KILN_CHECK(arg != nullptr && arg->is_attr()) << info().name() << " has no attribute '" << name << "'";
+  KILN_CHECK(arg->default_value.has_value()) << info().name() << ": required attribute '" << name << "' missing";
+  return *arg->default_value;
+}
+
+std::optional<int64_t> OpCallBase::attr_opt_int(std::string_view name) const {
+  const AttrValue& v = attr(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_int();
+}
+
+std::optional<double> OpCallBase::attr_opt_float(std::string_view name) const {
+  const AttrValue& v = attr(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_float();
+}
+
+std::optional<std::vector<int64_t>> OpCallBase::attr_opt_ints(std::string_view name) const {
+  const AttrValue& v = attr(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_ints();
+}
+
+std::optional<std::string> OpCallBase::attr_opt_str(std::string_view name) const {
+  const AttrValue& v = attr(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_string();
+}
+
+std::optional<DType> OpCallBase::attr_dtype(std::string_view name) const {
+  const AttrValue& v = attr(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_dtype();
+}
+
+Expected<std::vector<TensorType>> infer_types(const TypeCall& call) {
+  const OpInfo& info = call.info();
+  KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, info.shape_rule(call));
+  KILN_ASSIGN_OR_RETURN(std::vector<DType> dtypes, info.dtype_rule(call));
+  // A rule may give one dtype for many results (split, chunk).
+  if (dtypes.size() == 1 && shapes.size() > 1) dtypes.resize(shapes.size(), dtypes[0]);
+  KILN_CHECK(shapes.size() == dtypes.size())
+      << info.name() << ": shape rule gave " << shapes.size() << " results, dtype rule " << dtypes.size();
+  std::vector<TensorType> out;
+  out.reserve(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) out.push_back({dtypes[i], std::move(shapes[i])});
+  return out;
+}
+
+std::vector<TypeOperand> operand_types(std::span<const KernelOperand> operands) {
+  std::vector<TypeOperand> out;
+  out.reserve(operands.size());
+  for (const KernelOperand& o : operands) {
+    TypeOperand t;
+    if (o.is_tensor()) t.type = o.tensor.type();
+    t.literal = o.literal;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+namespace {
+
+// Results too large to allocate are a user error (a size typo), not a crash.
+constexpr uint64_t kMaxResultBytes = uint64_t{1} << 40;
+
+Status check_result_sizes(std::string_view op, std::span<const TensorType> types) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    uint64_t bytes = static_cast<uint64_t>(dtype_size(types[i].dtype));
+    for (int64_t s : types[i].shape.sizes()) {
+      if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes) || bytes > kMaxResultBytes)
+        return make_error(op, ": result ", i, " of type ", types[i].to_string(), " is too large to allocate");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<std::vector<Tensor>> run_op(OpKind op, const AttrMap& attrs, std::span<const KernelOperand> operands) {
+  const OpInfo& info = op_info(op);
+  if (info.has(kHigherOrder)) return make_error(info.name(), " has subgraphs and runs only in the interpreter");
+  std::vector<TypeOperand> types = operand_types(operands);
+  KILN_TRY(info.schema.operand_ranges(static_cast<int>(types.size())));
+  TypeCall tcall(op, attrs, types);
+  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> result_types, infer_types(tcall));
+  KILN_TRY(check_result_sizes(info.name(), result_types));
+  KernelCall kcall(op, attrs, operands, result_types);
+  try {
+    return info.kernel(kcall);
+  } catch (const std::bad_alloc&) {
+    return make_error(info.name(), ": out of memory while computing the results");
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,280 @@
+// Shape rules of the view ops: reshape/view (one -1 inferred), permute, transpose, t, expand,
+// squeeze, unsqueeze, flatten, slice, select, narrow, split and chunk. Symbolic dims pass
+// through where the rule does not need their value; where it does, the rule says so.
+#include <algorithm>
+#include <string>
+
+#include "ops/type_rules.h"
+#include "ops/type_rules_util.h"
+
+namespace kiln {
+
+namespace {
+
+std::string ints_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Product of the static dims of `s` and its symbolic dims.
+struct SplitProduct {
+  int64_t fixed = 1;
+  std::vector<Dim> symbols;
+};
+SplitProduct split_product(const std::vector<Dim>& dims) {
+  SplitProduct p;
+  for (const Dim& d : dims) {
+    if (d.is_static())
+      p.fixed *= d.value();
+    else
+      p.symbols.push_back(d);
+  }
+  return p;
+}
+
+Expected<std::vector<Shape>> one(Shape s) { return std::vector<Shape>{std::move(s)}; }
+
+}  // namespace
+
+Expected<std::vector<Shape>> shape_rule_reshape(const TypeCall& call) {
+  const bool is_view = call.op() == OpKind::View;
+  const std::vector<int64_t>& target = call.attr_ints(is_view ? "size" : "shape");
+  const Shape& in = operand_type(call, 0).shape;
+  int infer_at = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {
+      if (infer_at >= 0) return make_error(call.name(), ": only one dimension can be inferred, got shape ", ints_str(target));
+      infer_at = static_cast<int>(i);
+    } else if (target[i] < 0) {
+      return make_error(call.name(), ": invalid shape dimension ", target[i], " in ", ints_str(target));
+    } else {
+      known *= target[i];
+    }
+  }
+  std::vector<Dim> out(target.begin(), target.end());
+  SplitProduct p = split_product(in.dims());
+  if (!p.symbols.empty()) {
+    if (infer_at < 0) return one(Shape(std::move(out)));
+    // -1 can stand for a symbol only when the static parts cancel exactly.
+    if (p.symbols.size() != 1 || known == 0 || p.fixed != known)
+      return make_error(call.name(), ": cannot infer -1 with symbolic dim ", p.symbols[0].symbol_name(), " (input ",
+                        in.to_string(), ", shape ", ints_str(target), ")");
+    out[static_cast<size_t>(infer_at)] = p.symbols[0];
+    return one(Shape(std::move(out)));
+  }
+  const int64_t numel = p.fixed;
+  if (infer_at >= 0) {
+    if (known == 0 || numel % known != 0)
+      return make_error(call.name(), ": shape '", ints_str(target), "' is invalid for input of size ", numel);
+    out[static_cast<size_t>(infer_at)] = numel / known;
+  } else if (known != numel) {
+    return make_error(call.name(), ": shape '", ints_str(target), "' is invalid for input of size ", numel);
+  }
+  return one(Shape(std::move(out)));
+}
+
+Expected<std::vector<Shape>> shape_rule_permute(const TypeCall& call) {
+  const Shape& in = operand_type(call, 0).shape;
+  const std::vector<int64_t>& dims = call.attr_ints("dims");
+  if (static_cast<int>(dims.size()) != in.rank())
+    return make_error("permute: number of dims in ", ints_str(dims), " does not match the input's rank ", in.rank());
+  std::vector<bool> seen(dims.size(), false);
+  std::vector<Dim> out;
+  for (int64_t d : dims) {
+    KILN_ASSIGN_OR_RETURN(int w, wrap_dim_or_error("permute", d, in.rank()));
+    if (seen[static_cast<size_t>(w)]) return make_error("permute: repeated dim ", d, " in ", ints_str(dims));
+    seen[static_cast<size_t>(w)] = true;
+    out.push_back(in[w]);
+  }
+  return one(Shape(std::move(out)));
+}
+
+Expected<std::vector<Shape>> shape_rule_transpose(const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  if (s.rank() == 0) {
+    KILN_TRY(wrap_dim_or_error("transpose", call.attr_int("dim0"), 0));
+    KILN_TRY(wrap_dim_or_error("transpose", call.attr_int("dim1"), 0));
+    return one(s);
+  }
+  KILN_ASSIGN_OR_RETURN(int a, wrap_dim_or_error("transpose", call.attr_int("dim0"), s.rank()));
+  KILN_ASSIGN_OR_RETURN(int b, wrap_dim_or_error("transpose", call.attr_int("dim1"), s.rank()));
+  std::swap(s[a], s[b]);
+  return one(s);
+}
+
+Expected<std::vector<Shape>> shape_rule_t(const TypeCall& call) {
+  const Shape& s = operand_type(call, 0).shape;
+  if (s.rank() > 2) return make_error("t: expects a tensor with <= 2 dimensions, but self is ", s.rank(), "D");
+  if (s.rank() < 2) return one(s);
+  return one(Shape({s[1], s[0]}));
+}
+
+Expected<std::vector<Shape>> shape_rule_expand(const TypeCall& call) {
+  const Shape& in = operand_type(call, 0).shape;
+  const std::vector<int64_t>& size = call.attr_ints("size");
+  const int rank = static_cast<int>(size.size());
+  if (rank < in.rank())
+    return make_error("expand: the number of sizes provided (", rank,
+                      ") must be greater or equal to the number of dimensions in the tensor (", in.rank(), ")");
+  std::vector<Dim> out;
+  const int lead = rank - in.rank();
+  for (int i = 0; i < rank; ++i) {
+    const int64_t want = size[static_cast<size_t>(i)];
+    if (i < lead) {
+      if (want < 0) return make_error("expand: the expanded size -1 is not allowed in a leading, non-existing dimension ", i);
+      out.push_back(want);
+      continue;
+    }
+    const Dim& have = in[i - lead];
+    if (want == -1 || have == want || (have.is_symbolic() && want >= 0)) {
+      out.push_back(want == -1 ? have : Dim(want));
+    } else if (have == 1 && want >= 0) {
+      out.push_back(want);
+    } else {
+      return make_error("expand: the expanded size of the tensor (", want, ") must match the existing size (",
+                        have.to_string(), ") at non-singleton dimension ", i, ".  Target sizes: ", ints_str(size),
+                        ".  Tensor sizes: ", in.to_string());
+    }
+  }
+  return one(Shape(std::move(out)));
+}
+
+Expected<std::vector<Shape>> shape_rule_squeeze(const TypeCall& call) {
+  const Shape& in = operand_type(call, 0).shape;
+  std::vector<bool> drop(static_cast<size_t>(in.rank()), false);
+  if (auto dims = call.attr_opt_ints("dim")) {
+    for (int64_t d : *dims) {
+      KILN_ASSIGN_OR_RETURN(int w, wrap_dim_or_error("squeeze", d, in.rank()));
+      if (in.rank() == 0) continue;
+      if (in[w].is_symbolic())
+        return make_error("squeeze: cannot tell whether symbolic dim ", in[w].symbol_name(), " (dim ", d, ") is 1");
+      drop[static_cast<size_t>(w)] = in[w] == 1;
+    }
+  } else {
+    for (int i = 0; i < in.rank(); ++i) drop[static_cast<size_t>(i)] = in[i] == 1;
+  }
+  std::vector<Dim> out;
+  for (int i = 0; i < in.rank(); ++i)
+    if (!drop[static_cast<size_t>(i)]) out.push_back(in[i]);
+  return one(Shape(std::move(out)));
+}
+
+Expected<std::vector<Shape>> shape_rule_unsqueeze(const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("unsqueeze", call.attr_int("dim"), s.rank() + 1));
+  s.dims().insert(s.dims().begin() + d, Dim(1));
+  return one(s);
+}
+
+Expected<std::vector<Shape>> shape_rule_flatten(const TypeCall& call) {
+  const Shape& in = operand_type(call, 0).shape;
+  if (in.rank() == 0) {
+    KILN_TRY(wrap_dim_or_error("flatten", call.attr_int("start_dim"), 0));
+    KILN_TRY(wrap_dim_or_error("flatten", call.attr_int("end_dim"), 0));
+    return one(Shape({1}));
+  }
+  KILN_ASSIGN_OR_RETURN(int start, wrap_dim_or_error("flatten", call.attr_int("start_dim"), in.rank()));
+  KILN_ASSIGN_OR_RETURN(int end, wrap_dim_or_error("flatten", call.attr_int("end_dim"), in.rank()));
+  if (start > end) return make_error("flatten: start_dim (", start, ") cannot come after end_dim (", end, ")");
+  std::vector<Dim> merged(in.dims().begin() + start, in.dims().begin() + end + 1);
+  SplitProduct p = split_product(merged);
+  Dim d = p.fixed;
+  if (!p.symbols.empty()) {
+    if (p.symbols.size() != 1 || p.fixed != 1)
+      return make_error("flatten: cannot merge symbolic dims of ", Shape(merged).to_string(),
+                        " into one dim (only a single symbol times 1 stays symbolic)");
+    d = p.symbols[0];
+  }
+  std::vector<Dim> out(in.dims().begin(), in.dims().begin() + start);
+  out.push_back(d);
+  out.insert(out.end(), in.dims().begin() + end + 1, in.dims().end());
+  return one(Shape(std::move(out)));
+}
+
+Expected<std::vector<Shape>> shape_rule_slice(const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error("slice: cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("slice", call.attr_int("dim"), s.rank()));
+  const int64_t step = call.attr_int("step");
+  if (step <= 0) return make_error("slice: step must be positive, got ", step);
+  auto start = call.attr_opt_int("start");
+  auto end = call.attr_opt_int("end");
+  if (s[d].is_symbolic()) {
+    // A full slice keeps the symbol; anything else needs the dim's value.
+    if (step == 1 && (!start || *start == 0) && (!end || *end == INT64_MAX)) return one(s);
+    return make_error("slice: bounds on symbolic dim ", s[d].symbol_name(), " need its value");
+  }
+  s[d] = slice_bounds(s[d].value(), start, end, step).length;
+  return one(s);
+}
+
+Expected<std::vector<Shape>> shape_rule_select(const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error("select: cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("select", call.attr_int("dim"), s.rank()));
+  const int64_t index = call.attr_int("index");
+  if (s[d].is_static() && (index < -s[d].value() || index >= s[d].value()))
+    return make_error("select: index ", index, " out of range for tensor of size ", s.to_string(), " at dimension ", d);
+  s.dims().erase(s.dims().begin() + d);
+  return one(s);
+}
+
+Expected<std::vector<Shape>> shape_rule_narrow(const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error("narrow: cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("narrow", call.attr_int("dim"), s.rank()));
+  const int64_t length = call.attr_int("length");
+  int64_t start = call.attr_int("start");
+  if (length < 0) return make_error("narrow: length must be non-negative, got ", length);
+  if (s[d].is_static()) {
+    const int64_t size = s[d].value();
+    if (start < -size || start > size)
+      return make_error("narrow: start (", start, ") out of range for dimension ", d, " of size ", size);
+    if (start < 0) start += size;
+    if (start + length > size)
+      return make_error("narrow: start (", start, ") + length (", length, ") exceeds dimension size (", size, ")");
+  }
+  s[d] = length;
+  return one(s);
+}
+
+namespace {
+
+// Shapes of the pieces of split/chunk along `d`.
+Expected<std::vector<Shape>> pieces(const TypeCall& call, const std::vector<int64_t>& sizes, int d) {
+  std::vector<Shape> out;
+  for (int64_t n : sizes) {
+    Shape s = operand_type(call, 0).shape;
+    s[d] = n;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::vector<Shape>> shape_rule_split(const TypeCall& call) {
+  const Shape& s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error("split: cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("split", call.attr_int("dim"), s.rank()));
+  KILN_ASSIGN_OR_RETURN(int64_t size, static_dim("split", s[d], "the split dim"));
+  const int64_t split_size = call.attr_int("split_size");
+  if (split_size < 0) return make_error("split: split_size must be non-negative, got ", split_size);
+  if (split_size == 0 && size != 0)
+    return make_error("split: split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  return pieces(call, split_sizes(size, split_size), d);
+}
+
+Expected<std::vector<Shape>> shape_rule_chunk(const TypeCall& call) {
+  const Shape& s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error("chunk: cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("chunk", call.attr_int("dim"), s.rank()));
+  KILN_ASSIGN_OR_RETURN(int64_t size, static_dim("chunk", s[d], "the chunked dim"));
+  const int64_t chunks = call.attr_int("chunks");
+  if (chunks <= 0) return make_error("chunk: expects `chunks` to be greater than 0, got: ", chunks);
+  return pieces(call, chunk_sizes(size, chunks), d);
+}
+
+}  // namespace kiln
