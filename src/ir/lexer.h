@@ -1,0 +1,53 @@
+// Tokens of kiln's graph text form, for the parser. The lexer skips whitespace and `//`
+// comments and records where each token starts; it never fails: bad input becomes an Error
+// token whose text is the message, so the parser reports it at the right place.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+enum class TokenKind {
+  Eof,
+  Error,       // text: the message ("unterminated string")
+  Ident,       // graph, return, add, f32, true, none, inf, B, ...
+  ValueName,   // %x, %0, %fc1.weight  (text without the '%')
+  GraphName,   // @mlp                  (text without the '@')
+  Integer,     // 3, -1                 (text as written)
+  Float,       // 0.5, -1e-05, 2.       (text as written)
+  String,      // "tanh"                (text: the decoded contents)
+  LParen, RParen, LBrace, RBrace, LBracket, RBracket,
+  Comma, Colon, Equal, Arrow, Minus,
+};
+
+struct Token {
+  TokenKind kind = TokenKind::Eof;
+  std::string text;
+  int line = 1;
+  int col = 1;
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  Token next();
+
+ private:
+  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  void advance();
+  void skip_space_and_comments();
+  Token make(TokenKind kind, std::string text, int line, int col) const;
+  Token lex_number(int line, int col);
+  Token lex_string(int line, int col);
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+};
+
+}  // namespace kiln
