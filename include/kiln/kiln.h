@@ -1,0 +1,20 @@
+// kiln's user-facing API in one include: tensors, the op functions and operators, capture,
+// control flow (cond, while_loop, scan, map), nn modules, the graph IR with its printer and
+// parser, and the reference interpreter.
+#pragma once
+
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/npy.h"
+#include "core/scalar.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "frontend/capture.h"
+#include "frontend/control_flow.h"
+#include "frontend/error.h"
+#include "frontend/functional.h"
+#include "frontend/nn.h"
+#include "interp/interpreter.h"
+#include "ir/graph.h"
+#include "ir/parser.h"
+#include "ir/printer.h"

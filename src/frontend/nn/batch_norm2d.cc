@@ -1,0 +1,25 @@
+#include "frontend/nn/batch_norm2d.h"
+
+#include "frontend/functional.h"
+
+namespace kiln::nn {
+
+BatchNorm2d::BatchNorm2d(int64_t num_features, double eps, double momentum) : eps(eps), momentum(momentum) {
+  weight = register_parameter("weight", Tensor::full({num_features}, 1.0));
+  bias = register_parameter("bias", Tensor::zeros({num_features}));
+  running_mean = register_buffer("running_mean", Tensor::zeros({num_features}));
+  running_var = register_buffer("running_var", Tensor::full({num_features}, 1.0));
+}
+
+Tensor BatchNorm2d::forward(const Tensor& x) {
+  if (!is_training()) return batch_norm(x, weight, bias, running_mean, running_var, false, momentum, eps);
+  Tensor y = batch_norm(x, weight, bias, running_mean, running_var, true, momentum, eps);
+  const IntList reduced = {0, 2, 3};
+  Tensor batch_mean = mean(x, reduced);
+  Tensor batch_var = var(x, reduced);
+  copy_(running_mean, add(mul(running_mean, 1.0 - momentum), mul(batch_mean, momentum)));
+  copy_(running_var, add(mul(running_var, 1.0 - momentum), mul(batch_var, momentum)));
+  return y;
+}
+
+}  // namespace kiln::nn

@@ -1,0 +1,17 @@
+#include "frontend/nn/embedding.h"
+
+#include "frontend/functional.h"
+
+namespace kiln::nn {
+
+Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx, uint64_t seed)
+    : padding_idx(padding_idx) {
+  Tensor table = Tensor::randn({num_embeddings, embedding_dim}, seed);
+  if (padding_idx >= 0 && padding_idx < num_embeddings)
+    table.as_strided({embedding_dim}, {1}, padding_idx * embedding_dim).copy_from(Tensor::zeros({embedding_dim}));
+  weight = register_parameter("weight", table);
+}
+
+Tensor Embedding::forward(const Tensor& indices) { return embedding(weight, indices, padding_idx); }
+
+}  // namespace kiln::nn

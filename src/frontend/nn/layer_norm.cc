@@ -1,0 +1,16 @@
+#include "frontend/nn/layer_norm.h"
+
+#include "frontend/functional.h"
+
+namespace kiln::nn {
+
+LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, double eps, bool elementwise_affine)
+    : normalized_shape(std::move(normalized_shape)), eps(eps) {
+  if (!elementwise_affine) return;
+  weight = register_parameter("weight", Tensor::full(this->normalized_shape, 1.0));
+  bias = register_parameter("bias", Tensor::zeros(this->normalized_shape));
+}
+
+Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
+
+}  // namespace kiln::nn

@@ -1,0 +1,14 @@
+#include "frontend/nn/rms_norm.h"
+
+#include "frontend/functional.h"
+
+namespace kiln::nn {
+
+RMSNorm::RMSNorm(std::vector<int64_t> normalized_shape, std::optional<double> eps, bool elementwise_affine)
+    : normalized_shape(std::move(normalized_shape)), eps(eps) {
+  if (elementwise_affine) weight = register_parameter("weight", Tensor::full(this->normalized_shape, 1.0));
+}
+
+Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, normalized_shape, weight, eps); }
+
+}  // namespace kiln::nn
