@@ -1,0 +1,41 @@
+// Runs named passes over a graph. Options say whether to verify after each pass (on in
+// debug builds and tests), print the IR after every pass or only after passes that changed
+// it, and time passes. Pass names: "dce", "cse", "topo-sort".
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+// What a pass did: whether it changed the graph, and named counters ("nodes_removed").
+struct PassResult {
+  bool changed = false;
+  std::map<std::string, int64_t> counters;
+};
+
+struct PassManagerOptions {
+#ifdef NDEBUG
+  bool verify_each = false;
+#else
+  bool verify_each = true;
+#endif
+  bool print_after_all = false;
+  bool print_after_change = false;
+  bool time_passes = false;
+  std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
+};
+
+// Names of the registered passes, in a stable order.
+std::vector<std::string> registered_passes();
+
+// Runs the comma-separated passes in order. An unknown pass name, or a verifier failure
+// after a pass, is an error naming the pass.
+Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options = {});
+
+}  // namespace kiln
