@@ -27,20 +27,26 @@ class HigherOrderRun {
       : call_(op, attrs), operands_(operands), subgraphs_(subgraphs) {}
 
   Expected<std::vector<Tensor>> run() {
-    KILN_CHECK(subgraphs_.size() == call_.info().schema.subgraph_args().size())
-        << call_.name() << ": " << subgraphs_.size() << " subgraphs";
-    for (const KernelOperand& o : operands_)
-      if (!o.is_tensor()) return make_error(call_.name(), ": operands must be tensors");
+    KILN_TRY(check_schema());
     switch (call_.op()) {
       case OpKind::Cond: return run_cond();
       case OpKind::WhileLoop: return run_while_loop();
       case OpKind::Scan: return run_scan();
       case OpKind::Map: return run_map();
-      default: return make_error(call_.name(), " is not a higher-order op");
+      default: KILN_UNREACHABLE(call_.name() << " is not a higher-order op");
     }
   }
 
  private:
+  // What the loops below read of attributes and operands fits the schema. Types are
+  // checked as the subgraphs run: their signatures may be symbolic.
+  Status check_schema() const {
+    std::vector<TypeOperand> types = operand_types(operands_);
+    std::vector<SubgraphSignature> sigs;
+    for (const Graph* g : subgraphs_) sigs.push_back(graph_signature(*g));
+    return check_fits_schema(TypeCall(call_.op(), call_.explicit_attrs(), types, sigs));
+  }
+
   std::vector<Tensor> tensors(size_t begin, size_t end) const {
     std::vector<Tensor> out;
     for (size_t i = begin; i < end; ++i) out.push_back(operands_[i].tensor);
@@ -66,7 +72,6 @@ class HigherOrderRun {
   }
 
   Expected<std::vector<Tensor>> run_cond() {
-    if (operands_.empty()) return make_error("cond: missing the predicate operand");
     KILN_ASSIGN_OR_RETURN(bool taken, predicate(operands_[0].tensor, "the predicate"));
     std::vector<Tensor> args = tensors(1, operands_.size());
     return call_subgraph(taken ? 0 : 1, args);

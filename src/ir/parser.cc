@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "ir/lexer.h"
-#include "ir/schema_check.h"
+#include "ops/schema_check.h"
 #include "ir/verifier.h"
 
 namespace kiln {
@@ -258,7 +258,7 @@ Status Parser::parse_node(Graph& g, Scope& scope, int depth) {
   auto args = operand_args_of(schema, static_cast<int>(operands.size()));
   if (!args) return error_at(op_tok, args.error().message());
   for (size_t i = 0; i < operands.size(); ++i) {
-    Status kind_ok = check_operand_kind(schema, *(*args)[i], operands[i]);
+    Status kind_ok = check_operand_kind(schema, *(*args)[i], operands[i].is_value(), operands[i].literal);
     if (!kind_ok) return error_at(operand_tokens[i], kind_ok.error().message());
   }
 

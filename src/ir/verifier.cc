@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
-#include "ir/schema_check.h"
+#include "ops/schema_check.h"
 
 namespace kiln {
 
@@ -72,7 +72,7 @@ Status check_operands(const Graph& g, const Node& n, const std::unordered_set<co
       return node_error(n, schema.name, ": operand ", i, " is defined in another graph");
     if (o.is_value() && !defined.count(o.value))
       return node_error(n, schema.name, ": operand ", i, " is used before it is defined");
-    Status kind = check_operand_kind(schema, *(*args)[static_cast<size_t>(i)], o);
+    Status kind = check_operand_kind(schema, *(*args)[static_cast<size_t>(i)], o.is_value(), o.literal);
     if (!kind) return node_error(n, kind.error());
   }
   return Status::ok();

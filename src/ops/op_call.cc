@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "ops/schema_check.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -44,8 +45,24 @@ std::optional<DType> OpCallBase::attr_dtype(std::string_view name) const {
   return v.as_dtype();
 }
 
+Status check_fits_schema(const TypeCall& call) {
+  const OpSchema& schema = call.info().schema;
+  KILN_TRY(check_attrs(schema, call.explicit_attrs()));
+  KILN_ASSIGN_OR_RETURN(auto ranges, schema.operand_ranges(static_cast<int>(call.operands.size())));
+  std::vector<const ArgSchema*> args = schema.operand_args();
+  for (size_t a = 0; a < ranges.size(); ++a)
+    for (int i = ranges[a].first; i < ranges[a].second; ++i) {
+      const TypeOperand& o = call.operands[static_cast<size_t>(i)];
+      KILN_TRY(check_operand_kind(schema, *args[a], o.is_tensor(), o.literal));
+    }
+  if (call.subgraphs.size() != schema.subgraph_args().size())
+    return make_error(schema.name, " expects ", schema.subgraph_args().size(), " subgraphs, got ", call.subgraphs.size());
+  return Status::ok();
+}
+
 Expected<std::vector<TensorType>> infer_types(const TypeCall& call) {
   const OpInfo& info = call.info();
+  KILN_TRY(check_fits_schema(call));
   KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, info.shape_rule(call));
   KILN_ASSIGN_OR_RETURN(std::vector<DType> dtypes, info.dtype_rule(call));
   // A rule may give one dtype for many results (split, chunk).
@@ -92,7 +109,6 @@ Expected<std::vector<Tensor>> run_op(OpKind op, const AttrMap& attrs, std::span<
   const OpInfo& info = op_info(op);
   if (info.has(kHigherOrder)) return make_error(info.name(), " has subgraphs and runs only in the interpreter");
   std::vector<TypeOperand> types = operand_types(operands);
-  KILN_TRY(info.schema.operand_ranges(static_cast<int>(types.size())));
   TypeCall tcall(op, attrs, types);
   KILN_ASSIGN_OR_RETURN(std::vector<TensorType> result_types, infer_types(tcall));
   KILN_TRY(check_result_sizes(info.name(), result_types));

@@ -88,7 +88,12 @@ struct KernelCall : OpCallBase {
   std::span<const TensorType> result_types;  // static shapes, from the type rules
 };
 
-// Runs the op's shape and dtype rules and pairs their results. Errors name the op and the
+// Checks what the rules may assume of a call: attribute kinds and required attributes,
+// operand count, literals only where the schema allows them, the number of subgraphs.
+// Nodes from the parser satisfy it already; calls built in C++ may not.
+Status check_fits_schema(const TypeCall& call);
+
+// Runs check_fits_schema, then the op's shape and dtype rules, and pairs their results. Errors name the op and the
 // operand ("add: operand 1 has shape [3,5], not broadcastable to [4,5]"); callers add where.
 Expected<std::vector<TensorType>> infer_types(const TypeCall& call);
 

@@ -1,12 +1,11 @@
-// Checks of one node against its op's schema: attribute names and types, required
-// attributes, and which operands may be inline literals. Shared by the parser, which reports
-// a failure at the offending token, and the verifier, which reports it at the node.
+// Checks of one op application against its op's schema: attribute names and types, required
+// attributes, and which operands may be inline literals. Shared by the parser (which reports
+// a failure at the offending token), the verifier (at the node) and run_op (eager calls).
 #pragma once
 
 #include <string_view>
 #include <vector>
 
-#include "ir/graph.h"
 #include "ops/schema.h"
 #include "support/diagnostic.h"
 
@@ -28,8 +27,11 @@ Status check_required_attrs(const OpSchema& op, const AttrMap& attrs);
 // count does not fit ("add expects 2 operands, got 3").
 Expected<std::vector<const ArgSchema*>> operand_args_of(const OpSchema& op, int num_operands);
 
-// Whether `operand` may stand for schema argument `arg`: values always; bool, int and float
+// Whether an operand may stand for schema argument `arg`: tensors always; bool, int and float
 // literals only for Tensor|Scalar; `none` only for Tensor? and Tensor?[].
-Status check_operand_kind(const OpSchema& op, const ArgSchema& arg, const Operand& operand);
+Status check_operand_kind(const OpSchema& op, const ArgSchema& arg, bool is_tensor, const Scalar& literal);
+
+// Every attribute fits the schema and every required one is there.
+Status check_attrs(const OpSchema& op, const AttrMap& attrs);
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-#include "ir/schema_check.h"
+#include "ops/schema_check.h"
 
 namespace kiln {
 
@@ -63,10 +63,15 @@ Expected<std::vector<const ArgSchema*>> operand_args_of(const OpSchema& op, int 
   return out;
 }
 
-Status check_operand_kind(const OpSchema& op, const ArgSchema& arg, const Operand& operand) {
-  if (operand.is_value()) return Status::ok();
+Status check_attrs(const OpSchema& op, const AttrMap& attrs) {
+  for (const auto& [name, value] : attrs.items()) KILN_TRY(fit_attr(op, name, value));
+  return check_required_attrs(op, attrs);
+}
+
+Status check_operand_kind(const OpSchema& op, const ArgSchema& arg, bool is_tensor, const Scalar& literal) {
+  if (is_tensor) return Status::ok();
   bool optional_tensor = arg.type == ArgType::OptionalTensor || arg.type == ArgType::OptionalTensorList;
-  if (operand.literal.is_none()) {
+  if (literal.is_none()) {
     if (optional_tensor) return Status::ok();
     return make_error("'none' not allowed for operand '", arg.name, "' of ", op.name, " (", arg_type_name(arg.type), ")");
   }
