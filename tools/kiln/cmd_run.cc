@@ -1,0 +1,328 @@
+// kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
+//               [--check-capture]
+// Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it in
+// the reference interpreter, prints one summary line per output and, with --outputs, writes
+// DIR/out0.npy, DIR/out1.npy, ... With --check-capture the graph is also replayed through the
+// frontend, eagerly and captured-then-interpreted, and every output must agree exactly.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "core/npy.h"
+#include "core/random.h"
+#include "frontend/replay.h"
+#include "interp/interpreter.h"
+#include "interp/symbol_bindings.h"
+#include "ir/parser.h"
+
+namespace kiln::cli {
+
+namespace {
+
+constexpr const char* kRunUsage =
+    "usage: kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4,...]]\n"
+    "                     [--outputs DIR] [--check-capture]\n";
+
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> input_files;
+  std::optional<uint64_t> seed;
+  std::map<std::string, int64_t> dims;
+  std::string output_dir;
+  bool check_capture = false;
+};
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "kiln run: %s\n%s", msg.c_str(), kRunUsage);
+  return 2;
+}
+
+int fail(const Diagnostic& d) {
+  std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  return 1;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos) return out;
+    start = pos + 1;
+  }
+}
+
+std::optional<int64_t> parse_int(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  size_t used = 0;
+  try {
+    long long v = std::stoll(s, &used, 10);
+    if (used != s.size()) return std::nullopt;
+    return v;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// Returns 0 when the command line is good, else the exit status (after printing why).
+int parse_args(const Args& args, RunOptions& o) {
+  bool have_inputs = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    bool has_value = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      has_value = true;
+    }
+    auto take = [&]() -> bool {
+      if (has_value) return true;
+      if (i + 1 >= args.size()) return false;
+      value = args[++i];
+      return true;
+    };
+    if (a == "--inputs" || a == "--random-inputs" || a == "--dim" || a == "--outputs") {
+      if (!take()) return usage_error(a + " needs a value");
+    } else if (has_value) {
+      return usage_error(a + " takes no value");
+    }
+    if (a == "--inputs" && value == "random") {  // DESIGN.md's spelling of --random-inputs 0
+      a = "--random-inputs";
+      value = "0";
+    }
+    if (a == "--inputs") {
+      if (have_inputs) return usage_error("give --inputs or --random-inputs once");
+      have_inputs = true;
+      if (!value.empty()) o.input_files = split(value, ',');
+      for (const std::string& f : o.input_files)
+        if (f.empty()) return usage_error("empty file name in --inputs " + value);
+    } else if (a == "--random-inputs") {
+      if (have_inputs) return usage_error("give --inputs or --random-inputs once");
+      have_inputs = true;
+      std::optional<int64_t> seed = parse_int(value);
+      if (!seed || *seed < 0) return usage_error("--random-inputs needs a non-negative integer seed, not '" + value + "'");
+      o.seed = static_cast<uint64_t>(*seed);
+    } else if (a == "--dim") {
+      for (const std::string& binding : split(value, ',')) {
+        size_t eq = binding.find('=');
+        std::optional<int64_t> v = eq == std::string::npos ? std::nullopt : parse_int(binding.substr(eq + 1));
+        if (eq == 0 || !v || *v < 0) return usage_error("--dim takes NAME=SIZE, not '" + binding + "'");
+        o.dims[binding.substr(0, eq)] = *v;
+      }
+    } else if (a == "--outputs") {
+      if (value.empty()) return usage_error("--outputs needs a directory");
+      o.output_dir = value;
+    } else if (a == "--check-capture") {
+      o.check_capture = true;
+    } else if (a == "--help" || a == "-h") {
+      std::fputs(kRunUsage, stdout);
+      return -1;
+    } else if (a.rfind("-", 0) == 0 && a != "-") {
+      return usage_error("unknown option '" + a + "'");
+    } else if (o.file.empty()) {
+      o.file = a;
+    } else {
+      return usage_error("more than one FILE ('" + o.file + "', '" + a + "')");
+    }
+  }
+  if (o.file.empty()) return usage_error("no FILE given");
+  if (!o.dims.empty() && !o.seed) return usage_error("--dim is only for --random-inputs (with --inputs, dims come from the files)");
+  return 0;
+}
+
+std::string input_name(const Graph& g, int i) { return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")"; }
+
+Expected<std::vector<Tensor>> read_inputs(const Graph& g, const RunOptions& o) {
+  if (static_cast<int>(o.input_files.size()) != g.num_inputs())
+    return make_error("graph @", g.name(), " takes ", g.num_inputs(), " input", g.num_inputs() == 1 ? "" : "s",
+                      ", but --inputs gives ", o.input_files.size());
+  std::vector<Tensor> inputs;
+  SymbolBindings symbols;
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    const std::string& path = o.input_files[static_cast<size_t>(i)];
+    KILN_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
+    KILN_TRY(symbols.bind(g.input(i)->type(), t.type(), input_name(g, i) + " from " + path));
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
+
+// Seeded inputs: randn for floats, integers in [-8, 8) ([0, 16) unsigned), random bools.
+Expected<std::vector<Tensor>> random_inputs(const Graph& g, const RunOptions& o) {
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    const TensorType& type = g.input(i)->type();
+    std::vector<int64_t> sizes;
+    for (const Dim& d : type.shape.dims()) {
+      if (d.is_static()) {
+        sizes.push_back(d.value());
+        continue;
+      }
+      auto it = o.dims.find(d.symbol_name());
+      if (it == o.dims.end())
+        return make_error(input_name(g, i), " has the symbolic dim ", d.symbol_name(), ": give its size with --dim ",
+                          d.symbol_name(), "=N");
+      sizes.push_back(it->second);
+    }
+    int64_t numel = 1;
+    for (int64_t s : sizes)
+      if (__builtin_mul_overflow(numel, s, &numel) || numel > kMaxRandomElements)
+        return make_error(input_name(g, i), " would have more than 2^32 elements; give smaller --dim sizes");
+    uint64_t seed = random_u64(*o.seed, static_cast<uint64_t>(i));
+    DType dt = type.dtype;
+    if (is_floating(dt))
+      inputs.push_back(Tensor::randn(sizes, seed, dt));
+    else if (dt == DType::Bool)
+      inputs.push_back(Tensor::randint(0, 2, sizes, seed, DType::I64).to(DType::Bool));
+    else
+      inputs.push_back(Tensor::randint(is_signed(dt) ? -8 : 0, is_signed(dt) ? 8 : 16, sizes, seed, dt));
+  }
+  return inputs;
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+// "out0: f32[3,4] min=-1.2 max=2.3 mean=0.1"
+std::string summary(const std::string& name, const Tensor& t) {
+  std::string s = name + ": " + t.type().to_string();
+  int64_t n = t.numel();
+  if (n == 0) return s + " (empty)";
+  if (t.dtype() == DType::Bool) {
+    int64_t trues = 0;
+    for (int64_t i = 0; i < n; ++i) trues += t.item_int(i) != 0;
+    return s + " true=" + std::to_string(trues) + "/" + std::to_string(n);
+  }
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = t.item_double(i);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  if (nans == n) return s + " nan=" + std::to_string(nans);
+  s += " min=" + format_number(lo) + " max=" + format_number(hi) + " mean=" + format_number(sum / static_cast<double>(n - nans));
+  if (nans) s += " nan=" + std::to_string(nans);
+  return s;
+}
+
+std::string index_text(const Tensor& t, int64_t flat) {
+  std::vector<int64_t> idx(t.sizes().size());
+  for (size_t d = idx.size(); d-- > 0;) {
+    idx[d] = flat % t.sizes()[d];
+    flat /= t.sizes()[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+std::string element_text(const Tensor& t, int64_t flat) {
+  if (!is_floating(t.dtype())) return std::to_string(t.item_int(flat));
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", t.item_double(flat));
+  return buf;
+}
+
+// Why `got` (from `how`) is not exactly `want` (the interpreter's), or "" when they agree.
+std::string difference(const Tensor& want, const Tensor& got) {
+  if (want.equal(got)) return "";
+  if (want.dtype() != got.dtype() || want.sizes() != got.sizes())
+    return "the interpreter gives " + want.type().to_string() + ", this gives " + got.type().to_string();
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    bool same;
+    if (is_floating(want.dtype())) {  // as Tensor::equal: NaN equals NaN, otherwise bitwise
+      double a = want.item_double(i), b = got.item_double(i);
+      same = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+    } else {
+      same = want.item_int(i) == got.item_int(i);
+    }
+    if (!same)
+      return "first difference at " + index_text(want, i) + ": the interpreter gives " + element_text(want, i) +
+             ", this gives " + element_text(got, i);
+  }
+  return "they differ";
+}
+
+// Eager replay and captured+interpreted replay must both equal the interpreter's outputs.
+Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::vector<Tensor>& outputs) {
+  auto compare = [&](const std::vector<Tensor>& got, const char* how) -> Status {
+    if (got.size() != outputs.size())
+      return make_error("--check-capture: ", how, " gives ", got.size(), " outputs, the interpreter ", outputs.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::string why = difference(outputs[i], got[i]);
+      if (!why.empty()) return make_error("--check-capture: out", i, " of ", how, " differs: ", why);
+    }
+    return Status::ok();
+  };
+  Expected<std::vector<Tensor>> eager = replay_eager(g, inputs);
+  if (!eager) return eager.error().add_context("in --check-capture (eager replay)");
+  KILN_TRY(compare(*eager, "eager execution"));
+  Expected<Captured> captured = replay_capture(g, inputs);
+  if (!captured) return captured.error().add_context("in --check-capture (capture)");
+  Expected<std::vector<Tensor>> replayed = captured->run(inputs);
+  if (!replayed) return replayed.error().add_context("in --check-capture (interpreting the captured graph)");
+  return compare(*replayed, "the captured graph");
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  RunOptions o;
+  if (int rc = parse_args(args, o)) return rc < 0 ? 0 : rc;
+
+  std::string text;
+  if (!read_file(o.file, text)) return 1;
+  Expected<std::vector<std::unique_ptr<Graph>>> graphs = parse_graphs(text, o.file);
+  if (!graphs) return fail(graphs.error());
+  if (graphs->empty()) return fail(make_error(o.file, ": no graph to run"));
+  const Graph& g = *graphs->front();
+
+  if (o.input_files.empty() && !o.seed && g.num_inputs() > 0)
+    return usage_error("graph @" + g.name() + " has inputs: give --inputs a.npy,... or --random-inputs SEED");
+  Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, o) : read_inputs(g, o);
+  if (!inputs) return fail(inputs.error());
+
+  Expected<std::vector<Tensor>> outputs = interpret(g, *inputs);
+  if (!outputs) return fail(outputs.error());
+
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    if (ec) return fail(make_error("cannot create the output directory ", o.output_dir, ": ", ec.message()));
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    std::string name = "out" + std::to_string(i);
+    std::printf("%s\n", summary(name, (*outputs)[i]).c_str());
+    if (!o.output_dir.empty()) {
+      Status s = write_npy((std::filesystem::path(o.output_dir) / (name + ".npy")).string(), (*outputs)[i]);
+      if (!s) return fail(s.error());
+    }
+  }
+  if (o.check_capture) {
+    Status s = check_capture(g, *inputs, *outputs);
+    if (!s) return fail(s.error());
+    std::printf("check-capture: eager, captured and interpreted outputs agree exactly\n");
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli

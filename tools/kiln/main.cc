@@ -1,0 +1,51 @@
+// The kiln command-line tool: dispatches to one subcommand per file (cmd_*.cc).
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: kiln <command> [options]
+
+commands:
+  opt FILE --passes=a,b [--print-after-all] [--print-changed] [--time-passes]
+                       parse a graph, run passes, print the result (--passes= runs none)
+  run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
+         [--check-capture]
+                       run a graph in the reference interpreter, print a summary of each
+                       output, write out0.npy, out1.npy, ... to DIR; --check-capture also
+                       replays it through the C++ frontend (eager and captured) and
+                       requires exact agreement
+  ops                  list the op table: name, traits, schema
+  demo                 capture a small model written in C++, print it, run it eagerly and
+                       through the interpreter, and show that they agree
+  --help               this text
+)";
+
+struct Command {
+  const char* name;
+  int (*run)(const kiln::cli::Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"opt", kiln::cli::cmd_opt},
+    {"run", kiln::cli::cmd_run},
+    {"ops", kiln::cli::cmd_ops},
+    {"demo", kiln::cli::cmd_demo},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands)
+    if (std::strcmp(argv[1], c.name) == 0) return c.run(kiln::cli::Args(argv + 2, argv + argc));
+  std::fprintf(stderr, "kiln: unknown command '%s' (see kiln --help)\n", argv[1]);
+  return 2;
+}
