@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <optional>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -355,6 +356,8 @@ std::string npy_to_bytes(const Tensor& t) {
 }
 
 Expected<Tensor> read_npy(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return make_error(path, ": is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path, ": cannot open file");
   std::ostringstream ss;

@@ -5,6 +5,7 @@
 #include "frontend/dispatch.h"
 #include "frontend/error.h"
 #include "ir/printer.h"
+#include "support/check.h"
 
 namespace kiln {
 namespace {
@@ -32,9 +33,8 @@ Expected<std::vector<Tensor>> replay(const Graph& g, std::span<const Tensor> inp
       d.with_loc(node->loc());
       return d;
     }
-    if (static_cast<int>(results->size()) != node->num_results())
-      return make_error("replay of ", node->info().name(), " gave ", results->size(), " results, the node has ",
-                        node->num_results());
+    KILN_CHECK(static_cast<int>(results->size()) == node->num_results())
+        << "replay of " << node->info().name() << " gave " << results->size() << " results";
     for (int i = 0; i < node->num_results(); ++i) env[node->result(i)] = (*results)[static_cast<size_t>(i)];
   }
   std::vector<Tensor> out;

@@ -166,8 +166,7 @@ class HigherOrderRun {
     for (size_t j = 0; j < per_iter[0].size(); ++j) {
       std::vector<Tensor> slices;
       for (const auto& iter : per_iter) slices.push_back(iter[j]);
-      KILN_ASSIGN_OR_RETURN(Tensor s, stack_along(slices, dim, std::string(call_.name()) + " output " + std::to_string(j)));
-      out.push_back(std::move(s));
+      out.push_back(stack_along(slices, dim, std::string(call_.name()) + " output " + std::to_string(j)));
     }
     return out;
   }

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "support/diagnostic.h"
 
 namespace kiln {
 
@@ -14,7 +13,7 @@ namespace kiln {
 Tensor select_along(const Tensor& t, int dim, int64_t i);
 
 // A new tensor with the slices stacked along a new dim `dim`. The slices must agree in dtype
-// and sizes; `what` names them in the error.
-Expected<Tensor> stack_along(const std::vector<Tensor>& slices, int dim, const std::string& what);
+// and sizes (an internal invariant; `what` names them if it breaks).
+Tensor stack_along(const std::vector<Tensor>& slices, int dim, const std::string& what);
 
 }  // namespace kiln

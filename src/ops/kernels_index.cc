@@ -54,7 +54,7 @@ Expected<std::vector<Tensor>> scatter(const KernelCall& call, bool accumulate) {
   const std::string_view op = call.name();
   KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error(op, call.attr_int("dim"), self.dim()));
   if (index.dtype() != DType::I64 && index.dtype() != DType::I32)
-    return make_error(op, ": expected dtype i64 for index, got ", dtype_name(index.dtype()));
+    return make_error(op, ": expected dtype i32 or i64 for index, got ", dtype_name(index.dtype()));
   KILN_TRY(check_index_fits(op, index, self, d, true, "self"));
   if (src.is_tensor()) {
     KILN_TRY(check_same_dtype(op, self, src.tensor, "src"));
@@ -154,7 +154,8 @@ Expected<std::vector<Tensor>> kernel_index_add(const KernelCall& call) {
   const Tensor& index = call.operands[1].tensor;
   const Tensor& source = call.operands[2].tensor;
   KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("index_add", call.attr_int("dim"), self.dim()));
-  if (index.dim() > 1) return make_error("index_add: index is supposed to be a vector");
+  if (index.dim() > 1)
+    return make_error("index_add: index is supposed to be a vector, got shape ", index.shape().to_string());
   if (index.dtype() != DType::I64 && index.dtype() != DType::I32)
     return make_error("index_add: expected dtype i32 or i64 for index, got ", dtype_name(index.dtype()));
   KILN_TRY(check_same_dtype("index_add", self, source, "source"));

@@ -203,10 +203,12 @@ Expected<std::vector<Tensor>> kernel_narrow(const KernelCall& call) {
   const int d = *wrap_dim(call.attr_int("dim"), t.dim());
   const int64_t size = t.sizes()[static_cast<size_t>(d)], length = call.attr_int("length");
   int64_t start = call.attr_int("start");
+  // The shape rule checks these for a static dim; a symbolic one is only known here.
+  if (start < -size || start > size)
+    return make_error("narrow: start (", start, ") out of range for dimension ", d, " of size ", size);
   if (start < 0) start += size;
-  if (start < 0 || start + length > size)
-    return make_error("narrow: start (", call.attr_int("start"), ") + length (", length,
-                      ") exceeds dimension size (", size, ")");
+  if (start + length > size)
+    return make_error("narrow: start (", start, ") + length (", length, ") exceeds dimension size (", size, ")");
   return single(narrow_view(t, d, start, length));
 }
 

@@ -16,10 +16,12 @@ std::string types_to_string(const std::vector<TensorType>& types) {
   return s + ")";
 }
 
-Expected<std::vector<TensorType>> operand_tensor_types(const TypeCall& call, size_t begin, size_t end) {
+// Every operand is a tensor: the schemas declare only Tensor and Tensor[] operands, and
+// infer_types refuses literals there before any rule runs.
+std::vector<TensorType> operand_tensor_types(const TypeCall& call, size_t begin, size_t end) {
   std::vector<TensorType> out;
   for (size_t i = begin; i < end; ++i) {
-    if (!call.operands[i].is_tensor()) return make_error(call.name(), ": operand ", i, " must be a tensor");
+    KILN_CHECK(call.operands[i].is_tensor()) << call.name() << ": operand " << i << " is not a tensor";
     out.push_back(*call.operands[i].type);
   }
   return out;
@@ -62,11 +64,12 @@ TensorType with_dim_inserted(TensorType t, int dim, const Dim& size) {
 }
 
 Expected<std::vector<TensorType>> types_cond(const TypeCall& call) {
-  if (call.operands.empty()) return make_error("cond: missing the predicate operand");
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> pred, operand_tensor_types(call, 0, 1));
+  // The schema's `Tensor pred` is a fixed operand, so infer_types has checked it is there.
+  KILN_CHECK(!call.operands.empty()) << "cond: missing the predicate operand";
+  const std::vector<TensorType> pred = operand_tensor_types(call, 0, 1);
   if (!is_predicate(pred[0]))
     return make_error("cond: the predicate must be a one-element bool tensor, got ", pred[0].to_string());
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> args, operand_tensor_types(call, 1, call.operands.size()));
+  const std::vector<TensorType> args = operand_tensor_types(call, 1, call.operands.size());
   KILN_TRY(check_inputs(call, 0, args));
   KILN_TRY(check_inputs(call, 1, args));
   const std::vector<TensorType>& t = subgraph(call, 0).outputs;
@@ -84,7 +87,7 @@ Expected<std::vector<TensorType>> types_cond(const TypeCall& call) {
 }
 
 Expected<std::vector<TensorType>> types_while_loop(const TypeCall& call) {
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> carried, operand_tensor_types(call, 0, call.operands.size()));
+  const std::vector<TensorType> carried = operand_tensor_types(call, 0, call.operands.size());
   KILN_TRY(check_inputs(call, 0, carried));
   KILN_TRY(check_inputs(call, 1, carried));
   const std::vector<TensorType>& c = subgraph(call, 0).outputs;
@@ -102,8 +105,8 @@ Expected<std::vector<TensorType>> types_scan(const TypeCall& call) {
   const size_t n = call.operands.size();
   if (num_init < 0 || static_cast<size_t>(num_init) > n)
     return make_error("scan: num_init=", num_init, " but there are ", n, " operands");
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> carry, operand_tensor_types(call, 0, static_cast<size_t>(num_init)));
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> xs, operand_tensor_types(call, static_cast<size_t>(num_init), n));
+  const std::vector<TensorType> carry = operand_tensor_types(call, 0, static_cast<size_t>(num_init));
+  const std::vector<TensorType> xs = operand_tensor_types(call, static_cast<size_t>(num_init), n);
   if (xs.empty()) return make_error("scan: needs at least one operand to scan over");
   const auto dim = wrap_dim(call.attr_int("dim"), xs[0].shape.rank());
   if (!dim) return make_error("scan: dim=", call.attr_int("dim"), " is out of range for ", xs[0].to_string());
@@ -130,8 +133,8 @@ Expected<std::vector<TensorType>> types_map(const TypeCall& call) {
   const size_t n = call.operands.size();
   if (num_mapped < 1 || static_cast<size_t>(num_mapped) > n)
     return make_error("map: num_mapped=", num_mapped, " but there are ", n, " operands");
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> xs, operand_tensor_types(call, 0, static_cast<size_t>(num_mapped)));
-  KILN_ASSIGN_OR_RETURN(std::vector<TensorType> extra, operand_tensor_types(call, static_cast<size_t>(num_mapped), n));
+  const std::vector<TensorType> xs = operand_tensor_types(call, 0, static_cast<size_t>(num_mapped));
+  const std::vector<TensorType> extra = operand_tensor_types(call, static_cast<size_t>(num_mapped), n);
   if (xs[0].shape.rank() == 0) return make_error("map: mapped operands need a dim to map over, got ", xs[0].to_string());
   const Dim length = xs[0].shape[0];
   std::vector<TensorType> args;

@@ -37,7 +37,8 @@ Expected<std::vector<Shape>> shape_rule_cat(const TypeCall& call) {
     const Shape& s = operand_type(call, i).shape;
     if (is_legacy_empty(s)) continue;
     if (s.rank() != out.rank())
-      return make_error("cat: tensors must have same number of dimensions: got ", out.rank(), " and ", s.rank());
+      return make_error("cat: tensors must have same number of dimensions: got ", out.rank(), " and ", s.rank(),
+                        " (tensor number ", i, " in the list)");
     for (int k = 0; k < s.rank(); ++k) {
       if (k == d) continue;
       if (!(s[k] == out[k]))

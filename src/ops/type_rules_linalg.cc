@@ -18,9 +18,12 @@ std::string shape_x(const Shape& s) {
   return out;
 }
 
-Expected<Shape> mm_shape(std::string_view op, const Shape& a, const Shape& b) {
-  if (a.rank() != 2) return make_error(op, ": self must be a matrix, got shape ", a.to_string());
-  if (b.rank() != 2) return make_error(op, ": mat2 must be a matrix, got shape ", b.to_string());
+// `a_name`/`b_name` are the operands' names in the op's schema (mm: self and mat2; addmm: mat1
+// and mat2), so the rank error names the operand the user wrote.
+Expected<Shape> mm_shape(std::string_view op, const Shape& a, const Shape& b, std::string_view a_name,
+                         std::string_view b_name) {
+  if (a.rank() != 2) return make_error(op, ": ", a_name, " must be a matrix, got shape ", a.to_string());
+  if (b.rank() != 2) return make_error(op, ": ", b_name, " must be a matrix, got shape ", b.to_string());
   if (!contractible(a[1], b[0]))
     return make_error(op, ": mat1 and mat2 shapes cannot be multiplied (", shape_x(a), " and ", shape_x(b), ")");
   return Shape({a[0], b[1]});
@@ -97,7 +100,8 @@ Expected<Shape> matmul_shape(const Shape& a, const Shape& b) {
 
 Expected<std::vector<Shape>> shape_rule_mm(const TypeCall& call) {
   KILN_TRY(check_operand_dtypes(call, 0));
-  KILN_ASSIGN_OR_RETURN(Shape s, mm_shape("mm", operand_type(call, 0).shape, operand_type(call, 1).shape));
+  KILN_ASSIGN_OR_RETURN(Shape s,
+                        mm_shape("mm", operand_type(call, 0).shape, operand_type(call, 1).shape, "self", "mat2"));
   return std::vector<Shape>{s};
 }
 
@@ -115,7 +119,8 @@ Expected<std::vector<Shape>> shape_rule_matmul(const TypeCall& call) {
 
 Expected<std::vector<Shape>> shape_rule_addmm(const TypeCall& call) {
   KILN_TRY(check_operand_dtypes(call, 1));
-  KILN_ASSIGN_OR_RETURN(Shape s, mm_shape("addmm", operand_type(call, 1).shape, operand_type(call, 2).shape));
+  KILN_ASSIGN_OR_RETURN(Shape s,
+                        mm_shape("addmm", operand_type(call, 1).shape, operand_type(call, 2).shape, "mat1", "mat2"));
   KILN_TRY(check_broadcasts_to("addmm", "self", operand_type(call, 0).shape, s));
   return std::vector<Shape>{s};
 }

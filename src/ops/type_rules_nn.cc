@@ -11,6 +11,13 @@ namespace {
 
 Expected<std::vector<Shape>> one(Shape s) { return std::vector<Shape>{std::move(s)}; }
 
+// "[a, b]" for an int-list attribute in a message.
+std::string int_list(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 Status check_reduction(std::string_view op, const std::string& r) {
   if (r == "none" || r == "mean" || r == "sum") return Status::ok();
   return make_error(op, ": invalid reduction '", r, "' (expected none, mean or sum)");
@@ -110,9 +117,10 @@ Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
   KILN_ASSIGN_OR_RETURN(auto pad, pair_attr(call, "padding", {0, 0}));
   KILN_ASSIGN_OR_RETURN(auto dil, pair_attr(call, "dilation", {1, 1}));
   for (int i = 0; i < 2; ++i) {
-    if (stride[i] <= 0) return make_error("conv2d: non-positive stride is not supported");
-    if (pad[i] < 0) return make_error("conv2d: negative padding is not supported");
-    if (dil[i] <= 0) return make_error("conv2d: dilation should be greater than zero");
+    if (stride[i] <= 0)
+      return make_error("conv2d: non-positive stride is not supported, got stride=", int_list(stride));
+    if (pad[i] < 0) return make_error("conv2d: negative padding is not supported, got padding=", int_list(pad));
+    if (dil[i] <= 0) return make_error("conv2d: dilation should be greater than zero, got dilation=", int_list(dil));
   }
   const int64_t k[2] = {kh, kw};
   int64_t o[2];
@@ -135,7 +143,7 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
   int64_t hw[2];
   KILN_TRY(check_image(op, in, hw));
   KILN_ASSIGN_OR_RETURN(auto k, pair_attr(call, "kernel_size", {}));
-  if (k.size() != 2) return make_error(op, ": kernel_size must have 1 or 2 values");
+  if (k.size() != 2) return make_error(op, ": kernel_size must have 1 or 2 values, got an empty list");
   KILN_ASSIGN_OR_RETURN(auto stride, pair_attr(call, "stride", k));
   KILN_ASSIGN_OR_RETURN(auto pad, pair_attr(call, "padding", {0, 0}));
   std::vector<int64_t> dil = {1, 1};
@@ -168,7 +176,8 @@ Expected<std::vector<Shape>> shape_rule_adaptive_pool2d(const TypeCall& call) {
   KILN_TRY(check_image("adaptive_avg_pool2d", in, hw));
   KILN_ASSIGN_OR_RETURN(auto size, pair_attr(call, "output_size", {}));
   if (size.size() != 2 || size[0] < 0 || size[1] < 0)
-    return make_error("adaptive_avg_pool2d: output_size must be 1 or 2 non-negative values");
+    return make_error("adaptive_avg_pool2d: output_size must be 1 or 2 non-negative values, got output_size=",
+                      int_list(call.attr_ints("output_size")));
   for (int i = 0; i < 2; ++i)
     if (hw[i] == 0)
       return make_error("adaptive_avg_pool2d: expected input to have non-zero size for non-batch dimensions, but "

@@ -73,6 +73,11 @@ Expected<std::vector<DType>> dtype_rule_mean(const TypeCall& call) {
   return std::vector<DType>{t};
 }
 
+// any, all: bool, except that u8 input gives u8 (PyTorch keeps uint8 for compatibility).
+Expected<std::vector<DType>> dtype_rule_any_all(const TypeCall& call) {
+  return std::vector<DType>{self_type(call).dtype == DType::U8 ? DType::U8 : DType::Bool};
+}
+
 Expected<std::vector<DType>> dtype_rule_index(const TypeCall& call) {
   if (self_type(call).dtype == DType::Bool) return make_error(call.name(), ": does not support bool input");
   return std::vector<DType>{DType::I64};

@@ -20,6 +20,7 @@
 #include "interp/interpreter.h"
 #include "interp/symbol_bindings.h"
 #include "ir/parser.h"
+#include "support/check.h"
 
 namespace kiln::cli {
 
@@ -293,7 +294,7 @@ int cmd_run(const Args& args) {
   if (!read_file(o.file, text)) return 1;
   Expected<std::vector<std::unique_ptr<Graph>>> graphs = parse_graphs(text, o.file);
   if (!graphs) return fail(graphs.error());
-  if (graphs->empty()) return fail(make_error(o.file, ": no graph to run"));
+  KILN_CHECK(!graphs->empty()) << "parse_graphs accepted a file without graphs";
   const Graph& g = *graphs->front();
 
   if (o.input_files.empty() && !o.seed && g.num_inputs() > 0)

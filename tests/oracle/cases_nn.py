@@ -1,0 +1,190 @@
+"""Oracle cases for softmax/log_softmax, the normalizations, the losses and the nn ops
+(conv2d, pooling, dropout with p=0 or train=false, scaled_dot_product_attention without
+dropout). Random behaviour of dropout is tested in tests/unit/test_kernels_nn.cc."""
+import torch
+import torch.nn.functional as F
+
+from oracle_case import Case, randn, randint, rand_bool
+from single_op import TRANSPOSE_A, SingleOpCases, single_op
+
+LOW = dict(rtol=2e-2, atol=2e-2)
+CASES = SingleOpCases(rtol=1e-5, atol=1e-5)
+add, add_error = CASES.add, CASES.add_error
+
+
+NEG_INF_ROW = torch.tensor([[0.5, float("-inf"), 1.0], [float("-inf")] * 3])
+add("softmax", "softmax(%a) {dim=-1}", [randn(3, 5)], lambda a: torch.softmax(a, -1))
+add("softmax_dim0_noncontig", "softmax(%t) {dim=0}", [randn(3, 4)], lambda a: torch.softmax(a.t(), 0), pre=TRANSPOSE_A)
+add("softmax_dtype", "softmax(%a) {dim=1, dtype=f64}", [randn(2, 3)], lambda a: torch.softmax(a, 1, dtype=torch.float64))
+add("softmax_neg_inf", "softmax(%a) {dim=1}", [NEG_INF_ROW], lambda a: torch.softmax(a, 1))
+add("softmax_bf16", "softmax(%a) {dim=0}", [randn(6, dtype=torch.bfloat16)], lambda a: torch.softmax(a, 0), **LOW)
+add("log_softmax", "log_softmax(%a) {dim=1}", [randn(2, 5, 3)], lambda a: torch.log_softmax(a, 1))
+add("log_softmax_empty", "log_softmax(%a) {dim=0}", [randn(0, 3)], lambda a: torch.log_softmax(a, 0))
+add("layer_norm", "layer_norm(%a, %b, %c) {normalized_shape=[4]}", [randn(2, 3, 4), randn(4), randn(4)],
+    lambda x, w, b: F.layer_norm(x, [4], w, b))
+add("layer_norm_2d_noaffine", "layer_norm(%a, none, none) {eps=0.001, normalized_shape=[3, 4]}", [randn(2, 3, 4)],
+    lambda x: F.layer_norm(x, [3, 4], eps=1e-3))
+add("layer_norm_f64", "layer_norm(%a, %b, none) {normalized_shape=[5]}",
+    [randn(3, 5, dtype=torch.float64), randn(5, dtype=torch.float64)], lambda x, w: F.layer_norm(x, [5], w))
+add("rms_norm", "rms_norm(%a, %b) {normalized_shape=[4]}", [randn(3, 4), randn(4)],
+    lambda x, w: F.rms_norm(x, [4], w))
+add("rms_norm_eps", "rms_norm(%a, none) {eps=0.1, normalized_shape=[2, 3]}", [randn(2, 2, 3)],
+    lambda x: F.rms_norm(x, [2, 3], eps=0.1))
+add("batch_norm_eval", "batch_norm(%a, %b, %c, %d, %e)",
+    [randn(2, 3, 4, 4), randn(3), randn(3), randn(3), torch.rand(3) + 0.5],
+    lambda x, w, b, m, v: F.batch_norm(x, m, v, w, b, training=False))
+add("batch_norm_train", "batch_norm(%a, %b, %c, none, none) {training=true}", [randn(4, 3, 5), randn(3), randn(3)],
+    lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True))
+add("batch_norm_train_2d", "batch_norm(%a, none, none, none, none) {training=true, eps=0.01}", [randn(6, 2)],
+    lambda x: F.batch_norm(x, None, None, training=True, eps=0.01))
+add("group_norm", "group_norm(%a, %b, %c) {num_groups=2}", [randn(2, 4, 3, 3), randn(4), randn(4)],
+    lambda x, w, b: F.group_norm(x, 2, w, b))
+add("group_norm_noaffine", "group_norm(%a, none, none) {num_groups=3}", [randn(2, 6, 5)],
+    lambda x: F.group_norm(x, 3))
+
+T = torch.tensor([1, 0, 4, 2])
+add("nll_loss", "nll_loss(%a, %b)", [randn(4, 5), T], F.nll_loss)
+add("nll_loss_weight_ignore", "nll_loss(%a, %b, %c) {ignore_index=4}", [randn(4, 5), T, torch.rand(5)],
+    lambda x, t, w: F.nll_loss(x, t, w, ignore_index=4))
+add("nll_loss_none_nd", "nll_loss(%a, %b, none) {reduction=\"none\"}", [randn(2, 3, 4), randint(0, 3, 2, 4)],
+    lambda x, t: F.nll_loss(x, t, reduction="none"))
+add("cross_entropy", "cross_entropy(%a, %b)", [randn(4, 5), T], F.cross_entropy)
+add("cross_entropy_sum_1d", "cross_entropy(%a, %b, none) {reduction=\"sum\"}", [randn(5), torch.tensor(3)],
+    lambda x, t: F.cross_entropy(x, t, reduction="sum"))
+add("cross_entropy_smooth_weight_ignore",
+    "cross_entropy(%a, %b, %c) {ignore_index=0, label_smoothing=0.2}", [randn(4, 5), T, torch.rand(5)],
+    lambda x, t, w: F.cross_entropy(x, t, w, ignore_index=0, label_smoothing=0.2))
+add("cross_entropy_smooth_none_nd", "cross_entropy(%a, %b, none) {label_smoothing=0.1, reduction=\"none\"}",
+    [randn(2, 3, 4), randint(0, 3, 2, 4)], lambda x, t: F.cross_entropy(x, t, reduction="none", label_smoothing=0.1))
+add("cross_entropy_probs", "cross_entropy(%a, %b, none) {label_smoothing=0.1}",
+    [randn(3, 4), torch.softmax(randn(3, 4), 1)], lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1))
+add("cross_entropy_f64", "cross_entropy(%a, %b)", [randn(4, 5, dtype=torch.float64), T], F.cross_entropy)
+add("mse_loss", "mse_loss(%a, %b)", [randn(3, 4), randn(3, 4)], F.mse_loss)
+add("mse_loss_none_f64", "mse_loss(%a, %b) {reduction=\"none\"}",
+    [randn(3, dtype=torch.float64), randn(3, dtype=torch.float64)], lambda a, b: F.mse_loss(a, b, reduction="none"))
+add("mse_loss_sum", "mse_loss(%a, %b) {reduction=\"sum\"}", [randn(2, 3), randn(2, 3)],
+    lambda a, b: F.mse_loss(a, b, reduction="sum"))
+
+add("conv2d", "conv2d(%a, %b, %c)", [randn(2, 3, 6, 6), randn(4, 3, 3, 3), randn(4)], F.conv2d, rtol=1e-4, atol=1e-4)
+add("conv2d_stride_pad_dil", "conv2d(%a, %b, none) {dilation=[2, 1], padding=[1, 2], stride=[2, 1]}",
+    [randn(1, 2, 7, 5), randn(3, 2, 2, 3)],
+    lambda x, w: F.conv2d(x, w, stride=(2, 1), padding=(1, 2), dilation=(2, 1)), rtol=1e-4, atol=1e-4)
+add("conv2d_groups_unbatched", "conv2d(%a, %b, none) {groups=2}", [randn(4, 5, 5), randn(6, 2, 3, 3)],
+    lambda x, w: F.conv2d(x, w, groups=2), rtol=1e-4, atol=1e-4)
+add("conv2d_f64", "conv2d(%a, %b, none) {padding=[1]}", [randn(1, 1, 4, 4, dtype=torch.float64),
+                                                        randn(2, 1, 3, 3, dtype=torch.float64)],
+    lambda x, w: F.conv2d(x, w, padding=1))
+add("max_pool2d", "max_pool2d(%a) {kernel_size=[2]}", [randn(2, 3, 6, 6)], lambda x: F.max_pool2d(x, 2))
+add("max_pool2d_ceil_dil", "max_pool2d(%a) {ceil_mode=true, dilation=[2], kernel_size=[3], padding=[1], stride=[2]}",
+    [randn(1, 2, 9, 8)], lambda x: F.max_pool2d(x, 3, 2, 1, 2, ceil_mode=True))
+add("max_pool2d_nan", "max_pool2d(%a) {kernel_size=[2]}",
+    [torch.tensor([[[1.0, float("nan")], [0.0, 2.0]]])], lambda x: F.max_pool2d(x, 2))
+add("avg_pool2d", "avg_pool2d(%a) {kernel_size=[3], padding=[1], stride=[2]}", [randn(2, 2, 7, 7)],
+    lambda x: F.avg_pool2d(x, 3, 2, 1))
+add("avg_pool2d_ceil_nopad", "avg_pool2d(%a) {ceil_mode=true, count_include_pad=false, kernel_size=[3, 2], "
+    "padding=[1, 1], stride=[2, 2]}", [randn(1, 1, 6, 5)],
+    lambda x: F.avg_pool2d(x, (3, 2), 2, 1, ceil_mode=True, count_include_pad=False))
+add("avg_pool2d_divisor", "avg_pool2d(%a) {divisor_override=3, kernel_size=[2]}", [randn(3, 4, 4)],
+    lambda x: F.avg_pool2d(x, 2, divisor_override=3))
+add("adaptive_avg_pool2d", "adaptive_avg_pool2d(%a) {output_size=[3, 2]}", [randn(2, 3, 7, 5)],
+    lambda x: F.adaptive_avg_pool2d(x, (3, 2)))
+add("adaptive_avg_pool2d_up", "adaptive_avg_pool2d(%a) {output_size=[4]}", [randn(1, 3, 3)],
+    lambda x: F.adaptive_avg_pool2d(x, 4))
+add("dropout_eval", "dropout(%a) {p=0.5, train=false}", [randn(3, 4)], lambda x: F.dropout(x, 0.5, training=False))
+add("dropout_p0", "dropout(%a) {p=0.0, train=true}", [randn(3, 4)], lambda x: F.dropout(x, 0.0, training=True))
+
+Q, K, V = randn(2, 3, 4, 8), randn(2, 3, 6, 8), randn(2, 3, 6, 5)
+add("sdpa", "scaled_dot_product_attention(%a, %b, %c, none)", [Q, K, V], F.scaled_dot_product_attention)
+add("sdpa_causal_scale", "scaled_dot_product_attention(%a, %b, %c, none) {is_causal=true, scale=0.3}",
+    [Q, randn(2, 3, 4, 8), randn(2, 3, 4, 5)], lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                                                             scale=0.3))
+add("sdpa_bool_mask", "scaled_dot_product_attention(%a, %b, %c, %d)", [Q, K, V, rand_bool(4, 6)],
+    lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+add("sdpa_float_mask_broadcast", "scaled_dot_product_attention(%a, %b, %c, %d)",
+    [randn(3, 4, 8), randn(1, 6, 8), randn(1, 6, 5), randn(3, 1, 6)],
+    lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+add("sdpa_f64", "scaled_dot_product_attention(%a, %b, %c, none)",
+    [randn(2, 4, 8, dtype=torch.float64), randn(2, 5, 8, dtype=torch.float64), randn(2, 5, 3, dtype=torch.float64)],
+    F.scaled_dot_product_attention)
+
+add_error("layer_norm_shape", "layer_norm(%a, none, none) {normalized_shape=[3]}", [randn(2, 4)], "f32[2,4]",
+          "expected input with shape")
+add_error("softmax_int", "softmax(%a) {dim=0}", [randint(0, 3, 4)], "i64[4]", "not implemented for i64")
+add_error("conv2d_channels", "conv2d(%a, %b, none)", [randn(1, 5, 8, 8), randn(4, 3, 3, 3)], "f32[1,4,6,6]",
+          "to have 3 channels, but got 5")
+add_error("max_pool2d_pad", "max_pool2d(%a) {kernel_size=[3], padding=[2]}", [randn(1, 1, 4, 4)], "f32[1,1,4,4]",
+          "pad should be at most half of effective kernel size")
+add_error("nll_loss_target_oob", "nll_loss(%a, %b)", [randn(2, 3), torch.tensor([3, 0])], "f32[]", "out of bounds")
+add_error("batch_norm_eval_needs_stats", "batch_norm(%a, none, none, none, none)", [randn(2, 3)], "f32[2,3]",
+          "running_mean and running_var must be defined")
+add_error("group_norm_groups", "group_norm(%a, none, none) {num_groups=4}", [randn(2, 6, 3)], "f32[2,6,3]",
+          "group_norm: expected number of channels in input to be divisible by num_groups, but got input of shape "
+          "[2,6,3] and num_groups=4")
+add_error("batch_norm_train_one_value", "batch_norm(%a, none, none, none, none) {training=true}", [randn(1, 3)],
+          "f32[1,3]", "batch_norm: expected more than 1 value per channel when training, got input size [1,3]")
+
+add_error("loss_bad_reduction", "nll_loss(%a, %b, none) {reduction=\"avg\"}", [randn(2, 3), torch.tensor([0, 1])],
+          "f32[]", "nll_loss: invalid reduction 'avg' (expected none, mean or sum)")
+add_error("cross_entropy_prob_target_shape", "cross_entropy(%a, %b, none)", [randn(3, 4), randn(3, 5)], "f32[]",
+          "cross_entropy: probability target of shape [3,5] must have the input's shape [3,4]")
+add_error("nll_loss_target_i32", "nll_loss(%a, %b)", [randn(2, 3), torch.tensor([0, 1], dtype=torch.int32)], "f32[]",
+          "nll_loss: expected target dtype to be i64 or u8, but got i32")
+add_error("nll_loss_weight_shape", "nll_loss(%a, %b, %c)", [randn(2, 3), torch.tensor([0, 1]), torch.rand(4)], "f32[]",
+          "nll_loss: weight tensor should be defined either for all 3 classes or no classes but got weight tensor of "
+          "shape: [4]")
+add_error("cross_entropy_label_smoothing_range", "cross_entropy(%a, %b) {label_smoothing=1.5}",
+          [randn(2, 3), torch.tensor([0, 1])], "f32[]",
+          "cross_entropy: label_smoothing must be between 0.0 and 1.0, got 1.5")
+add_error("mse_loss_broadcast", "mse_loss(%a, %b)", [randn(3), randn(4)], "f32[]",
+          "mse_loss: the size of input [3] must match (or broadcast with) target [4]")
+
+add_error("conv2d_input_rank", "conv2d(%a, %b, none)", [randn(3, 4), randn(2, 3, 1, 1)], "f32[2,3,4]",
+          "conv2d: expected 3D (unbatched) or 4D (batched) input, got shape [3,4]")
+add_error("conv2d_weight_rank", "conv2d(%a, %b, none)", [randn(1, 2, 5, 5), randn(3, 2, 3)], "f32[1,3,3,3]",
+          "conv2d: expected 4-D weight, got shape [3,2,3]")
+add_error("conv2d_groups_zero", "conv2d(%a, %b, none) {groups=0}", [randn(1, 2, 5, 5), randn(3, 2, 3, 3)],
+          "f32[1,3,3,3]", "conv2d: non-positive groups is not supported, got 0")
+add_error("conv2d_out_channels_groups", "conv2d(%a, %b, none) {groups=2}", [randn(1, 4, 5, 5), randn(3, 2, 3, 3)],
+          "f32[1,3,3,3]", "conv2d: given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight "
+          "of size [3,2,3,3] instead")
+add_error("conv2d_bias_shape", "conv2d(%a, %b, %c)", [randn(1, 2, 5, 5), randn(3, 2, 3, 3), randn(4)], "f32[1,3,3,3]",
+          "conv2d: given weight of size [3,2,3,3], expected bias to be 1-dimensional with 3 elements, but got bias of "
+          "size [4] instead")
+add_error("conv2d_stride_zero", "conv2d(%a, %b, none) {stride=[1, 0]}", [randn(1, 2, 5, 5), randn(3, 2, 3, 3)],
+          "f32[1,3,3,3]", "conv2d: non-positive stride is not supported, got stride=[1, 0]")
+add_error("conv2d_padding_negative", "conv2d(%a, %b, none) {padding=[-1]}", [randn(1, 2, 5, 5), randn(3, 2, 3, 3)],
+          "f32[1,3,3,3]", "conv2d: negative padding is not supported, got padding=[-1, -1]")
+add_error("conv2d_dilation_zero", "conv2d(%a, %b, none) {dilation=[0]}", [randn(1, 2, 5, 5), randn(3, 2, 3, 3)],
+          "f32[1,3,3,3]", "conv2d: dilation should be greater than zero, got dilation=[0, 0]")
+add_error("conv2d_kernel_too_big", "conv2d(%a, %b, none)", [randn(1, 1, 3, 3), randn(1, 1, 5, 4)], "f32[1,1,1,1]",
+          "conv2d: calculated padded input size per channel: (3 x 3). Kernel size: (5 x 4). Kernel size can't be "
+          "greater than actual input size")
+
+add_error("max_pool2d_kernel_empty", "max_pool2d(%a) {kernel_size=[]}", [randn(1, 1, 4, 4)], "f32[1,1,4,4]",
+          "max_pool2d: kernel_size must have 1 or 2 values, got an empty list")
+add_error("max_pool2d_kernel_zero", "max_pool2d(%a) {kernel_size=[2, 0]}", [randn(1, 1, 4, 4)], "f32[1,1,4,4]",
+          "max_pool2d: kernel size should be greater than zero, got 0")
+add_error("avg_pool2d_stride_zero", "avg_pool2d(%a) {kernel_size=[2], stride=[0]}", [randn(1, 1, 4, 4)],
+          "f32[1,1,4,4]", "avg_pool2d: stride should be greater than zero, got 0")
+add_error("max_pool2d_dilation_zero", "max_pool2d(%a) {dilation=[0], kernel_size=[2]}", [randn(1, 1, 4, 4)],
+          "f32[1,1,4,4]", "max_pool2d: dilation should be greater than zero, got 0")
+add_error("avg_pool2d_output_too_small", "avg_pool2d(%a) {kernel_size=[3], stride=[1]}", [randn(1, 1, 2, 2)],
+          "f32[1,1,1,1]", "avg_pool2d: given input size [1,1,2,2], calculated output size (0x0) is too small")
+add_error("avg_pool2d_divisor_zero", "avg_pool2d(%a) {divisor_override=0, kernel_size=[2]}", [randn(1, 1, 4, 4)],
+          "f32[1,1,2,2]", "avg_pool2d: divisor must be not zero")
+add_error("adaptive_avg_pool2d_negative_size", "adaptive_avg_pool2d(%a) {output_size=[2, -1]}", [randn(1, 1, 4, 4)],
+          "f32[1,1,2,2]",
+          "adaptive_avg_pool2d: output_size must be 1 or 2 non-negative values, got output_size=[2, -1]")
+add_error("adaptive_avg_pool2d_empty_input", "adaptive_avg_pool2d(%a) {output_size=[2]}", [randn(1, 0, 3)],
+          "f32[1,2,2]", "adaptive_avg_pool2d: expected input to have non-zero size for non-batch dimensions, but input "
+          "has sizes [1,0,3]")
+add_error("dropout_p_range", "dropout(%a) {p=1.5, train=true}", [randn(3)], "f32[3]",
+          "dropout: dropout probability has to be between 0 and 1, but got 1.5")
+
+add_error("sdpa_mask_shape", "scaled_dot_product_attention(%a, %b, %c, %d)", [Q, K, V, rand_bool(5, 6)],
+          "f32[2,3,4,5]",
+          "scaled_dot_product_attention: attn_mask of shape [5,6] is not broadcastable to the attention scores "
+          "[2,3,4,6]")
+add_error("sdpa_causal_with_mask", "scaled_dot_product_attention(%a, %b, %c, %d) {is_causal=true}",
+          [Q, K, V, rand_bool(4, 6)], "f32[2,3,4,5]",
+          "scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
