@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@
 namespace kiln {
 
 struct TraceHandle;
+
+// The C++ call site of an op, taken as a defaulted trailing parameter
+// (`CallSite loc = CallSite::current()`) by the op methods below and the functional API, so
+// that a captured node and an eager error name the user's line.
+using CallSite = std::source_location;
 
 class Tensor {
  public:
@@ -87,25 +93,25 @@ class Tensor {
   std::string to_string() const;
 
   // ---- ops as methods (defined in frontend/tensor_methods.cc) ----
-  Tensor sum(std::vector<int64_t> dim = {}, bool keepdim = false) const;
-  Tensor mean(std::vector<int64_t> dim = {}, bool keepdim = false) const;
-  Tensor amax(std::vector<int64_t> dim = {}, bool keepdim = false) const;
-  Tensor reshape(std::vector<int64_t> shape) const;
-  Tensor view(std::vector<int64_t> shape) const;
-  Tensor permute(std::vector<int64_t> dims) const;
-  Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor t() const;
-  Tensor unsqueeze(int64_t dim) const;
-  Tensor squeeze(std::optional<int64_t> dim = std::nullopt) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor expand(std::vector<int64_t> sizes) const;
-  Tensor matmul(const Tensor& other) const;
-  Tensor softmax(int64_t dim) const;
-  Tensor relu() const;
-  Tensor exp() const;
-  Tensor neg() const;
-  Tensor pow(Scalar exponent) const;
-  Tensor to_dtype(DType dtype) const;  // recorded as _to_copy when traced
+  Tensor sum(std::vector<int64_t> dim = {}, bool keepdim = false, CallSite loc = CallSite::current()) const;
+  Tensor mean(std::vector<int64_t> dim = {}, bool keepdim = false, CallSite loc = CallSite::current()) const;
+  Tensor amax(std::vector<int64_t> dim = {}, bool keepdim = false, CallSite loc = CallSite::current()) const;
+  Tensor reshape(std::vector<int64_t> shape, CallSite loc = CallSite::current()) const;
+  Tensor view(std::vector<int64_t> shape, CallSite loc = CallSite::current()) const;
+  Tensor permute(std::vector<int64_t> dims, CallSite loc = CallSite::current()) const;
+  Tensor transpose(int64_t dim0, int64_t dim1, CallSite loc = CallSite::current()) const;
+  Tensor t(CallSite loc = CallSite::current()) const;
+  Tensor unsqueeze(int64_t dim, CallSite loc = CallSite::current()) const;
+  Tensor squeeze(std::optional<int64_t> dim = std::nullopt, CallSite loc = CallSite::current()) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1, CallSite loc = CallSite::current()) const;
+  Tensor expand(std::vector<int64_t> sizes, CallSite loc = CallSite::current()) const;
+  Tensor matmul(const Tensor& other, CallSite loc = CallSite::current()) const;
+  Tensor softmax(int64_t dim, CallSite loc = CallSite::current()) const;
+  Tensor relu(CallSite loc = CallSite::current()) const;
+  Tensor exp(CallSite loc = CallSite::current()) const;
+  Tensor neg(CallSite loc = CallSite::current()) const;
+  Tensor pow(Scalar exponent, CallSite loc = CallSite::current()) const;
+  Tensor to_dtype(DType dtype, CallSite loc = CallSite::current()) const;  // recorded as _to_copy when traced
 
  private:
   std::shared_ptr<Storage> storage_;

@@ -32,10 +32,11 @@ Expected<TraceContext*> tracing_context(std::span<const KernelOperand> operands)
 }
 
 Expected<std::vector<Tensor>> record(TraceContext& ctx, OpKind op, std::span<const KernelOperand> operands,
-                                     AttrMap attrs, std::span<const Graph* const> subgraphs) {
+                                     AttrMap attrs, std::span<const Graph* const> subgraphs, const SourceLoc& loc) {
   const OpInfo& info = op_info(op);
   KILN_TRY(info.schema.operand_ranges(static_cast<int>(operands.size())));
   Graph::NewNode node{op, {}, std::move(attrs), {}};
+  node.loc = loc;
   std::vector<TypeOperand> types;
   for (const KernelOperand& o : operands) {
     TypeOperand t;
@@ -62,22 +63,34 @@ Expected<std::vector<Tensor>> record(TraceContext& ctx, OpKind op, std::span<con
   return results;
 }
 
-}  // namespace
-
-Expected<std::vector<Tensor>> dispatch(OpKind op, std::vector<KernelOperand> operands, AttrMap attrs) {
-  return dispatch_higher_order(op, std::move(operands), std::move(attrs), {});
-}
-
-Expected<std::vector<Tensor>> dispatch_higher_order(OpKind op, std::vector<KernelOperand> operands, AttrMap attrs,
-                                                    std::span<const Graph* const> subgraphs) {
+Expected<std::vector<Tensor>> record_or_run(OpKind op, std::vector<KernelOperand> operands, AttrMap attrs,
+                                            std::span<const Graph* const> subgraphs, const SourceLoc& loc) {
   KILN_TRY(drop_default_attrs(op, attrs));
   const size_t expected_subgraphs = op_info(op).schema.subgraph_args().size();
   if (subgraphs.size() != expected_subgraphs)
     return make_error(op_info(op).name(), ": takes ", expected_subgraphs, " subgraphs, got ", subgraphs.size());
   KILN_ASSIGN_OR_RETURN(TraceContext * ctx, tracing_context(operands));
-  if (ctx) return record(*ctx, op, operands, std::move(attrs), subgraphs);
+  if (ctx) return record(*ctx, op, operands, std::move(attrs), subgraphs, loc);
   if (op_info(op).has(kHigherOrder)) return run_higher_order(op, attrs, operands, subgraphs);
   return run_op(op, attrs, operands);
+}
+
+}  // namespace
+
+Expected<std::vector<Tensor>> dispatch(OpKind op, std::vector<KernelOperand> operands, AttrMap attrs, SourceLoc loc) {
+  return dispatch_higher_order(op, std::move(operands), std::move(attrs), {}, std::move(loc));
+}
+
+Expected<std::vector<Tensor>> dispatch_higher_order(OpKind op, std::vector<KernelOperand> operands, AttrMap attrs,
+                                                    std::span<const Graph* const> subgraphs, SourceLoc loc) {
+  Expected<std::vector<Tensor>> results = record_or_run(op, std::move(operands), std::move(attrs), subgraphs, loc);
+  if (!results) results.error().with_loc(std::move(loc));
+  return results;
+}
+
+SourceLoc source_loc(const CallSite& site) {
+  if (site.line() == 0) return {};
+  return {site.file_name(), static_cast<int>(site.line()), static_cast<int>(site.column())};
 }
 
 }  // namespace kiln

@@ -6,106 +6,128 @@ namespace kiln {
 
 using detail::OpBuilder;
 
-Tensor mm(const Tensor& x, const Tensor& mat2) { return OpBuilder(OpKind::Mm).operand(x).operand(mat2).one(); }
-Tensor bmm(const Tensor& x, const Tensor& mat2) { return OpBuilder(OpKind::Bmm).operand(x).operand(mat2).one(); }
-Tensor matmul(const Tensor& x, const Tensor& other) {
-  return OpBuilder(OpKind::Matmul).operand(x).operand(other).one();
+Tensor mm(const Tensor& x, const Tensor& mat2, CallSite loc) {
+  return OpBuilder(OpKind::Mm, loc).operand(x).operand(mat2).one();
 }
-Tensor addmm(const Tensor& x, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
-  return OpBuilder(OpKind::Addmm).operand(x).operand(mat1).operand(mat2).attr("beta", beta).attr("alpha", alpha).one();
+Tensor bmm(const Tensor& x, const Tensor& mat2, CallSite loc) {
+  return OpBuilder(OpKind::Bmm, loc).operand(x).operand(mat2).one();
 }
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  return OpBuilder(OpKind::Linear).operand(input).operand(weight).operand(bias).one();
+Tensor matmul(const Tensor& x, const Tensor& other, CallSite loc) {
+  return OpBuilder(OpKind::Matmul, loc).operand(x).operand(other).one();
 }
-Tensor baddbmm(const Tensor& x, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
-  return OpBuilder(OpKind::Baddbmm)
+Tensor addmm(const Tensor& x, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha, CallSite loc) {
+  return OpBuilder(OpKind::Addmm, loc)
+      .operand(x).operand(mat1).operand(mat2).attr("beta", beta).attr("alpha", alpha).one();
+}
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, CallSite loc) {
+  return OpBuilder(OpKind::Linear, loc).operand(input).operand(weight).operand(bias).one();
+}
+Tensor baddbmm(const Tensor& x, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha, CallSite loc) {
+  return OpBuilder(OpKind::Baddbmm, loc)
       .operand(x).operand(batch1).operand(batch2).attr("beta", beta).attr("alpha", alpha).one();
 }
 
-Tensor reshape(const Tensor& x, IntList shape) { return OpBuilder(OpKind::Reshape).operand(x).attr("shape", shape).one(); }
-Tensor view(const Tensor& x, IntList size) { return OpBuilder(OpKind::View).operand(x).attr("size", size).one(); }
-Tensor permute(const Tensor& x, IntList dims) { return OpBuilder(OpKind::Permute).operand(x).attr("dims", dims).one(); }
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
-  return OpBuilder(OpKind::Transpose).operand(x).attr("dim0", dim0).attr("dim1", dim1).one();
+Tensor reshape(const Tensor& x, IntList shape, CallSite loc) {
+  return OpBuilder(OpKind::Reshape, loc).operand(x).attr("shape", shape).one();
 }
-Tensor t(const Tensor& x) { return OpBuilder(OpKind::T).operand(x).one(); }
-Tensor expand(const Tensor& x, IntList size) { return OpBuilder(OpKind::Expand).operand(x).attr("size", size).one(); }
-Tensor squeeze(const Tensor& x, std::optional<IntList> dim) {
-  return OpBuilder(OpKind::Squeeze).operand(x).attr("dim", dim).one();
+Tensor view(const Tensor& x, IntList size, CallSite loc) {
+  return OpBuilder(OpKind::View, loc).operand(x).attr("size", size).one();
 }
-Tensor unsqueeze(const Tensor& x, int64_t dim) { return OpBuilder(OpKind::Unsqueeze).operand(x).attr("dim", dim).one(); }
-Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  return OpBuilder(OpKind::Flatten).operand(x).attr("start_dim", start_dim).attr("end_dim", end_dim).one();
+Tensor permute(const Tensor& x, IntList dims, CallSite loc) {
+  return OpBuilder(OpKind::Permute, loc).operand(x).attr("dims", dims).one();
 }
-Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  return OpBuilder(OpKind::Slice)
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, CallSite loc) {
+  return OpBuilder(OpKind::Transpose, loc).operand(x).attr("dim0", dim0).attr("dim1", dim1).one();
+}
+Tensor t(const Tensor& x, CallSite loc) { return OpBuilder(OpKind::T, loc).operand(x).one(); }
+Tensor expand(const Tensor& x, IntList size, CallSite loc) {
+  return OpBuilder(OpKind::Expand, loc).operand(x).attr("size", size).one();
+}
+Tensor squeeze(const Tensor& x, std::optional<IntList> dim, CallSite loc) {
+  return OpBuilder(OpKind::Squeeze, loc).operand(x).attr("dim", dim).one();
+}
+Tensor unsqueeze(const Tensor& x, int64_t dim, CallSite loc) {
+  return OpBuilder(OpKind::Unsqueeze, loc).operand(x).attr("dim", dim).one();
+}
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim, CallSite loc) {
+  return OpBuilder(OpKind::Flatten, loc).operand(x).attr("start_dim", start_dim).attr("end_dim", end_dim).one();
+}
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+             CallSite loc) {
+  return OpBuilder(OpKind::Slice, loc)
       .operand(x).attr("dim", dim).attr("start", start).attr("end", end).attr("step", step).one();
 }
-Tensor select(const Tensor& x, int64_t dim, int64_t index) {
-  return OpBuilder(OpKind::Select).operand(x).attr("dim", dim).attr("index", index).one();
+Tensor select(const Tensor& x, int64_t dim, int64_t index, CallSite loc) {
+  return OpBuilder(OpKind::Select, loc).operand(x).attr("dim", dim).attr("index", index).one();
 }
-Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
-  return OpBuilder(OpKind::Narrow).operand(x).attr("dim", dim).attr("start", start).attr("length", length).one();
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length, CallSite loc) {
+  return OpBuilder(OpKind::Narrow, loc).operand(x).attr("dim", dim).attr("start", start).attr("length", length).one();
 }
-std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
-  return OpBuilder(OpKind::Split).operand(x).attr("split_size", split_size).attr("dim", dim).many();
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim, CallSite loc) {
+  return OpBuilder(OpKind::Split, loc).operand(x).attr("split_size", split_size).attr("dim", dim).many();
 }
-std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
-  return OpBuilder(OpKind::Chunk).operand(x).attr("chunks", chunks).attr("dim", dim).many();
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim, CallSite loc) {
+  return OpBuilder(OpKind::Chunk, loc).operand(x).attr("chunks", chunks).attr("dim", dim).many();
 }
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  return OpBuilder(OpKind::Cat).operands(tensors).attr("dim", dim).one();
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, CallSite loc) {
+  return OpBuilder(OpKind::Cat, loc).operands(tensors).attr("dim", dim).one();
 }
-Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  return OpBuilder(OpKind::Stack).operands(tensors).attr("dim", dim).one();
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, CallSite loc) {
+  return OpBuilder(OpKind::Stack, loc).operands(tensors).attr("dim", dim).one();
 }
-Tensor constant_pad_nd(const Tensor& x, IntList pad, Scalar value) {
-  return OpBuilder(OpKind::ConstantPadNd).operand(x).attr("pad", pad).attr("value", value).one();
+Tensor constant_pad_nd(const Tensor& x, IntList pad, Scalar value, CallSite loc) {
+  return OpBuilder(OpKind::ConstantPadNd, loc).operand(x).attr("pad", pad).attr("value", value).one();
 }
-Tensor flip(const Tensor& x, IntList dims) { return OpBuilder(OpKind::Flip).operand(x).attr("dims", dims).one(); }
-Tensor roll(const Tensor& x, IntList shifts, IntList dims) {
-  return OpBuilder(OpKind::Roll).operand(x).attr("shifts", shifts).attr("dims", dims).one();
+Tensor flip(const Tensor& x, IntList dims, CallSite loc) {
+  return OpBuilder(OpKind::Flip, loc).operand(x).attr("dims", dims).one();
 }
-Tensor repeat(const Tensor& x, IntList repeats) {
-  return OpBuilder(OpKind::Repeat).operand(x).attr("repeats", repeats).one();
+Tensor roll(const Tensor& x, IntList shifts, IntList dims, CallSite loc) {
+  return OpBuilder(OpKind::Roll, loc).operand(x).attr("shifts", shifts).attr("dims", dims).one();
 }
-Tensor tril(const Tensor& x, int64_t diagonal) {
-  return OpBuilder(OpKind::Tril).operand(x).attr("diagonal", diagonal).one();
+Tensor repeat(const Tensor& x, IntList repeats, CallSite loc) {
+  return OpBuilder(OpKind::Repeat, loc).operand(x).attr("repeats", repeats).one();
 }
-Tensor triu(const Tensor& x, int64_t diagonal) {
-  return OpBuilder(OpKind::Triu).operand(x).attr("diagonal", diagonal).one();
+Tensor tril(const Tensor& x, int64_t diagonal, CallSite loc) {
+  return OpBuilder(OpKind::Tril, loc).operand(x).attr("diagonal", diagonal).one();
 }
-Tensor clone(const Tensor& x) { return OpBuilder(OpKind::Clone).operand(x).one(); }
-Tensor contiguous(const Tensor& x) { return OpBuilder(OpKind::Contiguous).operand(x).one(); }
-Tensor to(const Tensor& x, DType dtype) { return OpBuilder(OpKind::ToCopy).operand(x).attr("dtype", dtype).one(); }
+Tensor triu(const Tensor& x, int64_t diagonal, CallSite loc) {
+  return OpBuilder(OpKind::Triu, loc).operand(x).attr("diagonal", diagonal).one();
+}
+Tensor clone(const Tensor& x, CallSite loc) { return OpBuilder(OpKind::Clone, loc).operand(x).one(); }
+Tensor contiguous(const Tensor& x, CallSite loc) { return OpBuilder(OpKind::Contiguous, loc).operand(x).one(); }
+Tensor to(const Tensor& x, DType dtype, CallSite loc) {
+  return OpBuilder(OpKind::ToCopy, loc).operand(x).attr("dtype", dtype).one();
+}
 
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  return OpBuilder(OpKind::IndexSelect).operand(x).attr("dim", dim).operand(index).one();
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index, CallSite loc) {
+  return OpBuilder(OpKind::IndexSelect, loc).operand(x).attr("dim", dim).operand(index).one();
 }
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  return OpBuilder(OpKind::Gather).operand(x).attr("dim", dim).operand(index).one();
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, CallSite loc) {
+  return OpBuilder(OpKind::Gather, loc).operand(x).attr("dim", dim).operand(index).one();
 }
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const TensorOrScalar& src) {
-  return OpBuilder(OpKind::Scatter).operand(x).attr("dim", dim).operand(index).operand(src).one();
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const TensorOrScalar& src, CallSite loc) {
+  return OpBuilder(OpKind::Scatter, loc).operand(x).attr("dim", dim).operand(index).operand(src).one();
 }
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return OpBuilder(OpKind::ScatterAdd).operand(x).attr("dim", dim).operand(index).operand(src).one();
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, CallSite loc) {
+  return OpBuilder(OpKind::ScatterAdd, loc).operand(x).attr("dim", dim).operand(index).operand(src).one();
 }
-Tensor index(const Tensor& x, const std::vector<Tensor>& indices) {
-  return OpBuilder(OpKind::Index).operand(x).operands(indices).one();
+Tensor index(const Tensor& x, const std::vector<Tensor>& indices, CallSite loc) {
+  return OpBuilder(OpKind::Index, loc).operand(x).operands(indices).one();
 }
-Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  return OpBuilder(OpKind::IndexPut).operand(x).operands(indices).operand(values).attr("accumulate", accumulate).one();
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate,
+                 CallSite loc) {
+  return OpBuilder(OpKind::IndexPut, loc)
+      .operand(x).operands(indices).operand(values).attr("accumulate", accumulate).one();
 }
-Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
-  return OpBuilder(OpKind::IndexAdd)
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha, CallSite loc) {
+  return OpBuilder(OpKind::IndexAdd, loc)
       .operand(x).attr("dim", dim).operand(index).operand(source).attr("alpha", alpha).one();
 }
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& value) {
-  return OpBuilder(OpKind::MaskedFill).operand(x).operand(mask).operand(value).one();
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& value, CallSite loc) {
+  return OpBuilder(OpKind::MaskedFill, loc).operand(x).operand(mask).operand(value).one();
 }
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
-  return OpBuilder(OpKind::Embedding).operand(weight).operand(indices).attr("padding_idx", padding_idx).one();
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, CallSite loc) {
+  return OpBuilder(OpKind::Embedding, loc).operand(weight).operand(indices).attr("padding_idx", padding_idx).one();
 }
 
 }  // namespace kiln

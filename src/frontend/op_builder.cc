@@ -6,7 +6,7 @@
 namespace kiln::detail {
 
 std::vector<Tensor> OpBuilder::many() {
-  return value_or_throw(dispatch(op_, std::move(operands_), std::move(attrs_)));
+  return value_or_throw(dispatch(op_, std::move(operands_), std::move(attrs_), source_loc(loc_)));
 }
 
 Tensor OpBuilder::one() {

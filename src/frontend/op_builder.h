@@ -15,7 +15,8 @@ namespace kiln::detail {
 
 class OpBuilder {
  public:
-  explicit OpBuilder(OpKind op) : op_(op) {}
+  // `loc` is the user's call of the functional API, recorded on the node (dispatch.h).
+  OpBuilder(OpKind op, CallSite loc) : op_(op), loc_(loc) {}
 
   // A tensor operand; an undefined tensor is `none` (optional tensors).
   OpBuilder& operand(const Tensor& t) {
@@ -66,6 +67,7 @@ class OpBuilder {
 
  private:
   OpKind op_;
+  CallSite loc_;
   std::vector<KernelOperand> operands_;
   AttrMap attrs_;
 };

@@ -26,11 +26,10 @@ Expected<std::vector<Tensor>> replay(const Graph& g, std::span<const Tensor> inp
     }
     std::vector<const Graph*> subgraphs;
     for (int i = 0; i < node->num_subgraphs(); ++i) subgraphs.push_back(node->subgraph(i));
-    auto results = dispatch_higher_order(node->op(), std::move(operands), node->attrs(), subgraphs);
+    auto results = dispatch_higher_order(node->op(), std::move(operands), node->attrs(), subgraphs, node->loc());
     if (!results) {
       Diagnostic d = results.error();
       d.add_context("while replaying " + print_node(*node));
-      d.with_loc(node->loc());
       return d;
     }
     KILN_CHECK(static_cast<int>(results->size()) == node->num_results())

@@ -11,14 +11,14 @@ BatchNorm2d::BatchNorm2d(int64_t num_features, double eps, double momentum) : ep
   running_var = register_buffer("running_var", Tensor::full({num_features}, 1.0));
 }
 
-Tensor BatchNorm2d::forward(const Tensor& x) {
-  if (!is_training()) return batch_norm(x, weight, bias, running_mean, running_var, false, momentum, eps);
-  Tensor y = batch_norm(x, weight, bias, running_mean, running_var, true, momentum, eps);
+Tensor BatchNorm2d::forward(const Tensor& x, CallSite loc) {
+  if (!is_training()) return batch_norm(x, weight, bias, running_mean, running_var, false, momentum, eps, loc);
+  Tensor y = batch_norm(x, weight, bias, running_mean, running_var, true, momentum, eps, loc);
   const IntList reduced = {0, 2, 3};
-  Tensor batch_mean = mean(x, reduced);
-  Tensor batch_var = var(x, reduced);
-  copy_(running_mean, add(mul(running_mean, 1.0 - momentum), mul(batch_mean, momentum)));
-  copy_(running_var, add(mul(running_var, 1.0 - momentum), mul(batch_var, momentum)));
+  Tensor batch_mean = mean(x, reduced, false, std::nullopt, loc);
+  Tensor batch_var = var(x, reduced, Scalar::none(), false, loc);
+  copy_(running_mean, add(mul(running_mean, 1.0 - momentum, loc), mul(batch_mean, momentum, loc), 1, loc), loc);
+  copy_(running_var, add(mul(running_var, 1.0 - momentum, loc), mul(batch_var, momentum, loc), 1, loc), loc);
   return y;
 }
 

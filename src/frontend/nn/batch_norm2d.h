@@ -13,7 +13,7 @@ namespace kiln::nn {
 class BatchNorm2d : public UnaryModule {
  public:
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-05, double momentum = 0.1);
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   double eps;
   double momentum;

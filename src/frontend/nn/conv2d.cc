@@ -15,8 +15,8 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> k
   if (this->options.bias) bias = register_parameter("bias", uniform_init({out_channels}, bound, this->options.seed + 1));
 }
 
-Tensor Conv2d::forward(const Tensor& x) {
-  return conv2d(x, weight, bias, options.stride, options.padding, options.dilation, options.groups);
+Tensor Conv2d::forward(const Tensor& x, CallSite loc) {
+  return conv2d(x, weight, bias, options.stride, options.padding, options.dilation, options.groups, loc);
 }
 
 }  // namespace kiln::nn

@@ -22,7 +22,7 @@ class Conv2d : public UnaryModule {
   Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, Conv2dOptions options = {});
   Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, Conv2dOptions options = {})
       : Conv2d(in_channels, out_channels, std::vector<int64_t>{kernel_size, kernel_size}, std::move(options)) {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   Conv2dOptions options;
   Tensor weight;

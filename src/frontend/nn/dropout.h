@@ -12,7 +12,7 @@ namespace kiln::nn {
 class Dropout : public UnaryModule {
  public:
   explicit Dropout(double p = 0.5, uint64_t seed = kDefaultSeed) : p(p), seed(seed) {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   double p;
   uint64_t seed;

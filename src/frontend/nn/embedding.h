@@ -9,7 +9,7 @@ namespace kiln::nn {
 class Embedding : public UnaryModule {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx = -1, uint64_t seed = kDefaultSeed);
-  Tensor forward(const Tensor& indices) override;
+  Tensor forward(const Tensor& indices, CallSite loc = CallSite::current()) override;
 
   Tensor weight;
   int64_t padding_idx;

@@ -11,6 +11,8 @@ LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, double eps, bool ele
   bias = register_parameter("bias", Tensor::zeros(this->normalized_shape));
 }
 
-Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
+Tensor LayerNorm::forward(const Tensor& x, CallSite loc) {
+  return layer_norm(x, normalized_shape, weight, bias, eps, loc);
+}
 
 }  // namespace kiln::nn

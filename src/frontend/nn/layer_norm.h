@@ -11,7 +11,7 @@ namespace kiln::nn {
 class LayerNorm : public UnaryModule {
  public:
   explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-05, bool elementwise_affine = true);
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   std::vector<int64_t> normalized_shape;
   double eps;

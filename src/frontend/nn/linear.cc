@@ -11,6 +11,6 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, uint64_t se
   if (bias) this->bias = register_parameter("bias", uniform_init({out_features}, bound, seed + 1));
 }
 
-Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
+Tensor Linear::forward(const Tensor& x, CallSite loc) { return linear(x, weight, bias, loc); }
 
 }  // namespace kiln::nn

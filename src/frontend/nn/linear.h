@@ -9,7 +9,7 @@ namespace kiln::nn {
 class Linear : public UnaryModule {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true, uint64_t seed = kDefaultSeed);
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   Tensor weight;
   Tensor bias;  // undefined without bias

@@ -62,11 +62,13 @@ class Module {
   bool training_ = true;
 };
 
-// A module that maps one tensor to one tensor; Sequential chains these.
+// A module that maps one tensor to one tensor; Sequential chains these. `loc` is the caller's
+// line, which forward passes to the ops it calls, so their nodes name the line that called the
+// module (functional.h). Overrides repeat the default, so it is the same whatever the static type.
 class UnaryModule : public Module {
  public:
-  virtual Tensor forward(const Tensor& x) = 0;
-  Tensor operator()(const Tensor& x) { return forward(x); }
+  virtual Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) = 0;
+  Tensor operator()(const Tensor& x, CallSite loc = CallSite::current()) { return forward(x, loc); }
 };
 
 }  // namespace kiln::nn

@@ -9,6 +9,6 @@ RMSNorm::RMSNorm(std::vector<int64_t> normalized_shape, std::optional<double> ep
   if (elementwise_affine) weight = register_parameter("weight", Tensor::full(this->normalized_shape, 1.0));
 }
 
-Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, normalized_shape, weight, eps); }
+Tensor RMSNorm::forward(const Tensor& x, CallSite loc) { return rms_norm(x, normalized_shape, weight, eps, loc); }
 
 }  // namespace kiln::nn

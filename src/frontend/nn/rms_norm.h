@@ -13,7 +13,7 @@ class RMSNorm : public UnaryModule {
  public:
   explicit RMSNorm(std::vector<int64_t> normalized_shape, std::optional<double> eps = std::nullopt,
                    bool elementwise_affine = true);
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   std::vector<int64_t> normalized_shape;
   std::optional<double> eps;

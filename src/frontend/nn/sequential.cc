@@ -12,9 +12,9 @@ void Sequential::push_back(std::shared_ptr<UnaryModule> module) {
   modules_.push_back(register_module(std::to_string(modules_.size()), std::move(module)));
 }
 
-Tensor Sequential::forward(const Tensor& x) {
+Tensor Sequential::forward(const Tensor& x, CallSite loc) {
   Tensor y = x;
-  for (const auto& m : modules_) y = m->forward(y);
+  for (const auto& m : modules_) y = m->forward(y, loc);
   return y;
 }
 

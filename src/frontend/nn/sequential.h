@@ -17,7 +17,7 @@ class Sequential : public UnaryModule {
   void push_back(std::shared_ptr<UnaryModule> module);
   size_t size() const { return modules_.size(); }
   UnaryModule& operator[](size_t i) const { return *modules_[i]; }
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
  private:
   std::vector<std::shared_ptr<UnaryModule>> modules_;
