@@ -31,10 +31,21 @@ Expected<TraceContext*> tracing_context(std::span<const KernelOperand> operands)
   return ctx;
 }
 
-Expected<std::vector<Tensor>> record(TraceContext& ctx, OpKind op, std::span<const KernelOperand> operands,
+// Trailing optional tensors left out (`none` with a schema default) are not recorded, just as
+// default attributes are not: `linear(%x, %w)` rather than `linear(%x, %w, none)`.
+std::span<const KernelOperand> without_trailing_defaults(const OpSchema& schema, std::span<const KernelOperand> operands) {
+  if (schema.has_variadic_operand()) return operands;
+  std::vector<const ArgSchema*> args = schema.operand_args();
+  size_t n = std::min(operands.size(), args.size());
+  while (n > 0 && operands[n - 1].is_none() && args[n - 1]->default_value) --n;
+  return operands.first(n);
+}
+
+Expected<std::vector<Tensor>> record(TraceContext& ctx, OpKind op, std::span<const KernelOperand> all_operands,
                                      AttrMap attrs, std::span<const Graph* const> subgraphs, const SourceLoc& loc) {
   const OpInfo& info = op_info(op);
-  KILN_TRY(info.schema.operand_ranges(static_cast<int>(operands.size())));
+  KILN_TRY(info.schema.operand_ranges(static_cast<int>(all_operands.size())));
+  std::span<const KernelOperand> operands = without_trailing_defaults(info.schema, all_operands);
   Graph::NewNode node{op, {}, std::move(attrs), {}};
   node.loc = loc;
   std::vector<TypeOperand> types;

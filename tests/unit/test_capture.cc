@@ -54,6 +54,26 @@ TEST(Capture, RecordsOnlyNonDefaultAttributesAndInlineScalars) {
             "}\n");
 }
 
+TEST(Capture, LeavesOutTrailingOptionalTensorsThatAreNone) {
+  auto captured = capture(CaptureFn1([](std::span<const Tensor> in) {
+                            Tensor y = linear(in[0], in[1]);             // bias left out
+                            return layer_norm(y, {2}, Tensor(), in[2]);  // weight none, bias given
+                          }),
+                          {Tensor::randn({3, 4}, 1), Tensor::randn({2, 4}, 2), Tensor::randn({2}, 3)},
+                          {.input_names = {"x", "w", "b"}});
+  ASSERT_TRUE(captured) << captured.error().to_string();
+  EXPECT_EQ(print_graph(*captured->graph),
+            "graph @main(%x: f32[3,4], %w: f32[2,4], %b: f32[2]) -> (f32[3,2]) {\n"
+            "  %0 = linear(%x, %w) : f32[3,2]\n"
+            "  %1 = layer_norm(%0, none, %b) {normalized_shape=[2]} : f32[3,2]\n"
+            "  return %1\n"
+            "}\n");
+  Tensor x = Tensor::randn({3, 4}, 4), w = Tensor::randn({2, 4}, 5), b = Tensor::randn({2}, 6);
+  auto out = captured->run(std::vector<Tensor>{x, w, b});
+  ASSERT_TRUE(out) << out.error().to_string();
+  EXPECT_TRUE((*out)[0].equal(layer_norm(linear(x, w), {2}, Tensor(), b)));
+}
+
 TEST(Capture, LiftsConcreteTensorsAsConstants) {
   Tensor c = Tensor::from_doubles({1, 2, 3}, {3});
   auto captured = capture(CaptureFn1([&](std::span<const Tensor> in) { return in[0] * c + c; }),
