@@ -1,0 +1,50 @@
+// Derivative rules: for each op, how to build the vector-Jacobian product of one node as
+// graph nodes (so the backward is itself a graph every later pass can optimize). Every op of
+// ops.def appears exactly once in derivatives.def, as one of
+//   KILN_GRAD(Enum, rule)      differentiable; `rule` builds the operands' gradients
+//   KILN_NONDIFF(Enum)         no gradient flows through it (integer/bool results,
+//                              comparisons, argmax, creation and random draws, ...)
+//   KILN_GRAD_PENDING(Enum)    differentiable, but its rule is not written yet (issue 3):
+//                              differentiating through it is an error that says so
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "autograd/graph_builder.h"
+#include "ops/op_call.h"
+
+namespace kiln {
+
+// What a rule sees: the forward node (its operands and results are values of the graph the
+// builder appends to), the gradient of each result (null where no gradient flows: treat as
+// zero), and the builder. Attributes come with schema defaults through OpCallBase.
+struct GradCall : OpCallBase {
+  GradCall(const Node& node, std::span<Value* const> grads, GraphBuilder& b)
+      : OpCallBase(node.op(), node.attrs()), node(node), grads(grads), b(b) {}
+
+  Value* operand(int i) const { return node.operand(i).value; }  // null for literals and none
+  const Scalar& literal(int i) const { return node.operand(i).literal; }
+  Value* result(int i = 0) const { return node.result(i); }
+  Value* grad(int i = 0) const { return grads[static_cast<size_t>(i)]; }
+
+  const Node& node;
+  std::span<Value* const> grads;
+  GraphBuilder& b;
+};
+
+// One entry per operand of the node: its gradient (same type as the operand), or null when
+// none flows to it (literals, none, indices and masks, integer operands, a zero gradient).
+// Rules are only called when at least one result has a gradient.
+using DerivativeRule = std::vector<Value*> (*)(const GradCall& call);
+
+enum class Differentiability { Rule, NotDifferentiable, Pending };
+
+struct DerivativeInfo {
+  Differentiability kind;
+  DerivativeRule rule;  // for Rule only
+};
+
+const DerivativeInfo& derivative_info(OpKind op);
+
+}  // namespace kiln

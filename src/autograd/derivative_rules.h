@@ -1,0 +1,18 @@
+// Declarations of the derivative rules named in derivatives.def.
+#pragma once
+
+#include <vector>
+
+#include "autograd/derivative.h"
+
+namespace kiln {
+
+#define KILN_GRAD(E, rule) std::vector<Value*> rule(const GradCall& call);
+#define KILN_NONDIFF(E)
+#define KILN_GRAD_PENDING(E)
+#include "autograd/derivatives.def"
+#undef KILN_GRAD
+#undef KILN_NONDIFF
+#undef KILN_GRAD_PENDING
+
+}  // namespace kiln

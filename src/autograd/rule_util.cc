@@ -1,0 +1,72 @@
+#include "autograd/rule_util.h"
+
+#include "ops/reduce_dims.h"
+#include "support/check.h"
+
+namespace kiln::grad {
+
+Value* add(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Add, {x, y}); }
+Value* sub(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Sub, {x, y}); }
+Value* mul(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Mul, {x, y}); }
+Value* div(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Div, {x, y}); }
+Value* neg(GraphBuilder& b, Value* x) { return b.apply1(OpKind::Neg, {x}); }
+Value* where(GraphBuilder& b, Value* cond, Operand x, Operand y) { return b.apply1(OpKind::Where, {cond, x, y}); }
+Value* unary(GraphBuilder& b, OpKind op, Value* x) { return b.apply1(op, {x}); }
+
+Operand one_minus(GraphBuilder& b, Operand x) {
+  if (!x.is_value()) return Scalar(1.0 - x.literal.to_double());
+  return add(b, neg(b, x.value), Scalar(1.0));
+}
+
+bool differentiable(const GradCall& call, int i) {
+  Value* v = call.operand(i);
+  return v != nullptr && is_floating(v->type().dtype);
+}
+
+Value* to_operand(const GradCall& call, int i, Value* g) {
+  if (!differentiable(call, i) || g == nullptr) return nullptr;
+  const TensorType& t = call.operand(i)->type();
+  return call.b.cast(call.b.sum_to_shape(g, t.shape), t.dtype);
+}
+
+std::vector<bool> reduced_dims_of(const GradCall& call) {
+  auto r = reduced_dims(call, call.operand(0)->type().shape.rank());
+  KILN_CHECK(r.has_value()) << "derivative of " << call.name() << ": " << r.error().message();
+  return *r;
+}
+
+Value* keepdim_form(GraphBuilder& b, Value* g, const std::vector<bool>& reduced, bool keepdim) {
+  if (keepdim) return g;
+  Value* out = g;
+  for (size_t d = 0; d < reduced.size(); ++d)
+    if (reduced[d]) out = b.apply1(OpKind::Unsqueeze, {out}, {{"dim", static_cast<int64_t>(d)}});
+  return out;
+}
+
+Value* expand_like(GraphBuilder& b, Value* g, Value* like) {
+  const Shape& shape = like->type().shape;
+  if (g->type().shape == shape) return g;
+  if (shape.is_static()) return b.apply1(OpKind::Expand, {g}, {{"size", shape.sizes()}});
+  // Symbolic sizes cannot be spelled as an attribute: broadcast through an add instead.
+  return add(b, b.zeros_like(b.cast(like, g->type().dtype)), g);
+}
+
+Operand reduced_count(GraphBuilder& b, Value* x, const std::vector<bool>& reduced) {
+  const Shape& shape = x->type().shape;
+  bool is_static = true;
+  int64_t n = 1;
+  AttrValue::Ints dims;
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (!reduced[static_cast<size_t>(d)]) continue;
+    dims.push_back(d);
+    if (shape[d].is_static())
+      n *= shape[d].value();
+    else
+      is_static = false;
+  }
+  if (is_static) return Operand(Scalar(static_cast<double>(n)));
+  Value* ones = b.full_like(x, Scalar(1.0));
+  return b.apply1(OpKind::Sum, {ones}, {{"dim", dims}, {"keepdim", true}});
+}
+
+}  // namespace kiln::grad
