@@ -18,6 +18,9 @@ commands:
                        output, write out0.npy, out1.npy, ... to DIR; --check-capture also
                        replays it through the C++ frontend (eager and captured) and
                        requires exact agreement
+  grad FILE [--partition=default] [--wrt=a,b] [--json]
+                       differentiate a graph: print the forward and backward graphs and
+                       the values the forward saves for the backward
   ops                  list the op table: name, traits, schema
   demo                 capture a small model written in C++, print it, run it eagerly and
                        through the interpreter, and show that they agree
@@ -32,6 +35,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"opt", kiln::cli::cmd_opt},
     {"run", kiln::cli::cmd_run},
+    {"grad", kiln::cli::cmd_grad},
     {"ops", kiln::cli::cmd_ops},
     {"demo", kiln::cli::cmd_demo},
 };

@@ -1,0 +1,196 @@
+// joint_graph: the forward graph cloned, one tangent input per differentiable output, then
+// reverse-mode differentiation appended node by node with the derivative rules.
+#include "autograd/joint_graph.h"
+
+#include <algorithm>
+#include <ranges>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/derivative.h"
+#include "autograd/graph_builder.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "passes/dce.h"
+#include "support/check.h"
+
+namespace kiln {
+
+namespace {
+
+bool is_differentiable_type(const Value* v) { return is_floating(v->type().dtype); }
+
+// Indices of the forward inputs to differentiate, in input order.
+Expected<std::vector<int>> select_wrt(const Graph& forward, const JointOptions& options) {
+  std::vector<int> wrt;
+  if (options.wrt.empty()) {
+    for (int i = 0; i < forward.num_inputs(); ++i) {
+      const Value* in = forward.input(i);
+      const bool role_ok = in->role() == InputRole::Input || in->role() == InputRole::Param;
+      if (role_ok && is_differentiable_type(in)) wrt.push_back(i);
+    }
+    return wrt;
+  }
+  for (const std::string& name : options.wrt) {
+    int found = -1;
+    for (int i = 0; i < forward.num_inputs(); ++i)
+      if (forward.input(i)->name() == name) found = i;
+    if (found < 0) {
+      std::string names;
+      for (const Value* in : forward.inputs()) names += (names.empty() ? "" : ", ") + in->name();
+      return make_error("joint_graph: wrt names no input '", name, "' of graph @", forward.name(), " (inputs: ", names,
+                        ")");
+    }
+    const Value* in = forward.input(found);
+    if (!is_differentiable_type(in))
+      return make_error("joint_graph: cannot differentiate with respect to input '", name, "' of type ",
+                        in->type().to_string(), ": only floating inputs have gradients");
+    wrt.push_back(found);
+  }
+  std::ranges::sort(wrt);
+  auto dup = std::ranges::unique(wrt);
+  wrt.erase(dup.begin(), dup.end());
+  return wrt;
+}
+
+// The values that depend on a differentiated input through differentiable ops: only these
+// need gradients. Fails on an in-place op that reads or writes such a value, since a mutation
+// on the path makes the data flow the rules see differ from what the graph computes.
+Expected<std::unordered_set<const Value*>> active_values(const Graph& g, const std::vector<int>& wrt,
+                                                         std::span<Node* const> fwd_nodes) {
+  std::unordered_set<const Value*> active;
+  for (int i : wrt) active.insert(g.input(i));
+  std::vector<Node*> nodes = g.nodes();
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Node* n = nodes[k];
+    bool reads_active = std::ranges::any_of(n->operands(), [&](const Operand& o) { return active.contains(o.value); });
+    if (!reads_active) continue;
+    if (n->info().has(kInplace))
+      return make_error("joint_graph: in-place op ", n->info().name(),
+                        " on a path from a differentiated input; the graph must be functionalized first (at ",
+                        print_node(*fwd_nodes[k]), ")")
+          .with_loc(fwd_nodes[k]->loc());
+    if (derivative_info(n->op()).kind == Differentiability::NotDifferentiable) continue;
+    for (const Value* r : n->results())
+      if (is_differentiable_type(r)) active.insert(r);
+  }
+  return active;
+}
+
+// Gradients accumulated per value while walking the forward nodes backwards.
+class GradientMap {
+ public:
+  explicit GradientMap(GraphBuilder& b) : b_(b) {}
+
+  void accumulate(Value* v, Value* grad) {
+    if (grad == nullptr) return;
+    KILN_CHECK(grad->type() == v->type()) << "joint_graph: gradient of type " << grad->type().to_string()
+                                          << " for a value of type " << v->type().to_string();
+    auto [it, inserted] = grads_.try_emplace(v, grad);
+    if (!inserted) it->second = b_.apply1(OpKind::Add, {it->second, grad});
+  }
+
+  Value* get(const Value* v) const {
+    auto it = grads_.find(v);
+    return it == grads_.end() ? nullptr : it->second;
+  }
+
+ private:
+  GraphBuilder& b_;
+  std::unordered_map<const Value*, Value*> grads_;
+};
+
+// Appends the vector-Jacobian product of `n` (a node of the joint graph; `fwd` is the same
+// node in the forward graph, for errors) and accumulates its operands' gradients.
+Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<const Value*>& active,
+                          GradientMap& grads, GraphBuilder& b) {
+  std::vector<Value*> result_grads;
+  bool any = false;
+  for (const Value* r : n.results()) {
+    result_grads.push_back(active.contains(r) ? grads.get(r) : nullptr);
+    any = any || result_grads.back() != nullptr;
+  }
+  if (!any) return Status::ok();
+
+  if (n.info().has(kHigherOrder))
+    return make_error("joint_graph: higher-order op ", n.info().name(), " is not differentiable yet (at ",
+                      print_node(fwd), ")")
+        .with_loc(fwd.loc());
+  const DerivativeInfo& info = derivative_info(n.op());
+  if (info.kind == Differentiability::Pending)
+    return make_error("joint_graph: no derivative rule for ", n.info().name(), " yet (at ", print_node(fwd), ")")
+        .with_loc(fwd.loc());
+  if (info.kind == Differentiability::NotDifferentiable) return Status::ok();
+  // Several rules rebuild shapes from static sizes (reshape back, expand); symbolic dims in
+  // derivative rules come with issue 4's symbolic expressions.
+  for (const Operand& o : n.operands())
+    if (o.value && !o.value->type().shape.is_static())
+      return make_error("joint_graph: symbolic shapes are not differentiable yet (operand ",
+                        o.value->type().to_string(), " at ", print_node(fwd), ")")
+          .with_loc(fwd.loc());
+
+  std::vector<Value*> operand_grads = info.rule(GradCall(n, result_grads, b));
+  KILN_CHECK(static_cast<int>(operand_grads.size()) == n.num_operands())
+      << "joint_graph: the rule of " << n.info().name() << " gives " << operand_grads.size() << " gradients for "
+      << n.num_operands() << " operands";
+  for (int i = 0; i < n.num_operands(); ++i) {
+    Value* operand = n.operand(i).value;
+    if (operand != nullptr && active.contains(operand)) grads.accumulate(operand, operand_grads[i]);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<JointGraph> joint_graph(const Graph& forward, const JointOptions& options) {
+  Expected<std::vector<int>> wrt = select_wrt(forward, options);
+  if (!wrt) return wrt.error();
+
+  JointGraph joint;
+  joint.graph = forward.clone();
+  Graph& g = *joint.graph;
+  g.set_name(forward.name() + "_joint");
+  joint.num_primals = forward.num_inputs();
+  joint.num_forward_outputs = static_cast<int>(forward.outputs().size());
+  joint.wrt_inputs = *wrt;
+
+  // The clone has the forward graph's nodes in the same order; errors print the forward's.
+  const std::vector<Node*> fwd_nodes = forward.nodes();
+  const std::vector<Node*> nodes = g.nodes();
+  auto active = active_values(g, *wrt, fwd_nodes);
+  if (!active) return active.error();
+
+  // Every floating output gets a tangent, also one that is an input or aliases one: its
+  // gradient then flows straight to that input, as autograd would give.
+  const std::vector<Value*> outputs = g.outputs();
+  GraphBuilder b(g);
+  GradientMap grads(b);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!is_differentiable_type(outputs[k])) {
+      joint.tangent_input.push_back(-1);
+      continue;
+    }
+    joint.tangent_input.push_back(g.num_inputs());
+    Value* tangent = g.add_input("tangent" + std::to_string(k), outputs[k]->type(), InputRole::Tangent);
+    if (active->contains(outputs[k])) grads.accumulate(outputs[k], tangent);
+  }
+
+  for (size_t k = nodes.size(); k-- > 0;) {
+    Status s = differentiate_node(*nodes[k], *fwd_nodes[k], *active, grads, b);
+    if (!s) return s.error();
+  }
+
+  std::vector<Value*> joint_outputs = outputs;
+  for (int i : *wrt) {
+    Value* grad = grads.get(g.input(i));
+    joint_outputs.push_back(grad != nullptr ? grad : b.zeros_like(g.input(i)));
+  }
+  g.set_outputs(std::move(joint_outputs));
+
+  eliminate_dead_code(g);
+  Status verified = verify_graph(g);
+  KILN_CHECK(verified.is_ok()) << "joint_graph built an invalid graph: " << verified.error().to_string();
+  return joint;
+}
+
+}  // namespace kiln
