@@ -1,5 +1,8 @@
 #include "autograd/rule_util.h"
 
+#include <algorithm>
+#include <map>
+
 #include "ops/reduce_dims.h"
 #include "support/check.h"
 
@@ -67,6 +70,42 @@ Operand reduced_count(GraphBuilder& b, Value* x, const std::vector<bool>& reduce
   if (is_static) return Operand(Scalar(static_cast<double>(n)));
   Value* ones = b.full_like(x, Scalar(1.0));
   return b.apply1(OpKind::Sum, {ones}, {{"dim", dims}, {"keepdim", true}});
+}
+
+Value* Tape::op(OpKind k, std::vector<Operand> operands, AttrMap attrs) {
+  Value* v = b_.apply1(k, std::move(operands), std::move(attrs));
+  nodes_.push_back(v->producer());
+  return v;
+}
+
+std::vector<Value*> Tape::backward(Value* out, Value* g, const std::vector<Value*>& wrt) {
+  std::map<const Value*, Value*> grads{{out, g}};
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    Node* n = *it;
+    auto found = grads.find(n->result(0));
+    if (found == grads.end()) continue;
+    const DerivativeInfo& info = derivative_info(n->op());
+    if (info.kind == Differentiability::NotDifferentiable) continue;
+    KILN_CHECK(info.kind == Differentiability::Rule) << "Tape: " << n->info().name() << " has no derivative rule";
+    const std::vector<Value*> result_grads{found->second};
+    std::vector<Value*> og = info.rule(GradCall(*n, result_grads, b_));
+    for (size_t i = 0; i < og.size(); ++i) {
+      Value* v = n->operand(static_cast<int>(i)).value;
+      if (og[i] == nullptr || v == nullptr) continue;
+      auto [slot, fresh] = grads.emplace(v, og[i]);
+      if (!fresh) slot->second = grad::add(b_, slot->second, og[i]);
+    }
+  }
+  std::vector<Value*> result;
+  for (Value* v : wrt) {
+    auto found = v == nullptr ? grads.end() : grads.find(v);
+    result.push_back(found == grads.end() ? nullptr : found->second);
+  }
+  return result;
+}
+
+int64_t pair_at(const std::vector<int64_t>& v, size_t i, int64_t otherwise) {
+  return v.empty() ? otherwise : v[std::min(i, v.size() - 1)];
 }
 
 }  // namespace kiln::grad

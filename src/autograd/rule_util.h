@@ -38,4 +38,29 @@ Value* expand_like(GraphBuilder& b, Value* g, Value* like);
 // a tensor of the keepdim form).
 Operand reduced_count(GraphBuilder& b, Value* x, const std::vector<bool>& reduced);
 
+// For rules written as a decomposition: the forward is rebuilt from ops that have rules,
+// recording each node, and `backward` runs those ops' own rules over the recorded nodes in
+// reverse. Nodes built with `b` directly (masks, counts) are constants: no gradient flows
+// through them. An op of the recorded forward that is pending is an internal error when a
+// gradient reaches it.
+class Tape {
+ public:
+  explicit Tape(GraphBuilder& b) : b_(b) {}
+  Value* op(OpKind k, std::vector<Operand> operands, AttrMap attrs = {});
+  Value* add(Operand x, Operand y) { return op(OpKind::Add, {x, y}); }
+  Value* sub(Operand x, Operand y) { return op(OpKind::Sub, {x, y}); }
+  Value* mul(Operand x, Operand y) { return op(OpKind::Mul, {x, y}); }
+  Value* div(Operand x, Operand y) { return op(OpKind::Div, {x, y}); }
+  // The gradients of `wrt` (null entries stay null) given the gradient `g` of `out`.
+  std::vector<Value*> backward(Value* out, Value* g, const std::vector<Value*>& wrt);
+
+ private:
+  GraphBuilder& b_;
+  std::vector<Node*> nodes_;
+};
+
+// Entry `i` of a 2-D window attribute (kernel_size, stride, padding, dilation) given as one or
+// two values; `otherwise` when it is empty.
+int64_t pair_at(const std::vector<int64_t>& v, size_t i, int64_t otherwise);
+
 }  // namespace kiln::grad

@@ -23,6 +23,9 @@ enum class Gen {
   AwayZero,  // sign(randn) (|randn| + 0.3)
   Unit,      // in (-0.8, 0.8)
   Mask,      // bool, random
+  Class3,    // integer class index in [0, 3), e.g. a loss target
+  Fixed,     // |randn| + 0.5, held constant by the finite difference (inputs a rule gives no
+             // gradient by design: loss class weights, running statistics)
 };
 
 struct Case {
@@ -31,6 +34,7 @@ struct Case {
   std::string node;    // the op application, e.g. "add(%x, %y) {alpha=2}"
   std::string result;  // the result type
   std::vector<Gen> gens = {};  // per input; Normal when missing
+  std::map<int, std::vector<int64_t>> ints = {};  // fixed values of integer inputs, by input position
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.node; }
@@ -43,6 +47,11 @@ std::vector<double> values(const Tensor& t) {
 
 Tensor draw(const TensorType& type, Gen gen, uint64_t seed) {
   const std::vector<int64_t> sizes = type.shape.sizes();
+  if (gen == Gen::Class3) {
+    std::vector<int64_t> ids;
+    for (double x : values(Tensor::rand(sizes, seed, DType::F64))) ids.push_back(static_cast<int64_t>(x * 3) % 3);
+    return Tensor::from_ints(ids, sizes, type.dtype);
+  }
   if (gen == Gen::Mask) {
     std::vector<double> v = values(Tensor::randn(sizes, seed, DType::F64));
     std::vector<int64_t> bits;
@@ -51,7 +60,7 @@ Tensor draw(const TensorType& type, Gen gen, uint64_t seed) {
   }
   std::vector<double> v = values(Tensor::randn(sizes, seed, DType::F64));
   for (double& x : v) {
-    if (gen == Gen::Positive) x = std::abs(x) + 0.5;
+    if (gen == Gen::Positive || gen == Gen::Fixed) x = std::abs(x) + 0.5;
     if (gen == Gen::AwayZero) x = (x < 0 ? -1 : 1) * (std::abs(x) + 0.3);
     if (gen == Gen::Unit) x = 0.8 * std::tanh(x);
   }
@@ -110,8 +119,17 @@ Vjp build_vjp(const Graph& fwd) {
 
 void check_case(const Case& c) {
   SCOPED_TRACE(c.name);
-  const std::string text = "graph @f(" + c.inputs + ") -> (" + c.result + ") {\n  %0 = " + c.node + " : " + c.result +
-                           "\n  return %0\n}\n";
+  // c.result lists one type per result ("f64[2,4], f64[1,4]" for a two-result op).
+  int depth = 0, num_results = 1;
+  for (char ch : c.result) {
+    depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
+    num_results += ch == ',' && depth == 0;
+  }
+  std::string names;
+  for (int r = 0; r < num_results; ++r) names += (r ? ", %" : "%") + std::to_string(r);
+  const std::string type = num_results == 1 ? c.result : "(" + c.result + ")";
+  const std::string text = "graph @f(" + c.inputs + ") -> (" + c.result + ") {\n  " + names + " = " + c.node + " : " +
+                           type + "\n  return " + names + "\n}\n";
   auto parsed = parse_graph(text);
   ASSERT_TRUE(parsed) << parsed.error().to_string() << "\n" << text;
   const Graph& fwd = **parsed;
@@ -121,18 +139,24 @@ void check_case(const Case& c) {
   std::vector<Tensor> x;
   for (int i = 0; i < fwd.num_inputs(); ++i) {
     Gen gen = static_cast<size_t>(i) < c.gens.size() ? c.gens[static_cast<size_t>(i)] : Gen::Normal;
-    x.push_back(draw(fwd.input(i)->type(), gen, 11 + 7 * static_cast<uint64_t>(i)));
+    if (auto fixed = c.ints.find(i); fixed != c.ints.end())
+      x.push_back(Tensor::from_ints(fixed->second, fwd.input(i)->type().shape.sizes(), fwd.input(i)->type().dtype));
+    else
+      x.push_back(draw(fwd.input(i)->type(), gen, 11 + 7 * static_cast<uint64_t>(i)));
   }
-  const Tensor u = draw(fwd.outputs()[0]->type(), Gen::Normal, 5);
+  std::vector<Tensor> u;
+  for (size_t r = 0; r < fwd.outputs().size(); ++r) u.push_back(draw(fwd.outputs()[r]->type(), Gen::Normal, 5 + r));
   std::vector<Tensor> vjp_inputs = x;
-  vjp_inputs.push_back(u);
+  vjp_inputs.insert(vjp_inputs.end(), u.begin(), u.end());
   auto grads = interpret(*vjp.graph, vjp_inputs);
   ASSERT_TRUE(grads) << grads.error().to_string();
 
   auto loss = [&](const std::vector<Tensor>& in) {
     auto y = interpret(fwd, in);
     EXPECT_TRUE(y) << y.error().to_string();
-    return y ? dot((*y)[0], u) : 0.0;
+    double l = 0;
+    for (size_t r = 0; y && r < u.size(); ++r) l += dot((*y)[r], u[r]);
+    return l;
   };
   const double h = 1e-6;
   for (uint64_t trial = 0; trial < 3; ++trial) {
@@ -140,6 +164,7 @@ void check_case(const Case& c) {
     double predicted = 0;
     for (size_t i = 0; i < x.size(); ++i) {
       if (!is_floating(x[i].dtype())) continue;
+      if (i < c.gens.size() && c.gens[i] == Gen::Fixed) continue;
       Tensor e = Tensor::randn(x[i].sizes(), 100 + 10 * trial + i, DType::F64);
       plus[i] = axpy(x[i], h, e);
       minus[i] = axpy(x[i], -h, e);
@@ -282,9 +307,9 @@ INSTANTIATE_TEST_SUITE_P(DerivativeRuleLinalgView, DerivativeRuleFiniteDifferenc
                          [](const auto& info) { return info.param.name; });
 
 TEST(DerivativeRuleTable, PendingOpHasNoRule) {
-  const DerivativeInfo& conv = derivative_info(OpKind::Conv2d);
-  EXPECT_EQ(conv.kind, Differentiability::Pending);
-  EXPECT_EQ(conv.rule, nullptr);
+  const DerivativeInfo& loop = derivative_info(OpKind::WhileLoop);
+  EXPECT_EQ(loop.kind, Differentiability::Pending);
+  EXPECT_EQ(loop.rule, nullptr);
   EXPECT_EQ(derivative_info(OpKind::Eq).kind, Differentiability::NotDifferentiable);
   EXPECT_EQ(derivative_info(OpKind::Add).kind, Differentiability::Rule);
 }
@@ -303,6 +328,216 @@ TEST(DerivativeRuleTable, IntegerOperandGetsNoGradient) {
   Vjp vjp = build_vjp(**g);
   EXPECT_EQ(vjp.grad_of, std::vector<int>{0});
 }
+
+// ---- layout and indexing ops (rules_layout.cc, rules_index.cc) ----
+namespace layout_index {
+
+// Integer index inputs take fixed values (valid, with repeats where the op sums over them).
+using Ints = std::map<int, std::vector<int64_t>>;
+
+const Gen N = Gen::Normal, M = Gen::Mask;
+
+std::vector<Case> layout_cases() {
+  return {
+      {"slice", "%x: f64[4,6]", "slice(%x) {dim=1, end=5, start=1}", "f64[4,4]"},
+      {"slice_step_neg_dim", "%x: f64[4,6]", "slice(%x) {dim=-1, start=1, step=2}", "f64[4,3]"},
+      {"slice_neg_bounds", "%x: f64[4,6]", "slice(%x) {end=-1, start=-3}", "f64[2,6]"},
+      {"slice_step_clipped_end", "%x: f64[7,2]", "slice(%x) {end=100, step=3}", "f64[3,2]"},
+      {"select", "%x: f64[3,4,5]", "select(%x) {dim=1, index=2}", "f64[3,5]"},
+      {"select_neg", "%x: f64[3,4,5]", "select(%x) {dim=-1, index=-1}", "f64[3,4]"},
+      {"narrow", "%x: f64[3,4,5]", "narrow(%x) {dim=-2, length=2, start=1}", "f64[3,2,5]"},
+      {"narrow_neg_start", "%x: f64[3,4,5]", "narrow(%x) {dim=2, length=2, start=-3}", "f64[3,4,2]"},
+      {"split", "%x: f64[5,4]", "split(%x) {split_size=2}", "f64[2,4], f64[2,4], f64[1,4]"},
+      {"split_neg_dim", "%x: f64[5,4]", "split(%x) {dim=-1, split_size=3}", "f64[5,3], f64[5,1]"},
+      {"chunk", "%x: f64[3,6]", "chunk(%x) {chunks=3, dim=1}", "f64[3,2], f64[3,2], f64[3,2]"},
+      {"chunk_uneven_neg_dim", "%x: f64[5,2]", "chunk(%x) {chunks=2, dim=-2}", "f64[3,2], f64[2,2]"},
+      {"cat", "%x: f64[2,3], %y: f64[4,3]", "cat(%x, %y)", "f64[6,3]"},
+      {"cat_neg_dim", "%x: f64[2,3], %y: f64[2,1], %z: f64[2,2]", "cat(%x, %y, %z) {dim=-1}", "f64[2,6]"},
+      {"stack", sig("[2,3]", 3), "stack(%x, %y, %z) {dim=1}", "f64[2,3,3]"},
+      {"stack_neg_dim", sig("[2,3]", 2), "stack(%x, %y) {dim=-1}", "f64[2,3,2]"},
+      {"constant_pad_nd", "%x: f64[3,4]", "constant_pad_nd(%x) {pad=[1, 2], value=0.5}", "f64[3,7]"},
+      {"constant_pad_nd_2d", "%x: f64[3,4]", "constant_pad_nd(%x) {pad=[0, 1, 2, 1]}", "f64[6,5]"},
+      {"constant_pad_nd_crop", "%x: f64[3,4]", "constant_pad_nd(%x) {pad=[-1, 2, 1, -2]}", "f64[2,5]"},
+      {"flip", "%x: f64[3,4]", "flip(%x) {dims=[0, -1]}", "f64[3,4]"},
+      {"roll", "%x: f64[3,4]", "roll(%x) {dims=[1], shifts=[1]}", "f64[3,4]"},
+      {"roll_flat", "%x: f64[3,4]", "roll(%x) {shifts=[5]}", "f64[3,4]"},
+      {"roll_two_dims", "%x: f64[3,4]", "roll(%x) {dims=[0, -1], shifts=[-1, 6]}", "f64[3,4]"},
+      {"repeat", "%x: f64[2,3]", "repeat(%x) {repeats=[3, 2]}", "f64[6,6]"},
+      {"repeat_lead", "%x: f64[2,3]", "repeat(%x) {repeats=[2, 1, 3]}", "f64[2,2,9]"},
+      {"repeat_ones", "%x: f64[2,3]", "repeat(%x) {repeats=[1, 1]}", "f64[2,3]"},
+      {"tril", "%x: f64[4,5]", "tril(%x)", "f64[4,5]"},
+      {"tril_diag", "%x: f64[2,3,4]", "tril(%x) {diagonal=-1}", "f64[2,3,4]"},
+      {"triu", "%x: f64[4,5]", "triu(%x) {diagonal=1}", "f64[4,5]"},
+  };
+}
+
+std::vector<Case> index_cases() {
+  return {
+      {"index_select", "%x: f64[4,3], %i: i64[5]", "index_select(%x, %i) {dim=0}", "f64[5,3]", {}, Ints{{1, {3, 0, 3, 1, 2}}}},
+      {"index_select_neg_dim", "%x: f64[4,3], %i: i64[2]", "index_select(%x, %i) {dim=-1}", "f64[4,2]", {}, Ints{{1, {2, 0}}}},
+      {"gather", "%x: f64[3,4], %i: i64[3,2]", "gather(%x, %i) {dim=1}", "f64[3,2]", {}, Ints{{1, {0, 3, 1, 1, 2, 0}}}},
+      {"gather_neg_dim", "%x: f64[3,4], %i: i64[2,4]", "gather(%x, %i) {dim=-2}", "f64[2,4]", {},
+       Ints{{1, {0, 2, 2, 1, 0, 0, 1, 2}}}},
+      {"scatter", "%x: f64[3,5], %i: i64[2,3], %y: f64[2,4]", "scatter(%x, %i, %y) {dim=1}", "f64[3,5]", {},
+       Ints{{1, {0, 2, 4, 1, 3, 0}}}},
+      {"scatter_scalar_neg_dim", "%x: f64[3,5], %i: i64[2,3]", "scatter(%x, %i, 1.5) {dim=-2}", "f64[3,5]", {},
+       Ints{{1, {0, 2, 1, 1, 0, 2}}}},
+      {"scatter_add", "%x: f64[3,5], %i: i64[2,3], %y: f64[2,3]", "scatter_add(%x, %i, %y) {dim=1}", "f64[3,5]", {},
+       Ints{{1, {0, 0, 4, 1, 1, 1}}}},
+      {"scatter_add_neg_dim", "%x: f64[3,5], %i: i64[2,5], %y: f64[3,5]", "scatter_add(%x, %i, %y) {dim=-2}",
+       "f64[3,5]", {}, Ints{{1, {0, 2, 2, 1, 0, 0, 0, 1, 2, 2}}}},
+      {"index", "%x: f64[4,3], %i: i64[5]", "index(%x, %i)", "f64[5,3]", {}, Ints{{1, {3, 0, 3, 1, 2}}}},
+      {"index_none_first", "%x: f64[2,4,3], %i: i64[2,2]", "index(%x, none, %i)", "f64[2,2,2,3]", {},
+       Ints{{1, {0, 3, 3, 1}}}},
+      {"index_two", "%x: f64[4,3], %i: i64[3], %j: i64[3]", "index(%x, %i, %j)", "f64[3]", {},
+       Ints{{1, {1, 1, 3}}, {2, {2, 2, 0}}}},
+      {"index_put", "%x: f64[4,3], %i: i64[2], %y: f64[2,3]", "index_put(%x, %i, %y)", "f64[4,3]", {},
+       Ints{{1, {3, 1}}}},
+      {"index_put_broadcast", "%x: f64[4,3], %i: i64[2], %y: f64[3]", "index_put(%x, %i, %y)", "f64[4,3]", {},
+       Ints{{1, {0, 2}}}},
+      {"index_put_accumulate", "%x: f64[4,3], %i: i64[3], %y: f64[3,3]", "index_put(%x, %i, %y) {accumulate=true}",
+       "f64[4,3]", {}, Ints{{1, {1, 1, 2}}}},
+      {"index_add", "%x: f64[4,3], %i: i64[3], %y: f64[3,3]", "index_add(%x, %i, %y) {alpha=2.0, dim=0}", "f64[4,3]",
+       {}, Ints{{1, {2, 0, 2}}}},
+      {"index_add_neg_dim", "%x: f64[4,3], %i: i64[2], %y: f64[4,2]", "index_add(%x, %i, %y) {dim=-1}", "f64[4,3]",
+       {}, Ints{{1, {0, 2}}}},
+      {"masked_fill", "%x: f64[3,4], %m: bool[3,4]", "masked_fill(%x, %m, 0.5)", "f64[3,4]", {N, M}},
+      {"masked_fill_tensor_value", "%x: f64[3,4], %m: bool[4], %v: f64[]", "masked_fill(%x, %m, %v)", "f64[3,4]",
+       {N, M, N}},
+      {"masked_fill_broadcast_self", "%x: f64[4], %m: bool[3,4]", "masked_fill(%x, %m, -1.0)", "f64[3,4]", {N, M}},
+      {"embedding", "%w: f64[5,3], %i: i64[2,3]", "embedding(%w, %i)", "f64[2,3,3]", {}, Ints{{1, {1, 4, 1, 0, 0, 2}}}},
+      {"embedding_padding_unused", "%w: f64[5,3], %i: i64[4]", "embedding(%w, %i) {padding_idx=3}", "f64[4,3]", {},
+       Ints{{1, {1, 4, 1, 0}}}},
+  };
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> all = layout_cases();
+  for (Case& c : index_cases()) all.push_back(c);
+  return all;
+}
+
+}  // namespace layout_index
+
+INSTANTIATE_TEST_SUITE_P(DerivativeRuleLayoutIndex, DerivativeRuleFiniteDifference,
+                         ::testing::ValuesIn(layout_index::all_cases()), [](const auto& info) { return info.param.name; });
+
+// The parsed one-op graph `text`, its VJP, and the VJP run on `inputs` (forward inputs, then
+// one gradient per result).
+std::vector<Tensor> run_vjp(const std::string& text, const std::vector<Tensor>& inputs) {
+  auto g = parse_graph(text);
+  EXPECT_TRUE(g) << g.error().to_string();
+  if (!g) return {};
+  Vjp vjp = build_vjp(**g);
+  auto out = interpret(*vjp.graph, inputs);
+  EXPECT_TRUE(out) << out.error().to_string();
+  return out ? *out : std::vector<Tensor>{};
+}
+
+TEST(DerivativeRuleLayoutIndexTable, SplitResultWithoutGradientContributesZeros) {
+  auto g = parse_graph(
+      "graph @f(%x: f64[4,3]) -> (f64[2,3], f64[2,3]) {\n  %0, %1 = split(%x) {split_size=2} : (f64[2,3], f64[2,3])\n"
+      "  return %0, %1\n}\n");
+  ASSERT_TRUE(g) << g.error().to_string();
+  Graph vjp("vjp");
+  Value* x = vjp.add_input("x", (*g)->input(0)->type());
+  Value* u = vjp.add_input("u0", (*g)->outputs()[0]->type());
+  GraphBuilder b(vjp);
+  Node* split = b.apply(OpKind::Split, {x}, {{"split_size", 2}})[0]->producer();
+  const std::vector<Value*> grads = {u, nullptr};
+  std::vector<Value*> out = derivative_info(OpKind::Split).rule(GradCall(*split, grads, b));
+  ASSERT_EQ(out.size(), 1u);
+  vjp.set_outputs({out[0]});
+  const Tensor ux = Tensor::from_doubles({1, 2, 3, 4, 5, 6}, {2, 3}, DType::F64);
+  const std::vector<Tensor> inputs = {Tensor::zeros({4, 3}, DType::F64), ux};
+  auto r = interpret(vjp, inputs);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(values((*r)[0]), (std::vector<double>{1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(DerivativeRuleLayoutIndexTable, EmbeddingPaddingRowGetsNoGradient) {
+  const std::vector<Tensor> grads = run_vjp(
+      "graph @f(%w: f64[3,2], %i: i64[4]) -> (f64[4,2]) {\n  %0 = embedding(%w, %i) {padding_idx=1} : f64[4,2]\n"
+      "  return %0\n}\n",
+      {Tensor::zeros({3, 2}, DType::F64), Tensor::from_ints({1, 0, 1, 0}, {4}, DType::I64),
+       Tensor::from_doubles({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2}, DType::F64)});
+  ASSERT_EQ(grads.size(), 1u);
+  EXPECT_EQ(values(grads[0]), (std::vector<double>{3 + 7, 4 + 8, 0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace kiln
+
+// ---- appended: DerivativeRuleNn (normalizations, losses, dropout, attention, remainder) ----
+namespace kiln {
+namespace {
+
+const Gen kC = Gen::Class3;
+
+const Case kNn[] = {
+    {"layer_norm", "%x: f64[2,3,4], %w: f64[3,4], %b: f64[3,4]", "layer_norm(%x, %w, %b) {normalized_shape=[3, 4]}", "f64[2,3,4]"},
+    {"layer_norm_plain", "%x: f64[3,4]", "layer_norm(%x, none, none) {eps=0.1, normalized_shape=[4]}", "f64[3,4]"},
+    {"rms_norm", "%x: f64[3,4], %w: f64[4]", "rms_norm(%x, %w) {normalized_shape=[4]}", "f64[3,4]"},
+    {"rms_norm_eps", "%x: f64[2,3,4]", "rms_norm(%x, none) {eps=0.5, normalized_shape=[3, 4]}", "f64[2,3,4]"},
+    {"group_norm", "%x: f64[2,4,3], %w: f64[4], %b: f64[4]", "group_norm(%x, %w, %b) {num_groups=2}", "f64[2,4,3]"},
+    {"group_norm_plain", "%x: f64[2,6,2,2]", "group_norm(%x, none, none) {num_groups=3}", "f64[2,6,2,2]"},
+    {"batch_norm_train", "%x: f64[3,2,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
+     "batch_norm(%x, %w, %b, %m, %v) {training=true}", "f64[3,2,2,2]", {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Normal, Gen::Positive}},
+    {"batch_norm_train_2d", "%x: f64[4,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[4,3]"},
+    {"batch_norm_eval", "%x: f64[3,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
+     "batch_norm(%x, %w, %b, %m, %v)", "f64[3,2,2]", {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Fixed, Gen::Fixed}},
+    {"mse_loss_mean", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y)", "f64[]"},
+    {"mse_loss_sum", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y) {reduction=\"sum\"}", "f64[]"},
+    {"mse_loss_none", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y) {reduction=\"none\"}", "f64[3,4]"},
+    {"nll_loss_mean", "%x: f64[5,3], %t: i64[5]", "nll_loss(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
+    {"nll_loss_weight_ignore", "%x: f64[5,3], %t: i64[5], %w: f64[3]", "nll_loss(%x, %t, %w) {ignore_index=1}", "f64[]",
+     {Gen::Normal, kC, Gen::Fixed}},
+    {"nll_loss_sum_spatial", "%x: f64[2,3,4], %t: i64[2,4]", "nll_loss(%x, %t, none) {reduction=\"sum\"}", "f64[]", {Gen::Normal, kC}},
+    {"nll_loss_none", "%x: f64[5,3], %t: i64[5]", "nll_loss(%x, %t, none) {ignore_index=0, reduction=\"none\"}", "f64[5]", {Gen::Normal, kC}},
+    {"nll_loss_1d", "%x: f64[3], %t: i64[]", "nll_loss(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
+    {"cross_entropy_mean", "%x: f64[5,3], %t: i64[5]", "cross_entropy(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
+    {"cross_entropy_weight_smooth", "%x: f64[5,3], %t: i64[5], %w: f64[3]",
+     "cross_entropy(%x, %t, %w) {ignore_index=2, label_smoothing=0.2}", "f64[]", {Gen::Normal, kC, Gen::Fixed}},
+    {"cross_entropy_smooth_ignore", "%x: f64[2,3,4], %t: i64[2,4]", "cross_entropy(%x, %t, none) {ignore_index=0, label_smoothing=0.3}",
+     "f64[]", {Gen::Normal, kC}},
+    {"cross_entropy_smooth_sum", "%x: f64[5,3], %t: i64[5], %w: f64[3]",
+     "cross_entropy(%x, %t, %w) {label_smoothing=0.1, reduction=\"sum\"}", "f64[]", {Gen::Normal, kC, Gen::Fixed}},
+    {"cross_entropy_none", "%x: f64[5,3], %t: i64[5]", "cross_entropy(%x, %t, none) {label_smoothing=0.1, reduction=\"none\"}",
+     "f64[5]", {Gen::Normal, kC}},
+    {"cross_entropy_probs", "%x: f64[4,3], %t: f64[4,3], %w: f64[3]", "cross_entropy(%x, %t, %w) {label_smoothing=0.2}", "f64[]",
+     {Gen::Normal, Gen::Positive, Gen::Fixed}},
+    {"dropout_train", "%x: f64[4,5]", "dropout(%x) {p=0.3, seed=7, train=true}", "f64[4,5]"},
+    {"dropout_eval", "%x: f64[4,5]", "dropout(%x) {p=0.3, train=false}", "f64[4,5]"},
+    {"sdpa", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]", "scaled_dot_product_attention(%q, %k, %v, none)", "f64[2,3,2]"},
+    {"sdpa_causal_scale", "%q: f64[2,4,3], %k: f64[2,4,3], %v: f64[2,4,3]",
+     "scaled_dot_product_attention(%q, %k, %v, none) {is_causal=true, scale=0.7}", "f64[2,4,3]"},
+    {"sdpa_float_mask", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2], %m: f64[3,5]",
+     "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,3,2]"},
+    {"sdpa_bool_mask", "%m: bool[3,5], %q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]",
+     "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,3,2]", {Gen::Mask}},
+    {"sdpa_dropout", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]",
+     "scaled_dot_product_attention(%q, %k, %v, none) {dropout_p=0.4, seed=3}", "f64[2,3,2]"},
+    {"remainder", "%x: f64[3,4], %y: f64[4]", "remainder(%x, %y)", "f64[3,4]", {Gen::Normal, Gen::Positive}},
+    {"remainder_scalar", "%x: f64[3,4]", "remainder(%x, 0.7)", "f64[3,4]"},
+    {"fmod", "%x: f64[3,4], %y: f64[3,4]", "fmod(%x, %y)", "f64[3,4]", {Gen::Normal, Gen::AwayZero}},
+    {"baddbmm", "%x: f64[3,5], %y: f64[2,3,4], %z: f64[2,4,5]", "baddbmm(%x, %y, %z) {alpha=0.5, beta=2.0}", "f64[2,3,5]"},
+    {"avg_pool2d", "%x: f64[2,2,5,6]", "avg_pool2d(%x) {kernel_size=[2, 3]}", "f64[2,2,2,2]"},
+    {"avg_pool2d_pad_stride", "%x: f64[1,2,5,6]", "avg_pool2d(%x) {kernel_size=[3, 3], padding=[1, 1], stride=[2, 1]}",
+     "f64[1,2,3,6]"},
+    {"avg_pool2d_no_count_pad_ceil", "%x: f64[2,5,6]",
+     "avg_pool2d(%x) {ceil_mode=true, count_include_pad=false, kernel_size=[2, 2], padding=[0, 1], stride=[2, 2]}", "f64[2,3,4]"},
+    {"avg_pool2d_divisor", "%x: f64[1,1,4,4]", "avg_pool2d(%x) {divisor_override=3, kernel_size=[2]}", "f64[1,1,2,2]"},
+    {"adaptive_avg_pool2d", "%x: f64[2,2,5,7]", "adaptive_avg_pool2d(%x) {output_size=[3, 4]}", "f64[2,2,3,4]"},
+    {"adaptive_avg_pool2d_up", "%x: f64[1,3,2]", "adaptive_avg_pool2d(%x) {output_size=[3, 5]}", "f64[1,3,5]"},
+    {"conv2d", "%x: f64[2,3,5,6], %w: f64[4,3,3,2], %b: f64[4]", "conv2d(%x, %w, %b)", "f64[2,4,3,5]"},
+    {"conv2d_stride_pad_dilation", "%x: f64[2,2,7,6], %w: f64[3,2,3,2]",
+     "conv2d(%x, %w, none) {dilation=[2, 1], padding=[1, 2], stride=[2, 3]}", "f64[2,3,3,3]"},
+    {"conv2d_groups", "%x: f64[1,4,5,5], %w: f64[6,2,2,3], %b: f64[6]", "conv2d(%x, %w, %b) {groups=2, padding=[1], stride=[2]}",
+     "f64[1,6,3,3]"},
+    {"conv2d_unbatched_depthwise", "%x: f64[3,4,4], %w: f64[3,1,3,3]", "conv2d(%x, %w, none) {groups=3, padding=[1, 1]}", "f64[3,4,4]"},
+};
+INSTANTIATE_TEST_SUITE_P(DerivativeRuleNn, DerivativeRuleFiniteDifference, ::testing::ValuesIn(kNn),
+                         [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace kiln

@@ -189,17 +189,17 @@ TEST(JointGraph, UnreachedInputGetsZeros) {
 
 TEST(JointGraph, PendingOpOnPathIsAnErrorNamingTheNode) {
   auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: param f32[1,1,3,3]) -> (f32[1,1,2,2]) {
-  %0 = conv2d(%x, %k, none) : f32[1,1,2,2]
+  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
   return %0
 }
 )");
-  EXPECT_EQ(joint_error(*g), "joint_graph: no derivative rule for conv2d yet (at %0 = conv2d(%x, %k, none) : f32[1,1,2,2])");
+  EXPECT_EQ(joint_error(*g), "joint_graph: no derivative rule for max_pool2d yet (at %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2])");
 }
 
 TEST(JointGraph, PendingOpOffPathIsNotDifferentiated) {
-  // Only w is differentiated; conv2d reads only x and k, so it needs no rule.
+  // Only w is differentiated; max_pool2d reads only x, so it needs no rule.
   auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: f32[1,1,3,3], %w: param f32[1,1,2,2]) -> (f32[1,1,2,2]) {
-  %0 = conv2d(%x, %k, none) : f32[1,1,2,2]
+  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
   %1 = mul(%0, %w) : f32[1,1,2,2]
   return %1
 }
@@ -209,9 +209,9 @@ TEST(JointGraph, PendingOpOffPathIsNotDifferentiated) {
 }
 
 TEST(JointGraph, PendingOpOnPathToNoOutputIsNotDifferentiated) {
-  // conv2d reads x but its result is not returned: no gradient reaches it.
+  // max_pool2d reads x but its result is not returned: no gradient reaches it.
   auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: f32[1,1,3,3]) -> (f32[1,1,4,4]) {
-  %0 = conv2d(%x, %k, none) : f32[1,1,2,2]
+  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
   return %x
 }
 )");

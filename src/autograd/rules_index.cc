@@ -1,0 +1,149 @@
+// Derivative rules of the indexing ops. What reads through an index gets its gradient written
+// back through the same index (index_add, scatter_add, index_put with accumulate, so repeated
+// indices sum); what an op overwrites gets no gradient from the result. Index and mask
+// operands get none.
+#include "autograd/derivative_rules.h"
+#include "autograd/rule_util.h"
+#include "support/check.h"
+
+namespace kiln {
+
+using namespace grad;
+
+namespace {
+
+// Operand i as an operand of a new node: the value, or the literal (none included).
+Operand operand_of(const GradCall& c, int i) {
+  if (Value* v = c.operand(i)) return v;
+  return c.literal(i);
+}
+
+// `v` zero-padded at the end of each dim up to `like`'s sizes (scatter reads only the part of
+// src that the index covers).
+Value* pad_to(GraphBuilder& b, Value* v, Value* like) {
+  const Shape& have = v->type().shape;
+  const Shape& want = like->type().shape;
+  KILN_CHECK(have.is_static() && want.is_static() && have.rank() == want.rank())
+      << "pad_to: shapes " << have.to_string() << " and " << want.to_string();
+  AttrValue::Ints pad;
+  bool any = false;
+  for (int d = want.rank() - 1; d >= 0; --d) {
+    pad.push_back(0);
+    pad.push_back(want[d].value() - have[d].value());
+    any = any || pad.back() != 0;
+  }
+  return any ? b.apply1(OpKind::ConstantPadNd, {v}, {{"pad", pad}}) : v;
+}
+
+// scatter/scatter_add: src's gradient is the result's gradient read back through the index.
+Value* scatter_src_grad(const GradCall& c) {
+  if (!differentiable(c, 2)) return nullptr;
+  Value* g = c.b.apply1(OpKind::Gather, {c.grad(), c.operand(1)}, {{"dim", c.attr_int("dim")}});
+  return to_operand(c, 2, pad_to(c.b, g, c.operand(2)));
+}
+
+}  // namespace
+
+std::vector<Value*> grad_rule_index_select(const GradCall& c) {
+  if (!differentiable(c, 0)) return {nullptr, nullptr};
+  Value* zeros = c.b.zeros_like(c.operand(0));
+  Value* g = c.b.apply1(OpKind::IndexAdd, {zeros, c.operand(1), c.grad()}, {{"dim", c.attr_int("dim")}});
+  return {to_operand(c, 0, g), nullptr};
+}
+
+std::vector<Value*> grad_rule_gather(const GradCall& c) {
+  if (!differentiable(c, 0)) return {nullptr, nullptr};
+  Value* zeros = c.b.zeros_like(c.operand(0));
+  Value* g = c.b.apply1(OpKind::ScatterAdd, {zeros, c.operand(1), c.grad()}, {{"dim", c.attr_int("dim")}});
+  return {to_operand(c, 0, g), nullptr};
+}
+
+// Elements of self that src overwrites get no gradient.
+std::vector<Value*> grad_rule_scatter(const GradCall& c) {
+  Value* gself = differentiable(c, 0) ? c.b.apply1(OpKind::Scatter, {c.grad(), c.operand(1), Scalar(0.0)},
+                                                   {{"dim", c.attr_int("dim")}})
+                                      : nullptr;
+  return {to_operand(c, 0, gself), nullptr, scatter_src_grad(c)};
+}
+
+std::vector<Value*> grad_rule_scatter_add(const GradCall& c) {
+  return {to_operand(c, 0, c.grad()), nullptr, scatter_src_grad(c)};
+}
+
+// index(self, indices...): the gradient accumulated back into zeros at the indices.
+std::vector<Value*> grad_rule_index(const GradCall& c) {
+  std::vector<Value*> out(static_cast<size_t>(c.node.num_operands()), nullptr);
+  if (!differentiable(c, 0)) return out;
+  std::vector<Operand> operands = {c.b.zeros_like(c.operand(0))};
+  for (int i = 1; i < c.node.num_operands(); ++i) operands.push_back(operand_of(c, i));
+  operands.push_back(c.grad());
+  out[0] = to_operand(c, 0, c.b.apply1(OpKind::IndexPut, operands, {{"accumulate", true}}));
+  return out;
+}
+
+// index_put(self, indices..., values): values get the gradient read at the indices (summed
+// over the dims they were broadcast along); self keeps the gradient except where it was
+// overwritten (accumulate=false).
+std::vector<Value*> grad_rule_index_put(const GradCall& c) {
+  const int n = c.node.num_operands();
+  const int values = n - 1;
+  std::vector<Value*> out(static_cast<size_t>(n), nullptr);
+  std::vector<Operand> indices;
+  for (int i = 1; i < values; ++i) indices.push_back(operand_of(c, i));
+  if (differentiable(c, 0)) {
+    Value* g = c.grad();
+    if (!c.attr_bool("accumulate")) {
+      std::vector<Operand> operands = {g};
+      operands.insert(operands.end(), indices.begin(), indices.end());
+      operands.push_back(c.b.zeros_like(c.operand(values)));
+      g = c.b.apply1(OpKind::IndexPut, operands);
+    }
+    out[0] = to_operand(c, 0, g);
+  }
+  if (differentiable(c, values)) {
+    std::vector<Operand> operands = {c.grad()};
+    operands.insert(operands.end(), indices.begin(), indices.end());
+    out[static_cast<size_t>(values)] = to_operand(c, values, c.b.apply1(OpKind::Index, operands));
+  }
+  return out;
+}
+
+std::vector<Value*> grad_rule_index_add(const GradCall& c) {
+  Value* gsource = nullptr;
+  if (differentiable(c, 2)) {
+    gsource = c.b.apply1(OpKind::IndexSelect, {c.grad(), c.operand(1)}, {{"dim", c.attr_int("dim")}});
+    const Scalar alpha = c.attr_scalar("alpha");
+    if (alpha.to_double() != 1.0) gsource = mul(c.b, gsource, alpha);
+  }
+  return {to_operand(c, 0, c.grad()), nullptr, to_operand(c, 2, gsource)};
+}
+
+// Filled elements take no gradient from self; a tensor value gets the sum over them.
+std::vector<Value*> grad_rule_masked_fill(const GradCall& c) {
+  GraphBuilder& b = c.b;
+  Value *mask = c.operand(1), *g = c.grad();
+  Value* gself = differentiable(c, 0) ? where(b, mask, Scalar(0.0), g) : nullptr;
+  Value* gvalue = differentiable(c, 2) ? b.apply1(OpKind::Sum, {where(b, mask, g, Scalar(0.0))}) : nullptr;
+  return {to_operand(c, 0, gself), nullptr, to_operand(c, 2, gvalue)};
+}
+
+// Each looked-up row accumulates the gradient of its output rows; padding_idx (when >= 0;
+// -1 means none, as ATen's embedding) gets none.
+std::vector<Value*> grad_rule_embedding(const GradCall& c) {
+  if (!differentiable(c, 0)) return {nullptr, nullptr};
+  GraphBuilder& b = c.b;
+  Value *weight = c.operand(0), *g = c.grad();
+  const Shape& w = weight->type().shape;
+  KILN_CHECK(w.is_static()) << "derivative of embedding: symbolic weight shape " << w.to_string();
+  Value* rows = b.apply1(OpKind::Reshape, {c.operand(1)}, {{"shape", AttrValue::Ints{-1}}});
+  g = b.apply1(OpKind::Reshape, {g}, {{"shape", AttrValue::Ints{-1, w[1].value()}}});
+  const int64_t padding_idx = c.attr_int("padding_idx");
+  if (padding_idx >= 0) {
+    Value* is_pad = b.apply1(OpKind::Eq, {rows, Scalar(padding_idx)});
+    g = where(b, b.apply1(OpKind::Unsqueeze, {is_pad}, {{"dim", int64_t{-1}}}), Scalar(0.0), g);
+  }
+  g = b.apply1(OpKind::IndexAdd, {b.zeros_like(weight), rows, g}, {{"dim", int64_t{0}}});
+  return {to_operand(c, 0, g), nullptr};
+}
+
+}  // namespace kiln
