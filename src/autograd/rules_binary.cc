@@ -23,17 +23,15 @@ bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
 // g * s, without a node when s is 1.
 Value* scaled(GraphBuilder& b, Value* g, const Scalar& s) { return is_one(s) ? g : mul(b, g, s); }
 
-// maximum/minimum: the gradient where `wins` holds, half of it on ties, as PyTorch.
-Value* split_ties(GraphBuilder& b, Value* g, Value* wins, Value* tie) {
-  return where(b, wins, g, where(b, tie, mul(b, g, Scalar(0.5)), Scalar(0.0)));
-}
-
-std::vector<Value*> max_min(const GradCall& c, OpKind self_wins, OpKind other_wins) {
+// maximum/minimum, as PyTorch: half the gradient on ties, none to the operand that loses,
+// the whole gradient otherwise (so both operands get it where a NaN makes every comparison
+// false). `loses_self` is the comparison under which self loses (lt for maximum).
+std::vector<Value*> max_min(const GradCall& c, OpKind loses_self, OpKind loses_other) {
   GraphBuilder& b = c.b;
   Value *x = c.operand(0), *y = c.operand(1), *g = c.grad();
-  Value* tie = b.apply1(OpKind::Eq, {x, y});
-  Value* gx = differentiable(c, 0) ? split_ties(b, g, b.apply1(self_wins, {x, y}), tie) : nullptr;
-  Value* gy = differentiable(c, 1) ? split_ties(b, g, b.apply1(other_wins, {x, y}), tie) : nullptr;
+  Value* shared = where(b, b.apply1(OpKind::Eq, {x, y}), mul(b, g, Scalar(0.5)), g);
+  Value* gx = differentiable(c, 0) ? where(b, b.apply1(loses_self, {x, y}), Scalar(0.0), shared) : nullptr;
+  Value* gy = differentiable(c, 1) ? where(b, b.apply1(loses_other, {x, y}), Scalar(0.0), shared) : nullptr;
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
 
@@ -98,9 +96,9 @@ std::vector<Value*> grad_rule_pow(const GradCall& c) {
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
 
-std::vector<Value*> grad_rule_maximum(const GradCall& c) { return max_min(c, OpKind::Gt, OpKind::Lt); }
+std::vector<Value*> grad_rule_maximum(const GradCall& c) { return max_min(c, OpKind::Lt, OpKind::Gt); }
 
-std::vector<Value*> grad_rule_minimum(const GradCall& c) { return max_min(c, OpKind::Lt, OpKind::Gt); }
+std::vector<Value*> grad_rule_minimum(const GradCall& c) { return max_min(c, OpKind::Gt, OpKind::Lt); }
 
 // atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2).
 std::vector<Value*> grad_rule_atan2(const GradCall& c) {
@@ -126,8 +124,9 @@ std::vector<Value*> grad_rule_clamp(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value *x = c.operand(0), *g = c.grad();
   const Scalar lo = c.attr_scalar("min"), hi = c.attr_scalar("max");
-  if (!lo.is_none()) g = where(b, b.apply1(OpKind::Ge, {x, lo}), g, Scalar(0.0));
-  if (!hi.is_none()) g = where(b, b.apply1(OpKind::Le, {x, hi}), g, Scalar(0.0));
+  // Strictly inside the bounds, as PyTorch: no gradient at a bound or at NaN.
+  if (!lo.is_none()) g = where(b, b.apply1(OpKind::Gt, {x, lo}), g, Scalar(0.0));
+  if (!hi.is_none()) g = where(b, b.apply1(OpKind::Lt, {x, hi}), g, Scalar(0.0));
   return {to_operand(c, 0, g)};
 }
 

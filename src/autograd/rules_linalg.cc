@@ -80,6 +80,18 @@ std::vector<Value*> grad_rule_addmm(const GradCall& c) {
 std::vector<Value*> grad_rule_linear(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value *x = c.operand(0), *w = c.operand(1), *g = c.grad();
+  if (w->type().shape.rank() == 1) {
+    // y[...] = x[..., :] . w: dx = g[..., None] * w, dw = sum over rows of g * x.
+    const int64_t in = w->type().shape[0].value();
+    Value* gx = differentiable(c, 0) ? mul(b, b.apply1(OpKind::Unsqueeze, {g}, {{"dim", int64_t{-1}}}), w) : nullptr;
+    Value* gw = nullptr;
+    if (differentiable(c, 1)) {
+      Value* g1 = b.apply1(OpKind::Reshape, {g}, {{"shape", AttrValue::Ints{-1}}});
+      Value* x2 = b.apply1(OpKind::Reshape, {x}, {{"shape", AttrValue::Ints{-1, in}}});
+      gw = b.apply1(OpKind::Matmul, {g1, x2});
+    }
+    return {to_operand(c, 0, gx), to_operand(c, 1, gw), to_operand(c, 2, g)};
+  }
   Value* gx = differentiable(c, 0) ? b.apply1(OpKind::Matmul, {g, w}) : nullptr;
   Value* gw = nullptr;
   if (differentiable(c, 1)) {

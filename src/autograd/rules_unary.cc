@@ -100,7 +100,8 @@ std::vector<Value*> grad_rule_sigmoid(const GradCall& c) {
 
 std::vector<Value*> grad_rule_relu(const GradCall& c) {
   if (!differentiable(c, 0)) return {nullptr};
-  return masked(c, c.b.apply1(OpKind::Gt, {c.operand(0), Scalar(0.0)}));
+  // PyTorch's threshold_backward zeroes where x <= 0, so a NaN passes the gradient.
+  return masked(c, c.b.apply1(OpKind::LogicalNot, {c.b.apply1(OpKind::Le, {c.operand(0), Scalar(0.0)})}));
 }
 
 // none: Phi(x) + x phi(x). tanh: with u = k (x + 0.044715 x^3) and t = tanh(u),
@@ -165,7 +166,8 @@ std::vector<Value*> grad_rule_elu(const GradCall& c) {
   Value* x = c.operand(0);
   Value* neg_slope =
       mul(b, unary(b, OpKind::Exp, mul(b, x, Scalar(input_scale))), Scalar(scale * alpha * input_scale));
-  Value* d = where(b, b.apply1(OpKind::Gt, {x, Scalar(0.0)}), Scalar(scale), neg_slope);
+  // The negative branch is taken where x <= 0, so a NaN takes the positive one, as PyTorch.
+  Value* d = where(b, b.apply1(OpKind::Le, {x, Scalar(0.0)}), neg_slope, Scalar(scale));
   return {to_operand(c, 0, mul(b, c.grad(), d))};
 }
 

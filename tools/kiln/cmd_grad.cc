@@ -1,6 +1,9 @@
-// kiln grad FILE [--partition=default] [--wrt=a,b] [--json]: differentiates the first graph
-// of FILE (joint graph, autograd/joint_graph.h), splits it into forward and backward graphs
-// and prints both with a table of the values the forward saves for the backward.
+// kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=partition|joint]:
+// differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), splits it into
+// forward and backward graphs and prints both with a table of the values the forward saves
+// for the backward. --emit=joint prints the joint graph itself instead (inputs: primals, then
+// one tangent per floating forward output; outputs: forward outputs, then the gradients), a
+// graph `kiln run` can execute.
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -20,6 +23,7 @@ struct GradArgs {
   std::string file;
   JointOptions joint;
   bool json = false;
+  bool emit_joint = false;
 };
 
 bool parse_args(const Args& args, GradArgs& out) {
@@ -36,6 +40,13 @@ bool parse_args(const Args& args, GradArgs& out) {
       return false;
     } else if (a == "--json") {
       out.json = true;
+    } else if (a == "--emit=joint") {
+      out.emit_joint = true;
+    } else if (a == "--emit=partition") {
+      out.emit_joint = false;
+    } else if (a.rfind("--emit=", 0) == 0) {
+      std::fprintf(stderr, "kiln grad: unknown --emit '%s' (known: partition, joint)\n", a.substr(7).c_str());
+      return false;
     } else if (a.rfind("--", 0) == 0 || !out.file.empty()) {
       std::fprintf(stderr, "kiln grad: unexpected argument '%s'\n", a.c_str());
       return false;
@@ -44,7 +55,11 @@ bool parse_args(const Args& args, GradArgs& out) {
     }
   }
   if (out.file.empty()) {
-    std::fprintf(stderr, "usage: kiln grad FILE [--partition=default] [--wrt=a,b] [--json]\n");
+    std::fprintf(stderr, "usage: kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=partition|joint]\n");
+    return false;
+  }
+  if (out.emit_joint && out.json) {
+    std::fprintf(stderr, "kiln grad: --json prints the partition; it does not combine with --emit=joint\n");
     return false;
   }
   return true;
@@ -94,6 +109,10 @@ int cmd_grad(const Args& raw) {
   if (!joint) {
     std::fprintf(stderr, "%s\n", joint.error().to_string().c_str());
     return 1;
+  }
+  if (args.emit_joint) {
+    std::printf("%s\n", print_graph(*joint->graph).c_str());
+    return 0;
   }
   Partition p = partition_default(*joint);
   if (args.json)

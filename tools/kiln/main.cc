@@ -18,9 +18,11 @@ commands:
                        output, write out0.npy, out1.npy, ... to DIR; --check-capture also
                        replays it through the C++ frontend (eager and captured) and
                        requires exact agreement
-  grad FILE [--partition=default] [--wrt=a,b] [--json]
+  grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=joint]
                        differentiate a graph: print the forward and backward graphs and
-                       the values the forward saves for the backward
+                       the values the forward saves for the backward; --emit=joint
+                       prints the joint graph (primals and tangents in, outputs and
+                       gradients out) instead
   ops                  list the op table: name, traits, schema
   demo                 capture a small model written in C++, print it, run it eagerly and
                        through the interpreter, and show that they agree

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Checks kiln's derivative rules against PyTorch's CPU autograd on the oracle cases.
+
+  run_grad_oracle.py --kiln build/bin/kiln [CASES_FILE_OR_DIR ...] [-k SUBSTRING] [-j 2] [-v] [--keep]
+
+Takes every case of the cases files (default: tests/oracle/cases_*.py) that
+  - expects no error,
+  - is one op node plus optional setup nodes (single_op.py's graphs: the op's results are
+    named %0, %1, ..., setup nodes have other names; exactly one graph, no subgraphs),
+  - has only floating tensor inputs (at least one) and only floating outputs,
+  - uses only ops with a KILN_GRAD row in src/autograd/derivatives.def (the op itself and
+    its setup nodes; PENDING and NONDIFF ops are skipped, so the test follows the rules as
+    they land).
+The case is rewritten in float64 (f16/bf16/f32 become f64 in the graph text, inputs
+.double()), `kiln grad case.kir --emit=joint` builds its joint graph, and
+  kiln run joint.kir --inputs in0.npy,...,tangent0.npy,... --outputs out
+runs it with seeded random f64 tangents shaped like the forward outputs. The forward outputs
+must match ref(*inputs) and the gradient outputs torch.autograd.grad(ref outputs, inputs,
+grad_outputs=tangents, allow_unused=True) (None read as zeros), both with rtol=1e-6,
+atol=1e-8. A case whose reference is not differentiable in torch is skipped (-v says why).
+KNOWN_DIFFERENCES lists cases whose gradient differs from torch's on purpose;
+TORCH_AUTOGRAD_BUGS lists cases where torch's gradient is wrong, checked against float64
+central finite differences instead.
+Prints one line per failure and ends with `N passed, M failed, K skipped`; exits 1 if any
+case failed."""
+import argparse
+import concurrent.futures
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+import types
+import warnings
+import zlib
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from run_oracle import case_files, compare, load_cases, load_tensor, save_tensor, tail  # noqa: E402
+
+RTOL, ATOL = 1e-6, 1e-8
+TOLERANCE = types.SimpleNamespace(rtol=RTOL, atol=ATOL)
+
+# "cases_file.py::case_name" -> why kiln's gradient differs from torch's on purpose. Only
+# deliberate, documented kiln semantics belong here (e.g. which side gets the gradient at a
+# tie); a rule that is simply wrong stays failing.
+KNOWN_DIFFERENCES = {}
+
+# "cases_file.py::case_name" -> a PyTorch autograd bug that makes torch's gradient wrong for
+# the case; its gradients are checked against central finite differences of the reference
+# (float64) instead, with the same tolerances.
+TORCH_AUTOGRAD_BUGS = {
+    "cases_reduce.py::var_dim_empty_list": "var(dim=[]) reduces over every dim, but its backward in "
+                                           "torch 2.x treats dim=[] as no dim (N=1): +-inf gradients",
+    "cases_reduce.py::std_dim_empty_list": "std(dim=[]): the same bug as var(dim=[])",
+}
+FD_STEP = 1e-5
+
+NODE_RE = re.compile(r"^\s*(%[\w.]+(?:\s*,\s*%[\w.]+)*)\s*=\s*([A-Za-z0-9_]+)\(", re.M)
+LOW_FLOAT_RE = re.compile(r"\b(?:f16|bf16|f32)\b")
+
+
+class Skip(Exception):
+    pass
+
+
+def differentiable_ops():
+    """Names (as in graph text) of the ops whose derivatives.def row is KILN_GRAD."""
+    ops_def = (ROOT / "src" / "ops" / "ops.def").read_text()
+    names = dict(re.findall(r'^KILN_OP\((\w+),\s*"([A-Za-z0-9_]+)\(', ops_def, re.M))
+    derivs = (ROOT / "src" / "autograd" / "derivatives.def").read_text()
+    return {names[e] for e in re.findall(r"^KILN_GRAD\((\w+)\s*,", derivs, re.M) if e in names}
+
+
+def eligibility(case, grad_ops):
+    """None when the case is checked, else why it is left out (not counted as skipped)."""
+    if case.expect_error is not None or case.ref is None:
+        return "expects an error"
+    if len(re.findall(r"^\s*graph\s+@", case.kir, re.M)) != 1:
+        return "not a single graph"
+    nodes = NODE_RE.findall(case.kir)
+    op_nodes = [op for results, op in nodes if all(r.strip()[1:].isdigit() for r in results.split(","))]
+    setup_ops = [op for results, op in nodes if not all(r.strip()[1:].isdigit() for r in results.split(","))]
+    if len(op_nodes) != 1:
+        return f"{len(op_nodes)} op nodes"
+    if not case.inputs or not all(isinstance(t, torch.Tensor) and t.is_floating_point() for t in case.inputs):
+        return "inputs not all floating tensors"
+    for op in op_nodes + setup_ops:
+        if op not in grad_ops:
+            return f"{op} has no derivative rule"
+    return None
+
+
+def to_f64_text(kir):
+    return LOW_FLOAT_RE.sub("f64", kir)
+
+
+def run_kiln(cmd):
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return None, f"{' '.join(cmd[:2])} timed out after 300 s"
+    if proc.returncode != 0:
+        return None, f"`kiln {cmd[1]}` exited with status {proc.returncode}:\n    {tail(proc.stderr or proc.stdout)}"
+    return proc, None
+
+
+def torch_reference(case, inputs, seed):
+    """(forward outputs, tangents, gradients) from PyTorch; raises Skip when the reference
+    cannot be differentiated."""
+    leaves = [t.clone().requires_grad_() for t in inputs]
+    outs = case.ref(*[t.clone() for t in leaves])
+    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    for o in outs:
+        if not isinstance(o, torch.Tensor) or not o.is_floating_point():
+            raise Skip("an output is not a floating tensor")
+        if o.dtype != torch.float64:
+            raise Skip(f"the reference gives {o.dtype} on float64 inputs")
+    gen = torch.Generator().manual_seed(seed)
+    tangents = [torch.randn(o.shape, generator=gen, dtype=torch.float64) for o in outs]
+    used = [i for i, o in enumerate(outs) if o.requires_grad]
+    if not used:
+        raise Skip("no output of the reference requires grad")
+    try:
+        grads = torch.autograd.grad([outs[i] for i in used], leaves, grad_outputs=[tangents[i] for i in used],
+                                    allow_unused=True)
+    except RuntimeError as e:
+        raise Skip(f"torch cannot differentiate the reference: {str(e).splitlines()[0]}")
+    grads = [torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads)]
+    return [o.detach() for o in outs], tangents, grads
+
+
+def finite_difference_grads(case, inputs, tangents):
+    """d<tangents, ref(inputs)>/d inputs by central differences (step FD_STEP)."""
+    def objective(xs):
+        outs = case.ref(*[t.clone() for t in xs])
+        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+        return sum(float((o * t).sum()) for o, t in zip(outs, tangents))
+
+    grads = []
+    with torch.no_grad():
+        for k, x in enumerate(inputs):
+            g = torch.zeros_like(x).reshape(-1)
+            for i in range(x.numel()):
+                xs = [t.clone() for t in inputs]
+                xs[k].view(-1)[i] += FD_STEP
+                up = objective(xs)
+                xs[k].view(-1)[i] -= 2 * FD_STEP
+                g[i] = (up - objective(xs)) / (2 * FD_STEP)
+            grads.append(g.reshape(x.shape))
+    return grads
+
+
+def run_case(case, kiln, workdir, label):
+    """None on success, else a description of the failure; raises Skip."""
+    os.makedirs(workdir, exist_ok=True)
+    inputs = [t.detach().double() for t in case.inputs]
+    try:
+        want_outs, tangents, want_grads = torch_reference(case, inputs, zlib.crc32(case.name.encode()))
+    except Skip:
+        raise
+    except Exception as e:
+        raise Skip(f"the reference raised {type(e).__name__} on float64 inputs: {e}")
+    if label in TORCH_AUTOGRAD_BUGS:
+        want_grads = finite_difference_grads(case, inputs, tangents)
+
+    kir = os.path.join(workdir, "case.kir")
+    with open(kir, "w") as f:
+        f.write(to_f64_text(case.kir).rstrip("\n") + "\n")
+    proc, problem = run_kiln([kiln, "grad", kir, "--emit=joint"])
+    if problem:
+        return problem
+    joint = os.path.join(workdir, "joint.kir")
+    with open(joint, "w") as f:
+        f.write(proc.stdout)
+    paths = []
+    for i, t in enumerate(inputs):
+        paths.append(os.path.join(workdir, f"in{i}.npy"))
+        save_tensor(paths[-1], t)
+    for i, t in enumerate(tangents):
+        paths.append(os.path.join(workdir, f"tangent{i}.npy"))
+        save_tensor(paths[-1], t)
+    out_dir = os.path.join(workdir, "out")
+    _, problem = run_kiln([kiln, "run", joint, "--inputs=" + ",".join(paths), "--outputs", out_dir])
+    if problem:
+        return problem
+
+    got = []
+    while os.path.exists(os.path.join(out_dir, f"out{len(got)}.npy")):
+        got.append(load_tensor(os.path.join(out_dir, f"out{len(got)}.npy")))
+    want = want_outs + want_grads
+    if len(got) != len(want):
+        return f"the joint graph gives {len(got)} outputs, expected {len(want_outs)} forward outputs " \
+               f"and {len(want_grads)} gradients"
+    problems = []
+    for i, (g, w) in enumerate(zip(got, want)):
+        p = compare(i, g, w, TOLERANCE)
+        if p:
+            what = f"output {i}" if i < len(want_outs) else f"gradient of input {i - len(want_outs)}"
+            problems.append(what + p[p.index(":"):])
+    return "\n    ".join(problems) if problems else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kiln", required=True, help="path of the kiln binary")
+    ap.add_argument("paths", nargs="*", help="cases files or directories (default: tests/oracle/cases_*.py)")
+    ap.add_argument("-k", dest="filter", default="", help="run only cases whose name contains this")
+    ap.add_argument("-j", dest="jobs", type=int, default=2, help="cases run in parallel (default 2)")
+    ap.add_argument("-v", dest="verbose", action="store_true", help="print each skipped case and why")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory and print where it is")
+    args = ap.parse_args()
+    kiln = os.path.abspath(args.kiln)
+    if not os.access(kiln, os.X_OK):
+        print(f"run_grad_oracle: {kiln} is not an executable", file=sys.stderr)
+        return 2
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    grad_ops = differentiable_ops()
+
+    failures, known, passed, skipped = [], [], 0, 0
+    jobs = []
+    for path in case_files(args.paths):
+        try:
+            cases = load_cases(path)
+        except Exception:
+            failures.append(f"FAIL {path.name}: cannot load the cases:\n    {tail(traceback.format_exc(), 4)}")
+            print(failures[-1], flush=True)
+            continue
+        for case in cases:
+            if args.filter in case.name and eligibility(case, grad_ops) is None:
+                jobs.append((f"{path.name}::{case.name}", case))
+
+    scratch = tempfile.mkdtemp(prefix="kiln_grad_oracle_")
+    try:
+        def work(item):
+            n, (label, case) = item
+            try:
+                return label, "ok", run_case(case, kiln, os.path.join(scratch, f"{n:05d}_{case.name}"), label)
+            except Skip as s:
+                return label, "skip", str(s)
+            except Exception:
+                return label, "ok", f"the runner raised:\n    {tail(traceback.format_exc(), 4)}"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for label, kind, problem in pool.map(work, enumerate(jobs)):
+                if kind == "skip":
+                    skipped += 1
+                    if args.verbose:
+                        print(f"SKIP {label}: {problem}", flush=True)
+                elif problem is None:
+                    passed += 1
+                    if label in KNOWN_DIFFERENCES:
+                        failures.append(f"FAIL {label}: listed in KNOWN_DIFFERENCES but agrees with torch now")
+                        print(failures[-1], flush=True)
+                elif label in KNOWN_DIFFERENCES:
+                    known.append(label)
+                    if args.verbose:
+                        print(f"KNOWN {label}: {KNOWN_DIFFERENCES[label]}\n    {problem}", flush=True)
+                else:
+                    failures.append(f"FAIL {label}: {problem}")
+                    print(failures[-1], flush=True)
+    finally:
+        if args.keep:
+            print(f"scratch files kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    extra = f", {len(known)} known differences" if known else ""
+    print(f"{passed} passed, {len(failures)} failed, {skipped} skipped{extra}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
