@@ -9,10 +9,10 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <vector>
 
+#include "core/call_site.h"
 #include "core/dtype.h"
 #include "core/scalar.h"
 #include "core/shape.h"
@@ -22,11 +22,6 @@
 namespace kiln {
 
 struct TraceHandle;
-
-// The C++ call site of an op, taken as a defaulted trailing parameter
-// (`CallSite loc = CallSite::current()`) by the op methods below and the functional API, so
-// that a captured node and an eager error name the user's line.
-using CallSite = std::source_location;
 
 class Tensor {
  public:
