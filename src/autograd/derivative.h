@@ -25,6 +25,8 @@ struct GradCall : OpCallBase {
 
   Value* operand(int i) const { return node.operand(i).value; }  // null for literals and none
   const Scalar& literal(int i) const { return node.operand(i).literal; }
+  // Operand i as it can be passed to a new node: the value, or the literal (none included).
+  const Operand& operand_as_written(int i) const { return node.operand(i); }
   Value* result(int i = 0) const { return node.result(i); }
   Value* grad(int i = 0) const { return grads[static_cast<size_t>(i)]; }
 

@@ -12,12 +12,6 @@ using namespace grad;
 
 namespace {
 
-// Operand i as an operand of a new node: the value, or the literal.
-Operand operand_of(const GradCall& c, int i) {
-  if (Value* v = c.operand(i)) return v;
-  return c.literal(i);
-}
-
 bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
 
 // g * s, without a node when s is 1.
@@ -52,8 +46,8 @@ std::vector<Value*> grad_rule_sub(const GradCall& c) {
 std::vector<Value*> grad_rule_mul(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value* g = c.grad();
-  Value* gx = differentiable(c, 0) ? mul(b, g, operand_of(c, 1)) : nullptr;
-  Value* gy = differentiable(c, 1) ? mul(b, g, operand_of(c, 0)) : nullptr;
+  Value* gx = differentiable(c, 0) ? mul(b, g, c.operand_as_written(1)) : nullptr;
+  Value* gy = differentiable(c, 1) ? mul(b, g, c.operand_as_written(0)) : nullptr;
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
 
@@ -62,7 +56,7 @@ std::vector<Value*> grad_rule_div(const GradCall& c) {
   if (c.attr_opt_str("rounding_mode")) return {nullptr, nullptr};
   GraphBuilder& b = c.b;
   Value* g = c.grad();
-  Value* gx = differentiable(c, 0) ? div(b, g, operand_of(c, 1)) : nullptr;
+  Value* gx = differentiable(c, 0) ? div(b, g, c.operand_as_written(1)) : nullptr;
   Value* gy = differentiable(c, 1) ? neg(b, div(b, mul(b, g, c.result()), c.operand(1))) : nullptr;
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
@@ -71,7 +65,7 @@ std::vector<Value*> grad_rule_div(const GradCall& c) {
 std::vector<Value*> grad_rule_pow(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value* g = c.grad();
-  const Operand x = operand_of(c, 0), e = operand_of(c, 1);
+  const Operand x = c.operand_as_written(0), e = c.operand_as_written(1);
   Value* gx = nullptr;
   if (differentiable(c, 0)) {
     if (!e.is_value() && e.literal.to_double() == 0.0) {
@@ -134,7 +128,7 @@ std::vector<Value*> grad_rule_clamp(const GradCall& c) {
 std::vector<Value*> grad_rule_lerp(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value *g = c.grad(), *x = c.operand(0), *end = c.operand(1);
-  const Operand w = operand_of(c, 2);
+  const Operand w = c.operand_as_written(2);
   Value* gx = differentiable(c, 0) ? mul(b, g, one_minus(b, w)) : nullptr;
   Value* gend = differentiable(c, 1) ? mul(b, g, w) : nullptr;
   Value* gw = differentiable(c, 2) ? mul(b, g, sub(b, end, x)) : nullptr;

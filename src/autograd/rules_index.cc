@@ -12,12 +12,6 @@ using namespace grad;
 
 namespace {
 
-// Operand i as an operand of a new node: the value, or the literal (none included).
-Operand operand_of(const GradCall& c, int i) {
-  if (Value* v = c.operand(i)) return v;
-  return c.literal(i);
-}
-
 // `v` zero-padded at the end of each dim up to `like`'s sizes (scatter reads only the part of
 // src that the index covers).
 Value* pad_to(GraphBuilder& b, Value* v, Value* like) {
@@ -75,7 +69,7 @@ std::vector<Value*> grad_rule_index(const GradCall& c) {
   std::vector<Value*> out(static_cast<size_t>(c.node.num_operands()), nullptr);
   if (!differentiable(c, 0)) return out;
   std::vector<Operand> operands = {c.b.zeros_like(c.operand(0))};
-  for (int i = 1; i < c.node.num_operands(); ++i) operands.push_back(operand_of(c, i));
+  for (int i = 1; i < c.node.num_operands(); ++i) operands.push_back(c.operand_as_written(i));
   operands.push_back(c.grad());
   out[0] = to_operand(c, 0, c.b.apply1(OpKind::IndexPut, operands, {{"accumulate", true}}));
   return out;
@@ -89,7 +83,7 @@ std::vector<Value*> grad_rule_index_put(const GradCall& c) {
   const int values = n - 1;
   std::vector<Value*> out(static_cast<size_t>(n), nullptr);
   std::vector<Operand> indices;
-  for (int i = 1; i < values; ++i) indices.push_back(operand_of(c, i));
+  for (int i = 1; i < values; ++i) indices.push_back(c.operand_as_written(i));
   if (differentiable(c, 0)) {
     Value* g = c.grad();
     if (!c.attr_bool("accumulate")) {

@@ -23,7 +23,6 @@ TORCH_AUTOGRAD_BUGS lists cases where torch's gradient is wrong, checked against
 central finite differences instead.
 Prints one line per failure and ends with `N passed, M failed, K skipped`; exits 1 if any
 case failed."""
-import argparse
 import concurrent.futures
 import os
 import pathlib
@@ -42,7 +41,8 @@ import torch
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from run_oracle import case_files, compare, load_cases, load_tensor, save_tensor, tail  # noqa: E402
+from run_oracle import (case_files, compare, kiln_binary, load_cases, load_tensor, oracle_arguments,  # noqa: E402
+                        save_tensor, tail)
 
 RTOL, ATOL = 1e-6, 1e-8
 TOLERANCE = types.SimpleNamespace(rtol=RTOL, atol=ATOL)
@@ -208,17 +208,11 @@ def run_case(case, kiln, workdir, label):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kiln", required=True, help="path of the kiln binary")
-    ap.add_argument("paths", nargs="*", help="cases files or directories (default: tests/oracle/cases_*.py)")
-    ap.add_argument("-k", dest="filter", default="", help="run only cases whose name contains this")
-    ap.add_argument("-j", dest="jobs", type=int, default=2, help="cases run in parallel (default 2)")
+    ap = oracle_arguments(__doc__)
     ap.add_argument("-v", dest="verbose", action="store_true", help="print each skipped case and why")
-    ap.add_argument("--keep", action="store_true", help="keep the scratch directory and print where it is")
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
-    if not os.access(kiln, os.X_OK):
-        print(f"run_grad_oracle: {kiln} is not an executable", file=sys.stderr)
+    kiln = kiln_binary(args, "run_grad_oracle")
+    if kiln is None:
         return 2
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", category=UserWarning)

@@ -150,17 +150,30 @@ def case_files(args):
     return files
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def oracle_arguments(description):
+    """The command line both oracle runners share; the caller may add options before parsing."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kiln", required=True, help="path of the kiln binary")
     ap.add_argument("paths", nargs="*", help="cases files or directories (default: tests/oracle/cases_*.py)")
     ap.add_argument("-k", dest="filter", default="", help="run only cases whose name contains this")
     ap.add_argument("-j", dest="jobs", type=int, default=2, help="cases run in parallel (default 2)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory and print where it is")
-    args = ap.parse_args()
+    return ap
+
+
+def kiln_binary(args, tool):
+    """The absolute path of --kiln, or None after saying why it cannot run."""
     kiln = os.path.abspath(args.kiln)
     if not os.access(kiln, os.X_OK):
-        print(f"run_oracle: {kiln} is not an executable", file=sys.stderr)
+        print(f"{tool}: {kiln} is not an executable", file=sys.stderr)
+        return None
+    return kiln
+
+
+def main():
+    args = oracle_arguments(__doc__).parse_args()
+    kiln = kiln_binary(args, "run_oracle")
+    if kiln is None:
         return 2
     torch.set_num_threads(1)
     # References of edge cases (empty reductions, var with too few elements) make torch warn.
