@@ -1,5 +1,7 @@
 // Derivative rules of the matrix products: for C = A B, dA = dC B^T and dB = A^T dC, with
 // 1-D operands promoted to matrices and broadcast batch dims summed away (to_operand).
+#include <utility>
+
 #include "autograd/derivative_rules.h"
 #include "autograd/rule_util.h"
 
@@ -15,6 +17,26 @@ Value* mT(GraphBuilder& b, Value* v) {
 
 Value* unsqueeze(GraphBuilder& b, Value* v, int64_t dim) { return b.apply1(OpKind::Unsqueeze, {v}, {{"dim", dim}}); }
 
+// Gradients of P = A B (product op mm or bmm) for operands lhs and rhs of the call, given
+// dP: dA = dP B^T, dB = A^T dP (null where the operand takes no gradient).
+std::pair<Value*, Value*> product_grads(const GradCall& c, OpKind product, Value* dp, int lhs, int rhs) {
+  GraphBuilder& b = c.b;
+  Value* ga = differentiable(c, lhs) ? b.apply1(product, {dp, mT(b, c.operand(rhs))}) : nullptr;
+  Value* gb = differentiable(c, rhs) ? b.apply1(product, {mT(b, c.operand(lhs)), dp}) : nullptr;
+  return {ga, gb};
+}
+
+// beta self + alpha (A B), for addmm and baddbmm.
+std::vector<Value*> scaled_product_plus_self(const GradCall& c, OpKind product) {
+  GraphBuilder& b = c.b;
+  Value* g = c.grad();
+  const Scalar beta = c.attr_scalar("beta"), alpha = c.attr_scalar("alpha");
+  Value* gself = differentiable(c, 0) ? mul(b, g, beta) : nullptr;
+  Value* dp = alpha.to_double() == 1.0 ? g : mul(b, g, alpha);
+  auto [g1, g2] = product_grads(c, product, dp, 1, 2);
+  return {to_operand(c, 0, gself), to_operand(c, 1, g1), to_operand(c, 2, g2)};
+}
+
 Value* squeeze(GraphBuilder& b, Value* v, int64_t dim) {
   return b.apply1(OpKind::Squeeze, {v}, {{"dim", AttrValue::Ints{dim}}});
 }
@@ -22,18 +44,12 @@ Value* squeeze(GraphBuilder& b, Value* v, int64_t dim) {
 }  // namespace
 
 std::vector<Value*> grad_rule_mm(const GradCall& c) {
-  GraphBuilder& b = c.b;
-  Value* g = c.grad();
-  Value* ga = differentiable(c, 0) ? b.apply1(OpKind::Mm, {g, mT(b, c.operand(1))}) : nullptr;
-  Value* gb = differentiable(c, 1) ? b.apply1(OpKind::Mm, {mT(b, c.operand(0)), g}) : nullptr;
+  auto [ga, gb] = product_grads(c, OpKind::Mm, c.grad(), 0, 1);
   return {to_operand(c, 0, ga), to_operand(c, 1, gb)};
 }
 
 std::vector<Value*> grad_rule_bmm(const GradCall& c) {
-  GraphBuilder& b = c.b;
-  Value* g = c.grad();
-  Value* ga = differentiable(c, 0) ? b.apply1(OpKind::Bmm, {g, mT(b, c.operand(1))}) : nullptr;
-  Value* gb = differentiable(c, 1) ? b.apply1(OpKind::Bmm, {mT(b, c.operand(0)), g}) : nullptr;
+  auto [ga, gb] = product_grads(c, OpKind::Bmm, c.grad(), 0, 1);
   return {to_operand(c, 0, ga), to_operand(c, 1, gb)};
 }
 
@@ -64,17 +80,9 @@ std::vector<Value*> grad_rule_matmul(const GradCall& c) {
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
 
-// beta self + alpha (mat1 mat2).
-std::vector<Value*> grad_rule_addmm(const GradCall& c) {
-  GraphBuilder& b = c.b;
-  Value* g = c.grad();
-  const Scalar beta = c.attr_scalar("beta"), alpha = c.attr_scalar("alpha");
-  Value* gself = differentiable(c, 0) ? mul(b, g, beta) : nullptr;
-  Value* ga = alpha.to_double() == 1.0 ? g : mul(b, g, alpha);
-  Value* g1 = differentiable(c, 1) ? b.apply1(OpKind::Mm, {ga, mT(b, c.operand(2))}) : nullptr;
-  Value* g2 = differentiable(c, 2) ? b.apply1(OpKind::Mm, {mT(b, c.operand(1)), ga}) : nullptr;
-  return {to_operand(c, 0, gself), to_operand(c, 1, g1), to_operand(c, 2, g2)};
-}
+std::vector<Value*> grad_rule_addmm(const GradCall& c) { return scaled_product_plus_self(c, OpKind::Mm); }
+
+std::vector<Value*> grad_rule_baddbmm(const GradCall& c) { return scaled_product_plus_self(c, OpKind::Bmm); }
 
 // input W^T + bias: d input = g W; d W = g^T input over all leading dims; d bias = g summed.
 std::vector<Value*> grad_rule_linear(const GradCall& c) {

@@ -1,5 +1,5 @@
 // Derivative rules of the losses, dropout, attention, the average poolings and a few
-// arithmetic ops (remainder, fmod, baddbmm). Losses and attention rebuild their forward on a
+// arithmetic ops (remainder, fmod). Losses and attention rebuild their forward on a
 // Tape (rule_util.h) from ops with rules; class-index targets become constant one-hot masks,
 // so no gradient flows to them.
 #include <algorithm>
@@ -144,21 +144,6 @@ Bins avg_bins(GraphBuilder& b, int64_t out, int64_t n, int64_t k, int64_t s, int
 std::vector<Value*> grad_rule_remainder(const GradCall& c) { return rounded_remainder(c, "floor"); }
 
 std::vector<Value*> grad_rule_fmod(const GradCall& c) { return rounded_remainder(c, "trunc"); }
-
-// beta self + alpha bmm(batch1, batch2).
-std::vector<Value*> grad_rule_baddbmm(const GradCall& c) {
-  GraphBuilder& b = c.b;
-  Value* g = c.grad();
-  const Scalar beta = c.attr_scalar("beta"), alpha = c.attr_scalar("alpha");
-  Value* gself = differentiable(c, 0) ? mul(b, g, beta) : nullptr;
-  Value* ga = alpha.to_double() == 1.0 ? g : mul(b, g, alpha);
-  const AttrMap mt{{"dim0", int64_t{-1}}, {"dim1", int64_t{-2}}};
-  Value* g1 =
-      differentiable(c, 1) ? b.apply1(OpKind::Bmm, {ga, b.apply1(OpKind::Transpose, {c.operand(2)}, mt)}) : nullptr;
-  Value* g2 =
-      differentiable(c, 2) ? b.apply1(OpKind::Bmm, {b.apply1(OpKind::Transpose, {c.operand(1)}, mt), ga}) : nullptr;
-  return {to_operand(c, 0, gself), to_operand(c, 1, g1), to_operand(c, 2, g2)};
-}
 
 std::vector<Value*> grad_rule_mse_loss(const GradCall& c) {
   Tape t(c.b);
