@@ -1,5 +1,7 @@
 #include "passes/cse.h"
 
+#include "passes/subgraph_walk.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -45,10 +47,7 @@ Key key_of(const Node& n) {
 
 PassResult eliminate_common_subexpressions(Graph& g) {
   PassResult result;
-  int64_t merged = 0;
-  for (Node* n : g.nodes())
-    for (int i = 0; i < n->num_subgraphs(); ++i)
-      merged += eliminate_common_subexpressions(*n->subgraph(i)).counters["nodes_merged"];
+  int64_t merged = run_in_subgraphs(g, eliminate_common_subexpressions, "nodes_merged");
 
   std::set<const Value*> mutated = mutated_values(g);
   std::map<Key, Node*> seen;

@@ -1,5 +1,7 @@
 #include "passes/dce.h"
 
+#include "passes/subgraph_walk.h"
+
 namespace kiln {
 
 bool is_removable_when_unused(const Node& n) {
@@ -14,12 +16,7 @@ bool is_removable_when_unused(const Node& n) {
 
 PassResult eliminate_dead_code(Graph& g) {
   PassResult result;
-  int64_t removed = 0;
-  for (Node* n : g.nodes())
-    for (int i = 0; i < n->num_subgraphs(); ++i) {
-      PassResult inner = eliminate_dead_code(*n->subgraph(i));
-      removed += inner.counters["nodes_removed"];
-    }
+  int64_t removed = run_in_subgraphs(g, eliminate_dead_code, "nodes_removed");
   // Walk backwards so a node's users are gone before the node is looked at.
   std::vector<Node*> nodes = g.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {

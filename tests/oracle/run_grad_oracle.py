@@ -27,10 +27,8 @@ import concurrent.futures
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import traceback
 import types
 import warnings
@@ -42,7 +40,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from run_oracle import (case_files, compare, kiln_binary, load_cases, load_tensor, oracle_arguments,  # noqa: E402
-                        save_tensor, tail)
+                        save_tensor, scratch_directory, tail)
 
 RTOL, ATOL = 1e-6, 1e-8
 TOLERANCE = types.SimpleNamespace(rtol=RTOL, atol=ATOL)
@@ -231,8 +229,7 @@ def main():
             if args.filter in case.name and eligibility(case, grad_ops) is None:
                 jobs.append((f"{path.name}::{case.name}", case))
 
-    scratch = tempfile.mkdtemp(prefix="kiln_grad_oracle_")
-    try:
+    with scratch_directory("kiln_grad_oracle_", args.keep) as scratch:
         def work(item):
             n, (label, case) = item
             try:
@@ -260,11 +257,6 @@ def main():
                 else:
                     failures.append(f"FAIL {label}: {problem}")
                     print(failures[-1], flush=True)
-    finally:
-        if args.keep:
-            print(f"scratch files kept in {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
     extra = f", {len(known)} known differences" if known else ""
     print(f"{passed} passed, {len(failures)} failed, {skipped} skipped{extra}")
     return 1 if failures else 0

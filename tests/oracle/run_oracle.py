@@ -11,6 +11,7 @@ torch.allclose(equal_nan=True) with the case's rtol/atol (exact equality for int
 A case with expect_error must make kiln exit with status 1 and print that text on stderr.
 Prints one line per failure and ends with `N passed, M failed`; exits 1 if any failed."""
 import argparse
+import contextlib
 import concurrent.futures
 import importlib.util
 import os
@@ -170,6 +171,19 @@ def kiln_binary(args, tool):
     return kiln
 
 
+@contextlib.contextmanager
+def scratch_directory(prefix, keep):
+    """A temporary directory for the cases' files, removed afterwards unless `keep`."""
+    scratch = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield scratch
+    finally:
+        if keep:
+            print(f"scratch files kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main():
     args = oracle_arguments(__doc__).parse_args()
     kiln = kiln_binary(args, "run_oracle")
@@ -197,8 +211,7 @@ def main():
             if args.filter in case.name:
                 jobs.append((f"{path.name}::{case.name}", case))
 
-    scratch = tempfile.mkdtemp(prefix="kiln_oracle_")
-    try:
+    with scratch_directory("kiln_oracle_", args.keep) as scratch:
         def work(item):
             n, (label, case) = item
             try:
@@ -213,11 +226,6 @@ def main():
                 else:
                     failures.append(f"FAIL {label}: {problem}")
                     print(failures[-1], flush=True)
-    finally:
-        if args.keep:
-            print(f"scratch files kept in {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
     print(f"{passed} passed, {len(failures)} failed")
     return 1 if failures else 0
 
