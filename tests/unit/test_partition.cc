@@ -1,8 +1,11 @@
-// The default partition: forward and backward graphs that together compute exactly what the
-// joint graph computes, with the forward saving only what the backward reads.
+// The partitioners: forward and backward graphs that together compute exactly what the joint
+// graph computes; the default partition saves what the backward reads, the min cut saves less
+// and recomputes cheap ops, and saved bytes never grow as the memory budget shrinks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 
 #include "autograd/joint_graph.h"
 #include "autograd/partition.h"
@@ -20,7 +23,8 @@ std::unique_ptr<Graph> parse(const char* text) {
 }
 
 // Runs joint and partitioned graphs on the same inputs and tangents; they must agree bit for bit.
-void expect_partition_matches_joint(const Graph& forward, std::vector<Tensor> primals) {
+void expect_partition_matches_joint(const Graph& forward, std::vector<Tensor> primals,
+                                    const PartitionOptions& options = {.kind = PartitionKind::Default}) {
   auto joint = joint_graph(forward);
   ASSERT_TRUE(joint) << joint.error().to_string();
   std::vector<Tensor> joint_inputs = primals;
@@ -33,7 +37,9 @@ void expect_partition_matches_joint(const Graph& forward, std::vector<Tensor> pr
   auto expected = interpret(*joint->graph, joint_inputs);
   ASSERT_TRUE(expected) << expected.error().to_string();
 
-  Partition p = partition_default(*joint);
+  Expected<Partition> partitioned = partition(*joint, options);
+  ASSERT_TRUE(partitioned) << partitioned.error().to_string();
+  const Partition& p = *partitioned;
   auto fwd = interpret(*p.forward, primals);
   ASSERT_TRUE(fwd) << fwd.error().to_string();
   std::vector<Tensor> bwd_inputs(fwd->begin() + p.num_forward_outputs, fwd->end());
@@ -79,6 +85,116 @@ TEST(PartitionDefault, SavesWhatTheBackwardReads) {
   EXPECT_EQ(p.saved_bytes, 2 * 8 * 4);
   EXPECT_EQ(p.forward->outputs().size(), 3u);
   EXPECT_EQ(p.backward->outputs().size(), 2u);
+}
+
+// A two-layer MLP with a normalization and a reduction: enough structure for every ban rule.
+constexpr const char* kMlp = R"(graph @mlp(%x: f32[16,32], %w1: param f32[32,64], %w2: param f32[64,8]) -> (f32[]) {
+  %0 = matmul(%x, %w1) : f32[16,64]
+  %1 = tanh(%0) : f32[16,64]
+  %2 = mul(%1, %1) : f32[16,64]
+  %3 = sum(%2) {dim=[-1], keepdim=true} : f32[16,1]
+  %4 = rsqrt(%3) : f32[16,1]
+  %5 = mul(%1, %4) : f32[16,64]
+  %6 = matmul(%5, %w2) : f32[16,8]
+  %7 = sigmoid(%6) : f32[16,8]
+  %8 = sum(%7) : f32[]
+  return %8
+})";
+
+std::vector<Tensor> mlp_inputs() {
+  return {Tensor::randn({16, 32}, 1), Tensor::randn({32, 64}, 2), Tensor::randn({64, 8}, 3)};
+}
+
+TEST(PartitionMinCut, ForwardAndBackwardMatchTheJointGraphExactlyAtEveryBudget) {
+  auto g = parse(kMlp);
+  for (double budget : {1.0, 0.5, 0.0})
+    for (KnapsackSolver solver : {KnapsackSolver::DynamicProgramming, KnapsackSolver::Greedy}) {
+      SCOPED_TRACE("budget " + std::to_string(budget));
+      expect_partition_matches_joint(*g, mlp_inputs(), {.memory_budget = budget, .solver = solver});
+    }
+}
+
+TEST(PartitionMinCut, SavesLessThanTheDefaultPartition) {
+  auto g = parse(kMlp);
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  Expected<Partition> min_cut = partition(*joint);
+  ASSERT_TRUE(min_cut) << min_cut.error().to_string();
+  EXPECT_LT(min_cut->saved_bytes, partition_default(*joint).saved_bytes);
+  EXPECT_GT(min_cut->recomputed_nodes, 0);
+  // Matmuls are never recomputed.
+  for (Node* n : min_cut->backward->nodes())
+    if (n->op() == OpKind::Matmul) {
+      bool reads_tangent_path = false;
+      for (const Operand& o : n->operands()) reads_tangent_path |= !o.value->is_input() || o.value->role() == InputRole::Tangent;
+      EXPECT_TRUE(reads_tangent_path) << print_node(*n);
+    }
+}
+
+TEST(PartitionMinCut, SavedBytesNeverGrowAsTheBudgetShrinks) {
+  auto g = parse(kMlp);
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  for (KnapsackSolver solver : {KnapsackSolver::DynamicProgramming, KnapsackSolver::Greedy}) {
+    int64_t previous = INT64_MAX;
+    for (int step = 20; step >= 0; --step) {
+      Expected<Partition> p = partition(*joint, {.memory_budget = step / 20.0, .solver = solver});
+      ASSERT_TRUE(p) << p.error().to_string();
+      EXPECT_LE(p->saved_bytes, previous) << "budget " << step / 20.0;
+      previous = p->saved_bytes;
+    }
+  }
+}
+
+TEST(PartitionMinCut, BudgetZeroSavesOnlyInputs) {
+  auto g = parse(kMlp);
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  Expected<Partition> p = partition(*joint, {.memory_budget = 0});
+  ASSERT_TRUE(p) << p.error().to_string();
+  for (int i = 0; i < p->num_saved; ++i) {
+    const std::string& name = p->backward->input(i)->name();
+    EXPECT_TRUE(name == "x" || name == "w1" || name == "w2") << name;
+  }
+}
+
+TEST(PartitionMinCut, BudgetOutsideZeroOneIsAnError) {
+  auto g = parse(kMlp);
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  for (double budget : {-0.1, 1.5, std::nan("")}) {
+    Expected<Partition> p = partition(*joint, {.memory_budget = budget});
+    ASSERT_FALSE(p);
+    EXPECT_NE(p.error().to_string().find("is outside [0, 1]"), std::string::npos) << p.error().to_string();
+  }
+}
+
+TEST(PartitionMinCut, BackwardStartsWhereTheFirstTangentIsUsed) {
+  // d(sin(x) * cos(x)): the first tangent use needs cos(x), the second sin(x); recomputed like
+  // the autograd engine would run them, sin(x) comes only after the first tangent use.
+  auto g = parse(R"(graph @f(%x: f32[64]) -> (f32[64]) {
+  %0 = sin(%x) : f32[64]
+  %1 = cos(%x) : f32[64]
+  %2 = mul(%0, %1) : f32[64]
+  return %2
+})");
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  Expected<Partition> p = partition(*joint);
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_EQ(p->num_saved, 1);
+  EXPECT_EQ(p->backward->input(0)->name(), "x");
+  std::vector<Node*> nodes = p->backward->nodes();
+  int first_tangent_use = -1, sin = -1;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    const Node* n = nodes[static_cast<size_t>(i)];
+    for (const Operand& o : n->operands())
+      if (first_tangent_use < 0 && o.value->is_input() && o.value->role() == InputRole::Tangent) first_tangent_use = i;
+    if (n->op() == OpKind::Sin && n->operand(0).value->is_input() && sin < 0) sin = i;
+  }
+  ASSERT_GE(first_tangent_use, 0);
+  EXPECT_GT(sin, first_tangent_use) << print_graph(*p->backward);
+  expect_partition_matches_joint(*g, {Tensor::randn({64}, 4)}, {});
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
-// kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=partition|joint]:
+// kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b]
+//                 [--json] [--emit=partition|joint]:
 // differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), splits it into
-// forward and backward graphs and prints both with a table of the values the forward saves
-// for the backward. --emit=joint prints the joint graph itself instead (inputs: primals, then
+// forward and backward graphs (autograd/partition.h; min-cut by default) and prints both with
+// a table of the values the forward saves for the backward, the number of recomputed nodes,
+// and how the saved bytes compare with the default partition's. --emit=joint prints the joint graph itself instead (inputs: primals, then
 // one tangent per floating forward output; outputs: forward outputs, then the gradients), a
 // graph `kiln run` can execute.
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -22,6 +25,7 @@ namespace {
 struct GradArgs {
   std::string file;
   JointOptions joint;
+  PartitionOptions partition;
   bool json = false;
   bool emit_joint = false;
 };
@@ -34,9 +38,26 @@ bool parse_args(const Args& args, GradArgs& out) {
       while (std::getline(ss, name, ','))
         if (!name.empty()) out.joint.wrt.push_back(name);
     } else if (a == "--partition=default") {
-      // The only partitioner so far; min-cut comes with the rest of issue 3.
+      out.partition.kind = PartitionKind::Default;
+    } else if (a == "--partition=min-cut") {
+      out.partition.kind = PartitionKind::MinCut;
     } else if (a.rfind("--partition=", 0) == 0) {
-      std::fprintf(stderr, "kiln grad: unknown partitioner '%s' (known: default)\n", a.substr(12).c_str());
+      std::fprintf(stderr, "kiln grad: unknown partitioner '%s' (known: min-cut, default)\n", a.substr(12).c_str());
+      return false;
+    } else if (a.rfind("--budget=", 0) == 0) {
+      const std::string v = a.substr(9);
+      char* end = nullptr;
+      out.partition.memory_budget = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0') {
+        std::fprintf(stderr, "kiln grad: --budget wants a number in [0, 1], not '%s'\n", v.c_str());
+        return false;
+      }
+    } else if (a == "--solver=dp") {
+      out.partition.solver = KnapsackSolver::DynamicProgramming;
+    } else if (a == "--solver=greedy") {
+      out.partition.solver = KnapsackSolver::Greedy;
+    } else if (a.rfind("--solver=", 0) == 0) {
+      std::fprintf(stderr, "kiln grad: unknown knapsack solver '%s' (known: dp, greedy)\n", a.substr(9).c_str());
       return false;
     } else if (a == "--json") {
       out.json = true;
@@ -55,7 +76,9 @@ bool parse_args(const Args& args, GradArgs& out) {
     }
   }
   if (out.file.empty()) {
-    std::fprintf(stderr, "usage: kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=partition|joint]\n");
+    std::fprintf(stderr,
+                 "usage: kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b] "
+                 "[--json] [--emit=partition|joint]\n");
     return false;
   }
   if (out.emit_joint && out.json) {
@@ -67,30 +90,32 @@ bool parse_args(const Args& args, GradArgs& out) {
 
 std::string json_string(const std::string& s) { return quote_string(s); }
 
-void print_json(const Partition& p) {
+void print_json(const Partition& p, int64_t default_bytes) {
   std::string out = "{\"forward\": " + json_string(print_graph(*p.forward)) +
                     ", \"backward\": " + json_string(print_graph(*p.backward)) + ", \"saved\": [";
-  for (int i = 0; i < p.num_saved; ++i) {
-    const Value* v = p.backward->input(i);
-    const TensorType& t = v->type();
-    int64_t bytes = t.shape.is_static() ? t.shape.numel() * dtype_size(t.dtype) : -1;
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(v->name()) + ", \"shape\": " +
-           json_string(t.shape.to_string()) + ", \"dtype\": " + json_string(std::string(dtype_name(t.dtype))) +
-           ", \"bytes\": " + std::to_string(bytes) + "}";
+  for (size_t i = 0; i < p.saved.size(); ++i) {
+    const SavedValue& v = p.saved[i];
+    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(v.name) + ", \"shape\": " +
+           json_string(v.type.shape.to_string()) + ", \"dtype\": " + json_string(std::string(dtype_name(v.type.dtype))) +
+           ", \"bytes\": " + (v.type.shape.is_static() ? std::to_string(v.bytes) : "-1") + "}";
   }
-  out += "], \"saved_bytes\": " + std::to_string(p.saved_bytes) + ", \"recomputed_nodes\": 0}\n";
+  out += "], \"saved_bytes\": " + std::to_string(p.saved_bytes) +
+         ", \"recomputed_nodes\": " + std::to_string(p.recomputed_nodes) +
+         ", \"default_saved_bytes\": " + std::to_string(default_bytes) + "}\n";
   std::fputs(out.c_str(), stdout);
 }
 
-void print_text(const Partition& p) {
+void print_text(const Partition& p, int64_t default_bytes) {
   std::printf("%s\n%s\n", print_graph(*p.forward).c_str(), print_graph(*p.backward).c_str());
   std::printf("saved for backward (%d values):\n", p.num_saved);
-  for (int i = 0; i < p.num_saved; ++i) {
-    const TensorType& t = p.backward->input(i)->type();
-    std::string bytes = t.shape.is_static() ? std::to_string(t.shape.numel() * dtype_size(t.dtype)) : "symbolic";
-    std::printf("  %%%-20s %-20s %s bytes\n", p.backward->input(i)->name().c_str(), t.to_string().c_str(), bytes.c_str());
+  for (const SavedValue& v : p.saved) {
+    std::string bytes = v.type.shape.is_static() ? std::to_string(v.bytes) : "symbolic";
+    std::printf("  %%%-20s %-20s %s bytes\n", v.name.c_str(), v.type.to_string().c_str(), bytes.c_str());
   }
-  std::printf("saved bytes: %lld\nrecomputed nodes: 0\n", static_cast<long long>(p.saved_bytes));
+  std::printf("saved bytes: %lld\nrecomputed nodes: %d\n", static_cast<long long>(p.saved_bytes), p.recomputed_nodes);
+  const double percent = default_bytes > 0 ? 100.0 * static_cast<double>(p.saved_bytes) / static_cast<double>(default_bytes) : 100.0;
+  std::printf("default partition saves: %lld bytes (this partition: %.1f%%)\n", static_cast<long long>(default_bytes),
+              percent);
 }
 
 }  // namespace
@@ -114,11 +139,17 @@ int cmd_grad(const Args& raw) {
     std::printf("%s\n", print_graph(*joint->graph).c_str());
     return 0;
   }
-  Partition p = partition_default(*joint);
+  Expected<Partition> p = partition(*joint, args.partition);
+  if (!p) {
+    std::fprintf(stderr, "%s\n", p.error().to_string().c_str());
+    return 1;
+  }
+  const int64_t default_bytes =
+      args.partition.kind == PartitionKind::Default ? p->saved_bytes : partition_default(*joint).saved_bytes;
   if (args.json)
-    print_json(p);
+    print_json(*p, default_bytes);
   else
-    print_text(p);
+    print_text(*p, default_bytes);
   return 0;
 }
 
