@@ -179,6 +179,16 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index, CallSite loc = CallSi
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length, CallSite loc = CallSite::current());
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0, CallSite loc = CallSite::current());
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0, CallSite loc = CallSite::current());
+// A view of x's storage (offsets count from the storage's first element; none: x's own).
+Tensor as_strided(const Tensor& x, IntList size, IntList stride, std::optional<int64_t> storage_offset = std::nullopt,
+                  CallSite loc = CallSite::current());
+// View inverses: a copy of x with the elements the view would show replaced by src.
+Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                     std::optional<int64_t> end = std::nullopt, int64_t step = 1, CallSite loc = CallSite::current());
+Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index,
+                      CallSite loc = CallSite::current());
+Tensor as_strided_scatter(const Tensor& x, const Tensor& src, IntList size, IntList stride,
+                          std::optional<int64_t> storage_offset = std::nullopt, CallSite loc = CallSite::current());
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0, CallSite loc = CallSite::current());
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0, CallSite loc = CallSite::current());
 Tensor constant_pad_nd(const Tensor& x, IntList pad, Scalar value = 0, CallSite loc = CallSite::current());

@@ -69,6 +69,23 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim, Call
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim, CallSite loc) {
   return OpBuilder(OpKind::Chunk, loc).operand(x).attr("chunks", chunks).attr("dim", dim).many();
 }
+Tensor as_strided(const Tensor& x, IntList size, IntList stride, std::optional<int64_t> storage_offset, CallSite loc) {
+  return OpBuilder(OpKind::AsStrided, loc)
+      .operand(x).attr("size", size).attr("stride", stride).attr("storage_offset", storage_offset).one();
+}
+Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step, CallSite loc) {
+  return OpBuilder(OpKind::SliceScatter, loc)
+      .operand(x).operand(src).attr("dim", dim).attr("start", start).attr("end", end).attr("step", step).one();
+}
+Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index, CallSite loc) {
+  return OpBuilder(OpKind::SelectScatter, loc).operand(x).operand(src).attr("dim", dim).attr("index", index).one();
+}
+Tensor as_strided_scatter(const Tensor& x, const Tensor& src, IntList size, IntList stride,
+                          std::optional<int64_t> storage_offset, CallSite loc) {
+  return OpBuilder(OpKind::AsStridedScatter, loc)
+      .operand(x).operand(src).attr("size", size).attr("stride", stride).attr("storage_offset", storage_offset).one();
+}
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, CallSite loc) {
   return OpBuilder(OpKind::Cat, loc).operands(tensors).attr("dim", dim).one();
 }

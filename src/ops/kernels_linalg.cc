@@ -4,11 +4,20 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
 #include "support/check.h"
+
+// Results must not depend on the target: a fused multiply-add would round a*b+c once instead
+// of twice and change the sums' bits.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace kiln {
 
@@ -28,6 +37,70 @@ Tensor broadcast_batch(const Tensor& t, const std::vector<int64_t>& batch) {
   return t.as_strided(sizes, strides, t.offset());
 }
 
+// The floating product of one batch, computed over contiguous double copies so the hot loop
+// touches plain arrays. Every output element is the same sum as the textbook loop
+// `double acc = 0; for p in 0..k-1: acc += a[i][p] * b[p][j]`, rounded once to the output
+// dtype: blocking only reorders which (i, j) is worked on, never the order of p within one
+// element, and no fused multiply-add is allowed (the pragmas at the top of the file).
+class FloatingMatmul {
+ public:
+  FloatingMatmul(int64_t n, int64_t k, int64_t m)
+      : n_(n), k_(k), m_(m), a_(static_cast<size_t>(n * k)), b_(static_cast<size_t>(k * m)),
+        c_(static_cast<size_t>(n * m)) {}
+
+  // Copies a (n x k, element strides a_n, a_k from a_off) and b (k x m) into the buffers.
+  void load(const ElementAccess& ea, int64_t a_off, int64_t a_n, int64_t a_k, const ElementAccess& eb, int64_t b_off,
+            int64_t b_k, int64_t b_m) {
+    for (int64_t i = 0; i < n_; ++i)
+      for (int64_t p = 0; p < k_; ++p) a_[static_cast<size_t>(i * k_ + p)] = ea.get(a_off + i * a_n + p * a_k);
+    for (int64_t p = 0; p < k_; ++p)
+      for (int64_t j = 0; j < m_; ++j) b_[static_cast<size_t>(p * m_ + j)] = eb.get(b_off + p * b_k + j * b_m);
+  }
+
+  void multiply() {
+    std::fill(c_.begin(), c_.end(), 0.0);
+    // Column blocks of kCols keep a row of c in L1; depth blocks of kDepth keep the b panel
+    // (kDepth x kCols doubles, 256 KiB) in L2. p blocks run in ascending order.
+    for (int64_t j0 = 0; j0 < m_; j0 += kCols)
+      for (int64_t p0 = 0; p0 < k_; p0 += kDepth) {
+        const int64_t cols = std::min(kCols, m_ - j0), p1 = std::min(p0 + kDepth, k_);
+        for (int64_t i = 0; i < n_; ++i) {
+          double* c = c_.data() + i * m_ + j0;
+          const double* a = a_.data() + i * k_;
+          const double* b = b_.data() + j0;
+          if (cols == kCols)
+            accumulate_row<kCols>(c, a, b, p0, p1, kCols);
+          else
+            accumulate_row<0>(c, a, b, p0, p1, cols);
+        }
+      }
+  }
+
+  // Rounds the sums into out (element strides o_n, o_m from o_off).
+  void store(const ElementAccess& eo, int64_t o_off, int64_t o_n, int64_t o_m) const {
+    for (int64_t i = 0; i < n_; ++i)
+      for (int64_t j = 0; j < m_; ++j) eo.set(o_off + i * o_n + j * o_m, c_[static_cast<size_t>(i * m_ + j)]);
+  }
+
+ private:
+  static constexpr int64_t kCols = 128, kDepth = 256;
+
+  // c[j] += a[p] * b[p * m + j] for p in [p0, p1), j in [0, cols); a fixed `Width` (when not 0)
+  // lets the compiler vectorize the j loop without a remainder.
+  template <int64_t Width>
+  void accumulate_row(double* c, const double* a, const double* b, int64_t p0, int64_t p1, int64_t cols) const {
+    const int64_t width = Width != 0 ? Width : cols;
+    for (int64_t p = p0; p < p1; ++p) {
+      const double ap = a[p];
+      const double* bp = b + p * m_;
+      for (int64_t j = 0; j < width; ++j) c[j] += ap * bp[j];
+    }
+  }
+
+  int64_t n_, k_, m_;
+  std::vector<double> a_, b_, c_;
+};
+
 // out[b] = a[b] @ b[b] where a, b, out share batch sizes (out is [batch..., n, m]).
 void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int r = out.dim();
@@ -43,20 +116,22 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
       {a.strides().begin(), a.strides().end() - 2},
       {b.strides().begin(), b.strides().end() - 2},
       {out.strides().begin(), out.strides().end() - 2}};
+  std::optional<FloatingMatmul> floating;
+  if (fp) floating.emplace(n, k, m);
   const auto one_batch = [&](const int64_t* off) {
+    if (fp) {
+      floating->load(ea, off[0], a_n, a_k, eb, off[1], b_k, b_m);
+      floating->multiply();
+      floating->store(eo, off[2], o_n, o_m);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < m; ++j) {
         const int64_t pa = off[0] + i * a_n, pb = off[1] + j * b_m, po = off[2] + i * o_n + j * o_m;
-        if (fp) {
-          double acc = 0;
-          for (int64_t p = 0; p < k; ++p) acc += ea.get(pa + p * a_k) * eb.get(pb + p * b_k);
-          eo.set(po, acc);
-        } else {
-          uint64_t acc = 0;  // unsigned: wraps instead of overflowing
-          for (int64_t p = 0; p < k; ++p)
-            acc += static_cast<uint64_t>(ea.get_int(pa + p * a_k)) * static_cast<uint64_t>(eb.get_int(pb + p * b_k));
-          eo.set_int(po, static_cast<int64_t>(acc));
-        }
+        uint64_t acc = 0;  // unsigned: wraps instead of overflowing
+        for (int64_t p = 0; p < k; ++p)
+          acc += static_cast<uint64_t>(ea.get_int(pa + p * a_k)) * static_cast<uint64_t>(eb.get_int(pb + p * b_k));
+        eo.set_int(po, static_cast<int64_t>(acc));
       }
   };
   if (batch.empty()) {

@@ -5,6 +5,7 @@
 
 #include "ops/kernel_index_util.h"
 #include "ops/kernels.h"
+#include "ops/strided_geometry.h"
 #include "ops/type_rules_util.h"
 #include "support/check.h"
 
@@ -18,39 +19,6 @@ const Tensor& self_of(const KernelCall& call) { return call.operands[0].tensor; 
 
 std::vector<int64_t> result_sizes(const KernelCall& call, int i = 0) {
   return call.result_types[static_cast<size_t>(i)].shape.sizes();
-}
-
-// Strides that make `new_sizes` a view of a tensor with `sizes`/`strides`, if any
-// (ATen's computeStride: dims may be merged or split only within contiguous chunks).
-std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                                                 const std::vector<int64_t>& new_sizes) {
-  const int64_t new_rank = static_cast<int64_t>(new_sizes.size());
-  if (sizes.empty()) return std::vector<int64_t>(new_sizes.size(), 1);
-  const int64_t numel = numel_of(sizes);
-  if (numel == 0 && sizes == new_sizes) return strides;
-  std::vector<int64_t> out(new_sizes.size(), 1);
-  if (numel == 0) return contiguous_strides(new_sizes);
-  int64_t view_d = new_rank - 1;
-  int64_t chunk_base = strides.back(), tensor_numel = 1, view_numel = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    const auto ud = static_cast<size_t>(d);
-    tensor_numel *= sizes[ud];
-    if (d == 0 || (sizes[ud - 1] != 1 && strides[ud - 1] != tensor_numel * chunk_base)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[static_cast<size_t>(view_d)] == 1)) {
-        out[static_cast<size_t>(view_d)] = view_numel * chunk_base;
-        view_numel *= new_sizes[static_cast<size_t>(view_d)];
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return std::nullopt;
-      if (d > 0) {
-        chunk_base = strides[ud - 1];
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
-  }
-  if (view_d != -1) return std::nullopt;
-  return out;
 }
 
 // reshape: a view when possible, else a contiguous copy viewed at the new sizes.

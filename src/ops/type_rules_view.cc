@@ -1,9 +1,11 @@
 // Shape rules of the view ops: reshape/view (one -1 inferred), permute, transpose, t, expand,
-// squeeze, unsqueeze, flatten, slice, select, narrow, split and chunk. Symbolic dims pass
+// squeeze, unsqueeze, flatten, slice, select, narrow, split, chunk and as_strided, and of the
+// view inverses slice_scatter, select_scatter and as_strided_scatter. Symbolic dims pass
 // through where the rule does not need their value; where it does, the rule says so.
 #include <algorithm>
 #include <string>
 
+#include "ops/strided_geometry.h"
 #include "ops/type_rules.h"
 #include "ops/type_rules_util.h"
 
@@ -193,32 +195,49 @@ Expected<std::vector<Shape>> shape_rule_flatten(const TypeCall& call) {
   return one(Shape(std::move(out)));
 }
 
-Expected<std::vector<Shape>> shape_rule_slice(const TypeCall& call) {
+namespace {
+
+// The shape of self[dim, start:end:step] (slice, and the slice slice_scatter writes);
+// errors start with `op`.
+Expected<Shape> slice_shape(std::string_view op, const TypeCall& call) {
   Shape s = operand_type(call, 0).shape;
-  if (s.rank() == 0) return make_error("slice: cannot be applied to a 0-dim tensor");
-  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("slice", call.attr_int("dim"), s.rank()));
+  if (s.rank() == 0) return make_error(op, ": cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error(op, call.attr_int("dim"), s.rank()));
   const int64_t step = call.attr_int("step");
-  if (step <= 0) return make_error("slice: step must be positive, got ", step);
+  if (step <= 0) return make_error(op, ": step must be positive, got ", step);
   auto start = call.attr_opt_int("start");
   auto end = call.attr_opt_int("end");
   if (s[d].is_symbolic()) {
     // A full slice keeps the symbol; anything else needs the dim's value.
-    if (step == 1 && (!start || *start == 0) && (!end || *end == INT64_MAX)) return one(s);
-    return make_error("slice: bounds on symbolic dim ", s[d].symbol_name(), " need its value");
+    if (step == 1 && (!start || *start == 0) && (!end || *end == INT64_MAX)) return s;
+    return make_error(op, ": bounds on symbolic dim ", s[d].symbol_name(), " need its value");
   }
   s[d] = slice_bounds(s[d].value(), start, end, step).length;
-  return one(s);
+  return s;
+}
+
+// The shape of self.select(dim, index) (select, and the slice select_scatter writes).
+Expected<Shape> select_shape(std::string_view op, const TypeCall& call) {
+  Shape s = operand_type(call, 0).shape;
+  if (s.rank() == 0) return make_error(op, ": cannot be applied to a 0-dim tensor");
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error(op, call.attr_int("dim"), s.rank()));
+  const int64_t index = call.attr_int("index");
+  if (s[d].is_static() && (index < -s[d].value() || index >= s[d].value()))
+    return make_error(op, ": index ", index, " out of range for tensor of size ", s.to_string(), " at dimension ", d);
+  s.dims().erase(s.dims().begin() + d);
+  return s;
+}
+
+}  // namespace
+
+Expected<std::vector<Shape>> shape_rule_slice(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(Shape s, slice_shape("slice", call));
+  return one(std::move(s));
 }
 
 Expected<std::vector<Shape>> shape_rule_select(const TypeCall& call) {
-  Shape s = operand_type(call, 0).shape;
-  if (s.rank() == 0) return make_error("select: cannot be applied to a 0-dim tensor");
-  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("select", call.attr_int("dim"), s.rank()));
-  const int64_t index = call.attr_int("index");
-  if (s[d].is_static() && (index < -s[d].value() || index >= s[d].value()))
-    return make_error("select: index ", index, " out of range for tensor of size ", s.to_string(), " at dimension ", d);
-  s.dims().erase(s.dims().begin() + d);
-  return one(s);
+  KILN_ASSIGN_OR_RETURN(Shape s, select_shape("select", call));
+  return one(std::move(s));
 }
 
 Expected<std::vector<Shape>> shape_rule_narrow(const TypeCall& call) {
@@ -275,6 +294,72 @@ Expected<std::vector<Shape>> shape_rule_chunk(const TypeCall& call) {
   const int64_t chunks = call.attr_int("chunks");
   if (chunks <= 0) return make_error("chunk: expects `chunks` to be greater than 0, got: ", chunks);
   return pieces(call, chunk_sizes(size, chunks), d);
+}
+
+namespace {
+
+// as_strided's attributes: sizes and strides of one length, none negative.
+Status check_strided_attrs(std::string_view op, const TypeCall& call) {
+  const std::vector<int64_t>& size = call.attr_ints("size");
+  const std::vector<int64_t>& stride = call.attr_ints("stride");
+  if (size.size() != stride.size())
+    return make_error(op, ": mismatch in length of strides and shape (size ", ints_str(size), ", stride ",
+                      ints_str(stride), ")");
+  for (int64_t n : size)
+    if (n < 0) return make_error(op, ": negative size ", n, " in ", ints_str(size));
+  for (int64_t n : stride)
+    if (n < 0) return make_error(op, ": negative strides are not supported, got ", ints_str(stride));
+  if (auto offset = call.attr_opt_int("storage_offset"); offset && *offset < 0)
+    return make_error(op, ": negative storage offset ", *offset);
+  return Status::ok();
+}
+
+// The scatter ops' src (operand 1) must have exactly the shape of the slice it replaces.
+Status check_src_shape(std::string_view op, const TypeCall& call, const Shape& slice) {
+  const Shape& src = operand_type(call, 1).shape;
+  bool same = src.rank() == slice.rank();
+  for (int i = 0; same && i < src.rank(); ++i)
+    same = src[i].is_symbolic() || slice[i].is_symbolic() || src[i] == slice[i];
+  if (same) return Status::ok();
+  return make_error(op, ": expected src to have a size equal to the slice of self. src size = ", src.to_string(),
+                    ", slice size = ", slice.to_string());
+}
+
+}  // namespace
+
+Expected<std::vector<Shape>> shape_rule_as_strided(const TypeCall& call) {
+  KILN_TRY(check_strided_attrs("as_strided", call));
+  const std::vector<int64_t>& size = call.attr_ints("size");
+  return one(Shape(std::vector<Dim>(size.begin(), size.end())));
+}
+
+Expected<std::vector<Shape>> shape_rule_slice_scatter(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(Shape slice, slice_shape("slice_scatter", call));
+  KILN_TRY(check_src_shape("slice_scatter", call, slice));
+  return one(operand_type(call, 0).shape);
+}
+
+Expected<std::vector<Shape>> shape_rule_select_scatter(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(Shape slice, select_shape("select_scatter", call));
+  KILN_TRY(check_src_shape("select_scatter", call, slice));
+  return one(operand_type(call, 0).shape);
+}
+
+Expected<std::vector<Shape>> shape_rule_as_strided_scatter(const TypeCall& call) {
+  KILN_TRY(check_strided_attrs("as_strided_scatter", call));
+  const std::vector<int64_t>& size = call.attr_ints("size");
+  KILN_TRY(check_src_shape("as_strided_scatter", call, Shape(std::vector<Dim>(size.begin(), size.end()))));
+  const Shape& self = operand_type(call, 0).shape;
+  // The result is a packed copy of self, so the geometry must stay inside self's elements.
+  if (self.is_static()) {
+    const int64_t need = strided_storage_extent(size, call.attr_ints("stride"),
+                                                call.attr_opt_int("storage_offset").value_or(0));
+    if (need > self.numel())
+      return make_error("as_strided_scatter: size ", ints_str(size), ", stride ", ints_str(call.attr_ints("stride")),
+                        " and storage offset ", call.attr_opt_int("storage_offset").value_or(0), " reach ", need,
+                        " elements, but self ", self.to_string(), " has ", self.numel());
+  }
+  return one(self);
 }
 
 }  // namespace kiln

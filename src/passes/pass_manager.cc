@@ -8,6 +8,7 @@
 #include "ir/verifier.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/functionalize.h"
 #include "passes/topo_sort.h"
 
 namespace kiln {
@@ -16,13 +17,42 @@ namespace {
 
 struct PassEntry {
   const char* name;
-  PassResult (*run)(Graph&);
+  Expected<PassResult> (*run)(Graph&, const PassManagerOptions&, PipelineFacts&);
 };
 
+// A pass that cannot fail and takes no options.
+template <PassResult (*Pass)(Graph&)>
+Expected<PassResult> simple_pass(Graph& g, const PassManagerOptions&, PipelineFacts&) {
+  return Pass(g);
+}
+
+int64_t count_inplace_nodes(const Graph& g) {
+  int64_t n = 0;
+  for (Node* node : g.nodes()) {
+    n += node->info().has(kInplace) ? 1 : 0;
+    for (int i = 0; i < node->num_subgraphs(); ++i) n += count_inplace_nodes(*node->subgraph(i));
+  }
+  return n;
+}
+
+Expected<PassResult> functionalize_pass(Graph& g, const PassManagerOptions& options, PipelineFacts& facts) {
+  const int64_t before = count_inplace_nodes(g);
+  const std::string text_before = print_graph(g);
+  KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(g, options.functionalize));
+  PassResult r;
+  const int64_t write_back_copies = info.keep_input_mutations ? info.num_write_backs() : 0;
+  r.counters["inplace_removed"] = before - (count_inplace_nodes(g) - write_back_copies);
+  r.counters["write_backs"] = info.num_write_backs();
+  r.changed = print_graph(g) != text_before;  // unused views may go even when nothing was written
+  facts.mutation_info = std::move(info);
+  return r;
+}
+
 constexpr PassEntry kPasses[] = {
-    {"dce", eliminate_dead_code},
-    {"cse", eliminate_common_subexpressions},
-    {"topo-sort", sort_topologically},
+    {"dce", simple_pass<eliminate_dead_code>},
+    {"cse", simple_pass<eliminate_common_subexpressions>},
+    {"topo-sort", simple_pass<sort_topologically>},
+    {"functionalize", functionalize_pass},
 };
 
 const PassEntry* find_pass(const std::string& name) {
@@ -48,8 +78,10 @@ std::vector<std::string> registered_passes() {
   return out;
 }
 
-Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options) {
+Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options, PipelineFacts* facts) {
   std::ostream& log = options.log ? *options.log : std::cerr;
+  PipelineFacts local_facts;
+  PipelineFacts& reported = facts ? *facts : local_facts;
   std::vector<const PassEntry*> passes;
   for (const std::string& name : split_pipeline(pipeline)) {
     const PassEntry* p = find_pass(name);
@@ -62,7 +94,13 @@ Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOption
   }
   for (const PassEntry* p : passes) {
     auto start = std::chrono::steady_clock::now();
-    PassResult r = p->run(g);
+    Expected<PassResult> run = p->run(g, options, reported);
+    if (!run) {
+      Diagnostic d = run.error();
+      d.add_context(std::string("in pass '") + p->name + "'");
+      return d;
+    }
+    const PassResult& r = *run;
     auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (options.time_passes) {
       log << "pass " << p->name << ": " << elapsed << " ms";

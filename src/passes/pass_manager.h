@@ -1,14 +1,17 @@
 // Runs named passes over a graph. Options say whether to verify after each pass (on in
 // debug builds and tests), print the IR after every pass or only after passes that changed
-// it, and time passes. Pass names: "dce", "cse", "topo-sort".
+// it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
+// its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/mutation_info.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -29,6 +32,12 @@ struct PassManagerOptions {
   bool print_after_change = false;
   bool time_passes = false;
   std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
+  FunctionalizeOptions functionalize;  // for the "functionalize" pass
+};
+
+// Typed facts the passes of a pipeline report (set when the pass that computes them ran).
+struct PipelineFacts {
+  std::optional<ViewAndMutationInfo> mutation_info;  // from "functionalize"
 };
 
 // Names of the registered passes, in a stable order.
@@ -36,6 +45,8 @@ std::vector<std::string> registered_passes();
 
 // Runs the comma-separated passes in order. An unknown pass name, or a verifier failure
 // after a pass, is an error naming the pass.
-Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options = {});
+// Facts the passes report go to `facts` when it is given.
+Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options = {},
+                  PipelineFacts* facts = nullptr);
 
 }  // namespace kiln

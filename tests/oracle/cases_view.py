@@ -1,6 +1,7 @@
 """Oracle cases for the view and layout ops: reshape/view with -1, permute, transpose, t,
 expand, squeeze, unsqueeze, flatten, slice, select, narrow, split, chunk, cat, stack,
-constant_pad_nd, flip, roll, repeat, tril and triu; several dtypes, negative dims, empty
+constant_pad_nd, flip, roll, repeat, tril, triu, as_strided and the view inverses
+slice_scatter, select_scatter and as_strided_scatter; several dtypes, negative dims, empty
 tensors, views of non-contiguous operands, and the errors torch raises."""
 import torch
 import torch.nn.functional as F
@@ -145,3 +146,52 @@ add_symbolic_error("narrow_symbolic_past_end", "narrow(%a) {dim=0, length=3, sta
                    "f32[3,2]", "narrow: start (1) + length (3) exceeds dimension size (2)")
 add_symbolic_error("narrow_symbolic_start_out_of_range", "narrow(%a) {dim=0, length=1, start=-3}", "f32[N,2]",
                    randn(2, 2), "f32[1,2]", "narrow: start (-3) out of range for dimension 0 of size 2")
+
+# as_strided and the view inverses (slice_scatter, select_scatter, as_strided_scatter).
+add("as_strided", "as_strided(%a) {size=[2, 2], storage_offset=1, stride=[3, 1]}", [randn(3, 3)],
+    lambda a: a.as_strided((2, 2), (3, 1), 1))
+add("as_strided_default_offset", "as_strided(%a) {size=[3], stride=[4]}", [randint(0, 9, 3, 4, dtype=torch.int32)],
+    lambda a: a.as_strided((3,), (4,)))
+add("as_strided_overlapping", "as_strided(%a) {size=[3, 3], stride=[1, 1]}", [randn(5)],
+    lambda a: a.as_strided((3, 3), (1, 1)))
+add("as_strided_stride0", "as_strided(%a) {size=[2, 3], storage_offset=2, stride=[0, 1]}", [randn(6)],
+    lambda a: a.as_strided((2, 3), (0, 1), 2))
+add("as_strided_of_transpose", "as_strided(%t) {size=[2, 3], stride=[1, 2]}", [randint(0, 9, 2, 3)],
+    lambda a: a.t().as_strided((2, 3), (1, 2)), pre=TRANSPOSE_A)
+add("slice_scatter", "slice_scatter(%a, %b) {dim=1, end=-1, start=1, step=2}", [randn(3, 8), randn(3, 3)],
+    lambda a, b: torch.slice_scatter(a, b, 1, 1, -1, 2))
+add("slice_scatter_cast", "slice_scatter(%a, %b) {start=2}", [randn(4, 2), randint(0, 9, 2, 2)],
+    lambda a, b: torch.slice_scatter(a, b, 0, 2))
+add("slice_scatter_of_transpose", "slice_scatter(%t, %b) {dim=0, start=1}", [randn(3, 4), randn(3, 3)],
+    lambda a, b: torch.slice_scatter(a.t(), b, 0, 1), pre=TRANSPOSE_A)
+add("select_scatter", "select_scatter(%a, %b) {dim=-1, index=-2}", [randn(2, 3, 4), randn(2, 3)],
+    lambda a, b: torch.select_scatter(a, b, -1, -2))
+add("select_scatter_i64", "select_scatter(%a, %b) {dim=0, index=1}", [randint(0, 9, 3, 2), randint(0, 9, 2)],
+    lambda a, b: torch.select_scatter(a, b, 0, 1))
+add("as_strided_scatter", "as_strided_scatter(%a, %b) {size=[2, 2], storage_offset=1, stride=[3, 1]}",
+    [randn(3, 3), randn(2, 2)], lambda a, b: torch.as_strided_scatter(a, b, (2, 2), (3, 1), 1))
+add("as_strided_scatter_default_offset", "as_strided_scatter(%a, %b) {size=[3], stride=[2]}",
+    [randn(2, 3), randn(3)], lambda a, b: torch.as_strided_scatter(a, b, (3,), (2,)))
+
+add_error("as_strided_out_of_storage", "as_strided(%a) {size=[3, 3], storage_offset=5, stride=[3, 1]}", [randn(4, 3)],
+          "f32[3,3]", "as_strided: sizes [3, 3], strides [3, 1] and storage offset 5 require a storage of 14 "
+          "elements, but self's storage has 12")
+add_error("as_strided_rank_mismatch", "as_strided(%a) {size=[3, 3], stride=[1]}", [randn(9)], "f32[3,3]",
+          "as_strided: mismatch in length of strides and shape (size [3, 3], stride [1])")
+add_error("as_strided_negative_stride", "as_strided(%a) {size=[3], stride=[-1]}", [randn(9)], "f32[3]",
+          "as_strided: negative strides are not supported, got [-1]")
+add_error("slice_scatter_bad_src", "slice_scatter(%a, %b) {start=1, end=3}", [randn(4, 3), randn(3, 3)], "f32[4,3]",
+          "slice_scatter: expected src to have a size equal to the slice of self. src size = [3,3], slice size = [2,3]")
+add_error("slice_scatter_dim_out_of_range", "slice_scatter(%a, %b) {dim=2}", [randn(4, 3), randn(4, 3)], "f32[4,3]",
+          "slice_scatter: dimension out of range")
+add_error("select_scatter_oob", "select_scatter(%a, %b) {dim=0, index=5}", [randn(4, 3), randn(3)], "f32[4,3]",
+          "select_scatter: index 5 out of range for tensor of size [4,3] at dimension 0")
+add_error("select_scatter_bad_src", "select_scatter(%a, %b) {dim=0, index=1}", [randn(4, 3), randn(4)], "f32[4,3]",
+          "select_scatter: expected src to have a size equal to the slice of self. src size = [4], slice size = [3]")
+add_error("as_strided_scatter_bad_src", "as_strided_scatter(%a, %b) {size=[2, 2], stride=[1, 1]}",
+          [randn(4, 3), randn(2, 3)], "f32[4,3]",
+          "as_strided_scatter: expected src to have a size equal to the slice of self. src size = [2,3], "
+          "slice size = [2,2]")
+add_error("as_strided_scatter_out_of_self", "as_strided_scatter(%a, %b) {size=[2, 2], storage_offset=5, stride=[3, 1]}",
+          [randn(2, 3), randn(2, 2)], "f32[2,3]",
+          "as_strided_scatter: size [2, 2], stride [3, 1] and storage offset 5 reach 10 elements, but self [2,3] has 6")

@@ -1,6 +1,11 @@
 // kiln opt FILE --passes=a,b: parse graphs, run passes, print them. With
 // --split-input-file, the file is cut at lines "// -----" and each piece is handled on its
 // own (errors keep their line numbers), as lit tests of passes are written.
+// Options of functionalize: --aliased-inputs=a,b+4 says inputs %a and %b share one storage
+// at run time, each packed from the given element offset (+0 when left out; repeat the
+// option for more groups); --mutations-as-outputs writes mutated inputs back as extra
+// outputs instead of trailing copy_ nodes; --print-mutation-info prints the
+// ViewAndMutationInfo after each graph.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -19,6 +24,8 @@ struct OptArgs {
   std::string passes;
   bool passes_given = false;
   bool split_input = false;
+  bool print_mutation_info = false;
+  std::vector<std::string> aliased_inputs;  // "a,b+4" per group
   PassManagerOptions pm;
 };
 
@@ -37,6 +44,12 @@ bool parse_args(const Args& args, OptArgs& out) {
       out.pm.time_passes = true;
     } else if (a == "--verify-each") {
       out.pm.verify_each = true;
+    } else if (a == "--print-mutation-info") {
+      out.print_mutation_info = true;
+    } else if (a == "--mutations-as-outputs") {
+      out.pm.functionalize.keep_input_mutations = false;
+    } else if (a.rfind("--aliased-inputs=", 0) == 0) {
+      out.aliased_inputs.push_back(a.substr(17));
     } else if (a.rfind("--", 0) == 0 || !out.file.empty()) {
       std::fprintf(stderr, "kiln opt: unexpected argument '%s'\n", a.c_str());
       return false;
@@ -46,7 +59,8 @@ bool parse_args(const Args& args, OptArgs& out) {
   }
   if (out.file.empty() || !out.passes_given) {
     std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
-                         "[--print-changed] [--time-passes] [--verify-each]\n");
+                         "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
+                         "[--mutations-as-outputs] [--print-mutation-info]\n");
     return false;
   }
   return true;
@@ -72,6 +86,31 @@ std::vector<std::string> split_pieces(const std::string& text) {
   return pieces;
 }
 
+// One --aliased-inputs group ("a,b+4") resolved against the inputs of `g`.
+Expected<InputAliasGroup> parse_alias_group(const std::string& spec, const Graph& g) {
+  InputAliasGroup group;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const size_t plus = item.find('+');
+    const std::string name = item.substr(0, plus);
+    int64_t offset = 0;
+    if (plus != std::string::npos) {
+      const std::string digits = item.substr(plus + 1);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        return make_error("--aliased-inputs: bad storage offset '", digits, "' in '", item, "'");
+      offset = std::stoll(digits);
+    }
+    int index = -1;
+    for (int i = 0; i < g.num_inputs(); ++i)
+      if (g.input(i)->name() == name) index = i;
+    if (index < 0) return make_error("--aliased-inputs: graph @", g.name(), " has no input %", name);
+    KILN_ASSIGN_OR_RETURN(AliasedInput member, packed_aliased_input(g, index, offset));
+    group.members.push_back(std::move(member));
+  }
+  return group;
+}
+
 // Parses, transforms and prints one piece; returns false after printing an error.
 bool process(const std::string& text, const OptArgs& args, std::string& printed) {
   auto graphs = parse_graphs(text, args.file);
@@ -81,13 +120,30 @@ bool process(const std::string& text, const OptArgs& args, std::string& printed)
   }
   for (size_t i = 0; i < graphs->size(); ++i) {
     Graph& g = *(*graphs)[i];
-    Status s = run_passes(g, args.passes, args.pm);
+    PassManagerOptions pm = args.pm;
+    for (const std::string& spec : args.aliased_inputs) {
+      auto group = parse_alias_group(spec, g);
+      if (!group) {
+        std::fprintf(stderr, "%s\n", group.error().to_string().c_str());
+        return false;
+      }
+      pm.functionalize.aliased_inputs.push_back(std::move(*group));
+    }
+    PipelineFacts facts;
+    Status s = run_passes(g, args.passes, pm, &facts);
     if (!s) {
       std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
       return false;
     }
     if (i) printed += "\n";
     printed += print_graph(g);
+    if (args.print_mutation_info) {
+      if (!facts.mutation_info) {
+        std::fprintf(stderr, "kiln opt: --print-mutation-info needs the functionalize pass in --passes\n");
+        return false;
+      }
+      printed += print_mutation_info(*facts.mutation_info, g);
+    }
   }
   return true;
 }
