@@ -10,10 +10,12 @@ constexpr DerivativeInfo kTable[] = {
 #define KILN_GRAD(E, rule) {Differentiability::Rule, &rule},
 #define KILN_NONDIFF(E) {Differentiability::NotDifferentiable, nullptr},
 #define KILN_GRAD_PENDING(E) {Differentiability::Pending, nullptr},
+#define KILN_GRAD_UNSUPPORTED(E, why) {Differentiability::Unsupported, nullptr, why},
 #include "autograd/derivatives.def"
 #undef KILN_GRAD
 #undef KILN_NONDIFF
 #undef KILN_GRAD_PENDING
+#undef KILN_GRAD_UNSUPPORTED
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == kNumOps, "derivatives.def must list every op of ops.def");
 
@@ -22,10 +24,12 @@ constexpr OpKind kOrder[] = {
 #define KILN_GRAD(E, rule) OpKind::E,
 #define KILN_NONDIFF(E) OpKind::E,
 #define KILN_GRAD_PENDING(E) OpKind::E,
+#define KILN_GRAD_UNSUPPORTED(E, why) OpKind::E,
 #include "autograd/derivatives.def"
 #undef KILN_GRAD
 #undef KILN_NONDIFF
 #undef KILN_GRAD_PENDING
+#undef KILN_GRAD_UNSUPPORTED
 };
 
 constexpr bool in_order() {

@@ -6,6 +6,10 @@
 //                              comparisons, argmax, creation and random draws, ...)
 //   KILN_GRAD_PENDING(Enum)    differentiable, but its rule is not written yet (issue 3):
 //                              differentiating through it is an error that says so
+//   KILN_GRAD_UNSUPPORTED(Enum, why)
+//                              reverse mode through it is out of kiln's reach by design
+//                              (`why` says so and what to use instead): an error too
+// Higher-order ops' rules differentiate their bodies with joint_graph (rules_higher_order.cc).
 #pragma once
 
 #include <span>
@@ -23,7 +27,8 @@ struct GradCall : OpCallBase {
   GradCall(const Node& node, std::span<Value* const> grads, GraphBuilder& b)
       : OpCallBase(node.op(), node.attrs()), node(node), grads(grads), b(b) {}
 
-  Value* operand(int i) const { return node.operand(i).value; }  // null for literals and none
+  // Null for literals, none, and trailing optional operands the node leaves out.
+  Value* operand(int i) const { return i < node.num_operands() ? node.operand(i).value : nullptr; }
   const Scalar& literal(int i) const { return node.operand(i).literal; }
   // Operand i as it can be passed to a new node: the value, or the literal (none included).
   const Operand& operand_as_written(int i) const { return node.operand(i); }
@@ -40,11 +45,12 @@ struct GradCall : OpCallBase {
 // Rules are only called when at least one result has a gradient.
 using DerivativeRule = std::vector<Value*> (*)(const GradCall& call);
 
-enum class Differentiability { Rule, NotDifferentiable, Pending };
+enum class Differentiability { Rule, NotDifferentiable, Pending, Unsupported };
 
 struct DerivativeInfo {
   Differentiability kind;
-  DerivativeRule rule;  // for Rule only
+  DerivativeRule rule;        // for Rule only
+  const char* why = nullptr;  // for Unsupported only
 };
 
 const DerivativeInfo& derivative_info(OpKind op);

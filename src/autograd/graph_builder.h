@@ -3,6 +3,8 @@
 // makes an ill-typed node is a bug in the code using it, so that is an internal error.
 #pragma once
 
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "ir/graph.h"
@@ -20,6 +22,12 @@ class GraphBuilder {
   // left out); all results, or the single result.
   std::vector<Value*> apply(OpKind op, std::vector<Operand> operands, AttrMap attrs = {});
   Value* apply1(OpKind op, std::vector<Operand> operands, AttrMap attrs = {});
+  // A higher-order op (cond, scan, map, ...) with its subgraphs, in schema order.
+  std::vector<Value*> apply_higher_order(OpKind op, std::vector<Operand> operands, AttrMap attrs,
+                                         std::vector<std::unique_ptr<Graph>> subgraphs);
+  // Copies of g's nodes (subgraphs cloned) with g's inputs read as `inputs` (one value of the
+  // same type per input, or null for an input g does not read); the values g's outputs become.
+  std::vector<Value*> inline_graph(const Graph& g, std::span<Value* const> inputs);
 
   // The sum of `v` over the dims that broadcasting added or stretched to reach v's shape from
   // `shape`, reshaped to `shape`: the gradient of an operand that was broadcast.

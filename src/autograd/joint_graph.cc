@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/body_gradient.h"
 #include "autograd/derivative.h"
 #include "autograd/graph_builder.h"
 #include "ir/printer.h"
@@ -112,13 +113,13 @@ Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<con
   }
   if (!any) return Status::ok();
 
-  if (n.info().has(kHigherOrder))
-    return make_error("joint_graph: higher-order op ", n.info().name(), " is not differentiable yet (at ",
-                      print_node(fwd), ")")
-        .with_loc(fwd.loc());
   const DerivativeInfo& info = derivative_info(n.op());
   if (info.kind == Differentiability::Pending)
     return make_error("joint_graph: no derivative rule for ", n.info().name(), " yet (at ", print_node(fwd), ")")
+        .with_loc(fwd.loc());
+  if (info.kind == Differentiability::Unsupported)
+    return make_error("joint_graph: cannot differentiate ", n.info().name(), ": ", info.why, " (at ", print_node(fwd),
+                      ")")
         .with_loc(fwd.loc());
   if (info.kind == Differentiability::NotDifferentiable) return Status::ok();
   // Several rules rebuild shapes from static sizes (reshape back, expand); symbolic dims in
@@ -129,7 +130,19 @@ Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<con
                         o.value->type().to_string(), " at ", print_node(fwd), ")")
           .with_loc(fwd.loc());
 
+  // The rules of higher-order ops differentiate the bodies; what stops that is a user error.
+  for (int i = 0; i < n.num_subgraphs(); ++i) {
+    const std::string where = n.info().schema.subgraph_args()[static_cast<size_t>(i)]->name + " of " +
+                              std::string(n.info().name()) + " (at " + print_node(fwd) + ")";
+    Status body = check_body_differentiable(*n.subgraph(i), where);
+    if (!body) return body.error().with_loc(fwd.loc());
+  }
+
   std::vector<Value*> operand_grads = info.rule(GradCall(n, result_grads, b));
+  // Rules give one gradient per schema operand; trailing optional operands left out of the
+  // node (dispatch drops trailing `none`s) get none.
+  while (static_cast<int>(operand_grads.size()) > n.num_operands() && operand_grads.back() == nullptr)
+    operand_grads.pop_back();
   KILN_CHECK(static_cast<int>(operand_grads.size()) == n.num_operands())
       << "joint_graph: the rule of " << n.info().name() << " gives " << operand_grads.size() << " gradients for "
       << n.num_operands() << " operands";

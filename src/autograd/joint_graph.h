@@ -34,8 +34,10 @@ struct JointGraph {
   std::vector<int> wrt_inputs;
 };
 
+// Higher-order ops (cond, scan, map) are differentiated through their bodies, recursively.
 // Fails naming the node when the forward graph uses an op whose derivative rule is not
-// written yet, or a higher-order op, on a path from a differentiated input to an output; or
+// written yet, or one kiln cannot differentiate (while_loop), on a path from a differentiated
+// input to an output, also inside a body (the error then says which body of which node); or
 // an in-place op reading a value that depends on a differentiated input (functionalize
 // first). Fails too for a wrt name that names no input or a non-floating one.
 Expected<JointGraph> joint_graph(const Graph& forward, const JointOptions& options = {});

@@ -104,6 +104,15 @@ std::vector<Value*> Tape::backward(Value* out, Value* g, const std::vector<Value
   return result;
 }
 
+std::vector<Value*> result_tangents(const GradCall& call) {
+  std::vector<Value*> out;
+  for (int k = 0; k < call.node.num_results(); ++k) {
+    if (!is_floating(call.result(k)->type().dtype)) continue;
+    out.push_back(call.grad(k) != nullptr ? call.grad(k) : call.b.zeros_like(call.result(k)));
+  }
+  return out;
+}
+
 int64_t pair_at(const std::vector<int64_t>& v, size_t i, int64_t otherwise) {
   return v.empty() ? otherwise : v[std::min(i, v.size() - 1)];
 }

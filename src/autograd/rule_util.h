@@ -59,6 +59,10 @@ class Tape {
   std::vector<Node*> nodes_;
 };
 
+// For higher-order ops: the gradient of each floating result (zeros_like where none flows), in
+// result order; other results are left out, as a body's joint graph has no tangent for them.
+std::vector<Value*> result_tangents(const GradCall& call);
+
 // Entry `i` of a 2-D window attribute (kernel_size, stride, padding, dilation) given as one or
 // two values; `otherwise` when it is empty.
 int64_t pair_at(const std::vector<int64_t>& v, size_t i, int64_t otherwise);

@@ -79,6 +79,18 @@ add("max_pool2d_ceil_dil", "max_pool2d(%a) {ceil_mode=true, dilation=[2], kernel
     [randn(1, 2, 9, 8)], lambda x: F.max_pool2d(x, 3, 2, 1, 2, ceil_mode=True))
 add("max_pool2d_nan", "max_pool2d(%a) {kernel_size=[2]}",
     [torch.tensor([[[1.0, float("nan")], [0.0, 2.0]]])], lambda x: F.max_pool2d(x, 2))
+# Gradients go to the first maximum of a window (ties), the last NaN, and the first element in
+# the input of an all -inf window; overlapping windows add up.
+add("max_pool2d_ties_overlap", "max_pool2d(%a) {kernel_size=[3], padding=[1], stride=[1]}",
+    [torch.randint(0, 3, (1, 2, 5, 5), generator=torch.Generator().manual_seed(3)).float()],
+    lambda x: F.max_pool2d(x, 3, 1, 1))
+add("max_pool2d_two_nans", "max_pool2d(%a) {kernel_size=[2, 3], stride=[1, 2]}",
+    [torch.tensor([[[float("nan"), 1.0, float("nan"), 0.5], [0.0, 2.0, 3.0, float("nan")], [4.0, 1.0, -1.0, 0.0]]])],
+    lambda x: F.max_pool2d(x, (2, 3), (1, 2)))
+add("max_pool2d_neg_inf_pad", "max_pool2d(%a) {ceil_mode=true, kernel_size=[2], padding=[1], stride=[2]}",
+    [torch.full((1, 1, 4, 3), float("-inf"))], lambda x: F.max_pool2d(x, 2, 2, 1, ceil_mode=True))
+add("max_pool2d_unbatched_dil", "max_pool2d(%a) {dilation=[1, 2], kernel_size=[2, 3], stride=[1, 2]}",
+    [randn(3, 5, 8)], lambda x: F.max_pool2d(x, (2, 3), (1, 2), dilation=(1, 2)))
 add("avg_pool2d", "avg_pool2d(%a) {kernel_size=[3], padding=[1], stride=[2]}", [randn(2, 2, 7, 7)],
     lambda x: F.avg_pool2d(x, 3, 2, 1))
 add("avg_pool2d_ceil_nopad", "avg_pool2d(%a) {ceil_mode=true, count_include_pad=false, kernel_size=[3, 2], "

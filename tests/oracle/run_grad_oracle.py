@@ -57,6 +57,10 @@ TORCH_AUTOGRAD_BUGS = {
     "cases_reduce.py::var_dim_empty_list": "var(dim=[]) reduces over every dim, but its backward in "
                                            "torch 2.x treats dim=[] as no dim (N=1): +-inf gradients",
     "cases_reduce.py::std_dim_empty_list": "std(dim=[]): the same bug as var(dim=[])",
+    "cases_view.py::as_strided_scatter": "torch 2.x's as_strided_scatter backward gives self the gradient "
+                                         "under the view and zeros outside it: the reverse of what finite "
+                                         "differences show",
+    "cases_view.py::as_strided_scatter_default_offset": "as_strided_scatter: the same bug",
 }
 FD_STEP = 1e-5
 

@@ -307,11 +307,19 @@ INSTANTIATE_TEST_SUITE_P(DerivativeRuleLinalgView, DerivativeRuleFiniteDifferenc
                          [](const auto& info) { return info.param.name; });
 
 TEST(DerivativeRuleTable, PendingOpHasNoRule) {
-  const DerivativeInfo& loop = derivative_info(OpKind::WhileLoop);
-  EXPECT_EQ(loop.kind, Differentiability::Pending);
-  EXPECT_EQ(loop.rule, nullptr);
+  const DerivativeInfo& inplace = derivative_info(OpKind::AddInplace);
+  EXPECT_EQ(inplace.kind, Differentiability::Pending);
+  EXPECT_EQ(inplace.rule, nullptr);
   EXPECT_EQ(derivative_info(OpKind::Eq).kind, Differentiability::NotDifferentiable);
   EXPECT_EQ(derivative_info(OpKind::Add).kind, Differentiability::Rule);
+}
+
+TEST(DerivativeRuleTable, UnsupportedOpSaysWhy) {
+  const DerivativeInfo& loop = derivative_info(OpKind::WhileLoop);
+  EXPECT_EQ(loop.kind, Differentiability::Unsupported);
+  EXPECT_EQ(loop.rule, nullptr);
+  ASSERT_NE(loop.why, nullptr);
+  EXPECT_NE(std::string(loop.why).find("use scan"), std::string::npos);
 }
 
 TEST(DerivativeRuleTable, GradientOfCastGoesBackToOperandDtype) {
@@ -527,6 +535,11 @@ const Case kNn[] = {
     {"avg_pool2d_no_count_pad_ceil", "%x: f64[2,5,6]",
      "avg_pool2d(%x) {ceil_mode=true, count_include_pad=false, kernel_size=[2, 2], padding=[0, 1], stride=[2, 2]}", "f64[2,3,4]"},
     {"avg_pool2d_divisor", "%x: f64[1,1,4,4]", "avg_pool2d(%x) {divisor_override=3, kernel_size=[2]}", "f64[1,1,2,2]"},
+    {"max_pool2d", "%x: f64[2,2,6,6]", "max_pool2d(%x) {kernel_size=[2]}", "f64[2,2,3,3]"},
+    {"max_pool2d_overlap_pad", "%x: f64[1,2,5,6]", "max_pool2d(%x) {kernel_size=[3, 2], padding=[1, 1], stride=[1, 2]}",
+     "f64[1,2,5,4]"},
+    {"max_pool2d_ceil_dilation_unbatched", "%x: f64[2,9,8]",
+     "max_pool2d(%x) {ceil_mode=true, dilation=[2], kernel_size=[3], padding=[1], stride=[2]}", "f64[2,4,4]"},
     {"adaptive_avg_pool2d", "%x: f64[2,2,5,7]", "adaptive_avg_pool2d(%x) {output_size=[3, 4]}", "f64[2,2,3,4]"},
     {"adaptive_avg_pool2d_up", "%x: f64[1,3,2]", "adaptive_avg_pool2d(%x) {output_size=[3, 5]}", "f64[1,3,5]"},
     {"conv2d", "%x: f64[2,3,5,6], %w: f64[4,3,3,2], %b: f64[4]", "conv2d(%x, %w, %b)", "f64[2,4,3,5]"},

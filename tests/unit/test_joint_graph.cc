@@ -187,39 +187,62 @@ TEST(JointGraph, UnreachedInputGetsZeros) {
 )");
 }
 
-TEST(JointGraph, PendingOpOnPathIsAnErrorNamingTheNode) {
-  auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: param f32[1,1,3,3]) -> (f32[1,1,2,2]) {
-  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
-  return %0
+// A doubling loop: the example of an op kiln does not differentiate (derivatives.def).
+constexpr std::string_view kLoop = R"(graph @f(%i: i64[], %x: f32[4], %w: param f32[4]) -> (f32[4]) {
+  %0, %1 = while_loop(%i, %x) : (i64[], f32[4]) {
+    cond_fn = graph(%j: i64[], %y: f32[4]) -> (bool[]) {
+      %0 = lt(%j, 5) : bool[]
+      return %0
+    }
+    body_fn = graph(%j: i64[], %y: f32[4]) -> (i64[], f32[4]) {
+      %0 = add(%j, 1) : i64[]
+      %1 = mul(%y, 2.0) : f32[4]
+      return %0, %1
+    }
+  }
+  %2 = mul(%1, %w) : f32[4]
+  return %2
 }
-)");
-  EXPECT_EQ(joint_error(*g), "joint_graph: no derivative rule for max_pool2d yet (at %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2])");
+)";
+
+TEST(JointGraph, UnsupportedOpOnPathIsAnErrorNamingTheNode) {
+  auto g = parse(kLoop);
+  EXPECT_EQ(joint_error(*g),
+            "joint_graph: cannot differentiate while_loop: reverse mode through a loop whose trip count depends on "
+            "the data is not supported (torch.while_loop has no autograd either); use scan when the trip count is "
+            "known (at %0, %1 = while_loop(%i, %x) : (i64[], f32[4]) {cond_fn = graph(%j: i64[], %y: f32[4]) -> "
+            "(bool[]) {...}, body_fn = graph(%j: i64[], %y: f32[4]) -> (i64[], f32[4]) {...}})");
 }
 
-TEST(JointGraph, PendingOpOffPathIsNotDifferentiated) {
-  // Only w is differentiated; max_pool2d reads only x, so it needs no rule.
-  auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: f32[1,1,3,3], %w: param f32[1,1,2,2]) -> (f32[1,1,2,2]) {
-  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
-  %1 = mul(%0, %w) : f32[1,1,2,2]
-  return %1
-}
-)");
+TEST(JointGraph, UnsupportedOpOffPathIsNotDifferentiated) {
+  // Only w is differentiated; the loop reads only x, so kiln need not differentiate it.
+  auto g = parse(kLoop);
   Expected<JointGraph> joint = joint_graph(*g, {.wrt = {"w"}});
   ASSERT_TRUE(joint.has_value()) << joint.error().to_string();
 }
 
-TEST(JointGraph, PendingOpOnPathToNoOutputIsNotDifferentiated) {
-  // max_pool2d reads x but its result is not returned: no gradient reaches it.
-  auto g = parse(R"(graph @f(%x: f32[1,1,4,4], %k: f32[1,1,3,3]) -> (f32[1,1,4,4]) {
-  %0 = max_pool2d(%x) {kernel_size=[3, 3], stride=[1, 1]} : f32[1,1,2,2]
-  return %x
+TEST(JointGraph, UnsupportedOpOnPathToNoOutputIsNotDifferentiated) {
+  // The loop reads x but only its integer counter is returned: no gradient reaches it.
+  auto g = parse(R"(graph @f(%i: i64[], %x: f32[4]) -> (i64[]) {
+  %0, %1 = while_loop(%i, %x) : (i64[], f32[4]) {
+    cond_fn = graph(%j: i64[], %y: f32[4]) -> (bool[]) {
+      %0 = lt(%j, 5) : bool[]
+      return %0
+    }
+    body_fn = graph(%j: i64[], %y: f32[4]) -> (i64[], f32[4]) {
+      %0 = add(%j, 1) : i64[]
+      %1 = mul(%y, 2.0) : f32[4]
+      return %0, %1
+    }
+  }
+  return %0
 }
 )");
   Expected<JointGraph> joint = joint_graph(*g);
   ASSERT_TRUE(joint.has_value()) << joint.error().to_string();
 }
 
-TEST(JointGraph, HigherOrderOpOnPathIsAnError) {
+TEST(JointGraph, CondIsDifferentiatedByACondOverTheBranchGradients) {
   auto g = parse(R"(graph @branch(%p: bool[], %x: f32[4]) -> (f32[4]) {
   %0 = cond(%p, %x) : f32[4] {
     true_fn = graph(%a: f32[4]) -> (f32[4]) {
@@ -233,10 +256,29 @@ TEST(JointGraph, HigherOrderOpOnPathIsAnError) {
   return %0
 }
 )");
-  std::string error = joint_error(*g);
-  EXPECT_NE(error.find("joint_graph: higher-order op cond is not differentiable yet (at %0 = cond(%p, %x)"),
-            std::string::npos)
-      << error;
+  // The backward branches read only the tangent, so x is not an operand of the backward cond.
+  EXPECT_EQ(joint_text(*g), R"(graph @branch_joint(%p: bool[], %x: f32[4], %tangent0: tangent f32[4]) -> (f32[4], f32[4]) {
+  %0 = cond(%p, %x) : f32[4] {
+    true_fn = graph(%a: f32[4]) -> (f32[4]) {
+      %0 = neg(%a) : f32[4]
+      return %0
+    }
+    false_fn = graph(%a: f32[4]) -> (f32[4]) {
+      return %a
+    }
+  }
+  %1 = cond(%p, %tangent0) : f32[4] {
+    true_fn = graph(%tangent0: f32[4]) -> (f32[4]) {
+      %0 = neg(%tangent0) : f32[4]
+      return %0
+    }
+    false_fn = graph(%tangent0: f32[4]) -> (f32[4]) {
+      return %tangent0
+    }
+  }
+  return %0, %1
+}
+)");
 }
 
 TEST(JointGraph, InplaceOpOnPathIsAnError) {
