@@ -1,13 +1,20 @@
 // `kiln demo`: the end-to-end tour on built-in data. A small MLP with a softmax and a
 // cross-entropy loss, written with the C++ API, is captured with a dynamic batch dim B, its
 // graph printed, then run eagerly and through the reference interpreter on seeded random
-// data of another batch size; the outputs must agree exactly.
+// data of another batch size; the outputs must agree exactly. Then it trains two models with
+// compile_train_step and AdamW (demo/train_demo.h): an MLP on a regression task and a
+// two-layer GPT on arithmetic sequences, printing the loss as it falls and checking it ends
+// below a stated threshold. `--train-steps=N` runs N steps of each (thresholds are checked
+// only at the default counts, which they are set for).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "commands.h"
+#include "demo/train_demo.h"
 #include "kiln/kiln.h"
 
 namespace kiln::cli {
@@ -48,12 +55,73 @@ double mean_of(const Tensor& t) {
   return t.numel() ? s / static_cast<double>(t.numel()) : 0.0;
 }
 
+constexpr int64_t kMlpSteps = 200;
+constexpr int64_t kGptSteps = 300;
+constexpr double kMlpThreshold = 0.05;
+constexpr double kGptThreshold = 0.2;
+
+// Prints every `every`-th loss and the last, then whether the last is below `threshold`
+// (when `check`); returns false when it is checked and not below.
+bool report_losses(const demo::TrainReport& r, double threshold, bool check, double seconds) {
+  const int64_t n = static_cast<int64_t>(r.losses.size());
+  const int64_t every = std::max<int64_t>(1, n / 10);
+  for (int64_t s = 0; s < n; s += every) std::printf("  step %4lld  loss %.4f\n", static_cast<long long>(s), r.losses[s]);
+  if (n == 0) return !check;
+  const double last = r.losses.back();
+  std::printf("  step %4lld  loss %.4f  (%.1f s)\n", static_cast<long long>(n - 1), last, seconds);
+  if (!check) {
+    std::printf("  final loss %.4f (threshold %.2g applies to the default step count)\n", last, threshold);
+    return true;
+  }
+  const bool ok = last < threshold;
+  std::printf("  final loss %.4f %s %.2g threshold: %s\n", last, ok ? "<" : ">=", threshold, ok ? "ok" : "NOT REACHED");
+  return ok;
+}
+
+// The training half of the demo.
+bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  std::printf("\ntraining with compile_train_step + AdamW on the reference interpreter:\n");
+  demo::MlpTask mlp{.steps = mlp_steps};
+  auto t0 = Clock::now();
+  demo::TrainReport m = demo::train_mlp_regression(mlp);
+  std::printf("mlp regression (4 -> %lld -> 1, %lld points, %lld parameters, forward saves %lld bytes):\n",
+              static_cast<long long>(mlp.hidden), static_cast<long long>(mlp.points),
+              static_cast<long long>(m.num_parameters), static_cast<long long>(m.saved_bytes));
+  const bool mlp_ok = report_losses(m, kMlpThreshold, check, seconds_since(t0));
+
+  demo::GptTask gpt{.steps = gpt_steps};
+  t0 = Clock::now();
+  demo::TrainReport g = demo::train_gpt(gpt);
+  const demo::GptConfig& c = gpt.model;
+  std::printf("gpt on arithmetic sequences mod %lld (%lld layers, width %lld, %lld heads, context %lld, batch %lld, "
+              "%lld parameters, forward saves %lld bytes):\n",
+              static_cast<long long>(c.vocab_size), static_cast<long long>(c.num_layers),
+              static_cast<long long>(c.width), static_cast<long long>(c.num_heads), static_cast<long long>(c.context),
+              static_cast<long long>(gpt.batch), static_cast<long long>(g.num_parameters),
+              static_cast<long long>(g.saved_bytes));
+  const bool gpt_ok = report_losses(g, kGptThreshold, check, seconds_since(t0));
+  return mlp_ok && gpt_ok;
+}
+
 }  // namespace
 
 int cmd_demo(const Args& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr, "usage: kiln demo\n");
-    return 2;
+  int64_t mlp_steps = kMlpSteps, gpt_steps = kGptSteps;
+  bool check = true;
+  for (const std::string& a : args) {
+    const std::string flag = "--train-steps=";
+    char* end = nullptr;
+    const long long n = a.rfind(flag, 0) == 0 ? std::strtoll(a.c_str() + flag.size(), &end, 10) : -1;
+    if (n < 0 || !end || *end != '\0' || end == a.c_str() + flag.size()) {
+      std::fprintf(stderr, "usage: kiln demo [--train-steps=N]\n");
+      return 2;
+    }
+    mlp_steps = gpt_steps = n;
+    check = false;
   }
   Mlp model;
   auto fn = [&](std::span<const Tensor> in) { return probabilities_and_loss(model, in[0], in[1]); };
@@ -98,7 +166,13 @@ int cmd_demo(const Args& args) {
                 same ? 0.0 : (e.type() == r.type() ? max_abs_diff(e, r) : INFINITY));
   }
   std::printf(agree ? "eager and interpreted outputs agree exactly\n" : "eager and interpreted outputs DISAGREE\n");
-  return agree ? 0 : 1;
+  if (!agree) return 1;
+  try {
+    return train_models(mlp_steps, gpt_steps, check) ? 0 : 1;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s\n", e.diagnostic().to_string().c_str());
+    return 1;
+  }
 }
 
 }  // namespace kiln::cli

@@ -24,8 +24,11 @@ commands:
                        prints the joint graph (primals and tangents in, outputs and
                        gradients out) instead
   ops                  list the op table: name, traits, schema
-  demo                 capture a small model written in C++, print it, run it eagerly and
-                       through the interpreter, and show that they agree
+  demo [--train-steps=N]
+                       capture a small model written in C++, print it, run it eagerly and
+                       through the interpreter, and show that they agree; then train an
+                       MLP and a small GPT with compile_train_step + AdamW and show the
+                       loss falling below a stated threshold (N steps each: a shorter run)
   --help               this text
 )";
 

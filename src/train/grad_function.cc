@@ -1,0 +1,135 @@
+// GradFunction: joint graph -> partition -> two runners, and the checks at the seams.
+#include "train/grad_function.h"
+
+#include <string>
+
+namespace kiln {
+
+struct CompiledGrad {
+  JointGraph joint;
+  Partition partition;
+  std::vector<Tensor> lifted;
+  int num_user_inputs = 0;
+  // Forward output index of each tangent, in the backward graph's tangent order.
+  std::vector<int> differentiable_outputs;
+  std::unique_ptr<GraphRunner> forward_runner;
+  std::unique_ptr<GraphRunner> backward_runner;
+};
+
+namespace {
+
+std::string sizes_string(DType dtype, const std::vector<int64_t>& sizes) {
+  std::string s = std::string(dtype_name(dtype)) + "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "," : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+// Output gradients given by the caller, checked against the outputs they stand for; or ones.
+Expected<std::vector<Tensor>> output_gradients(const CompiledGrad& c, const std::vector<std::vector<int64_t>>& sizes,
+                                               std::span<const Tensor> grad_outputs) {
+  const Graph& forward = *c.partition.forward;
+  const size_t n = c.differentiable_outputs.size();
+  std::vector<Tensor> grads;
+  if (grad_outputs.empty()) {
+    for (size_t k = 0; k < n; ++k) {
+      const DType dtype = forward.outputs()[static_cast<size_t>(c.differentiable_outputs[k])]->type().dtype;
+      grads.push_back(Tensor::full(sizes[k], Scalar(1.0), dtype));
+    }
+    return grads;
+  }
+  if (grad_outputs.size() != n)
+    return make_error("backward: graph @", forward.name(), " has ", n, " differentiable outputs, given ",
+                      grad_outputs.size(), " output gradients");
+  for (size_t k = 0; k < n; ++k) {
+    const Tensor& g = grad_outputs[k];
+    const int out = c.differentiable_outputs[k];
+    const DType dtype = forward.outputs()[static_cast<size_t>(out)]->type().dtype;
+    if (!g.defined() || g.is_traced())
+      return make_error("backward: output gradient ", k, " (of output ", out, ") is not a concrete tensor");
+    if (g.dtype() != dtype || g.sizes() != sizes[k])
+      return make_error("backward: output gradient ", k, " has type ", sizes_string(g.dtype(), g.sizes()), ", but output ",
+                        out, " is ", sizes_string(dtype, sizes[k]));
+    grads.push_back(g);
+  }
+  return grads;
+}
+
+}  // namespace
+
+int64_t Saved::bytes() const {
+  int64_t total = 0;
+  for (const Tensor& t : values_) total += t.numel() * dtype_size(t.dtype());
+  return total;
+}
+
+Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Tensor> lifted,
+                                            const GradOptions& options) {
+  if (static_cast<size_t>(forward.num_inputs()) < lifted.size())
+    return make_error("grad function: graph @", forward.name(), " has ", forward.num_inputs(), " inputs, fewer than the ",
+                      lifted.size(), " lifted values");
+  auto c = std::make_shared<CompiledGrad>();
+  KILN_ASSIGN_OR_RETURN(c->joint, joint_graph(forward, options.joint));
+  KILN_ASSIGN_OR_RETURN(c->partition, kiln::partition(c->joint, options.partition));
+  c->num_user_inputs = forward.num_inputs() - static_cast<int>(lifted.size());
+  c->lifted = std::move(lifted);
+  // The backward graph's tangents come in joint-input order, which is output order.
+  for (size_t out = 0; out < c->joint.tangent_input.size(); ++out)
+    if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
+  c->forward_runner = make_graph_runner(*c->partition.forward, options.backend);
+  c->backward_runner = make_graph_runner(*c->partition.backward, options.backend);
+  return GradFunction(std::move(c));
+}
+
+Expected<ForwardResult> GradFunction::forward(std::span<const Tensor> inputs) const {
+  const CompiledGrad& c = *compiled_;
+  if (static_cast<int>(inputs.size()) != c.num_user_inputs)
+    return make_error("forward: graph @", c.partition.forward->name(), " takes ", c.num_user_inputs, " inputs, given ",
+                      inputs.size());
+  std::vector<Tensor> all(inputs.begin(), inputs.end());
+  all.insert(all.end(), c.lifted.begin(), c.lifted.end());
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, c.forward_runner->run(all));
+
+  ForwardResult r;
+  const auto split = results.begin() + c.partition.num_forward_outputs;
+  r.outputs.assign(results.begin(), split);
+  r.saved.values_.assign(split, results.end());
+  for (int out : c.differentiable_outputs) r.saved.output_sizes_.push_back(r.outputs[static_cast<size_t>(out)].sizes());
+  r.saved.owner_ = compiled_;
+  return r;
+}
+
+Expected<std::vector<Tensor>> GradFunction::backward(Saved&& saved, std::span<const Tensor> grad_outputs) const {
+  const CompiledGrad& c = *compiled_;
+  if (saved.empty())
+    return make_error("backward: this Saved is empty: it was already used by a backward (or moved from); run forward "
+                      "again for another backward");
+  if (saved.owner_ != compiled_)
+    return make_error("backward: this Saved comes from the forward of another function, not of graph @",
+                      c.partition.forward->name());
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> tangents,
+                        output_gradients(c, saved.output_sizes_, grad_outputs));
+
+  Saved consumed = std::move(saved);
+  std::vector<Tensor> all = std::move(consumed.values_);
+  all.insert(all.end(), tangents.begin(), tangents.end());
+  return c.backward_runner->run(all);
+}
+
+Expected<ValueAndGrad> GradFunction::operator()(std::span<const Tensor> inputs,
+                                                std::span<const Tensor> grad_outputs) const {
+  KILN_ASSIGN_OR_RETURN(ForwardResult f, forward(inputs));
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> grads, backward(std::move(f.saved), grad_outputs));
+  return ValueAndGrad{std::move(f.outputs), std::move(grads)};
+}
+
+int GradFunction::num_user_inputs() const { return compiled_->num_user_inputs; }
+
+int GradFunction::num_differentiable_outputs() const {
+  return static_cast<int>(compiled_->differentiable_outputs.size());
+}
+
+const JointGraph& GradFunction::joint() const { return compiled_->joint; }
+
+const Partition& GradFunction::partition() const { return compiled_->partition; }
+
+}  // namespace kiln

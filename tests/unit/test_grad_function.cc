@@ -1,0 +1,265 @@
+// GradFunction and kiln::value_and_grad(fn, ...): the partitioned forward and backward graphs
+// run separately must give exactly what the unpartitioned reference (autograd/value_and_grad.h)
+// gives, however forwards and backwards interleave; misuse of Saved and of output gradients is
+// reported.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "autograd/value_and_grad.h"
+#include "frontend/capture.h"
+#include "frontend/functional.h"
+#include "frontend/nn/layer_norm.h"
+#include "frontend/nn/linear.h"
+#include "train/grad_function.h"
+#include "train/value_and_grad_fn.h"
+
+namespace kiln {
+namespace {
+
+const GradOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default}};
+
+struct TinyNet : nn::Module {
+  nn::Linear fc{6, 5, true, 11};
+  nn::LayerNorm norm{{5}};
+  TinyNet() {
+    register_module("fc", fc);
+    register_module("norm", norm);
+  }
+  Tensor forward(const Tensor& x) { return norm(gelu(fc(x), "tanh")); }
+};
+
+// The net's scalar loss against a target, captured with the net's parameters lifted.
+Captured capture_loss(TinyNet& net) {
+  auto fn = [&](std::span<const Tensor> in) { return mse_loss(net.forward(in[0]), in[1]); };
+  auto c = capture(CaptureFn1(fn), {Tensor::randn({4, 6}, 1), Tensor::randn({4, 5}, 2)},
+                   {.input_names = {"x", "y"}, .module = &net});
+  EXPECT_TRUE(c) << c.error().to_string();
+  return std::move(*c);
+}
+
+std::vector<Tensor> with_lifted(std::vector<Tensor> inputs, const Captured& c) {
+  inputs.insert(inputs.end(), c.lifted.begin(), c.lifted.end());
+  return inputs;
+}
+
+void expect_all_equal(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i].equal(want[i])) << "tensor " << i;
+}
+
+GradFunction make(const Captured& c, const GradOptions& options = kDefaultPartition) {
+  auto fn = GradFunction::create(*c.graph, c.lifted, options);
+  EXPECT_TRUE(fn) << fn.error().to_string();
+  return std::move(*fn);
+}
+
+TEST(GradFunction, TwoForwardsThenBackwardsInReverseOrderMatchTheReference) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  const std::vector<Tensor> batch1 = {Tensor::randn({4, 6}, 10), Tensor::randn({4, 5}, 11)};
+  const std::vector<Tensor> batch2 = {Tensor::randn({4, 6}, 20), Tensor::randn({4, 5}, 21)};
+
+  auto f1 = fn.forward(batch1);
+  ASSERT_TRUE(f1) << f1.error().to_string();
+  auto f2 = fn.forward(batch2);
+  ASSERT_TRUE(f2) << f2.error().to_string();
+  auto g2 = fn.backward(std::move(f2->saved));
+  ASSERT_TRUE(g2) << g2.error().to_string();
+  auto g1 = fn.backward(std::move(f1->saved));
+  ASSERT_TRUE(g1) << g1.error().to_string();
+
+  auto r1 = value_and_grad(*c.graph, with_lifted(batch1, c));
+  ASSERT_TRUE(r1) << r1.error().to_string();
+  auto r2 = value_and_grad(*c.graph, with_lifted(batch2, c));
+  ASSERT_TRUE(r2) << r2.error().to_string();
+  expect_all_equal(f1->outputs, r1->values);
+  expect_all_equal(f2->outputs, r2->values);
+  expect_all_equal(*g1, r1->grads);
+  expect_all_equal(*g2, r2->grads);
+  // x, y and the four parameters are differentiated (every floating input and parameter).
+  EXPECT_EQ(g1->size(), 6u);
+  EXPECT_FALSE(g1->at(0).equal(g2->at(0)));
+}
+
+TEST(GradFunction, SavedHoldsExactlyThePartitionsSavedValues) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3), Tensor::randn({4, 5}, 4)});
+  ASSERT_TRUE(f) << f.error().to_string();
+  EXPECT_EQ(static_cast<int>(f->saved.count()), fn.partition().num_saved);
+  EXPECT_EQ(f->saved.bytes(), fn.partition().saved_bytes);
+  EXPECT_GT(f->saved.bytes(), 0);
+  EXPECT_FALSE(f->saved.empty());
+  Saved moved = std::move(f->saved);
+  EXPECT_TRUE(f->saved.empty());  // NOLINT(bugprone-use-after-move): moving empties a Saved
+  EXPECT_EQ(f->saved.count(), 0u);
+  EXPECT_FALSE(moved.empty());
+}
+
+TEST(GradFunction, ASavedUsedTwiceIsAnError) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3), Tensor::randn({4, 5}, 4)});
+  ASSERT_TRUE(f) << f.error().to_string();
+  Saved& saved = f->saved;
+  ASSERT_TRUE(fn.backward(std::move(saved)));
+  EXPECT_TRUE(saved.empty());
+  auto again = fn.backward(std::move(saved));
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message().find("already used by a backward"), std::string::npos)
+      << again.error().to_string();
+}
+
+TEST(GradFunction, ASavedFromAnotherFunctionIsAnError) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  GradFunction other = make(c);
+  auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3), Tensor::randn({4, 5}, 4)});
+  ASSERT_TRUE(f) << f.error().to_string();
+  auto wrong = other.backward(std::move(f->saved));
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message().find("comes from the forward of another function"), std::string::npos)
+      << wrong.error().to_string();
+  EXPECT_FALSE(f->saved.empty());  // rejected, not consumed: it still works with its own function
+  EXPECT_TRUE(fn.backward(std::move(f->saved)));
+}
+
+// Two outputs, one of them an integer (no tangent): explicit output gradients, one per
+// floating output, give the reference's gradients.
+TEST(GradFunction, ExplicitOutputGradientsSkipIntegerOutputs) {
+  auto fn_to_capture = [](std::span<const Tensor> in) {
+    Tensor h = tanh(matmul(in[0], in[1]));
+    return std::vector<Tensor>{argmax(h, 1), h};
+  };
+  auto c = capture(CaptureFn(fn_to_capture), {Tensor::randn({3, 4}, 1), Tensor::randn({4, 2}, 2)});
+  ASSERT_TRUE(c) << c.error().to_string();
+  GradFunction fn = make(*c);
+  EXPECT_EQ(fn.num_differentiable_outputs(), 1);
+  const std::vector<Tensor> inputs = {Tensor::randn({3, 4}, 5), Tensor::randn({4, 2}, 6)};
+  const std::vector<Tensor> grad_out = {Tensor::randn({3, 2}, 7)};
+  auto got = fn(inputs, grad_out);
+  ASSERT_TRUE(got) << got.error().to_string();
+  auto want = value_and_grad(*c->graph, inputs, grad_out);
+  ASSERT_TRUE(want) << want.error().to_string();
+  expect_all_equal(got->values, want->values);
+  expect_all_equal(got->grads, want->grads);
+}
+
+TEST(GradFunction, WrongNumberOfOutputGradientsIsAnErrorAndKeepsSaved) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3), Tensor::randn({4, 5}, 4)});
+  ASSERT_TRUE(f) << f.error().to_string();
+  const std::vector<Tensor> two = {Tensor::scalar(1.0, DType::F32), Tensor::scalar(1.0, DType::F32)};
+  auto r = fn.backward(std::move(f->saved), two);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("has 1 differentiable outputs, given 2 output gradients"), std::string::npos)
+      << r.error().to_string();
+  EXPECT_FALSE(f->saved.empty());
+}
+
+TEST(GradFunction, OutputGradientOfTheWrongTypeIsAnError) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  for (const Tensor& bad : {Tensor::full({2}, 1.0, DType::F32), Tensor::scalar(1.0, DType::F64)}) {
+    auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3), Tensor::randn({4, 5}, 4)});
+    ASSERT_TRUE(f) << f.error().to_string();
+    auto r = fn.backward(std::move(f->saved), std::vector<Tensor>{bad});
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("output gradient 0 has type"), std::string::npos) << r.error().to_string();
+    EXPECT_NE(r.error().message().find("but output 0 is f32[]"), std::string::npos) << r.error().to_string();
+  }
+}
+
+TEST(GradFunction, WrongNumberOfInputsIsAnError) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  GradFunction fn = make(c);
+  auto f = fn.forward(std::vector<Tensor>{Tensor::randn({4, 6}, 3)});
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.error().message().find("takes 2 inputs, given 1"), std::string::npos) << f.error().to_string();
+}
+
+TEST(GradFunction, PartitionOptionsReachThePartitioner) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  auto fn = GradFunction::create(*c.graph, c.lifted, {.partition = {.kind = PartitionKind::Default, .memory_budget = 2.0}});
+  ASSERT_FALSE(fn);
+  EXPECT_NE(fn.error().message().find("outside [0, 1]"), std::string::npos) << fn.error().to_string();
+}
+
+TEST(GradFunction, MoreLiftedValuesThanInputsIsAnError) {
+  TinyNet net;
+  Captured c = capture_loss(net);
+  std::vector<Tensor> too_many = c.lifted;
+  for (int i = 0; i < 3; ++i) too_many.push_back(Tensor::zeros({1}));
+  auto fn = GradFunction::create(*c.graph, too_many, kDefaultPartition);
+  ASSERT_FALSE(fn);
+  EXPECT_NE(fn.error().message().find("fewer than the 7 lifted values"), std::string::npos) << fn.error().to_string();
+}
+
+// ---- kiln::value_and_grad for C++ functions ----
+
+const ValueAndGradOptions kFnOptions{.partition = {.kind = PartitionKind::Default}};
+
+TEST(ValueAndGradFn, MatchesTheGraphLevelReference) {
+  auto f = [](std::span<const Tensor> in) { return sum(mul(tanh(in[0]), in[1])); };
+  ValueAndGradFn vg = value_and_grad(f, {Tensor::randn({3}, 1), Tensor::randn({3}, 2)}, kFnOptions);
+  const std::vector<Tensor> inputs = {Tensor::randn({3}, 3), Tensor::randn({3}, 4)};
+  ValueAndGrad got = vg(inputs);
+  // The other overload, on the captured graph: both names stay callable side by side.
+  auto c = capture(CaptureFn1(f), {Tensor::randn({3}, 1), Tensor::randn({3}, 2)});
+  ASSERT_TRUE(c) << c.error().to_string();
+  auto want = value_and_grad(*c->graph, inputs);
+  ASSERT_TRUE(want) << want.error().to_string();
+  expect_all_equal(got.values, want->values);
+  expect_all_equal(got.grads, want->grads);
+}
+
+TEST(ValueAndGradFn, WrtPicksTheDifferentiatedInputsAndSplitCallsWork) {
+  auto f = [](std::span<const Tensor> in) { return std::vector<Tensor>{mul(in[0], in[1]), sum(in[0])}; };
+  ValueAndGradOptions options = kFnOptions;
+  options.input_names = {"a", "b"};
+  options.joint.wrt = {"b"};
+  ValueAndGradFn vg = value_and_grad(f, {Tensor::randn({2}, 1), Tensor::randn({2}, 2)}, options);
+  const Tensor a = Tensor::from_doubles({2.0, 3.0}, {2});
+  ForwardResult fr = vg.forward({a, Tensor::from_doubles({5.0, 7.0}, {2})});
+  std::vector<Tensor> grads = vg.backward(std::move(fr.saved), {Tensor::full({2}, 1.0), Tensor::scalar(1.0, DType::F32)});
+  ASSERT_EQ(grads.size(), 1u);
+  EXPECT_TRUE(grads[0].equal(a));  // d(a*b)/db = a
+}
+
+TEST(ValueAndGradFn, ErrorsThrow) {
+  auto f = [](std::span<const Tensor> in) { return sum(in[0]); };
+  ValueAndGradFn vg = value_and_grad(f, {Tensor::randn({3}, 1)}, kFnOptions);
+  EXPECT_THROW(vg({Tensor::randn({3}, 1), Tensor::randn({3}, 2)}), Error);
+  ForwardResult fr = vg.forward({Tensor::randn({3}, 1)});
+  Saved saved = std::move(fr.saved);
+  vg.backward(std::move(saved));
+  EXPECT_THROW(vg.backward(std::move(saved)), Error);
+  // A capture failure: an op error while tracing.
+  auto bad = [](std::span<const Tensor> in) { return sum(matmul(in[0], in[0])); };
+  EXPECT_THROW(value_and_grad(bad, {Tensor::randn({2, 3}, 1)}, kFnOptions), Error);
+}
+
+TEST(ValueAndGradFn, ModuleParametersAreDifferentiatedWithTheInputs) {
+  TinyNet net;
+  auto f = [&](std::span<const Tensor> in) { return mean(net.forward(in[0])); };
+  ValueAndGradOptions options = kFnOptions;
+  options.module = &net;
+  options.joint.wrt = {"fc.weight"};
+  ValueAndGradFn vg = value_and_grad(f, {Tensor::randn({2, 6}, 1)}, options);
+  ValueAndGrad r = vg({Tensor::randn({2, 6}, 5)});
+  ASSERT_EQ(r.grads.size(), 1u);
+  EXPECT_EQ(r.grads[0].sizes(), (std::vector<int64_t>{5, 6}));
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,203 @@
+// compile_train_step: its gradients are the reference's, it reads the module's parameters as
+// an optimizer leaves them, it rejects batches it was not compiled for, and the demo's
+// training runs are deterministic and learn.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "autograd/value_and_grad.h"
+#include "demo/train_demo.h"
+#include "frontend/capture.h"
+#include "frontend/functional.h"
+#include "frontend/nn/linear.h"
+#include "train/sgd.h"
+#include "train/train_step.h"
+
+namespace kiln {
+namespace {
+
+const TrainStepOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default}};
+
+struct Mlp : nn::Module {
+  nn::Linear fc1{3, 8, true, 5};
+  nn::Linear fc2{8, 2, true, 7};
+  nn::Linear unused{2, 2, true, 9};  // never called: it gets no gradient
+  Mlp() {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+    register_module("unused", unused);
+  }
+  Tensor forward(const Tensor& x) { return fc2(tanh(fc1(x))); }
+};
+
+Tensor mlp_loss(Mlp& m, std::span<const Tensor> batch) { return mse_loss(m.forward(batch[0]), batch[1]); }
+
+std::vector<Tensor> batch_of(uint64_t seed) { return {Tensor::randn({4, 3}, seed), Tensor::randn({4, 2}, seed + 1)}; }
+
+TEST(TrainStep, GradientsAreTheReferencesNamedLikeTheParameters) {
+  Mlp model;
+  TrainStep step = compile_train_step(model, mlp_loss, batch_of(1), kDefaultPartition);
+  const std::vector<Tensor> batch = batch_of(10);
+  StepResult r = step(batch);
+
+  auto c = capture(CaptureFn1([&](std::span<const Tensor> b) { return mlp_loss(model, b); }), batch_of(1),
+                   {.module = &model});
+  ASSERT_TRUE(c) << c.error().to_string();
+  std::vector<Tensor> inputs = batch;
+  inputs.insert(inputs.end(), c->lifted.begin(), c->lifted.end());
+  auto want = value_and_grad(*c->graph, inputs, {}, {.wrt = {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}});
+  ASSERT_TRUE(want) << want.error().to_string();
+
+  EXPECT_TRUE(r.loss.equal(want->values[0]));
+  ASSERT_EQ(r.grads.size(), 4u);
+  const char* names[] = {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(r.grads[k].first, names[k]);
+    EXPECT_TRUE(r.grads[k].second.equal(want->grads[k])) << names[k];
+  }
+}
+
+TEST(TrainStep, LiftedParametersShareTheModulesStorage) {
+  Mlp model;
+  auto c = capture(CaptureFn1([&](std::span<const Tensor> b) { return mlp_loss(model, b); }), batch_of(1),
+                   {.module = &model});
+  ASSERT_TRUE(c) << c.error().to_string();
+  const auto params = model.named_parameters();
+  int shared = 0;
+  for (size_t k = 0; k < c->lifted.size(); ++k) {
+    const std::string& name = c->graph->input(static_cast<int>(2 + k))->name();
+    for (const auto& [n, t] : params)
+      if (n == name) shared += c->lifted[k].storage() == t.storage() ? 1 : 0;
+  }
+  EXPECT_EQ(shared, 4);
+}
+
+// An SGD update in place changes the next step's loss to the loss of the updated module.
+TEST(TrainStep, ReadsParametersAsTheOptimizerLeavesThem) {
+  Mlp model;
+  TrainStep step = compile_train_step(model, mlp_loss, batch_of(1), kDefaultPartition);
+  optim::SGD sgd(model.named_parameters(), {.lr = 0.1});
+  const std::vector<Tensor> batch = batch_of(20);
+  StepResult first = step(batch);
+  const Tensor unused_before = model.unused.weight.clone();
+  sgd.step(first.grads);
+  StepResult second = step(batch);
+  EXPECT_LT(second.loss.item_double(), first.loss.item_double());
+  const Tensor eager = mlp_loss(model, batch);
+  EXPECT_TRUE(second.loss.equal(eager));
+  EXPECT_TRUE(model.unused.weight.equal(unused_before));
+}
+
+TEST(TrainStep, ABatchOfOtherShapesIsAnError) {
+  Mlp model;
+  TrainStep step = compile_train_step(model, mlp_loss, batch_of(1), kDefaultPartition);
+  try {
+    step({Tensor::randn({5, 3}, 1), Tensor::randn({5, 2}, 2)});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("batch tensor 0 is f32[5,3], the step was compiled for f32[4,3]"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    step({Tensor::randn({4, 3}, 1)});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiled for a batch of 2 tensors, given 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrainStep, ALossThatIsNotAScalarIsAnError) {
+  Mlp model;
+  auto not_scalar = [](Mlp& m, std::span<const Tensor> b) { return m.forward(b[0]); };
+  try {
+    compile_train_step(model, not_scalar, batch_of(1), kDefaultPartition);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("must return a scalar floating tensor, not f32[4,2]"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(TrainStep, ALossThatReadsNoParameterIsAnError) {
+  Mlp model;
+  auto no_params = [](Mlp&, std::span<const Tensor> b) { return mean(b[0]); };
+  try {
+    compile_train_step(model, no_params, batch_of(1), kDefaultPartition);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reads no floating parameter of the module"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrainStep, ATracedBatchTensorIsAnError) {
+  Mlp model;
+  TrainStep step = compile_train_step(model, mlp_loss, batch_of(1), kDefaultPartition);
+  EXPECT_THROW(step({Tensor(), Tensor::randn({4, 2}, 2)}), Error);
+}
+
+// The untemplated form, for a loss written against nn::Module.
+TEST(TrainStep, ALossFnOverTheBaseModuleWorks) {
+  nn::Module model;
+  model.register_parameter("w", Tensor::from_doubles({1.0, 2.0, 3.0}, {3}));
+  auto loss = [](nn::Module& m, std::span<const Tensor> b) { return sum(mul(m.parameters()[0], b[0])); };
+  TrainStep step = compile_train_step(model, LossFn(loss), {Tensor::randn({3}, 2)}, kDefaultPartition);
+  const Tensor x = Tensor::from_doubles({4.0, 5.0, 6.0}, {3});
+  StepResult r = step({x});
+  EXPECT_EQ(r.loss.item_double(), 32.0);
+  ASSERT_EQ(r.grads.size(), 1u);
+  EXPECT_EQ(r.grads[0].first, "w");
+  EXPECT_TRUE(r.grads[0].second.equal(x));
+}
+
+TEST(TrainStep, CaptureErrorsThrow) {
+  Mlp model;
+  auto bad = [](Mlp& m, std::span<const Tensor> b) { return mean(m.forward(b[1])); };  // [4,2] into fc1 (3 in)
+  EXPECT_THROW(compile_train_step(model, bad, batch_of(1), kDefaultPartition), Error);
+}
+
+// ---- the demo's training runs ----
+
+demo::GptTask small_gpt_task() {
+  demo::GptTask task;
+  task.model = {.vocab_size = 8, .context = 8, .width = 16, .num_heads = 2, .num_layers = 2, .seed = 3};
+  task.steps = 40;
+  task.batch = 8;
+  task.lr = 1e-2;
+  return task;
+}
+
+TEST(DemoTraining, GptRunsAreBitIdenticalAndLearn) {
+  const demo::TrainReport a = demo::train_gpt(small_gpt_task());
+  const demo::TrainReport b = demo::train_gpt(small_gpt_task());
+  ASSERT_EQ(a.losses.size(), 40u);
+  EXPECT_EQ(a.losses, b.losses);  // exact: the same seed gives the same run
+  EXPECT_GT(a.losses.front(), 1.5);
+  EXPECT_LT(a.losses.back(), 0.8);  // from about ln(8) = 2.08 toward ln(3) / 8 = 0.14
+}
+
+TEST(DemoTraining, MlpRunsAreBitIdenticalAndLearn) {
+  const demo::MlpTask task{.steps = 60};
+  const demo::TrainReport a = demo::train_mlp_regression(task);
+  const demo::TrainReport b = demo::train_mlp_regression(task);
+  EXPECT_EQ(a.losses, b.losses);
+  EXPECT_LT(a.losses.back(), 0.5 * a.losses.front());
+}
+
+TEST(DemoTraining, ArithmeticSequencesFollowTheirRule) {
+  auto [tokens, targets] = demo::arithmetic_sequences(3, 5, 7, 42);
+  for (int64_t b = 0; b < 3; ++b) {
+    const int64_t step = (tokens.item_int(5 * b + 1) - tokens.item_int(5 * b) + 7) % 7;
+    EXPECT_TRUE(step >= 1 && step <= 3);
+    for (int64_t i = 0; i < 5; ++i) {
+      EXPECT_EQ(targets.item_int(5 * b + i), (tokens.item_int(5 * b + i) + step) % 7);
+      if (i > 0) {
+        EXPECT_EQ(tokens.item_int(5 * b + i), targets.item_int(5 * b + i - 1));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln
