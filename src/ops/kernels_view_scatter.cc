@@ -11,12 +11,6 @@ namespace kiln {
 
 namespace {
 
-std::string ints_str(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // as_strided's geometry on `t`, or the error torch gives when it reaches past t's storage.
 Expected<Tensor> strided_view(std::string_view op, const Tensor& t, const KernelCall& call) {
   const std::vector<int64_t>& size = call.attr_ints("size");

@@ -67,4 +67,10 @@ std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& siz
 }
 
 
+std::string ints_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 }  // namespace kiln

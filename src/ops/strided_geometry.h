@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -23,5 +24,8 @@ bool strided_may_overlap(const std::vector<int64_t>& sizes, const std::vector<in
 // none, reshape copies and view fails.
 std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                                  const std::vector<int64_t>& new_sizes);
+
+// "[2, 3]": int lists in error messages, written as ATen writes them.
+std::string ints_str(const std::vector<int64_t>& v);
 
 }  // namespace kiln

@@ -13,12 +13,6 @@ namespace kiln {
 
 namespace {
 
-std::string ints_str(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // Product of the static dims of `s` and its symbolic dims.
 struct SplitProduct {
   int64_t fixed = 1;

@@ -5,16 +5,6 @@
 
 namespace kiln::optim {
 
-namespace {
-
-std::string type_string(const Tensor& t) {
-  std::string s = std::string(dtype_name(t.dtype())) + "[";
-  for (size_t i = 0; i < t.sizes().size(); ++i) s += (i ? "," : "") + std::to_string(t.sizes()[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 Optimizer::Optimizer(NamedTensors params) : params_(std::move(params)) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto& [name, t] = params_[i];
@@ -37,8 +27,8 @@ void Optimizer::step(const NamedTensors& grads) {
     const Tensor& param = params_[index].second;
     if (!grad.defined() || grad.is_traced() || grad.dtype() != param.dtype() || grad.sizes() != param.sizes())
       throw Error(make_error("optimizer: gradient '", name, "' is ",
-                             grad.defined() && !grad.is_traced() ? type_string(grad) : std::string("not concrete"),
-                             ", but the parameter is ", type_string(param)));
+                             grad.defined() && !grad.is_traced() ? grad.type().to_string() : std::string("not concrete"),
+                             ", but the parameter is ", param.type().to_string()));
   }
   // Parameters in their own order, so the update order does not depend on the gradients'.
   for (size_t index = 0; index < params_.size(); ++index)

@@ -7,16 +7,6 @@
 
 namespace kiln {
 
-namespace {
-
-std::string type_string(const Tensor& t) {
-  std::string s = std::string(dtype_name(t.dtype())) + "[";
-  for (size_t i = 0; i < t.sizes().size(); ++i) s += (i ? "," : "") + std::to_string(t.sizes()[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 TrainStep::TrainStep(std::shared_ptr<const Graph> loss_graph, GradFunction fn, std::vector<TensorType> batch_types)
     : loss_graph_(std::move(loss_graph)), fn_(std::move(fn)), batch_types_(std::move(batch_types)) {
   for (int index : fn_.joint().wrt_inputs) grad_names_.push_back(loss_graph_->input(index)->name());
@@ -57,7 +47,7 @@ StepResult TrainStep::operator()(const std::vector<Tensor>& batch) const {
     if (!batch[i].defined() || batch[i].is_traced())
       throw Error(make_error("train step: batch tensor ", i, " is not a concrete tensor"));
     if (batch[i].type() != batch_types_[i])
-      throw Error(make_error("train step: batch tensor ", i, " is ", type_string(batch[i]),
+      throw Error(make_error("train step: batch tensor ", i, " is ", batch[i].type().to_string(),
                              ", the step was compiled for ", batch_types_[i].to_string(),
                              " (a step is captured once; compile another step for other shapes)"));
   }
