@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "autograd/graph_builder.h"
+#include "ir/graph_builder.h"
 #include "autograd/joint_graph.h"
 #include "passes/dce.h"
 #include "support/check.h"

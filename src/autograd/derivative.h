@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "autograd/graph_builder.h"
+#include "ir/graph_builder.h"
 #include "ops/op_call.h"
 
 namespace kiln {

@@ -9,7 +9,7 @@
 
 #include "autograd/body_gradient.h"
 #include "autograd/derivative.h"
-#include "autograd/graph_builder.h"
+#include "ir/graph_builder.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/dce.h"

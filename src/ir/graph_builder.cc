@@ -1,4 +1,4 @@
-#include "autograd/graph_builder.h"
+#include "ir/graph_builder.h"
 
 #include <algorithm>
 #include <unordered_map>
