@@ -31,7 +31,7 @@ bool is_read(const Graph& g, const Value* in) {
 Expected<JointGraph> joint_of_body(const Graph& body) {
   std::unique_ptr<Graph> plain = body.clone();
   for (Value* in : plain->inputs()) in->set_role(InputRole::Input);
-  return joint_graph(*plain);
+  return joint_graph(*plain, {.tangents = TangentPolicy::EveryFloatingOutput});
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// joint_graph: the forward graph cloned, one tangent input per differentiable output, then
-// reverse-mode differentiation appended node by node with the derivative rules.
+// joint_graph: the forward graph functionalized and cloned, one tangent input per output that
+// needs one, then reverse-mode differentiation appended node by node with the derivative rules.
 #include "autograd/joint_graph.h"
 
 #include <algorithm>
@@ -11,8 +11,10 @@
 #include "autograd/derivative.h"
 #include "ir/graph_builder.h"
 #include "ir/printer.h"
+#include "ir/view_chain.h"
 #include "ir/verifier.h"
 #include "passes/dce.h"
+#include "passes/functionalize.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -55,27 +57,40 @@ Expected<std::vector<int>> select_wrt(const Graph& forward, const JointOptions& 
 }
 
 // The values that depend on a differentiated input through differentiable ops: only these
-// need gradients. Fails on an in-place op that reads or writes such a value, since a mutation
-// on the path makes the data flow the rules see differ from what the graph computes.
-Expected<std::unordered_set<const Value*>> active_values(const Graph& g, const std::vector<int>& wrt,
-                                                         std::span<Node* const> fwd_nodes) {
+// need gradients. The graph is functional (no in-place ops).
+std::unordered_set<const Value*> active_values(const Graph& g, const std::vector<int>& wrt) {
   std::unordered_set<const Value*> active;
   for (int i : wrt) active.insert(g.input(i));
-  std::vector<Node*> nodes = g.nodes();
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const Node* n = nodes[k];
+  for (const Node* n : g.nodes()) {
+    KILN_CHECK(!n->info().has(kInplace)) << "joint_graph: in-place node left after functionalization: " << print_node(*n);
     bool reads_active = std::ranges::any_of(n->operands(), [&](const Operand& o) { return active.contains(o.value); });
-    if (!reads_active) continue;
-    if (n->info().has(kInplace))
-      return make_error("joint_graph: in-place op ", n->info().name(),
-                        " on a path from a differentiated input; the graph must be functionalized first (at ",
-                        print_node(*fwd_nodes[k]), ")")
-          .with_loc(fwd_nodes[k]->loc());
-    if (derivative_info(n->op()).kind == Differentiability::NotDifferentiable) continue;
+    if (!reads_active || derivative_info(n->op()).kind == Differentiability::NotDifferentiable) continue;
     for (const Value* r : n->results())
       if (is_differentiable_type(r)) active.insert(r);
   }
   return active;
+}
+
+bool has_inplace_ops(const Graph& g) {
+  for (const Node* n : g.nodes()) {
+    if (n->info().has(kInplace)) return true;
+    for (int i = 0; i < n->num_subgraphs(); ++i)
+      if (has_inplace_ops(*n->subgraph(i))) return true;
+  }
+  return false;
+}
+
+OutputGradKind classify_output(const Value* out, bool is_write_back, const std::unordered_set<const Value*>& active) {
+  if (is_write_back) return OutputGradKind::WriteBack;
+  if (!is_differentiable_type(out)) return OutputGradKind::NotDifferentiable;
+  if (storage_root(out)->is_input()) return OutputGradKind::AliasOfInput;
+  if (!active.contains(out)) return OutputGradKind::NoGradient;
+  return OutputGradKind::Tangent;
+}
+
+bool gets_tangent(OutputGradKind kind, const Value* out, TangentPolicy policy) {
+  if (policy == TangentPolicy::EveryFloatingOutput) return is_differentiable_type(out);
+  return kind == OutputGradKind::Tangent;
 }
 
 // Gradients accumulated per value while walking the forward nodes backwards.
@@ -155,14 +170,35 @@ Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<con
 
 }  // namespace
 
-Expected<JointGraph> joint_graph(const Graph& forward, const JointOptions& options) {
+std::string_view output_grad_kind_name(OutputGradKind k) {
+  switch (k) {
+    case OutputGradKind::Tangent: return "tangent";
+    case OutputGradKind::NotDifferentiable: return "not_differentiable";
+    case OutputGradKind::NoGradient: return "no_gradient";
+    case OutputGradKind::AliasOfInput: return "alias_of_input";
+    case OutputGradKind::WriteBack: return "write_back";
+  }
+  return "?";
+}
+
+Expected<JointGraph> joint_graph(const Graph& original, const JointOptions& options) {
+  // In-place ops become functional ops, and input mutations extra outputs, first.
+  std::unique_ptr<Graph> functional;
+  JointGraph joint;
+  joint.num_user_outputs = static_cast<int>(original.outputs().size());
+  if (has_inplace_ops(original)) {
+    functional = original.clone();
+    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*functional, {.aliased_inputs = {}, .keep_input_mutations = false}));
+    joint.write_back_inputs = info.write_back_inputs;
+  }
+  const Graph& forward = functional ? *functional : original;
+
   Expected<std::vector<int>> wrt = select_wrt(forward, options);
   if (!wrt) return wrt.error();
 
-  JointGraph joint;
   joint.graph = forward.clone();
   Graph& g = *joint.graph;
-  g.set_name(forward.name() + "_joint");
+  g.set_name(original.name() + "_joint");
   joint.num_primals = forward.num_inputs();
   joint.num_forward_outputs = static_cast<int>(forward.outputs().size());
   joint.wrt_inputs = *wrt;
@@ -170,29 +206,27 @@ Expected<JointGraph> joint_graph(const Graph& forward, const JointOptions& optio
   // The clone has the forward graph's nodes in the same order; errors print the forward's.
   const std::vector<Node*> fwd_nodes = forward.nodes();
   const std::vector<Node*> nodes = g.nodes();
-  auto active = active_values(g, *wrt, fwd_nodes);
-  if (!active) return active.error();
+  const std::unordered_set<const Value*> active = active_values(g, *wrt);
 
-  // Every floating output gets a tangent, also one that is an input or aliases one: its
-  // gradient then flows straight to that input, as autograd would give.
   const std::vector<Value*> outputs = g.outputs();
   GraphBuilder b(g);
   GradientMap grads(b);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    if (!is_differentiable_type(outputs[k])) {
+    const OutputGradKind kind = classify_output(outputs[k], static_cast<int>(k) >= joint.num_user_outputs, active);
+    joint.output_grad.push_back(kind);
+    if (!gets_tangent(kind, outputs[k], options.tangents)) {
       joint.tangent_input.push_back(-1);
       continue;
     }
     joint.tangent_input.push_back(g.num_inputs());
     Value* tangent = g.add_input("tangent" + std::to_string(k), outputs[k]->type(), InputRole::Tangent);
-    if (active->contains(outputs[k])) grads.accumulate(outputs[k], tangent);
+    if (active.contains(outputs[k])) grads.accumulate(outputs[k], tangent);
   }
 
   for (size_t k = nodes.size(); k-- > 0;) {
-    Status s = differentiate_node(*nodes[k], *fwd_nodes[k], *active, grads, b);
+    Status s = differentiate_node(*nodes[k], *fwd_nodes[k], active, grads, b);
     if (!s) return s.error();
   }
-
   std::vector<Value*> joint_outputs = outputs;
   for (int i : *wrt) {
     Value* grad = grads.get(g.input(i));

@@ -1,11 +1,19 @@
 // joint_graph: one graph that computes a forward graph's outputs and, by reverse-mode
 // differentiation with the derivative rules (derivative.h), the gradients of chosen inputs.
+//
+// A forward graph with in-place ops is functionalized first (passes/functionalize.h, input
+// mutations as extra outputs): the joint graph's forward outputs are the user outputs followed
+// by the new value of each mutated input (JointGraph::write_back_inputs), which the caller
+// writes back. Gradients are with respect to the inputs' values on entry.
+//
 // Its inputs are the forward inputs (primals, roles kept) followed by one input of role
-// `tangent` per differentiable forward output (floating dtype); its outputs are the forward
-// outputs followed by one gradient per differentiated input, in input order.
-// A floating output that is a graph input, or aliases one, still gets a tangent (its gradient
-// flows to that input); functionalization decides later which outputs are aliases. Inputs
-// that no gradient reaches get zeros_like. The result is dead-code eliminated and verified.
+// `tangent` per forward output that needs one: a floating output that some differentiated
+// input reaches and that is neither a graph input nor a view of one (an alias of an input
+// carries no gradient of its own; the reference regenerates such outputs outside its graph)
+// nor a write-back. OutputGradKind says why an output has or has no tangent. Its outputs are
+// the forward outputs followed by one gradient per differentiated input, in input order.
+// Inputs that no gradient reaches get zeros_like. The result is dead-code eliminated and
+// verified.
 #pragma once
 
 #include <memory>
@@ -17,17 +25,40 @@
 
 namespace kiln {
 
+// Which forward outputs get a tangent input.
+enum class TangentPolicy {
+  WhereNeeded,          // only outputs of kind Tangent (OutputGradKind)
+  EveryFloatingOutput,  // every floating output, aliases and constants included (for the bodies of
+                        // higher-order ops, whose callers feed a gradient to every body output)
+};
+
 struct JointOptions {
   // Names of the inputs to differentiate; empty: every floating input of role input or param.
   std::vector<std::string> wrt = {};
+  TangentPolicy tangents = TangentPolicy::WhereNeeded;
 };
+
+// Why a forward output of the joint graph has a tangent, or has none.
+enum class OutputGradKind {
+  Tangent,            // floating, reached by a differentiated input
+  NotDifferentiable,  // integer or bool
+  NoGradient,         // floating, but no differentiated input reaches it
+  AliasOfInput,       // a graph input or a view of one
+  WriteBack,          // the new value of a mutated input
+};
+std::string_view output_grad_kind_name(OutputGradKind k);  // "tangent", "not_differentiable", ...
 
 struct JointGraph {
   std::unique_ptr<Graph> graph;
   int num_primals = 0;
+  // The user outputs, then one write-back output per mutated input.
   int num_forward_outputs = 0;
-  // For each forward output, the index of its tangent among the joint graph's inputs, or -1
-  // when the output is not differentiable (integer or bool).
+  int num_user_outputs = 0;
+  // Forward output num_user_outputs + k is the new value of forward input write_back_inputs[k].
+  std::vector<int> write_back_inputs;
+  // For each forward output: whether it has a tangent, and the index of that tangent among
+  // the joint graph's inputs (-1 when it has none).
+  std::vector<OutputGradKind> output_grad;
   std::vector<int> tangent_input;
   // For each differentiated forward input: its index among the forward inputs; the joint
   // graph's output num_forward_outputs + k is the gradient of input wrt_inputs[k].
@@ -38,8 +69,7 @@ struct JointGraph {
 // Fails naming the node when the forward graph uses an op whose derivative rule is not
 // written yet, or one kiln cannot differentiate (while_loop), on a path from a differentiated
 // input to an output, also inside a body (the error then says which body of which node); or
-// an in-place op reading a value that depends on a differentiated input (functionalize
-// first). Fails too for a wrt name that names no input or a non-floating one.
+// where functionalization fails. Fails too for a wrt name that names no input or a non-floating one.
 Expected<JointGraph> joint_graph(const Graph& forward, const JointOptions& options = {});
 
 }  // namespace kiln

@@ -2,29 +2,22 @@
 #include "autograd/value_and_grad.h"
 
 #include "interp/interpreter.h"
+#include "support/check.h"
 
 namespace kiln {
 
 namespace {
 
-// Ones shaped like each differentiable output. Shapes come from the graph when static;
-// otherwise the forward graph runs once to learn them.
-Expected<std::vector<Tensor>> default_output_grads(const Graph& forward, std::span<const Tensor> inputs) {
-  const std::vector<Value*>& outputs = forward.outputs();
-  bool all_static = true;
-  for (const Value* out : outputs) all_static = all_static && out->type().shape.is_static();
-  std::vector<Tensor> values;
-  if (!all_static) {
-    Expected<std::vector<Tensor>> run = interpret(forward, inputs);
-    if (!run) return run.error();
-    values = std::move(*run);
-  }
+// Ones shaped like each output that has a tangent. Such outputs come from differentiated
+// nodes, whose shapes joint_graph requires to be static.
+std::vector<Tensor> default_output_grads(const JointGraph& joint) {
   std::vector<Tensor> grads;
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const TensorType& type = outputs[k]->type();
-    if (!is_floating(type.dtype)) continue;
-    std::vector<int64_t> sizes = all_static ? type.shape.sizes() : values[k].sizes();
-    grads.push_back(Tensor::full(sizes, Scalar(1.0), type.dtype));
+  for (size_t k = 0; k < joint.tangent_input.size(); ++k) {
+    if (joint.tangent_input[k] < 0) continue;
+    const TensorType& type = joint.graph->input(joint.tangent_input[k])->type();
+    KILN_CHECK(type.shape.is_static()) << "value_and_grad: output " << k << " has a tangent of symbolic type "
+                                       << type.to_string();
+    grads.push_back(Tensor::full(type.shape.sizes(), Scalar(1.0), type.dtype));
   }
   return grads;
 }
@@ -41,27 +34,33 @@ Expected<ValueAndGrad> value_and_grad(const Graph& forward, std::span<const Tens
 
   std::vector<Tensor> tangents;
   if (output_grads.empty()) {
-    Expected<std::vector<Tensor>> ones = default_output_grads(forward, inputs);
-    if (!ones) return ones.error();
-    tangents = std::move(*ones);
+    tangents = default_output_grads(*joint);
   } else {
     tangents.assign(output_grads.begin(), output_grads.end());
   }
   const int num_tangents = joint->graph->num_inputs() - joint->num_primals;
   if (static_cast<int>(tangents.size()) != num_tangents)
     return make_error("value_and_grad: graph @", forward.name(), " has ", num_tangents,
-                      " differentiable outputs, given ", tangents.size(), " output gradients");
+                      " outputs that take a gradient, given ", tangents.size(), " output gradients");
 
   std::vector<Tensor> joint_inputs(inputs.begin(), inputs.end());
   joint_inputs.insert(joint_inputs.end(), tangents.begin(), tangents.end());
   Expected<std::vector<Tensor>> results = interpret(*joint->graph, joint_inputs);
   if (!results) return results.error();
 
+  const auto split = results->begin() + joint->num_forward_outputs;
+  write_back_inputs(*joint, inputs, {results->begin(), split});
   ValueAndGrad out;
-  auto split = results->begin() + joint->num_forward_outputs;
-  out.values.assign(results->begin(), split);
+  out.values.assign(results->begin(), results->begin() + joint->num_user_outputs);
   out.grads.assign(split, results->end());
   return out;
+}
+
+void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs, std::span<const Tensor> forward_outputs) {
+  for (size_t k = 0; k < joint.write_back_inputs.size(); ++k) {
+    Tensor target = inputs[static_cast<size_t>(joint.write_back_inputs[k])];
+    target.copy_from(forward_outputs[static_cast<size_t>(joint.num_user_outputs) + k]);
+  }
 }
 
 }  // namespace kiln

@@ -14,14 +14,20 @@
 namespace kiln {
 
 struct ValueAndGrad {
-  std::vector<Tensor> values;  // the forward outputs
+  std::vector<Tensor> values;  // the forward graph's outputs
   std::vector<Tensor> grads;   // one per differentiated input (JointGraph::wrt_inputs order)
 };
 
-// `inputs` match the forward graph's inputs. `output_grads` holds one gradient per
-// differentiable (floating) forward output, in output order; empty: ones of each such
-// output's shape (the usual case: a scalar loss). Inputs no gradient reaches get zeros.
+// `inputs` match the forward graph's inputs; inputs the graph mutates are updated in place.
+// `output_grads` holds one gradient per forward output with a tangent
+// (JointGraph::tangent_input), in output order; empty: ones of each such output's shape (the
+// usual case: a scalar loss). Inputs no gradient reaches get zeros.
 Expected<ValueAndGrad> value_and_grad(const Graph& forward, std::span<const Tensor> inputs,
                                       std::span<const Tensor> output_grads = {}, const JointOptions& options = {});
+
+// Writes the new values of the inputs the forward graph mutates (the write-back outputs among
+// `forward_outputs`, JointGraph::write_back_inputs) into those inputs, as running the forward
+// graph eagerly would have.
+void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs, std::span<const Tensor> forward_outputs);
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "ir/view_chain.h"
 #include "ops/strided_geometry.h"
 #include "passes/functionalize_views.h"
 #include "support/check.h"
@@ -447,7 +448,7 @@ class Functionalizer {
 
   // The graph input whose storage `v` shares at run time (through view ops), if any.
   const Value* runtime_input_of(const Value* v) const {
-    while (v && v->producer() && v->producer()->info().has(kView)) v = v->producer()->operand(0).value;
+    v = storage_root(v);
     return v && v->is_input() ? v : nullptr;
   }
 

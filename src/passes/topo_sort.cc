@@ -4,17 +4,12 @@
 #include <queue>
 #include <set>
 
+#include "ir/view_chain.h"
 #include "support/check.h"
 
 namespace kiln {
 
 namespace {
-
-// The value whose storage `v` shares (following view ops back to their base).
-const Value* storage_root(const Value* v) {
-  while (v && v->producer() && v->producer()->info().has(kView)) v = v->producer()->operand(0).value;
-  return v;
-}
 
 bool is_ordered_effect(const Node& n) { return n.info().has(kSideEffect | kRandom); }
 

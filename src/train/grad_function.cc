@@ -38,7 +38,7 @@ Expected<std::vector<Tensor>> output_gradients(const CompiledGrad& c, const std:
     return grads;
   }
   if (grad_outputs.size() != n)
-    return make_error("backward: graph @", forward.name(), " has ", n, " differentiable outputs, given ",
+    return make_error("backward: graph @", forward.name(), " has ", n, " outputs that take a gradient, given ",
                       grad_outputs.size(), " output gradients");
   for (size_t k = 0; k < n; ++k) {
     const Tensor& g = grad_outputs[k];
@@ -89,10 +89,17 @@ Expected<ForwardResult> GradFunction::forward(std::span<const Tensor> inputs) co
   all.insert(all.end(), c.lifted.begin(), c.lifted.end());
   KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, c.forward_runner->run(all));
 
-  ForwardResult r;
+  // results: the user outputs, the new values of mutated inputs, then the saved values.
+  const auto user_end = results.begin() + c.joint.num_user_outputs;
   const auto split = results.begin() + c.partition.num_forward_outputs;
-  r.outputs.assign(results.begin(), split);
+  ForwardResult r;
+  r.outputs.assign(results.begin(), user_end);
   r.saved.values_.assign(split, results.end());
+  // A saved value that is an input the forward mutates is saved as it was on entry.
+  for (int input : c.joint.write_back_inputs)
+    for (Tensor& t : r.saved.values_)
+      if (t.storage() == all[static_cast<size_t>(input)].storage()) t = t.clone();
+  write_back_inputs(c.joint, all, {results.begin(), split});
   for (int out : c.differentiable_outputs) r.saved.output_sizes_.push_back(r.outputs[static_cast<size_t>(out)].sizes());
   r.saved.owner_ = compiled_;
   return r;

@@ -59,7 +59,7 @@ class Saved {
 };
 
 struct ForwardResult {
-  std::vector<Tensor> outputs;  // the forward graph's outputs
+  std::vector<Tensor> outputs;  // the forward graph's outputs (inputs it mutates are updated in place)
   Saved saved;
 };
 

@@ -9,6 +9,7 @@
 
 #include "autograd/joint_graph.h"
 #include "autograd/value_and_grad.h"
+#include "frontend/functional.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 
@@ -101,12 +102,50 @@ TEST(JointGraph, IntegerOutputGetsNoTangent) {
   EXPECT_EQ(joint->graph->input(1)->name(), "tangent1");
 }
 
-TEST(JointGraph, OutputThatIsAnInputGetsItsTangent) {
+TEST(JointGraph, OutputsThatAliasInputsGetNoTangent) {
+  auto g = parse(R"(graph @id(%x: f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3]) {
+  %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
+  %1 = neg(%x) : f32[2,3]
+  return %x, %0, %1
+}
+)");
+  EXPECT_EQ(joint_text(*g), R"(graph @id_joint(%x: f32[2,3], %tangent2: tangent f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3], f32[2,3]) {
+  %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
+  %1 = neg(%x) : f32[2,3]
+  %2 = neg(%tangent2) : f32[2,3]
+  return %x, %0, %1, %2
+}
+)");
+  Expected<JointGraph> joint = joint_graph(*g);
+  ASSERT_TRUE(joint.has_value());
+  EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::AliasOfInput,
+                                                              OutputGradKind::AliasOfInput, OutputGradKind::Tangent}));
+  EXPECT_EQ(joint->tangent_input, (std::vector<int>{-1, -1, 1}));
+}
+
+TEST(JointGraph, OutputsNoDifferentiatedInputReachesGetNoTangent) {
+  auto g = parse(R"(graph @f(%x: f32[3], %w: param f32[3]) -> (f32[3], f32[3], i64[]) {
+  %0 = exp(%x) : f32[3]
+  %1 = mul(%0, %w) : f32[3]
+  %2 = argmax(%1) : i64[]
+  return %0, %1, %2
+}
+)");
+  Expected<JointGraph> joint = joint_graph(*g, {.wrt = {"w"}});
+  ASSERT_TRUE(joint.has_value()) << joint.error().to_string();
+  EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::NoGradient, OutputGradKind::Tangent,
+                                                              OutputGradKind::NotDifferentiable}));
+  EXPECT_EQ(joint->tangent_input, (std::vector<int>{-1, 2, -1}));
+  EXPECT_EQ(output_grad_kind_name(OutputGradKind::NoGradient), "no_gradient");
+}
+
+TEST(JointGraph, BodiesGiveEveryFloatingOutputATangent) {
   auto g = parse(R"(graph @id(%x: f32[3]) -> (f32[3]) {
   return %x
 }
 )");
-  EXPECT_EQ(joint_text(*g), R"(graph @id_joint(%x: f32[3], %tangent0: tangent f32[3]) -> (f32[3], f32[3]) {
+  EXPECT_EQ(joint_text(*g, {.wrt = {}, .tangents = TangentPolicy::EveryFloatingOutput}),
+            R"(graph @id_joint(%x: f32[3], %tangent0: tangent f32[3]) -> (f32[3], f32[3]) {
   return %x, %tangent0
 }
 )");
@@ -177,12 +216,15 @@ TEST(JointGraph, WrtIntegerInputIsAnError) {
 
 TEST(JointGraph, UnreachedInputGetsZeros) {
   auto g = parse(R"(graph @f(%x: f32[3], %y: f32[2]) -> (f32[3]) {
-  return %x
+  %0 = neg(%x) : f32[3]
+  return %0
 }
 )");
   EXPECT_EQ(joint_text(*g), R"(graph @f_joint(%x: f32[3], %y: f32[2], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[2]) {
-  %0 = zeros_like(%y) : f32[2]
-  return %x, %tangent0, %0
+  %0 = neg(%x) : f32[3]
+  %1 = neg(%tangent0) : f32[3]
+  %2 = zeros_like(%y) : f32[2]
+  return %0, %1, %2
 }
 )");
 }
@@ -281,15 +323,44 @@ TEST(JointGraph, CondIsDifferentiatedByACondOverTheBranchGradients) {
 )");
 }
 
-TEST(JointGraph, InplaceOpOnPathIsAnError) {
-  auto g = parse(R"(graph @f(%x: f32[3]) -> (f32[3]) {
-  %0 = add_(%x, 1) : f32[3]
-  return %0
+// In-place ops are functionalized first; the mutated input's new value is a write-back output
+// (no tangent), and the gradient is with respect to the input's value on entry.
+TEST(JointGraph, InplaceOpsAreFunctionalizedFirst) {
+  auto g = parse(R"(graph @f(%x: f32[3], %s: buffer f32[3]) -> (f32[3]) {
+  %0 = mul_(%x, 2) : f32[3]
+  %1 = exp(%0) : f32[3]
+  %2 = add_(%s, %1) : f32[3]
+  return %1
 }
 )");
-  EXPECT_EQ(joint_error(*g),
-            "joint_graph: in-place op add_ on a path from a differentiated input; the graph must be functionalized "
-            "first (at %0 = add_(%x, 1) : f32[3])");
+  EXPECT_EQ(joint_text(*g), R"(graph @f_joint(%x: f32[3], %s: buffer f32[3], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {
+  %0 = mul(%x, 2) : f32[3]
+  %1 = exp(%0) : f32[3]
+  %2 = add(%s, %1) : f32[3]
+  %3 = mul(%tangent0, %1) : f32[3]
+  %4 = mul(%3, 2) : f32[3]
+  return %1, %0, %2, %4
+}
+)");
+  Expected<JointGraph> joint = joint_graph(*g);
+  ASSERT_TRUE(joint.has_value());
+  EXPECT_EQ(joint->num_user_outputs, 1);
+  EXPECT_EQ(joint->num_forward_outputs, 3);
+  EXPECT_EQ(joint->write_back_inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::Tangent, OutputGradKind::WriteBack,
+                                                              OutputGradKind::WriteBack}));
+
+  // value_and_grad writes the new values back into the inputs.
+  Tensor x = Tensor::from_doubles({0.0, 0.5, 1.0}, {3}, DType::F32);
+  Tensor s = Tensor::zeros({3});
+  std::vector<Tensor> inputs = {x, s};
+  Expected<ValueAndGrad> r = value_and_grad(*g, inputs);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  ASSERT_EQ(r->values.size(), 1u);
+  EXPECT_TRUE(x.equal(Tensor::from_doubles({0.0, 1.0, 2.0}, {3}, DType::F32)));
+  EXPECT_TRUE(s.equal(r->values[0]));
+  ASSERT_EQ(r->grads.size(), 1u);  // x only: s is a buffer
+  EXPECT_TRUE(r->grads[0].equal(mul(r->values[0], Tensor::scalar(2.0, DType::F32))));
 }
 
 // ---- value_and_grad ----
@@ -355,7 +426,7 @@ TEST(ValueAndGrad, WrongNumberOfOutputGradsIsAnError) {
   std::vector<Tensor> output_grads = {Tensor::scalar(1.0, DType::F32), Tensor::scalar(1.0, DType::F32)};
   Expected<ValueAndGrad> r = value_and_grad(*g, inputs, output_grads);
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message(), "value_and_grad: graph @dot has 1 differentiable outputs, given 2 output gradients");
+  EXPECT_EQ(r.error().message(), "value_and_grad: graph @dot has 1 outputs that take a gradient, given 2 output gradients");
 }
 
 TEST(ValueAndGrad, WrongNumberOfInputsIsAnError) {

@@ -10,6 +10,8 @@
 #include "demo/train_demo.h"
 #include "frontend/capture.h"
 #include "frontend/functional.h"
+#include "frontend/nn/batch_norm2d.h"
+#include "frontend/nn/conv2d.h"
 #include "frontend/nn/linear.h"
 #include "train/sgd.h"
 #include "train/train_step.h"
@@ -34,6 +36,34 @@ struct Mlp : nn::Module {
 Tensor mlp_loss(Mlp& m, std::span<const Tensor> batch) { return mse_loss(m.forward(batch[0]), batch[1]); }
 
 std::vector<Tensor> batch_of(uint64_t seed) { return {Tensor::randn({4, 3}, seed), Tensor::randn({4, 2}, seed + 1)}; }
+
+struct ConvBn : nn::Module {
+  nn::Conv2d conv{2, 3, 3, {.padding = {1, 1}}};
+  nn::BatchNorm2d bn{3};
+  ConvBn() {
+    register_module("conv", conv);
+    register_module("bn", bn);
+  }
+};
+
+Tensor conv_bn_loss(ConvBn& m, std::span<const Tensor> batch) { return mean(relu(m.bn(m.conv(batch[0])))); }
+
+// BatchNorm2d in training mode writes its running statistics back with copy_: the step
+// functionalizes the graph, and the buffers are updated as an eager forward updates them.
+TEST(TrainStep, MutatedBuffersAreWrittenBackAsEagerDoes) {
+  ConvBn compiled, eager;
+  const std::vector<Tensor> batch = {Tensor::randn({2, 2, 5, 5}, 3)};
+  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch);
+  for (int i = 0; i < 2; ++i) {  // twice: the second step reads the first one's statistics
+    StepResult r = step(batch);
+    Tensor want = conv_bn_loss(eager, batch);
+    EXPECT_TRUE(r.loss.equal(want)) << "step " << i;
+    EXPECT_TRUE(compiled.bn.running_mean.equal(eager.bn.running_mean)) << "step " << i;
+    EXPECT_TRUE(compiled.bn.running_var.equal(eager.bn.running_var)) << "step " << i;
+  }
+  EXPECT_FALSE(compiled.bn.running_mean.equal(Tensor::zeros({3})));
+  ASSERT_EQ(step.grad_function().joint().write_back_inputs.size(), 2u);
+}
 
 TEST(TrainStep, GradientsAreTheReferencesNamedLikeTheParameters) {
   Mlp model;

@@ -3,9 +3,10 @@
 // differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), splits it into
 // forward and backward graphs (autograd/partition.h; min-cut by default) and prints both with
 // a table of the values the forward saves for the backward, the number of recomputed nodes,
-// and how the saved bytes compare with the default partition's. --emit=joint prints the joint graph itself instead (inputs: primals, then
-// one tangent per floating forward output; outputs: forward outputs, then the gradients), a
-// graph `kiln run` can execute.
+// how the saved bytes compare with the default partition's, and what each forward output is
+// for the backward (takes a tangent, or why not; a write-back of a mutated input). --emit=joint
+// prints the joint graph itself instead (inputs: primals, then one tangent per output that
+// takes one; outputs: forward outputs, then the gradients), a graph `kiln run` can execute.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -90,7 +91,17 @@ bool parse_args(const Args& args, GradArgs& out) {
 
 std::string json_string(const std::string& s) { return quote_string(s); }
 
-void print_json(const Partition& p, int64_t default_bytes) {
+// "tangent", "no_gradient", ..., or "write_back %x".
+std::string output_role(const JointGraph& joint, const Graph& forward, size_t k) {
+  std::string role(output_grad_kind_name(joint.output_grad[k]));
+  if (joint.output_grad[k] == OutputGradKind::WriteBack) {
+    const int input = joint.write_back_inputs[k - static_cast<size_t>(joint.num_user_outputs)];
+    role += " %" + forward.input(input)->name();
+  }
+  return role;
+}
+
+void print_json(const JointGraph& joint, const Graph& forward, const Partition& p, int64_t default_bytes) {
   std::string out = "{\"forward\": " + json_string(print_graph(*p.forward)) +
                     ", \"backward\": " + json_string(print_graph(*p.backward)) + ", \"saved\": [";
   for (size_t i = 0; i < p.saved.size(); ++i) {
@@ -101,11 +112,14 @@ void print_json(const Partition& p, int64_t default_bytes) {
   }
   out += "], \"saved_bytes\": " + std::to_string(p.saved_bytes) +
          ", \"recomputed_nodes\": " + std::to_string(p.recomputed_nodes) +
-         ", \"default_saved_bytes\": " + std::to_string(default_bytes) + "}\n";
+         ", \"default_saved_bytes\": " + std::to_string(default_bytes) + ", \"outputs\": [";
+  for (size_t k = 0; k < joint.output_grad.size(); ++k)
+    out += std::string(k ? ", " : "") + json_string(output_role(joint, forward, k));
+  out += "]}\n";
   std::fputs(out.c_str(), stdout);
 }
 
-void print_text(const Partition& p, int64_t default_bytes) {
+void print_text(const JointGraph& joint, const Graph& forward, const Partition& p, int64_t default_bytes) {
   std::printf("%s\n%s\n", print_graph(*p.forward).c_str(), print_graph(*p.backward).c_str());
   std::printf("saved for backward (%d values):\n", p.num_saved);
   for (const SavedValue& v : p.saved) {
@@ -116,6 +130,9 @@ void print_text(const Partition& p, int64_t default_bytes) {
   const double percent = default_bytes > 0 ? 100.0 * static_cast<double>(p.saved_bytes) / static_cast<double>(default_bytes) : 100.0;
   std::printf("default partition saves: %lld bytes (this partition: %.1f%%)\n", static_cast<long long>(default_bytes),
               percent);
+  std::printf("forward outputs:\n");
+  for (size_t k = 0; k < joint.output_grad.size(); ++k)
+    std::printf("  %zu: %s\n", k, output_role(joint, forward, k).c_str());
 }
 
 }  // namespace
@@ -147,9 +164,9 @@ int cmd_grad(const Args& raw) {
   const int64_t default_bytes =
       args.partition.kind == PartitionKind::Default ? p->saved_bytes : partition_default(*joint).saved_bytes;
   if (args.json)
-    print_json(*p, default_bytes);
+    print_json(*joint, *graphs->front(), *p, default_bytes);
   else
-    print_text(*p, default_bytes);
+    print_text(*joint, *graphs->front(), *p, default_bytes);
   return 0;
 }
 
