@@ -82,7 +82,7 @@ Replacement group_norm(Node& n, GraphBuilder& b) {
   const int64_t groups = a.attr_int("num_groups");
   if (!sizes || sizes->size() < 2 || groups <= 0 || (*sizes)[1] % groups != 0) return std::nullopt;
   const int64_t c = (*sizes)[1];
-  Value *w = optional_operand(n, 2), *bias = optional_operand(n, 3);
+  Value *w = optional_operand(n, 1), *bias = optional_operand(n, 2);
   if (!param_fits(w, {c}) || !param_fits(bias, {c})) return std::nullopt;
   int64_t per_sample = 1;
   for (size_t i = 1; i < sizes->size(); ++i) per_sample *= (*sizes)[i];
