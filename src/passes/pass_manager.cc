@@ -8,6 +8,7 @@
 #include "ir/verifier.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/decompose.h"
 #include "passes/functionalize.h"
 #include "passes/topo_sort.h"
 
@@ -48,11 +49,16 @@ Expected<PassResult> functionalize_pass(Graph& g, const PassManagerOptions& opti
   return r;
 }
 
+Expected<PassResult> decompose_pass(Graph& g, const PassManagerOptions& options, PipelineFacts&) {
+  return decompose(g, options.decompose);
+}
+
 constexpr PassEntry kPasses[] = {
     {"dce", simple_pass<eliminate_dead_code>},
     {"cse", simple_pass<eliminate_common_subexpressions>},
     {"topo-sort", simple_pass<sort_topologically>},
     {"functionalize", functionalize_pass},
+    {"decompose", decompose_pass},
 };
 
 const PassEntry* find_pass(const std::string& name) {

@@ -1,7 +1,8 @@
 // Runs named passes over a graph. Options say whether to verify after each pass (on in
 // debug builds and tests), print the IR after every pass or only after passes that changed
 // it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
-// its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts).
+// its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts),
+// "decompose" (options from PassManagerOptions::decompose).
 #pragma once
 
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/decompose_options.h"
 #include "passes/mutation_info.h"
 #include "support/diagnostic.h"
 
@@ -33,6 +35,7 @@ struct PassManagerOptions {
   bool time_passes = false;
   std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
   FunctionalizeOptions functionalize;  // for the "functionalize" pass
+  DecomposeOptions decompose;          // for the "decompose" pass
 };
 
 // Typed facts the passes of a pipeline report (set when the pass that computes them ran).

@@ -5,7 +5,8 @@
 // at run time, each packed from the given element offset (+0 when left out; repeat the
 // option for more groups); --mutations-as-outputs writes mutated inputs back as extra
 // outputs instead of trailing copy_ nodes; --print-mutation-info prints the
-// ViewAndMutationInfo after each graph.
+// ViewAndMutationInfo after each graph. Option of decompose: --decompose-ops=gelu,softmax
+// decomposes only the ops named (default: every op that has a decomposition).
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "commands.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "passes/decompose.h"
 #include "passes/pass_manager.h"
 
 namespace kiln::cli {
@@ -48,6 +50,13 @@ bool parse_args(const Args& args, OptArgs& out) {
       out.print_mutation_info = true;
     } else if (a == "--mutations-as-outputs") {
       out.pm.functionalize.keep_input_mutations = false;
+    } else if (a.rfind("--decompose-ops=", 0) == 0) {
+      Expected<DecomposeOptions> ops = parse_decompose_ops(a.substr(16));
+      if (!ops) {
+        std::fprintf(stderr, "kiln opt: --decompose-ops: %s\n", ops.error().message().c_str());
+        return false;
+      }
+      out.pm.decompose = std::move(*ops);
     } else if (a.rfind("--aliased-inputs=", 0) == 0) {
       out.aliased_inputs.push_back(a.substr(17));
     } else if (a.rfind("--", 0) == 0 || !out.file.empty()) {
@@ -60,7 +69,7 @@ bool parse_args(const Args& args, OptArgs& out) {
   if (out.file.empty() || !out.passes_given) {
     std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
                          "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
-                         "[--mutations-as-outputs] [--print-mutation-info]\n");
+                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n");
     return false;
   }
   return true;
