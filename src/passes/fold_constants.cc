@@ -79,7 +79,8 @@ std::optional<Scalar> uniform_element(const Tensor& t) {
 
 // The value `n` computes in every element, if it is a uniform constant.
 std::optional<Scalar> evaluate(const Node& n, const FoldOptions& options) {
-  if (is_like_op(n.op())) return uniform_value(n.result());
+  if (is_like_op(n.op()))  // the fill value as the result dtype holds it
+    return uniform_element(Tensor::full({1}, *uniform_value(n.result()), n.result()->type().dtype));
   const bool one_element = n.info().has(kElementwise);
   if (!one_element) {
     std::optional<int64_t> numel = static_numel(n.result()->type());
