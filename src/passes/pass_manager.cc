@@ -6,10 +6,13 @@
 
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/decompose.h"
+#include "passes/fold_constants.h"
 #include "passes/functionalize.h"
+#include "passes/remove_noop_ops.h"
 #include "passes/topo_sort.h"
 
 namespace kiln {
@@ -53,12 +56,21 @@ Expected<PassResult> decompose_pass(Graph& g, const PassManagerOptions& options,
   return decompose(g, options.decompose);
 }
 
+// A pass that may fail and takes its default options.
+template <auto Pass>
+Expected<PassResult> default_options_pass(Graph& g, const PassManagerOptions&, PipelineFacts&) {
+  return Pass(g, {});
+}
+
 constexpr PassEntry kPasses[] = {
     {"dce", simple_pass<eliminate_dead_code>},
     {"cse", simple_pass<eliminate_common_subexpressions>},
     {"topo-sort", simple_pass<sort_topologically>},
     {"functionalize", functionalize_pass},
     {"decompose", decompose_pass},
+    {"remove-noop-ops", default_options_pass<remove_noop_ops>},
+    {"fold-constants", default_options_pass<fold_constants>},
+    {"canonicalize", default_options_pass<canonicalize>},
 };
 
 const PassEntry* find_pass(const std::string& name) {
