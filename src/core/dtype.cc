@@ -1,6 +1,7 @@
 #include "core/dtype.h"
 
 #include <array>
+#include <limits>
 
 #include "core/half.h"
 
@@ -31,6 +32,15 @@ std::optional<DType> dtype_from_name(std::string_view s) {
 }
 
 bool is_floating(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
+double dtype_epsilon(DType t) {
+  switch (t) {
+    case DType::F16: return 0.0009765625;
+    case DType::BF16: return 0.0078125;
+    case DType::F32: return std::numeric_limits<float>::epsilon();
+    default: return std::numeric_limits<double>::epsilon();
+  }
+}
+
 bool is_integral(DType t) { return t == DType::U8 || t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64; }
 bool is_signed(DType t) { return t != DType::Bool && t != DType::U8; }
 

@@ -32,6 +32,8 @@ std::optional<DType> dtype_from_name(std::string_view s);  // "f32" -> F32
 int dtype_size(DType t);
 
 bool is_floating(DType t);  // f16 bf16 f32 f64
+// Machine epsilon of a floating dtype, as torch.finfo(dtype).eps (f64's for other dtypes).
+double dtype_epsilon(DType t);
 bool is_integral(DType t);  // u8 i8 i16 i32 i64 (not bool)
 bool is_signed(DType t);
 

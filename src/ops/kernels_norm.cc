@@ -110,15 +110,6 @@ Expected<std::vector<Tensor>> normalize_trailing(const KernelCall& call, bool ce
   return single(out);
 }
 
-// Machine epsilon of a floating dtype: rms_norm's default eps, like torch.finfo(dtype).eps.
-double dtype_eps(DType t) {
-  switch (t) {
-    case DType::F16: return 0.0009765625;
-    case DType::BF16: return 0.0078125;
-    case DType::F32: return std::numeric_limits<float>::epsilon();
-    default: return std::numeric_limits<double>::epsilon();
-  }
-}
 
 // out[n, c, ...] = (x - mean[n or -, c]) * rstd * w[c] + b[c] for channel groups of a
 // contiguous input viewed as [N, G, C/G * spatial].
@@ -150,7 +141,7 @@ Expected<std::vector<Tensor>> kernel_layer_norm(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_rms_norm(const KernelCall& call) {
-  const double eps = call.attr_opt_float("eps").value_or(dtype_eps(call.operands[0].tensor.dtype()));
+  const double eps = call.attr_opt_float("eps").value_or(dtype_epsilon(call.operands[0].tensor.dtype()));
   return normalize_trailing(call, false, eps);
 }
 

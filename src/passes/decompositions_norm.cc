@@ -30,15 +30,6 @@ bool param_fits(const Value* p, const std::vector<int64_t>& want) {
   return sizes && *sizes == want;
 }
 
-// Machine epsilon of a floating dtype, rms_norm's default eps (as torch.finfo(dtype).eps).
-double dtype_eps(DType t) {
-  switch (t) {
-    case DType::F16: return 0.0009765625;
-    case DType::BF16: return 0.0078125;
-    case DType::F32: return std::numeric_limits<float>::epsilon();
-    default: return std::numeric_limits<double>::epsilon();
-  }
-}
 
 // layer_norm and rms_norm: normalize over the trailing dims normalized_shape names.
 Replacement normalize_trailing(Node& n, GraphBuilder& b, bool center, double eps) {
@@ -63,7 +54,7 @@ Replacement layer_norm(Node& n, GraphBuilder& b) {
 }
 
 Replacement rms_norm(Node& n, GraphBuilder& b) {
-  const double eps = attrs_of(n).attr_opt_float("eps").value_or(dtype_eps(n.operand(0).value->type().dtype));
+  const double eps = attrs_of(n).attr_opt_float("eps").value_or(dtype_epsilon(n.operand(0).value->type().dtype));
   return normalize_trailing(n, b, false, eps);
 }
 

@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "autograd/joint_graph.h"
+#include "graph_text.h"
 #include "interp/interpreter.h"
-#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/canonicalize.h"
@@ -17,12 +17,6 @@
 
 namespace kiln {
 namespace {
-
-std::unique_ptr<Graph> parse(const std::string& text) {
-  auto g = parse_graph(text);
-  EXPECT_TRUE(g.has_value()) << (g ? "" : g.error().to_string());
-  return g ? std::move(*g) : nullptr;
-}
 
 std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed) {
   std::vector<Tensor> out;
@@ -159,7 +153,7 @@ const char* const kGraphs[] = {
 
 TEST(CleanupPasses, EveryPassPreservesResultsBitForBit) {
   for (const char* text : kGraphs) {
-    std::unique_ptr<Graph> g = parse(text);
+    std::unique_ptr<Graph> g = parse_or_fail(text);
     ASSERT_TRUE(g);
     const std::string name = g->name();
     EXPECT_TRUE(check_preserves(*g, run_noop, name + " remove_noop_ops") || name != "noop");
@@ -171,7 +165,7 @@ TEST(CleanupPasses, EveryPassPreservesResultsBitForBit) {
 
 TEST(CleanupPasses, CanonicalizeConvergesOnItsOwnOutput) {
   for (const char* text : kGraphs) {
-    std::unique_ptr<Graph> g = parse(text);
+    std::unique_ptr<Graph> g = parse_or_fail(text);
     ASSERT_TRUE(g);
     auto first = canonicalize(*g, {.max_iterations = 8, .must_converge = true});
     ASSERT_TRUE(first.has_value()) << first.error().to_string();
@@ -184,7 +178,7 @@ TEST(CleanupPasses, CanonicalizeConvergesOnItsOwnOutput) {
 }
 
 TEST(CleanupPasses, CanonicalizeRulesFireWhereExpected) {
-  std::unique_ptr<Graph> g = parse(kGraphs[2]);
+  std::unique_ptr<Graph> g = parse_or_fail(kGraphs[2]);
   ASSERT_TRUE(g);
   auto r = canonicalize(*g, {.must_converge = true});
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
@@ -199,7 +193,7 @@ TEST(CleanupPasses, CanonicalizeRulesFireWhereExpected) {
 // A small MLP with the spellings the passes clean up; its joint graph computes the same
 // outputs and gradients after the three passes.
 TEST(CleanupPasses, JointGraphGradientsPreserved) {
-  std::unique_ptr<Graph> forward = parse(R"(graph @mlp(%x: f64[4,8], %w1: param f64[16,8], %b1: param f64[16], %w2: param f64[3,16]) -> (f64[]) {
+  std::unique_ptr<Graph> forward = parse_or_fail(R"(graph @mlp(%x: f64[4,8], %w1: param f64[16,8], %b1: param f64[16], %w2: param f64[3,16]) -> (f64[]) {
   %0 = t(%w1) : f64[8,16]
   %1 = matmul(%x, %0) : f64[4,16]
   %2 = ones() {size=[16], dtype=f64} : f64[16]
@@ -229,7 +223,7 @@ TEST(CleanupPasses, JointGraphGradientsPreserved) {
 }
 
 TEST(CleanupPasses, PassManagerRunsThemByName) {
-  std::unique_ptr<Graph> g = parse(kGraphs[0]);
+  std::unique_ptr<Graph> g = parse_or_fail(kGraphs[0]);
   ASSERT_TRUE(g);
   PassManagerOptions options;
   options.verify_each = true;

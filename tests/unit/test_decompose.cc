@@ -7,20 +7,14 @@
 #include <set>
 
 #include "autograd/joint_graph.h"
+#include "graph_text.h"
 #include "interp/interpreter.h"
-#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/decompose.h"
 
 namespace kiln {
 namespace {
-
-std::unique_ptr<Graph> parse(const std::string& text) {
-  auto g = parse_graph(text);
-  EXPECT_TRUE(g.has_value()) << (g ? "" : g.error().to_string());
-  return g ? std::move(*g) : nullptr;
-}
 
 // Inputs by name: "t*" are class targets in [0, 3), "m*" bool masks (about 70% true),
 // "pos*" positive floats, other floating inputs standard normal.
@@ -74,7 +68,7 @@ struct Case {
 // Interprets `text` before and after decomposing `op` alone; the op must be gone.
 void check_case(OpKind op, const Case& c) {
   const std::string what = std::string(op_info(op).name()) + " [" + c.variant + "]";
-  auto g = parse(c.graph);
+  auto g = parse_or_fail(c.graph);
   ASSERT_TRUE(g) << what;
   auto d = g->clone();
   auto r = decompose(*d, {.ops = {op}});
@@ -262,7 +256,7 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
       {OpKind::Var, node_graph("%x: f64[B,3]", "var(%x) {dim=[0]}", "f64[3]")},
   };
   for (const auto& [op, text] : declined) {
-    auto g = parse(text);
+    auto g = parse_or_fail(text);
     ASSERT_TRUE(g);
     const std::string before = print_graph(*g);
     auto r = decompose(*g, {.ops = {op}});
@@ -285,7 +279,7 @@ TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
   EXPECT_EQ(std::set<OpKind>(ops.begin(), ops.end()), covered);
   for (OpKind op : ops) EXPECT_TRUE(has_decomposition(op));
   EXPECT_FALSE(has_decomposition(OpKind::Add));
-  auto g = parse(R"(graph @mlp(%x: f32[B,16], %w: f32[8,16], %b: f32[8], %t: i64[B]) -> (f32[], f32[B,8]) {
+  auto g = parse_or_fail(R"(graph @mlp(%x: f32[B,16], %w: f32[8,16], %b: f32[8], %t: i64[B]) -> (f32[], f32[B,8]) {
   %0 = linear(%x, %w, %b) : f32[B,8]
   %1 = gelu(%0) {approximate="tanh"} : f32[B,8]
   %2 = layer_norm(%1) {normalized_shape=[8]} : f32[B,8]
@@ -306,7 +300,7 @@ TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
 }
 
 TEST(Decompose, OnlySelectedOpsAndErrors) {
-  auto g = parse(R"(graph @g(%x: f64[4,3], %t: i64[4]) -> (f64[]) {
+  auto g = parse_or_fail(R"(graph @g(%x: f64[4,3], %t: i64[4]) -> (f64[]) {
   %0 = cross_entropy(%x, %t) : f64[]
   return %0
 })");
@@ -327,7 +321,7 @@ TEST(Decompose, OnlySelectedOpsAndErrors) {
 
 // Gradients of the joint graphs of the composite op and of its decomposition agree.
 void check_gradients(const std::string& what, const std::string& text, const JointOptions& options = {}) {
-  auto g = parse(text);
+  auto g = parse_or_fail(text);
   ASSERT_TRUE(g) << what;
   auto d = g->clone();
   ASSERT_TRUE(decompose(*d).has_value()) << what;

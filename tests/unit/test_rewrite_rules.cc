@@ -2,18 +2,12 @@
 // and reports a rule set that never converges when asked to.
 #include <gtest/gtest.h>
 
-#include "ir/parser.h"
+#include "graph_text.h"
 #include "ir/printer.h"
 #include "passes/rewrite_rules.h"
 
 namespace kiln {
 namespace {
-
-std::unique_ptr<Graph> parse(const std::string& text) {
-  auto g = parse_graph(text);
-  EXPECT_TRUE(g.has_value()) << (g ? "" : g.error().to_string());
-  return std::move(*g);
-}
 
 // mul(x, 1) -> x
 RewriteRule mul_by_one() {
@@ -26,7 +20,7 @@ RewriteRule mul_by_one() {
 }
 
 TEST(RewriteRules, RewritesChainsToAFixedPoint) {
-  auto g = parse(R"(graph @g(%x: f32[4]) -> (f32[4]) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[4]) -> (f32[4]) {
   %0 = mul(%x, 1) : f32[4]
   %1 = mul(%0, 1) : f32[4]
   %2 = mul(%1, 2) : f32[4]
@@ -46,7 +40,7 @@ TEST(RewriteRules, RewritesChainsToAFixedPoint) {
 }
 
 TEST(RewriteRules, RewritesInsideSubgraphs) {
-  auto g = parse(R"(graph @g(%p: bool[], %x: f32[4]) -> (f32[4]) {
+  auto g = parse_or_fail(R"(graph @g(%p: bool[], %x: f32[4]) -> (f32[4]) {
   %0 = cond(%p, %x) : f32[4] {
     true_fn = graph(%a: f32[4]) -> (f32[4]) {
       %0 = mul(%a, 1) : f32[4]
@@ -72,7 +66,7 @@ TEST(RewriteRules, NonConvergingRuleSetIsAnErrorWhenConvergenceIsRequired) {
                      Value* twice = b.apply1(OpKind::Neg, {once});
                      return std::vector<Value*>{b.apply1(OpKind::Neg, {twice})};
                    }};
-  auto g = parse(R"(graph @g(%x: f32[4]) -> (f32[4]) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[4]) -> (f32[4]) {
   %0 = neg(%x) : f32[4]
   return %0
 })");
