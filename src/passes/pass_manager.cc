@@ -9,6 +9,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
+#include "passes/lift_rng_state.h"
 #include "passes/topo_sort.h"
 
 namespace kiln {
@@ -53,6 +54,7 @@ constexpr PassEntry kPasses[] = {
     {"cse", simple_pass<eliminate_common_subexpressions>},
     {"topo-sort", simple_pass<sort_topologically>},
     {"functionalize", functionalize_pass},
+    {"lift-rng-state", simple_pass<lift_rng_state>},
 };
 
 const PassEntry* find_pass(const std::string& name) {

@@ -1,7 +1,8 @@
 // Runs named passes over a graph. Options say whether to verify after each pass (on in
 // debug builds and tests), print the IR after every pass or only after passes that changed
 // it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
-// its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts).
+// its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts),
+// "lift-rng-state".
 #pragma once
 
 #include <map>
