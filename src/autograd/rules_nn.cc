@@ -254,7 +254,8 @@ std::vector<Value*> grad_rule_scaled_dot_product_attention(const GradCall& c) {
              {{"p", dropout_p}, {"train", true}, {"seed", c.attr_int("seed")}});
   Value* out = t.op(OpKind::Matmul, {p, v});
   std::vector<Value*> g = t.backward(out, c.grad(), {q, k, v, mask});
-  return {g[0], g[1], g[2], g[3], nullptr};
+  g.resize(static_cast<size_t>(c.node.num_operands()), nullptr);  // rng_state, when present, has none
+  return g;
 }
 
 std::vector<Value*> grad_rule_avg_pool2d(const GradCall& c) {

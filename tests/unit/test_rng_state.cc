@@ -180,6 +180,32 @@ TEST(RngState, DropoutGradientReusesTheForwardMask) {
   }
 }
 
+// Attention's backward redraws the weights' dropout mask from the same state: with v the
+// identity the forward output is the dropped weights P, and the gradient of v is P^T t.
+TEST(RngState, AttentionGradientReusesTheForwardMask) {
+  Expected<std::unique_ptr<Graph>> fwd = parse_graph(R"(graph @f(%q: f64[4,8], %k: f64[4,8], %v: f64[4,4], %s: rng_state i64[2]) -> (f64[4,4]) {
+  %0 = scaled_dot_product_attention(%q, %k, %v, none, %s) {dropout_p=0.5, seed=3} : f64[4,4]
+  return %0
+})");
+  ASSERT_TRUE(fwd.has_value()) << fwd.error().message();
+  Expected<JointGraph> joint = joint_graph(**fwd, {.wrt = {"v"}});
+  ASSERT_TRUE(joint.has_value()) << joint.error().message();
+  const Tensor q = Tensor::randn({4, 8}, 1, DType::F64), k = Tensor::randn({4, 8}, 2, DType::F64);
+  const Tensor v = Tensor::from_doubles({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, {4, 4}, DType::F64);
+  const Tensor t = Tensor::randn({4, 4}, 3, DType::F64);
+  for (int64_t offset : {0, 1}) {
+    Expected<std::vector<Tensor>> out = interpret(*joint->graph, std::vector<Tensor>{q, k, v, state(5, offset), t});
+    ASSERT_TRUE(out.has_value()) << out.error().message();
+    const Tensor &p = (*out)[0], &dv = (*out)[1];
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t e = 0; e < 4; ++e) {
+        double want = 0;
+        for (int64_t i = 0; i < 4; ++i) want += p.item_double(i * 4 + j) * t.item_double(i * 4 + e);
+        EXPECT_NEAR(dv.item_double(j * 4 + e), want, 1e-12) << "offset " << offset << ", " << j << "," << e;
+      }
+  }
+}
+
 TEST(LiftRngState, WiresOneStateIntoEveryTopLevelRandomNode) {
   Expected<std::unique_ptr<Graph>> g = parse_graph(R"(graph @g(%x: f32[4]) -> (f32[4], f32[4]) {
   %0 = dropout(%x) {p=0.5, train=true, seed=1} : f32[4]
