@@ -9,6 +9,7 @@
 
 #include "autograd/derivative_rules.h"
 #include "autograd/rule_util.h"
+#include "ops/rng_state.h"
 
 namespace kiln {
 
@@ -139,6 +140,13 @@ Bins avg_bins(GraphBuilder& b, int64_t out, int64_t n, int64_t k, int64_t s, int
   return {lo, hi, count};
 }
 
+// The operands of a dropout that redraws the node's mask: `operands`, then the node's
+// rng_state when it has one, so the redraw uses the same runtime state as the forward.
+std::vector<Operand> with_rng_state(const GradCall& c, std::vector<Operand> operands) {
+  if (Value* state = c.operand(rng_state_operand_index(c.op()))) operands.emplace_back(state);
+  return operands;
+}
+
 }  // namespace
 
 std::vector<Value*> grad_rule_remainder(const GradCall& c) { return rounded_remainder(c, "floor"); }
@@ -202,18 +210,23 @@ std::vector<Value*> grad_rule_cross_entropy(const GradCall& c) {
   return {g[0], nullptr, nullptr};
 }
 
-// Training: the same seed and p draw the same mask, so dropout of the gradient is g mask / (1 - p).
+// Training: the same seed, rng_state and p draw the same mask, so dropout of the gradient is
+// g mask / (1 - p). The rng_state operand (an integer generator state) has no gradient.
 std::vector<Value*> grad_rule_dropout(const GradCall& c) {
-  if (!differentiable(c, 0)) return {nullptr};
+  // One entry per operand: a Tape (rule_util.h) reads the operand of every entry.
+  std::vector<Value*> grads(static_cast<size_t>(c.node.num_operands()), nullptr);
+  if (!differentiable(c, 0)) return grads;
   Value* g = c.grad();
   if (c.attr_bool("train"))
-    g = c.b.apply1(OpKind::Dropout, {g}, {{"p", c.attr_float("p")}, {"train", true}, {"seed", c.attr_int("seed")}});
-  return {to_operand(c, 0, g)};
+    g = c.b.apply1(OpKind::Dropout, with_rng_state(c, {g}),
+                   {{"p", c.attr_float("p")}, {"train", true}, {"seed", c.attr_int("seed")}});
+  grads[0] = to_operand(c, 0, g);
+  return grads;
 }
 
 // softmax(q k^T scale + mask) v, with rows whose scores are all -inf giving zero weights (as
-// the kernel) and dropout of the weights with the node's seed (its mask is drawn over the
-// weights in row-major order, as dropout draws it).
+// the kernel) and dropout of the weights with the node's seed and rng_state (its mask is
+// drawn over the weights in row-major order, as dropout draws it). rng_state has no gradient.
 std::vector<Value*> grad_rule_scaled_dot_product_attention(const GradCall& c) {
   GraphBuilder& b = c.b;
   Tape t(b);
@@ -236,10 +249,13 @@ std::vector<Value*> grad_rule_scaled_dot_product_attention(const GradCall& c) {
       OpKind::Eq, {b.apply1(OpKind::Amax, {s}, {{"dim", AttrValue::Ints{-1}}, {"keepdim", true}}), Scalar(-inf)});
   Value* p = t.op(OpKind::Where, {dead, Scalar(0.0), t.op(OpKind::Softmax, {s}, {{"dim", int64_t{-1}}})});
   const double dropout_p = c.attr_float("dropout_p");
-  if (dropout_p > 0) p = t.op(OpKind::Dropout, {p}, {{"p", dropout_p}, {"train", true}, {"seed", c.attr_int("seed")}});
+  if (dropout_p > 0)
+    p = t.op(OpKind::Dropout, with_rng_state(c, {p}),
+             {{"p", dropout_p}, {"train", true}, {"seed", c.attr_int("seed")}});
   Value* out = t.op(OpKind::Matmul, {p, v});
   std::vector<Value*> g = t.backward(out, c.grad(), {q, k, v, mask});
-  return {g[0], g[1], g[2], g[3]};
+  g.resize(static_cast<size_t>(c.node.num_operands()), nullptr);  // rng_state, when present, has none
+  return g;
 }
 
 std::vector<Value*> grad_rule_avg_pool2d(const GradCall& c) {

@@ -4,11 +4,28 @@
 
 namespace kiln {
 
-PhiloxBlock philox4x32(uint64_t seed, uint64_t counter) {
+namespace {
+
+// SplitMix64's finalizer: a bijection of 64-bit words that mixes every bit into every bit.
+uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+RandomStream stream_from_state(uint64_t state_seed, uint64_t state_offset, uint64_t node_seed) {
+  return {mix64(mix64(state_seed) ^ node_seed), state_offset};
+}
+
+PhiloxBlock philox4x32(RandomStream stream, uint64_t counter) {
   constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
   constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
+  uint32_t c2 = static_cast<uint32_t>(stream.offset), c3 = static_cast<uint32_t>(stream.offset >> 32);
+  uint32_t k0 = static_cast<uint32_t>(stream.key), k1 = static_cast<uint32_t>(stream.key >> 32);
   for (int round = 0; round < 10; ++round) {
     uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
     uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
@@ -22,17 +39,17 @@ PhiloxBlock philox4x32(uint64_t seed, uint64_t counter) {
   return {{c0, c1, c2, c3}};
 }
 
-uint64_t random_u64(uint64_t seed, uint64_t index) {
-  PhiloxBlock b = philox4x32(seed, index);
+uint64_t random_u64(RandomStream stream, uint64_t index) {
+  PhiloxBlock b = philox4x32(stream, index);
   return (static_cast<uint64_t>(b.w[0]) << 32) | b.w[1];
 }
 
-double uniform_double(uint64_t seed, uint64_t index, int bits) {
-  return std::ldexp(static_cast<double>(random_u64(seed, index) >> (64 - bits)), -bits);
+double uniform_double(RandomStream stream, uint64_t index, int bits) {
+  return std::ldexp(static_cast<double>(random_u64(stream, index) >> (64 - bits)), -bits);
 }
 
-double normal_double(uint64_t seed, uint64_t index) {
-  PhiloxBlock b = philox4x32(seed, index);
+double normal_double(RandomStream stream, uint64_t index) {
+  PhiloxBlock b = philox4x32(stream, index);
   uint64_t a = (static_cast<uint64_t>(b.w[0]) << 32) | b.w[1];
   uint64_t c = (static_cast<uint64_t>(b.w[2]) << 32) | b.w[3];
   double u1 = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]: log is finite

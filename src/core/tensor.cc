@@ -93,25 +93,37 @@ Tensor Tensor::from_ints(const std::vector<int64_t>& values, const std::vector<i
 }
 
 Tensor Tensor::rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
+  return rand(sizes, RandomStream{seed, 0}, dtype);
+}
+
+Tensor Tensor::rand(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
   Tensor t = empty(sizes, dtype);
   for (int64_t i = 0; i < t.numel(); ++i)
-    store_double(t.data_bytes(), dtype, i, uniform_double(seed, static_cast<uint64_t>(i), mantissa_bits(dtype)));
+    store_double(t.data_bytes(), dtype, i, uniform_double(stream, static_cast<uint64_t>(i), mantissa_bits(dtype)));
   return t;
 }
 
 Tensor Tensor::randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
+  return randn(sizes, RandomStream{seed, 0}, dtype);
+}
+
+Tensor Tensor::randn(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
   Tensor t = empty(sizes, dtype);
-  for (int64_t i = 0; i < t.numel(); ++i) store_double(t.data_bytes(), dtype, i, normal_double(seed, static_cast<uint64_t>(i)));
+  for (int64_t i = 0; i < t.numel(); ++i) store_double(t.data_bytes(), dtype, i, normal_double(stream, static_cast<uint64_t>(i)));
   return t;
 }
 
 Tensor Tensor::randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
+  return randint(low, high, sizes, RandomStream{seed, 0}, dtype);
+}
+
+Tensor Tensor::randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
   KILN_CHECK(high > low) << "randint: empty range";
   Tensor t = empty(sizes, dtype);
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   for (int64_t i = 0; i < t.numel(); ++i)
     store_int(t.data_bytes(), dtype, i,
-              static_cast<int64_t>(static_cast<uint64_t>(low) + random_u64(seed, static_cast<uint64_t>(i)) % range));
+              static_cast<int64_t>(static_cast<uint64_t>(low) + random_u64(stream, static_cast<uint64_t>(i)) % range));
   return t;
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/call_site.h"
 #include "core/dtype.h"
+#include "core/random.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/storage.h"
@@ -37,12 +38,17 @@ class Tensor {
                              DType dtype = kDefaultFloat);
   static Tensor from_ints(const std::vector<int64_t>& values, const std::vector<int64_t>& sizes,
                           DType dtype = DType::I64);
-  // Seeded, counter-based (random.h): the same seed gives the same numbers everywhere.
+  // Seeded, counter-based (random.h): the same seed gives the same numbers everywhere. A
+  // seed s draws the stream {s, 0}.
   static Tensor rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = kDefaultFloat);
+  static Tensor rand(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype);
   static Tensor randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = kDefaultFloat);
+  static Tensor randn(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype);
   // Uniform integers in [low, high).
   static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, uint64_t seed,
                         DType dtype = DType::I64);
+  static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream,
+                        DType dtype);
   // A traced tensor (no storage); used by capture.
   static Tensor traced(TensorType type, std::shared_ptr<TraceHandle> handle);
 

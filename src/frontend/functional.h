@@ -250,8 +250,12 @@ Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, Int
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt, CallSite loc = CallSite::current());
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size, CallSite loc = CallSite::current());
-// Random: the mask is drawn from `seed` (core/random.h), so runs are reproducible.
+// Random: the mask is drawn from `seed` (core/random.h), so runs are reproducible. With
+// `rng_state`, an i64[2] tensor (seed, offset), the mask is drawn from that runtime state
+// mixed with `seed` (ops.def): the same state gives the same mask, a new offset a new one.
 Tensor dropout(const Tensor& input, double p, bool train, int64_t seed = 0, CallSite loc = CallSite::current());
+Tensor dropout(const Tensor& input, double p, bool train, const Tensor& rng_state, int64_t seed = 0,
+               CallSite loc = CallSite::current());
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt, int64_t seed = 0,

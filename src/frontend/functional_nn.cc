@@ -73,6 +73,10 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size, CallSite loc) {
 Tensor dropout(const Tensor& input, double p, bool train, int64_t seed, CallSite loc) {
   return OpBuilder(OpKind::Dropout, loc).operand(input).attr("p", p).attr("train", train).attr("seed", seed).one();
 }
+Tensor dropout(const Tensor& input, double p, bool train, const Tensor& rng_state, int64_t seed, CallSite loc) {
+  return OpBuilder(OpKind::Dropout, loc)
+      .operand(input).operand(rng_state).attr("p", p).attr("train", train).attr("seed", seed).one();
+}
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, int64_t seed, CallSite loc) {

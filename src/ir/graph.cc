@@ -14,6 +14,7 @@ std::string_view input_role_name(InputRole r) {
     case InputRole::Param: return "param";
     case InputRole::Buffer: return "buffer";
     case InputRole::Tangent: return "tangent";
+    case InputRole::RngState: return "rng_state";
   }
   return "input";
 }

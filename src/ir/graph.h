@@ -25,8 +25,10 @@ namespace kiln {
 class Graph;
 class Node;
 
-enum class InputRole { Input, Param, Buffer, Tangent };
-std::string_view input_role_name(InputRole r);  // "input", "param", "buffer", "tangent"
+// RngState: the runtime generator state of the graph's random ops, an i64[2] (seed, offset)
+// passed as their rng_state operand (ops.def; passes/lift_rng_state.h).
+enum class InputRole { Input, Param, Buffer, Tangent, RngState };
+std::string_view input_role_name(InputRole r);  // "input", "param", "buffer", "tangent", "rng_state"
 
 struct Use {
   Node* user;

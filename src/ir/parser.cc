@@ -28,6 +28,7 @@ std::optional<InputRole> role_from_name(std::string_view s) {
   if (s == "param") return InputRole::Param;
   if (s == "buffer") return InputRole::Buffer;
   if (s == "tangent") return InputRole::Tangent;
+  if (s == "rng_state") return InputRole::RngState;
   return std::nullopt;
 }
 

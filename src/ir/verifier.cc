@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "ops/rng_state.h"
 #include "ops/schema_check.h"
 
 namespace kiln {
@@ -161,6 +162,9 @@ Status verify_graph(const Graph& g) {
       return make_error("graph @", g.name(), ": input ", i, " is not recorded as this graph's input");
     Status uses = check_uses(facts, *in);
     if (!uses) return make_error("graph @", g.name(), ": input %", in->name(), ": ", uses.error().message());
+    if (in->role() == InputRole::RngState && !is_rng_state_type(in->type()))
+      return make_error("graph @", g.name(), ": input %", in->name(),
+                        " of role rng_state must be i64[2] (seed, offset), got ", in->type().to_string());
     defined.insert(in);
   }
   for (Node* n : g.nodes()) {

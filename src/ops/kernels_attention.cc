@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/random.h"
+#include "ops/rng_state.h"
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
@@ -48,7 +49,7 @@ Expected<std::vector<Tensor>> kernel_scaled_dot_product_attention(const KernelCa
   std::optional<Tensor> mask;
   if (mask0) mask = mask0->as_strided(score_sizes, broadcast_strides(*mask0, score_sizes), mask0->offset());
   const double scale = call.attr_opt_float("scale").value_or(1 / std::sqrt(static_cast<double>(E)));
-  const uint64_t seed = static_cast<uint64_t>(call.attr_int("seed"));
+  const RandomStream stream = random_stream(call);
   const ElementAccess eq(q), ek(k), ev(v), eo(out);
   std::optional<ElementAccess> em;
   if (mask) em.emplace(*mask);
@@ -88,9 +89,9 @@ Expected<std::vector<Tensor>> kernel_scaled_dot_product_attention(const KernelCa
         double& x = w[static_cast<size_t>(j)];
         x = masked_row ? 0 : x / sum;
         if (p > 0) {
-          // Weight (b, i, j) is kept when uniform_double(seed, its row-major index) < 1 - p.
+          // Weight (b, i, j) is kept when uniform_double(stream, its row-major index) < 1 - p.
           const uint64_t index = static_cast<uint64_t>((flat_batch * L + i) * S + j);
-          x = p < 1 && uniform_double(seed, index) < 1 - p ? x / (1 - p) : 0;
+          x = p < 1 && uniform_double(stream, index) < 1 - p ? x / (1 - p) : 0;
         }
       }
       for (int64_t e = 0; e < Ev; ++e) {

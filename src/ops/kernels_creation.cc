@@ -1,5 +1,6 @@
 // Reference kernels of the creation ops. Random ones draw from core/random.h with the
-// node's `seed`, so every backend produces the same numbers.
+// node's `seed` and optional rng_state (ops/rng_state.h), so every backend produces the
+// same numbers.
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "ops/rng_state.h"
 #include "ops/arange_count.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
@@ -38,8 +40,6 @@ Expected<std::vector<Tensor>> filled(const KernelCall& call, const Scalar& value
   return one(Tensor::full(rt.shape.sizes(), value, rt.dtype));
 }
 
-uint64_t seed_of(const KernelCall& call) { return static_cast<uint64_t>(call.attr_int("seed")); }
-
 }  // namespace
 
 Expected<std::vector<Tensor>> kernel_full(const KernelCall& call) { return filled(call, call.attr_scalar("fill_value")); }
@@ -68,28 +68,29 @@ Expected<std::vector<Tensor>> kernel_arange(const KernelCall& call) {
 
 Expected<std::vector<Tensor>> kernel_rand(const KernelCall& call) {
   const TensorType& rt = call.result_types[0];
-  return one(Tensor::rand(rt.shape.sizes(), seed_of(call), rt.dtype));
+  return one(Tensor::rand(rt.shape.sizes(), random_stream(call), rt.dtype));
 }
 
 Expected<std::vector<Tensor>> kernel_randn(const KernelCall& call) {
   const TensorType& rt = call.result_types[0];
-  return one(Tensor::randn(rt.shape.sizes(), seed_of(call), rt.dtype));
+  return one(Tensor::randn(rt.shape.sizes(), random_stream(call), rt.dtype));
 }
 
 Expected<std::vector<Tensor>> kernel_randint(const KernelCall& call) {
   const TensorType& rt = call.result_types[0];
   const int64_t low = call.attr_int("low"), high = call.attr_int("high");
   if (low >= high) return make_error(call.name(), ": low must be less than high, got low=", low, " >= high=", high);
-  return one(Tensor::randint(low, high, rt.shape.sizes(), seed_of(call), rt.dtype));
+  return one(Tensor::randint(low, high, rt.shape.sizes(), random_stream(call), rt.dtype));
 }
 
-// Fisher-Yates from the back: position i swaps with j = random_u64(seed, i) mod (i + 1).
+// Fisher-Yates from the back: position i swaps with j = random_u64(stream, i) mod (i + 1).
 Expected<std::vector<Tensor>> kernel_randperm(const KernelCall& call) {
   const int64_t n = call.attr_int("n");
   std::vector<int64_t> p(static_cast<size_t>(n));
   std::iota(p.begin(), p.end(), int64_t{0});
+  const RandomStream stream = random_stream(call);
   for (int64_t i = n - 1; i > 0; --i) {
-    const uint64_t j = random_u64(seed_of(call), static_cast<uint64_t>(i)) % static_cast<uint64_t>(i + 1);
+    const uint64_t j = random_u64(stream, static_cast<uint64_t>(i)) % static_cast<uint64_t>(i + 1);
     std::swap(p[static_cast<size_t>(i)], p[j]);
   }
   Tensor out = new_result(call);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/random.h"
+#include "ops/rng_state.h"
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
@@ -184,13 +185,13 @@ Expected<std::vector<Tensor>> kernel_dropout(const KernelCall& call) {
     out.copy_from(in);
     return single(out);
   }
-  // Element i (row-major) is kept when uniform_double(seed, i) < 1 - p; every backend draws
+  // Element i (row-major) is kept when uniform_double(stream, i) < 1 - p; every backend draws
   // the same numbers, so the same elements survive everywhere.
-  const uint64_t seed = static_cast<uint64_t>(call.attr_int("seed"));
+  const RandomStream stream = random_stream(call);
   const double scale = p == 1 ? 0 : 1 / (1 - p);
   const ElementAccess ei(in), eo(out);
   for_each_index(in.sizes(), {in.strides()}, [&](int64_t flat, const int64_t* off) {
-    const bool keep = uniform_double(seed, static_cast<uint64_t>(flat)) < 1 - p;
+    const bool keep = uniform_double(stream, static_cast<uint64_t>(flat)) < 1 - p;
     eo.set(flat, keep ? ei.get(off[0]) * scale : 0);
   });
   return single(out);

@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "ops/rng_state.h"
 #include "ops/schema_check.h"
 #include "support/check.h"
 
@@ -63,6 +64,7 @@ Status check_fits_schema(const TypeCall& call) {
 Expected<std::vector<TensorType>> infer_types(const TypeCall& call) {
   const OpInfo& info = call.info();
   KILN_TRY(check_fits_schema(call));
+  KILN_TRY(check_rng_state(call));
   KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, info.shape_rule(call));
   KILN_ASSIGN_OR_RETURN(std::vector<DType> dtypes, info.dtype_rule(call));
   // A rule may give one dtype for many results (split, chunk).

@@ -179,7 +179,7 @@ Expected<std::vector<Tensor>> random_inputs(const Graph& g, const RunOptions& o)
     for (int64_t s : sizes)
       if (__builtin_mul_overflow(numel, s, &numel) || numel > kMaxRandomElements)
         return make_error(input_name(g, i), " would have more than 2^32 elements; give smaller --dim sizes");
-    uint64_t seed = random_u64(*o.seed, static_cast<uint64_t>(i));
+    uint64_t seed = random_u64(RandomStream{*o.seed, 0}, static_cast<uint64_t>(i));
     DType dt = type.dtype;
     if (is_floating(dt))
       inputs.push_back(Tensor::randn(sizes, seed, dt));
