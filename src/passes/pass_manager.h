@@ -2,8 +2,11 @@
 // debug builds and tests), print the IR after every pass or only after passes that changed
 // it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
 // its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts).
+// Layers above passes add their own named passes (pattern sets) through
+// PassManagerOptions::extra_passes, so the pass manager needs no registry of its own.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -22,6 +25,12 @@ struct PassResult {
   std::map<std::string, int64_t> counters;
 };
 
+// A pass the caller names: `kiln opt` registers the pattern sets this way.
+struct NamedPass {
+  std::string name;
+  std::function<Expected<PassResult>(Graph&)> run;
+};
+
 struct PassManagerOptions {
 #ifdef NDEBUG
   bool verify_each = false;
@@ -33,6 +42,7 @@ struct PassManagerOptions {
   bool time_passes = false;
   std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
   FunctionalizeOptions functionalize;  // for the "functionalize" pass
+  std::vector<NamedPass> extra_passes;  // found after the built-in passes, by name
 };
 
 // Typed facts the passes of a pipeline report (set when the pass that computes them ran).
@@ -43,7 +53,8 @@ struct PipelineFacts {
 // Names of the registered passes, in a stable order.
 std::vector<std::string> registered_passes();
 
-// Runs the comma-separated passes in order. An unknown pass name, or a verifier failure
+// Runs the comma-separated passes in order (built-in ones, then options.extra_passes). An
+// unknown pass name, or a verifier failure
 // after a pass, is an error naming the pass.
 // Facts the passes report go to `facts` when it is given.
 Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options = {},
