@@ -68,17 +68,17 @@ using PatternReplaceFn = std::function<std::vector<Value*>(GraphBuilder& builder
 using PatternCheck = std::function<bool(Match& match)>;
 
 struct Pattern {
-  std::string name;  // counted as "pattern.<name>"
-  std::shared_ptr<const Graph> search;
+  std::string name = {};  // counted as "pattern.<name>"
+  std::shared_ptr<const Graph> search = {};
   // Exactly one of these: a graph inlined with the wildcards as inputs, or a callback that
   // builds the replacement with a builder whose nodes go before the anchor. Either way one
   // value per search output, of the same type as the value it replaces.
-  std::shared_ptr<const Graph> replacement;
-  PatternReplaceFn replace;
+  std::shared_ptr<const Graph> replacement = {};
+  PatternReplaceFn replace = {};
   bool ignore_literals = false;
-  std::vector<ScalarParam> scalar_params;
+  std::vector<ScalarParam> scalar_params = {};
   // Runs on a structural match before replacing; may set Match::replacement.
-  PatternCheck extra_check;
+  PatternCheck extra_check = {};
 };
 
 struct PatternApplyOptions {
