@@ -1,5 +1,6 @@
 #include "passes/pass_manager.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <sstream>
@@ -102,40 +103,46 @@ Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOption
   std::ostream& log = options.log ? *options.log : std::cerr;
   PipelineFacts local_facts;
   PipelineFacts& reported = facts ? *facts : local_facts;
-  std::vector<const PassEntry*> passes;
+  std::vector<NamedPass> passes;
   for (const std::string& name : split_pipeline(pipeline)) {
-    const PassEntry* p = find_pass(name);
-    if (!p) {
+    if (const PassEntry* p = find_pass(name)) {
+      passes.push_back({p->name, [p, &options, &reported](Graph& graph) { return p->run(graph, options, reported); }});
+      continue;
+    }
+    auto extra = std::find_if(options.extra_passes.begin(), options.extra_passes.end(),
+                              [&](const NamedPass& e) { return e.name == name; });
+    if (extra == options.extra_passes.end()) {
       std::string known;
       for (const std::string& n : registered_passes()) known += (known.empty() ? "" : ", ") + n;
+      for (const NamedPass& e : options.extra_passes) known += ", " + e.name;
       return make_error("unknown pass '", name, "' (known passes: ", known, ")");
     }
-    passes.push_back(p);
+    passes.push_back(*extra);
   }
-  for (const PassEntry* p : passes) {
+  for (const NamedPass& p : passes) {
     auto start = std::chrono::steady_clock::now();
-    Expected<PassResult> run = p->run(g, options, reported);
+    Expected<PassResult> run = p.run(g);
     if (!run) {
       Diagnostic d = run.error();
-      d.add_context(std::string("in pass '") + p->name + "'");
+      d.add_context("in pass '" + p.name + "'");
       return d;
     }
     const PassResult& r = *run;
     auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (options.time_passes) {
-      log << "pass " << p->name << ": " << elapsed << " ms";
+      log << "pass " << p.name << ": " << elapsed << " ms";
       for (const auto& [counter, value] : r.counters) log << ", " << counter << "=" << value;
       log << "\n";
     }
     if (options.verify_each) {
       Status s = verify_graph(g);
       if (!s) {
-        s.error().add_context(std::string("after pass '") + p->name + "'");
+        s.error().add_context("after pass '" + p.name + "'");
         return s;
       }
     }
     if (options.print_after_all || (options.print_after_change && r.changed))
-      log << "// ----- IR after " << p->name << (r.changed ? "" : " (unchanged)") << " -----\n" << print_graph(g);
+      log << "// ----- IR after " << p.name << (r.changed ? "" : " (unchanged)") << " -----\n" << print_graph(g);
   }
   return Status::ok();
 }

@@ -4,8 +4,11 @@
 // its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts),
 // "decompose" (options from PassManagerOptions::decompose), "lift-rng-state", and the cleanup
 // passes "remove-noop-ops", "fold-constants" and "canonicalize" (with their default options).
+// Layers above passes add their own named passes (pattern sets) through
+// PassManagerOptions::extra_passes, so the pass manager needs no registry of its own.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -25,6 +28,12 @@ struct PassResult {
   std::map<std::string, int64_t> counters;
 };
 
+// A pass the caller names: `kiln opt` registers the pattern sets this way.
+struct NamedPass {
+  std::string name;
+  std::function<Expected<PassResult>(Graph&)> run;
+};
+
 struct PassManagerOptions {
 #ifdef NDEBUG
   bool verify_each = false;
@@ -37,6 +46,7 @@ struct PassManagerOptions {
   std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
   FunctionalizeOptions functionalize;  // for the "functionalize" pass
   DecomposeOptions decompose;          // for the "decompose" pass
+  std::vector<NamedPass> extra_passes;  // found after the built-in passes, by name
 };
 
 // Typed facts the passes of a pipeline report (set when the pass that computes them ran).
@@ -47,7 +57,8 @@ struct PipelineFacts {
 // Names of the registered passes, in a stable order.
 std::vector<std::string> registered_passes();
 
-// Runs the comma-separated passes in order. An unknown pass name, or a verifier failure
+// Runs the comma-separated passes in order (built-in ones, then options.extra_passes). An
+// unknown pass name, or a verifier failure
 // after a pass, is an error naming the pass.
 // Facts the passes report go to `facts` when it is given.
 Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOptions& options = {},

@@ -7,6 +7,9 @@
 // outputs instead of trailing copy_ nodes; --print-mutation-info prints the
 // ViewAndMutationInfo after each graph. Option of decompose: --decompose-ops=gelu,softmax
 // decomposes only the ops named (default: every op that has a decomposition).
+// Pattern sets (patterns/pattern_sets.h) are passes too (--passes=demo-fusions);
+// --explain-matches prints to stderr, after the passes, why each remaining candidate node of
+// the pattern sets in --passes did not match.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include "ir/printer.h"
 #include "passes/decompose.h"
 #include "passes/pass_manager.h"
+#include "patterns/pattern_sets.h"
 
 namespace kiln::cli {
 
@@ -27,6 +31,7 @@ struct OptArgs {
   bool passes_given = false;
   bool split_input = false;
   bool print_mutation_info = false;
+  bool explain_matches = false;
   std::vector<std::string> aliased_inputs;  // "a,b+4" per group
   PassManagerOptions pm;
 };
@@ -48,6 +53,8 @@ bool parse_args(const Args& args, OptArgs& out) {
       out.pm.verify_each = true;
     } else if (a == "--print-mutation-info") {
       out.print_mutation_info = true;
+    } else if (a == "--explain-matches") {
+      out.explain_matches = true;
     } else if (a == "--mutations-as-outputs") {
       out.pm.functionalize.keep_input_mutations = false;
     } else if (a.rfind("--decompose-ops=", 0) == 0) {
@@ -69,7 +76,8 @@ bool parse_args(const Args& args, OptArgs& out) {
   if (out.file.empty() || !out.passes_given) {
     std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
                          "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
-                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n");
+                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n"
+                         "       [--explain-matches]\n");
     return false;
   }
   return true;
@@ -120,8 +128,20 @@ Expected<InputAliasGroup> parse_alias_group(const std::string& spec, const Graph
   return group;
 }
 
+// Why the candidates of the pattern sets named in --passes did not match, to stderr.
+void explain(Graph& g, const OptArgs& args, const std::vector<std::shared_ptr<const PatternSet>>& sets) {
+  std::stringstream names(args.passes);
+  std::string name;
+  while (std::getline(names, name, ','))
+    for (const auto& set : sets)
+      if (set->name() == name)
+        for (const std::string& line : explain_matches(g, *set))
+          std::fprintf(stderr, "explain @%s: %s\n", g.name().c_str(), line.c_str());
+}
+
 // Parses, transforms and prints one piece; returns false after printing an error.
-bool process(const std::string& text, const OptArgs& args, std::string& printed) {
+bool process(const std::string& text, const OptArgs& args, const std::vector<std::shared_ptr<const PatternSet>>& sets,
+             std::string& printed) {
   auto graphs = parse_graphs(text, args.file);
   if (!graphs) {
     std::fprintf(stderr, "%s\n", graphs.error().to_string().c_str());
@@ -144,6 +164,7 @@ bool process(const std::string& text, const OptArgs& args, std::string& printed)
       std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
       return false;
     }
+    if (args.explain_matches) explain(g, args, sets);
     if (i) printed += "\n";
     printed += print_graph(g);
     if (args.print_mutation_info) {
@@ -162,13 +183,19 @@ bool process(const std::string& text, const OptArgs& args, std::string& printed)
 int cmd_opt(const Args& raw) {
   OptArgs args;
   if (!parse_args(raw, args)) return 2;
+  auto sets = builtin_pattern_sets();
+  if (!sets) {
+    std::fprintf(stderr, "%s\n", sets.error().to_string().c_str());
+    return 1;
+  }
+  args.pm.extra_passes = pattern_set_passes(*sets);
   std::string text;
   if (!read_file(args.file, text)) return 1;
   std::vector<std::string> pieces = args.split_input ? split_pieces(text) : std::vector<std::string>{text};
   bool ok = true;
   for (size_t i = 0; i < pieces.size(); ++i) {
     std::string printed;
-    if (!process(pieces[i], args, printed)) {
+    if (!process(pieces[i], args, *sets, printed)) {
       ok = false;
       continue;
     }

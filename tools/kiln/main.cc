@@ -11,7 +11,10 @@ constexpr const char* kUsage = R"(usage: kiln <command> [options]
 
 commands:
   opt FILE --passes=a,b [--print-after-all] [--print-changed] [--time-passes]
-                       parse a graph, run passes, print the result (--passes= runs none)
+         [--explain-matches]
+                       parse a graph, run passes, print the result (--passes= runs none);
+                       pattern sets are passes (demo-fusions); --explain-matches says on
+                       stderr why their candidate nodes did not match
   run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
          [--check-capture]
                        run a graph in the reference interpreter, print a summary of each

@@ -1,0 +1,32 @@
+// The named pattern sets `kiln opt --passes=` can run, each built from traced replacements.
+// Until the joint-graph sets (attention fusion, pad-mm, unique-index) exist there is one:
+//   demo-fusions: sigmoid(x) * x -> silu(x); mm(a, b) + c -> addmm(c, a, b)
+// Both rewrites compute the same numbers as the ops they replace (tests/unit/test_traced_patterns.cc).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "passes/pass_manager.h"
+#include "passes/pattern.h"
+#include "patterns/traced_pattern.h"
+
+namespace kiln {
+
+// The replacements of demo-fusions, in registration order.
+std::vector<Replacement> demo_fusion_replacements();
+
+// A set built from `replacements`; with `serialized` (parse_patterns of print_patterns'
+// text) the search graphs come from there instead of tracing.
+Expected<std::shared_ptr<const PatternSet>> make_pattern_set(const std::string& name,
+                                                             const std::vector<Replacement>& replacements,
+                                                             const std::vector<Pattern>* serialized = nullptr);
+
+// Every named set, built fresh.
+Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets();
+
+// One pass per set, applying it with apply_patterns, for PassManagerOptions::extra_passes.
+std::vector<NamedPass> pattern_set_passes(const std::vector<std::shared_ptr<const PatternSet>>& sets);
+
+}  // namespace kiln
