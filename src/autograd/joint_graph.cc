@@ -15,6 +15,7 @@
 #include "ir/verifier.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
+#include "passes/lift_rng_state.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -182,16 +183,21 @@ std::string_view output_grad_kind_name(OutputGradKind k) {
 }
 
 Expected<JointGraph> joint_graph(const Graph& original, const JointOptions& options) {
-  // In-place ops become functional ops, and input mutations extra outputs, first.
-  std::unique_ptr<Graph> functional;
+  // In-place ops become functional ops, and input mutations extra outputs, first; random
+  // draws read a runtime generator state.
   JointGraph joint;
   joint.num_user_outputs = static_cast<int>(original.outputs().size());
+  std::unique_ptr<Graph> prepared = original.clone();
   if (has_inplace_ops(original)) {
-    functional = original.clone();
-    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*functional, {.aliased_inputs = {}, .keep_input_mutations = false}));
+    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*prepared, {.aliased_inputs = {}, .keep_input_mutations = false}));
     joint.write_back_inputs = info.write_back_inputs;
   }
-  const Graph& forward = functional ? *functional : original;
+  if (options.lift_rng_state) {
+    PassResult lifted = lift_rng_state(*prepared);
+    joint.rng_state_added = lifted.counters["rng_state_inputs_added"] > 0;
+  }
+  joint.rng_state_input = find_rng_state_input(*prepared);
+  const Graph& forward = *prepared;
 
   Expected<std::vector<int>> wrt = select_wrt(forward, options);
   if (!wrt) return wrt.error();

@@ -6,6 +6,12 @@
 // by the new value of each mutated input (JointGraph::write_back_inputs), which the caller
 // writes back. Gradients are with respect to the inputs' values on entry.
 //
+// Random draws read one runtime generator state (passes/lift_rng_state.h): unless the graph
+// has an input of role rng_state already, one is added after the forward inputs
+// (JointGraph::rng_state_added), and the caller supplies (seed, offset) for each run. The
+// backward's dropout masks, and any random node the partitioner recomputes, read the same
+// state, so they replay the forward's draws.
+//
 // Its inputs are the forward inputs (primals, roles kept) followed by one input of role
 // `tangent` per forward output that needs one: a floating output that some differentiated
 // input reaches and that is neither a graph input nor a view of one (an alias of an input
@@ -36,6 +42,9 @@ struct JointOptions {
   // Names of the inputs to differentiate; empty: every floating input of role input or param.
   std::vector<std::string> wrt = {};
   TangentPolicy tangents = TangentPolicy::WhereNeeded;
+  // Random draws of the top-level graph read a runtime rng_state input (false: they keep
+  // their static seeds and draw the same numbers on every run).
+  bool lift_rng_state = true;
 };
 
 // Why a forward output of the joint graph has a tangent, or has none.
@@ -50,7 +59,10 @@ std::string_view output_grad_kind_name(OutputGradKind k);  // "tangent", "not_di
 
 struct JointGraph {
   std::unique_ptr<Graph> graph;
+  // The forward inputs, plus the rng_state input when joint_graph added it (the last primal).
   int num_primals = 0;
+  int rng_state_input = -1;      // the primal of role rng_state, or -1 when nothing draws
+  bool rng_state_added = false;  // whether joint_graph added it (the caller supplies its value)
   // The user outputs, then one write-back output per mutated input.
   int num_forward_outputs = 0;
   int num_user_outputs = 0;

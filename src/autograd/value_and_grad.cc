@@ -2,6 +2,7 @@
 #include "autograd/value_and_grad.h"
 
 #include "interp/interpreter.h"
+#include "ops/rng_state.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -44,6 +45,7 @@ Expected<ValueAndGrad> value_and_grad(const Graph& forward, std::span<const Tens
                       " outputs that take a gradient, given ", tangents.size(), " output gradients");
 
   std::vector<Tensor> joint_inputs(inputs.begin(), inputs.end());
+  if (joint->rng_state_added) joint_inputs.push_back(make_rng_state(0, 0));
   joint_inputs.insert(joint_inputs.end(), tangents.begin(), tangents.end());
   Expected<std::vector<Tensor>> results = interpret(*joint->graph, joint_inputs);
   if (!results) return results.error();

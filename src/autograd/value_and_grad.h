@@ -19,6 +19,8 @@ struct ValueAndGrad {
 };
 
 // `inputs` match the forward graph's inputs; inputs the graph mutates are updated in place.
+// Random draws use the generator state (seed 0, offset 0) unless the graph has an input of
+// role rng_state (JointGraph::rng_state_added).
 // `output_grads` holds one gradient per forward output with a tangent
 // (JointGraph::tangent_input), in output order; empty: ones of each such output's shape (the
 // usual case: a scalar loss). Inputs no gradient reaches get zeros.

@@ -55,4 +55,8 @@ RandomStream random_stream(const KernelCall& call) {
   return stream_from_state(static_cast<uint64_t>(state.item_int(0)), static_cast<uint64_t>(state.item_int(1)), node_seed);
 }
 
+Tensor make_rng_state(uint64_t seed, int64_t offset) {
+  return Tensor::from_ints({static_cast<int64_t>(seed), offset}, {2}, DType::I64);
+}
+
 }  // namespace kiln

@@ -28,4 +28,7 @@ Status check_rng_state(const TypeCall& call);
 // stream_from_state(rng_state[0], rng_state[1], seed attribute).
 RandomStream random_stream(const KernelCall& call);
 
+// The value of a generator state: the i64[2] tensor (seed, offset).
+Tensor make_rng_state(uint64_t seed, int64_t offset);
+
 }  // namespace kiln

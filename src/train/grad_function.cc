@@ -1,7 +1,10 @@
 // GradFunction: joint graph -> partition -> two runners, and the checks at the seams.
 #include "train/grad_function.h"
 
+#include <atomic>
 #include <string>
+
+#include "ops/rng_state.h"
 
 namespace kiln {
 
@@ -14,6 +17,8 @@ struct CompiledGrad {
   std::vector<int> differentiable_outputs;
   std::unique_ptr<GraphRunner> forward_runner;
   std::unique_ptr<GraphRunner> backward_runner;
+  uint64_t seed = 0;
+  mutable std::atomic<int64_t> next_rng_offset{0};
 };
 
 namespace {
@@ -72,6 +77,7 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
   KILN_ASSIGN_OR_RETURN(c->partition, kiln::partition(c->joint, options.partition));
   c->num_user_inputs = forward.num_inputs() - static_cast<int>(lifted.size());
   c->lifted = std::move(lifted);
+  c->seed = options.seed;
   // The backward graph's tangents come in joint-input order, which is output order.
   for (size_t out = 0; out < c->joint.tangent_input.size(); ++out)
     if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
@@ -87,6 +93,7 @@ Expected<ForwardResult> GradFunction::forward(std::span<const Tensor> inputs) co
                       inputs.size());
   std::vector<Tensor> all(inputs.begin(), inputs.end());
   all.insert(all.end(), c.lifted.begin(), c.lifted.end());
+  if (c.joint.rng_state_added) all.push_back(make_rng_state(c.seed, c.next_rng_offset++));
   KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, c.forward_runner->run(all));
 
   // results: the user outputs, the new values of mutated inputs, then the saved values.
@@ -130,6 +137,8 @@ Expected<ValueAndGrad> GradFunction::operator()(std::span<const Tensor> inputs,
 }
 
 int GradFunction::num_user_inputs() const { return compiled_->num_user_inputs; }
+
+int64_t GradFunction::rng_offset() const { return compiled_->next_rng_offset; }
 
 int GradFunction::num_differentiable_outputs() const {
   return static_cast<int>(compiled_->differentiable_outputs.size());

@@ -28,6 +28,10 @@ struct GradOptions {
   // The partitioner's own default (min-cut) unless the caller picks another kind.
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;
+  // The generator state's seed when joint_graph adds one (JointGraph::rng_state_added): the
+  // n-th forward of this function draws with (seed, n), so every step draws fresh numbers,
+  // the same ones in every run, and its backward replays them.
+  uint64_t seed = 0;
 };
 
 struct CompiledGrad;  // the joint graph, its partition and their runners (grad_function.cc)
@@ -83,6 +87,8 @@ class GradFunction {
   Expected<ValueAndGrad> operator()(std::span<const Tensor> inputs, std::span<const Tensor> grad_outputs = {}) const;
 
   int num_user_inputs() const;
+  // The offset the next forward draws with (the number of forwards so far).
+  int64_t rng_offset() const;
   // The number of forward outputs that take an output gradient.
   int num_differentiable_outputs() const;
   const JointGraph& joint() const;

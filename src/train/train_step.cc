@@ -34,7 +34,10 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
     throw Error(make_error("compile_train_step: the loss of graph @", g->name(),
                            " reads no floating parameter of the module; there is nothing to train"));
 
-  GradOptions grad_options{.joint = {.wrt = wrt}, .partition = options.partition, .backend = options.backend};
+  GradOptions grad_options{.joint = {.wrt = wrt},
+                           .partition = options.partition,
+                           .backend = options.backend,
+                           .seed = options.seed};
   GradFunction grad = value_or_throw(GradFunction::create(*g, std::move(captured.lifted), grad_options));
   return TrainStep(std::move(g), std::move(grad), std::move(batch_types));
 }

@@ -34,6 +34,8 @@ struct TrainStepOptions {
   std::vector<std::string> batch_names = {};
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;
+  // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).
+  uint64_t seed = 0;
 };
 
 struct StepResult {

@@ -29,6 +29,8 @@ struct ValueAndGradOptions {
   JointOptions joint = {};
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;
+  // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).
+  uint64_t seed = 0;
 };
 
 class ValueAndGradFn {

@@ -15,7 +15,8 @@ The case is rewritten in float64 (f16/bf16/f32 become f64 in the graph text, inp
 .double()) with every output cloned (so view ops, whose outputs alias an input and get no
 tangent, are checked too), `kiln grad case.kir --emit=joint` builds its joint graph, and
   kiln run joint.kir --inputs in0.npy,...,tangent0.npy,... --outputs out
-runs it with seeded random f64 tangents shaped like the forward outputs. The forward outputs
+runs it with seeded random f64 tangents shaped like the forward outputs (and the generator
+state (0, 0) where joint_graph added one for random ops). The forward outputs
 must match ref(*inputs) and the gradient outputs torch.autograd.grad(ref outputs, inputs,
 grad_outputs=tangents, allow_unused=True) (None read as zeros), both with rtol=1e-6,
 atol=1e-8. A case whose reference is not differentiable in torch is skipped (-v says why).
@@ -213,6 +214,10 @@ def run_case(case, kiln, workdir, label):
     for i, t in enumerate(inputs):
         paths.append(os.path.join(workdir, f"in{i}.npy"))
         save_tensor(paths[-1], t)
+    if re.search(r"%\w+: rng_state i64\[2\]", proc.stdout.splitlines()[0]):
+        # joint_graph gave the random draws a generator state input, after the primals.
+        paths.append(os.path.join(workdir, "rng_state.npy"))
+        save_tensor(paths[-1], torch.tensor([0, 0], dtype=torch.int64))
     for i, t in enumerate(tangents):
         paths.append(os.path.join(workdir, f"tangent{i}.npy"))
         save_tensor(paths[-1], t)

@@ -8,9 +8,11 @@
 
 #include "autograd/value_and_grad.h"
 #include "frontend/capture.h"
+#include "frontend/error.h"
 #include "frontend/functional.h"
 #include "frontend/nn/layer_norm.h"
 #include "frontend/nn/linear.h"
+#include "ir/parser.h"
 #include "train/grad_function.h"
 #include "train/value_and_grad_fn.h"
 
@@ -221,6 +223,55 @@ TEST(ValueAndGradFn, MatchesTheGraphLevelReference) {
   ASSERT_TRUE(want) << want.error().to_string();
   expect_all_equal(got.values, want->values);
   expect_all_equal(got.grads, want->grads);
+}
+
+// The n-th forward draws with (seed, n): fresh dropout masks on every call, the same
+// sequence for the same seed, and each backward replays its own forward's mask.
+TEST(GradFunction, EachForwardDrawsFreshNumbersThatItsBackwardReplays) {
+  auto g = parse_graph(R"(graph @g(%x: f32[64], %w: param f32[64]) -> (f32[]) {
+  %0 = mul(%x, %w) : f32[64]
+  %1 = dropout(%0) {p=0.5, seed=1, train=true} : f32[64]
+  %2 = sum(%1) : f32[]
+  return %2
+})");
+  ASSERT_TRUE(g) << g.error().to_string();
+  const std::vector<Tensor> inputs = {Tensor::full({64}, 1.0), Tensor::full({64}, 1.0)};
+  // d loss / d w = x * mask / (1 - p) = 2 where kept, 0 where dropped; the loss counts them.
+  auto kept = [](const Tensor& grad) {
+    int n = 0;
+    for (int64_t i = 0; i < grad.numel(); ++i) {
+      EXPECT_TRUE(grad.item_double(i) == 0.0 || grad.item_double(i) == 2.0);
+      n += grad.item_double(i) == 2.0;
+    }
+    return n;
+  };
+  auto run = [&](uint64_t seed) {
+    GradFunction f = value_or_throw(GradFunction::create(**g, {}, {.seed = seed}));
+    EXPECT_TRUE(f.joint().rng_state_added);
+    std::vector<ForwardResult> forwards;
+    for (int i = 0; i < 3; ++i) forwards.push_back(value_or_throw(f.forward(inputs)));
+    EXPECT_EQ(f.rng_offset(), 3);
+    std::vector<Tensor> grads;
+    for (ForwardResult& fr : forwards) {  // held forwards, then their backwards
+      std::vector<Tensor> gr = value_or_throw(f.backward(std::move(fr.saved)));
+      EXPECT_EQ(2.0 * kept(gr[1]), fr.outputs[0].item_double()) << "the backward replays its forward's mask";
+      grads.push_back(gr[1]);
+    }
+    return grads;
+  };
+  std::vector<Tensor> a = run(5), b = run(5), c = run(6);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(a[i].equal(b[i])) << "same seed, same draws";
+  EXPECT_FALSE(a[0].equal(a[1]));
+  EXPECT_FALSE(a[1].equal(a[2]));
+  EXPECT_FALSE(a[0].equal(c[0]));
+
+  // The first forward of seed 0 draws what the unpartitioned reference draws.
+  GradFunction f0 = value_or_throw(GradFunction::create(**g, {}, {}));
+  Expected<ValueAndGrad> want = value_and_grad(**g, inputs);
+  ASSERT_TRUE(want) << want.error().to_string();
+  ValueAndGrad got = value_or_throw(f0(inputs));
+  EXPECT_TRUE(got.values[0].equal(want->values[0]));
+  EXPECT_TRUE(got.grads[1].equal(want->grads[1]));
 }
 
 TEST(ValueAndGradFn, WrtPicksTheDifferentiatedInputsAndSplitCallsWork) {

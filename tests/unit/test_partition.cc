@@ -12,6 +12,7 @@
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ops/rng_state.h"
 
 namespace kiln {
 namespace {
@@ -112,6 +113,41 @@ TEST(PartitionMinCut, ForwardAndBackwardMatchTheJointGraphExactlyAtEveryBudget) 
       SCOPED_TRACE("budget " + std::to_string(budget));
       expect_partition_matches_joint(*g, mlp_inputs(), {.memory_budget = budget, .solver = solver});
     }
+}
+
+// A dropout that reads the joint graph's generator state replays its draws, so the min cut
+// may recompute it: it saves the small input and the state instead of the large dropout
+// output, and forward + backward still equal the joint graph bit for bit.
+TEST(PartitionMinCut, RecomputesDropoutThatReadsTheGeneratorState) {
+  auto g = parse(R"(graph @g(%x: f32[256]) -> (f32[4,256]) {
+  %0 = expand(%x) {size=[4,256]} : f32[4,256]
+  %1 = dropout(%0) {p=0.5, seed=3, train=true} : f32[4,256]
+  %2 = sin(%1) : f32[4,256]
+  %3 = cos(%2) : f32[4,256]
+  return %3
+})");
+  auto joint = joint_graph(*g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  ASSERT_TRUE(joint->rng_state_added);
+  EXPECT_EQ(joint->rng_state_input, 1);
+  Expected<Partition> p = partition(*joint, {});
+  ASSERT_TRUE(p) << p.error().to_string();
+  std::vector<std::string> saved;
+  for (const SavedValue& v : p->saved) saved.push_back(v.name);
+  EXPECT_EQ(saved, (std::vector<std::string>{"x", "rng_state"}));
+  EXPECT_EQ(p->recomputed_nodes, 3);  // expand, dropout, sin
+  const std::vector<Tensor> primals = {Tensor::randn({256}, 1), make_rng_state(7, 3)};
+  expect_partition_matches_joint(*g, primals, {});
+  expect_partition_matches_joint(*g, primals, {.kind = PartitionKind::Default});
+
+  // Without the generator state the dropout keeps its static seed and is never recomputed.
+  auto fixed = joint_graph(*g, {.wrt = {}, .tangents = TangentPolicy::WhereNeeded, .lift_rng_state = false});
+  ASSERT_TRUE(fixed) << fixed.error().to_string();
+  Expected<Partition> q = partition(*fixed, {});
+  ASSERT_TRUE(q) << q.error().to_string();
+  ASSERT_EQ(q->saved.size(), 1u);
+  EXPECT_EQ(q->saved[0].type.shape, Shape({4, 256}));  // the dropout's output
+  EXPECT_EQ(q->recomputed_nodes, 1);                   // sin
 }
 
 TEST(PartitionMinCut, SavesLessThanTheDefaultPartition) {

@@ -4,7 +4,10 @@
 //                 reductions sum/mean/amax/var/std/argmax/any, clone, _to_copy, where,
 //                 triu, gather, index);
 //   compute-intensive: contractions (matmul family), convolution, attention;
-//   random: ops that draw random numbers;
+//   random: ops that draw random numbers from a static seed. A random node that reads a
+//           runtime generator state (an rng_state operand, joint_graph.h) replays its draws
+//           wherever it runs, like the reference's functionalized rng ops: it is recomputable
+//           and not "random" here;
 //   fusible: recomputable or random; `cat` fuses as a consumer of anything.
 #pragma once
 
