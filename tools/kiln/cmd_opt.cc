@@ -7,6 +7,7 @@
 // outputs instead of trailing copy_ nodes; --print-mutation-info prints the
 // ViewAndMutationInfo after each graph. Option of decompose: --decompose-ops=gelu,softmax
 // decomposes only the ops named (default: every op that has a decomposition).
+// --unverified-input parses without verifying recorded types (for propagate-shapes).
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -27,6 +28,7 @@ struct OptArgs {
   bool passes_given = false;
   bool split_input = false;
   bool print_mutation_info = false;
+  bool unverified_input = false;
   std::vector<std::string> aliased_inputs;  // "a,b+4" per group
   PassManagerOptions pm;
 };
@@ -46,6 +48,8 @@ bool parse_args(const Args& args, OptArgs& out) {
       out.pm.time_passes = true;
     } else if (a == "--verify-each") {
       out.pm.verify_each = true;
+    } else if (a == "--unverified-input") {
+      out.unverified_input = true;
     } else if (a == "--print-mutation-info") {
       out.print_mutation_info = true;
     } else if (a == "--mutations-as-outputs") {
@@ -69,7 +73,7 @@ bool parse_args(const Args& args, OptArgs& out) {
   if (out.file.empty() || !out.passes_given) {
     std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
                          "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
-                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n");
+                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b] [--unverified-input]\n");
     return false;
   }
   return true;
@@ -122,7 +126,7 @@ Expected<InputAliasGroup> parse_alias_group(const std::string& spec, const Graph
 
 // Parses, transforms and prints one piece; returns false after printing an error.
 bool process(const std::string& text, const OptArgs& args, std::string& printed) {
-  auto graphs = parse_graphs(text, args.file);
+  auto graphs = args.unverified_input ? parse_graphs_unverified(text, args.file) : parse_graphs(text, args.file);
   if (!graphs) {
     std::fprintf(stderr, "%s\n", graphs.error().to_string().c_str());
     return false;
