@@ -77,7 +77,7 @@ Expected<std::vector<Shape>> shape_rule_mse_loss(const TypeCall& call) {
   KILN_TRY(check_reduction("mse_loss", call.attr_str("reduction")));
   const Shape& a = operand_type(call, 0).shape;
   const Shape& b = operand_type(call, 1).shape;
-  auto s = broadcast_shapes(a, b);
+  auto s = broadcast_shapes(a, b, call.guards);
   if (!s)
     return make_error("mse_loss: the size of input ", a.to_string(), " must match (or broadcast with) target ",
                       b.to_string());
@@ -88,8 +88,9 @@ Expected<std::vector<Shape>> shape_rule_mse_loss(const TypeCall& call) {
 Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
   const Shape& in = operand_type(call, 0).shape;
   const Shape& w = operand_type(call, 1).shape;
-  int64_t hw[2];
-  KILN_TRY(check_image("conv2d", in, hw));
+  if (in.rank() != 3 && in.rank() != 4)
+    return make_error("conv2d: expected 3D (unbatched) or 4D (batched) input, got shape ", in.to_string());
+  const Dim hw[2] = {in[in.rank() - 2], in[in.rank() - 1]};
   if (!is_floating(operand_type(call, 0).dtype))
     return make_error("conv2d: not implemented for '", dtype_name(operand_type(call, 0).dtype), "'");
   if (w.rank() != 4) return make_error("conv2d: expected 4-D weight, got shape ", w.to_string());
@@ -123,17 +124,25 @@ Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
     if (dil[i] <= 0) return make_error("conv2d: dilation should be greater than zero, got dilation=", int_list(dil));
   }
   const int64_t k[2] = {kh, kw};
-  int64_t o[2];
+  Dim o[2];
   for (int i = 0; i < 2; ++i) {
-    if (hw[i] + 2 * pad[i] < dil[i] * (k[i] - 1) + 1)
-      return make_error("conv2d: calculated padded input size per channel: (", hw[0] + 2 * pad[0], " x ",
-                        hw[1] + 2 * pad[1], "). Kernel size: (", kh, " x ", kw,
+    const int64_t extent = dil[i] * (k[i] - 1) + 1;
+    const Dim padded = hw[i] + Dim(2 * pad[i]);
+    if (hw[i].is_symbolic()) {
+      // floor((H+2p-d(k-1)-1)/s)+1, assuming the padded input holds one window.
+      call.assume(ShapeGuard{padded.expr(), GuardRel::Ge, SymExpr(extent)});
+      o[i] = window_output_dim(hw[i], k[i], stride[i], pad[i], dil[i]);
+      continue;
+    }
+    if (padded.value() < extent)
+      return make_error("conv2d: calculated padded input size per channel: (", (hw[0] + Dim(2 * pad[0])).to_string(),
+                        " x ", (hw[1] + Dim(2 * pad[1])).to_string(), "). Kernel size: (", kh, " x ", kw,
                         "). Kernel size can't be greater than actual input size");
-    o[i] = window_output_size(hw[i], k[i], stride[i], pad[i], dil[i], false);
+    o[i] = window_output_size(hw[i].value(), k[i], stride[i], pad[i], dil[i], false);
   }
   std::vector<Dim> out;
   if (in.rank() == 4) out.push_back(in[0]);
-  out.insert(out.end(), {Dim(out_c), Dim(o[0]), Dim(o[1])});
+  out.insert(out.end(), {Dim(out_c), o[0], o[1]});
   return one(Shape(std::move(out)));
 }
 
@@ -208,7 +217,7 @@ Expected<std::vector<Shape>> shape_rule_sdpa(const TypeCall& call) {
   KILN_ASSIGN_OR_RETURN(Shape scores, matmul_shape(q, kt));
   if (call.operands.size() > 3 && call.operands[3].is_tensor()) {
     const TensorType& mask = operand_type(call, 3);
-    auto b = broadcast_shapes(mask.shape, scores);
+    auto b = broadcast_shapes(mask.shape, scores, call.guards);
     if (!b || !(*b == scores))
       return make_error("scaled_dot_product_attention: attn_mask of shape ", mask.shape.to_string(),
                         " is not broadcastable to the attention scores ", scores.to_string());
