@@ -12,6 +12,7 @@
 #include "passes/decompose.h"
 #include "passes/fold_constants.h"
 #include "passes/functionalize.h"
+#include "passes/propagate_shapes.h"
 #include "passes/remove_noop_ops.h"
 #include "passes/topo_sort.h"
 
@@ -71,6 +72,7 @@ constexpr PassEntry kPasses[] = {
     {"remove-noop-ops", default_options_pass<remove_noop_ops>},
     {"fold-constants", default_options_pass<fold_constants>},
     {"canonicalize", default_options_pass<canonicalize>},
+    {"propagate-shapes", [](Graph& g, const PassManagerOptions&, PipelineFacts&) { return propagate_shapes(g); }},
 };
 
 const PassEntry* find_pass(const std::string& name) {

@@ -2,8 +2,8 @@
 // debug builds and tests), print the IR after every pass or only after passes that changed
 // it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
 // its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts),
-// "decompose" (options from PassManagerOptions::decompose), and the cleanup passes "remove-noop-ops", "fold-constants" and "canonicalize" (with their
-// default options).
+// "decompose" (options from PassManagerOptions::decompose), the cleanup passes "remove-noop-ops", "fold-constants" and "canonicalize" (with their
+// default options), and "propagate-shapes" (passes/propagate_shapes.h).
 #pragma once
 
 #include <map>
