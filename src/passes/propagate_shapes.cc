@@ -42,7 +42,10 @@ Diagnostic at_node(const Node& n, Diagnostic d) {
 
 class Propagator {
  public:
-  explicit Propagator(const Graph& g) { collect_symbols(g, used_); }
+  explicit Propagator(const Graph& g) {
+    collect_symbols(g, used_);
+    for (Value* in : g.inputs()) collect_symbols(in->type(), input_symbols_);
+  }
 
   Status run_graph(Graph& g) {
     std::vector<Graph::Guard> before = g.guards();
@@ -119,7 +122,7 @@ class Propagator {
           const Dim& have = in[i].shape[d];
           if (out.shape[d] == have || (have.is_symbol() && !(have == carried[i].shape[d]))) continue;
           const Dim& rec = recorded[i].shape.rank() == out.shape.rank() ? recorded[i].shape[d] : have;
-          bool reuse = rec.is_symbol() && !(rec == carried[i].shape[d]);
+          bool reuse = reusable(rec) && !(rec == carried[i].shape[d]);
           in[i].shape[d] = reuse ? rec : fresh();
           changed = true;
         }
@@ -184,6 +187,9 @@ class Propagator {
     std::vector<SubgraphSignature> signatures;
     for (int i = 0; i < n.num_subgraphs(); ++i) signatures.push_back(graph_signature(*n.subgraph(i)));
     std::vector<TensorType> recorded = types_of(n.results());
+    for (TensorType& t : recorded)
+      for (Dim& d : t.shape.dims())
+        if (d.is_symbol() && !reusable(d)) d = Dim(0);  // never taken for a join
     std::vector<ShapeGuard> guards;
     std::function<Dim()> fresh_fn = [this] { return fresh(); };
     TypeCall call(n.op(), n.attrs(), operands, signatures);
@@ -200,7 +206,12 @@ class Propagator {
     return Status::ok();
   }
 
+  // A recorded symbol is kept for a join or a loop only when it is not an input's symbol:
+  // those have a meaning of their own (stale text may record B where the join is new).
+  bool reusable(const Dim& d) const { return d.is_symbol() && !input_symbols_.count(d.symbol_name()); }
+
   std::set<std::string> used_;
+  std::set<std::string> input_symbols_;
   int64_t next_ = 0;
   int64_t types_changed_ = 0;
   int64_t guards_ = 0;
