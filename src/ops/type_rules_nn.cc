@@ -34,10 +34,11 @@ Status check_image(std::string_view op, const Shape& s, int64_t spatial[2]) {
   return Status::ok();
 }
 
-Status check_output_size(std::string_view op, const Shape& in, int64_t oh, int64_t ow) {
-  if (oh > 0 && ow > 0) return Status::ok();
-  return make_error(op, ": given input size ", in.to_string(), ", calculated output size (", oh, "x", ow,
-                    ") is too small");
+// Static output sizes must be positive; symbolic ones are guarded by the caller.
+Status check_output_size(std::string_view op, const Shape& in, const Dim& oh, const Dim& ow) {
+  if ((oh.is_symbolic() || oh.value() > 0) && (ow.is_symbolic() || ow.value() > 0)) return Status::ok();
+  return make_error(op, ": given input size ", in.to_string(), ", calculated output size (", oh.to_string(), "x",
+                    ow.to_string(), ") is too small");
 }
 
 }  // namespace
@@ -149,8 +150,10 @@ Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
 Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
   const std::string_view op = call.name();
   const Shape& in = operand_type(call, 0).shape;
-  int64_t hw[2];
-  KILN_TRY(check_image(op, in, hw));
+  if (in.rank() != 3 && in.rank() != 4)
+    return make_error(op, ": expected 3D (unbatched) or 4D (batched) input, got shape ", in.to_string());
+  const Dim hw[2] = {in[in.rank() - 2], in[in.rank() - 1]};
+  const bool ceil_mode = call.attr_bool("ceil_mode");
   KILN_ASSIGN_OR_RETURN(auto k, pair_attr(call, "kernel_size", {}));
   if (k.size() != 2) return make_error(op, ": kernel_size must have 1 or 2 values, got an empty list");
   KILN_ASSIGN_OR_RETURN(auto stride, pair_attr(call, "stride", k));
@@ -161,7 +164,7 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
     KILN_ASSIGN_OR_RETURN(auto d, pair_attr(call, "dilation", {1, 1}));
     dil = d;
   }
-  int64_t o[2];
+  Dim o[2];
   for (int i = 0; i < 2; ++i) {
     if (k[i] <= 0) return make_error(op, ": kernel size should be greater than zero, got ", k[i]);
     if (stride[i] <= 0) return make_error(op, ": stride should be greater than zero, got ", stride[i]);
@@ -170,7 +173,14 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
     if (pad[i] < 0 || pad[i] > effective / 2)
       return make_error(op, ": pad should be at most half of effective kernel size, but got pad=", pad[i],
                         ", kernel_size=", k[i], " and dilation=", dil[i]);
-    o[i] = window_output_size(hw[i], k[i], stride[i], pad[i], dil[i], call.attr_bool("ceil_mode"));
+    if (hw[i].is_static()) {
+      o[i] = window_output_size(hw[i].value(), k[i], stride[i], pad[i], dil[i], ceil_mode);
+      continue;
+    }
+    // ceil_mode drops a last window that starts in the right padding: that needs a max().
+    if (ceil_mode) KILN_TRY(static_dim(op, hw[i], "a spatial dim with ceil_mode"));
+    o[i] = window_output_dim(hw[i], k[i], stride[i], pad[i], dil[i]);
+    call.assume(ShapeGuard{o[i].expr(), GuardRel::Ge, SymExpr(1)});
   }
   KILN_TRY(check_output_size(op, in, o[0], o[1]));
   Shape out = in;
