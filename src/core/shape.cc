@@ -4,6 +4,45 @@
 
 namespace kiln {
 
+Dim::Dim(const SymExpr& e) {
+  if (e.is_constant())
+    value_ = e.constant_value();
+  else
+    expr_ = e;
+}
+
+namespace {
+
+template <typename IntOp, typename ExprOp>
+Dim combine(const Dim& a, const Dim& b, IntOp int_op, ExprOp expr_op) {
+  if (a.is_static() && b.is_static()) {
+    int64_t r = 0;
+    KILN_CHECK(!int_op(a.value(), b.value(), &r)) << "dim arithmetic overflows on " << a.to_string() << ", "
+                                                   << b.to_string();
+    return Dim(r);
+  }
+  return Dim(expr_op(a.expr(), b.expr()));
+}
+
+}  // namespace
+
+Dim operator+(const Dim& a, const Dim& b) {
+  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_add_overflow(x, y, r); },
+                 [](const SymExpr& x, const SymExpr& y) { return x + y; });
+}
+
+Dim operator-(const Dim& a, const Dim& b) {
+  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_sub_overflow(x, y, r); },
+                 [](const SymExpr& x, const SymExpr& y) { return x - y; });
+}
+
+Dim operator*(const Dim& a, const Dim& b) {
+  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_mul_overflow(x, y, r); },
+                 [](const SymExpr& x, const SymExpr& y) { return x * y; });
+}
+
+Dim floor_div(const Dim& a, int64_t d) { return Dim(SymExpr::floor_div(a.expr(), d)); }
+
 Shape::Shape(std::initializer_list<int64_t> sizes) {
   for (int64_t s : sizes) dims_.emplace_back(s);
 }
@@ -39,9 +78,7 @@ int64_t Shape::numel() const {
 Shape Shape::bind(const std::map<std::string, int64_t>& bindings) const {
   Shape out = *this;
   for (Dim& d : out.dims_) {
-    if (!d.is_symbolic()) continue;
-    auto it = bindings.find(d.symbol_name());
-    if (it != bindings.end()) d = Dim(it->second);
+    if (d.is_symbolic()) d = Dim(d.expr().substitute(bindings));
   }
   return out;
 }

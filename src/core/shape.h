@@ -1,5 +1,6 @@
-// Shapes whose dimensions are integers or named symbols ("B"). Symbolic dims flow through
-// the IR from capture with dynamic dims; they get values when a graph runs on real inputs.
+// Shapes whose dimensions are integers or symbolic expressions ("B", "B*T"). Symbolic dims
+// flow through the IR from capture with dynamic dims; they get values when a graph runs on
+// real inputs.
 #pragma once
 
 #include <cstdint>
@@ -8,29 +9,41 @@
 #include <string>
 #include <vector>
 
+#include "core/sym_expr.h"
+
 namespace kiln {
 
+// A dim: a static size, or a symbolic expression over named symbols (B, B*T, T+1,
+// floor(T/2)). A dim whose expression folds to a constant is static.
 class Dim {
  public:
   Dim(int64_t v = 0) : value_(v) {}  // NOLINT: dims read like integers
-  static Dim symbol(std::string name) {
-    Dim d;
-    d.symbol_ = std::move(name);
-    return d;
-  }
+  explicit Dim(const SymExpr& e);
+  static Dim symbol(const std::string& name) { return Dim(SymExpr::symbol(name)); }
 
-  bool is_static() const { return symbol_.empty(); }
-  bool is_symbolic() const { return !symbol_.empty(); }
+  bool is_static() const { return !expr_.has_value(); }
+  bool is_symbolic() const { return expr_.has_value(); }
   int64_t value() const { return value_; }  // only when is_static()
-  const std::string& symbol_name() const { return symbol_; }
+  // Whether this is one bare symbol ("B", not "B*T").
+  bool is_symbol() const { return expr_ && expr_->as_symbol().has_value(); }
+  // The symbol's name for a bare symbol, else the expression's text ("B*T").
+  std::string symbol_name() const { return expr_ ? expr_->to_string() : std::string(); }
+  // The dim as an expression (a constant when static).
+  SymExpr expr() const { return expr_ ? *expr_ : SymExpr(value_); }
 
-  std::string to_string() const { return is_static() ? std::to_string(value_) : symbol_; }
-  bool operator==(const Dim& o) const { return value_ == o.value_ && symbol_ == o.symbol_; }
+  std::string to_string() const { return expr_ ? expr_->to_string() : std::to_string(value_); }
+  bool operator==(const Dim& o) const { return value_ == o.value_ && expr_ == o.expr_; }
   bool operator==(int64_t v) const { return is_static() && value_ == v; }
+
+  friend Dim operator+(const Dim& a, const Dim& b);
+  friend Dim operator-(const Dim& a, const Dim& b);
+  friend Dim operator*(const Dim& a, const Dim& b);
+  // floor(a / d) for d > 0.
+  friend Dim floor_div(const Dim& a, int64_t d);
 
  private:
   int64_t value_ = 0;
-  std::string symbol_;
+  std::optional<SymExpr> expr_;  // set exactly when symbolic
 };
 
 class Shape {
@@ -51,10 +64,11 @@ class Shape {
   std::vector<int64_t> sizes() const;
   int64_t numel() const;
 
-  // Replaces symbols by their values where `bindings` has them.
+  // Replaces symbols by their values where `bindings` has them (expressions are evaluated;
+  // a partly bound one stays symbolic).
   Shape bind(const std::map<std::string, int64_t>& bindings) const;
 
-  std::string to_string() const;  // "[B,16]", "[]" for rank 0
+  std::string to_string() const;  // "[B,16]", "[B*T,T+1]", "[]" for rank 0
   bool operator==(const Shape& o) const { return dims_ == o.dims_; }
 
  private:

@@ -57,7 +57,7 @@ Expected<Captured> replay_capture(const Graph& g, std::span<const Tensor> exampl
     options.input_names.push_back(in->name());
     const Shape& shape = in->type().shape;
     for (int d = 0; d < shape.rank(); ++d)
-      if (shape[d].is_symbolic()) options.dynamic.push_back({d, shape[d].symbol_name(), i});
+      if (shape[d].is_symbol()) options.dynamic.push_back({d, shape[d].symbol_name(), i});
   }
   const Graph* source = &g;
   auto fn = [source](std::span<const Tensor> in) { return value_or_throw(replay(*source, in)); };

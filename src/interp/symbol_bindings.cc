@@ -7,6 +7,7 @@ namespace kiln {
 Status SymbolBindings::bind(const TensorType& declared, const TensorType& actual, const std::string& what) {
   if (declared.dtype != actual.dtype || declared.shape.rank() != actual.shape.rank())
     return make_error(what, ": expected ", declared.to_string(), ", got ", actual.to_string());
+  // Bare symbols first, so an expression dim (T+1) can use a symbol bound by this same type.
   for (int d = 0; d < declared.shape.rank(); ++d) {
     const Dim& want = declared.shape[d];
     const Dim& got = actual.shape[d];
@@ -17,13 +18,26 @@ Status SymbolBindings::bind(const TensorType& declared, const TensorType& actual
                           got.value(), ", not ", want.value(), ")");
       continue;
     }
-    auto [it, inserted] = values_.emplace(want.symbol_name(), got.value());
+    if (!want.is_symbol()) continue;
+    std::string name = want.symbol_name();
+    auto [it, inserted] = values_.emplace(name, got.value());
     if (inserted) {
-      origin_[want.symbol_name()] = what;
+      origin_[name] = what;
     } else if (it->second != got.value()) {
-      return make_error(what, ": dim ", d, " gives symbol ", want.symbol_name(), " the value ", got.value(),
-                        ", but ", origin_[want.symbol_name()], " gave it ", it->second);
+      return make_error(what, ": dim ", d, " gives symbol ", name, " the value ", got.value(), ", but ", origin_[name],
+                        " gave it ", it->second);
     }
+  }
+  for (int d = 0; d < declared.shape.rank(); ++d) {
+    const Dim& want = declared.shape[d];
+    if (want.is_static() || want.is_symbol()) continue;
+    std::optional<int64_t> v = want.expr().evaluate(values_);
+    if (!v)
+      return make_error(what, ": dim ", d, " is the expression ", want.to_string(),
+                        ", whose symbols no earlier bare dim has bound");
+    if (*v != actual.shape[d].value())
+      return make_error(what, ": expected ", declared.to_string(), ", got ", actual.to_string(), " (dim ", d, " is ",
+                        actual.shape[d].value(), ", but ", want.to_string(), " is ", *v, ")");
   }
   return Status::ok();
 }

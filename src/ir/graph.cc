@@ -111,6 +111,7 @@ void Graph::erase(Node* node) {
   }
   for (size_t i = 0; i < node->operands_.size(); ++i)
     if (Value* v = node->operands_[i].value) remove_use(v, node, static_cast<int>(i));
+  std::erase_if(guards_, [node](const Guard& g) { return g.node == node; });
   nodes_.erase(node->self_);
 }
 
@@ -152,6 +153,7 @@ Node* Graph::next_node(Node* n) const {
 std::unique_ptr<Graph> Graph::clone() const {
   auto g = std::make_unique<Graph>(name_);
   std::unordered_map<const Value*, Value*> map;
+  std::unordered_map<const Node*, Node*> node_map;
   for (const auto& in : inputs_) map[in.get()] = g->add_input(in->name_, in->type_, in->role_);
   for (const auto& n : nodes_) {
     NewNode nn{n->op_, {}, n->attrs_, {}, {}, n->loc_};
@@ -159,12 +161,22 @@ std::unique_ptr<Graph> Graph::clone() const {
     for (const auto& r : n->results_) nn.result_types.push_back(r->type_);
     for (const auto& sg : n->subgraphs_) nn.subgraphs.push_back(sg->clone());
     Node* copy = g->append(std::move(nn));
+    node_map[n.get()] = copy;
     for (size_t i = 0; i < n->results_.size(); ++i) map[n->results_[i].get()] = copy->result(static_cast<int>(i));
   }
   std::vector<Value*> outs;
   for (const Value* o : outputs_) outs.push_back(map.at(o));
   g->set_outputs(std::move(outs));
+  for (const Guard& gd : guards_) {
+    g->add_guard(gd.guard, gd.node ? node_map.at(gd.node) : nullptr);
+  }
   return g;
+}
+
+void Graph::add_guard(ShapeGuard guard, Node* node) {
+  for (const Guard& g : guards_)
+    if (g.node == node && g.guard == guard) return;
+  guards_.push_back(Guard{std::move(guard), node});
 }
 
 SubgraphSignature graph_signature(const Graph& g) {

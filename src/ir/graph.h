@@ -153,6 +153,19 @@ class Graph {
   // A deep copy (subgraphs included) with the same printed form.
   std::unique_ptr<Graph> clone() const;
 
+  // ---- shape guards ----
+  // Assumptions on symbolic dims that the shape rules of this graph's nodes made ("B*T ==
+  // 4096" for a reshape), each with the node that needed it (null when the text named none).
+  // Erasing the node drops its guards. Printed as `guard ... for %n` lines before `return`.
+  struct Guard {
+    ShapeGuard guard;
+    Node* node = nullptr;
+  };
+  const std::vector<Guard>& guards() const { return guards_; }
+  // Appends the guard unless the same relation is already recorded for the same node.
+  void add_guard(ShapeGuard guard, Node* node);
+  void clear_guards() { guards_.clear(); }
+
  private:
   void add_use(Value* v, Node* user, int operand_index);
   void remove_use(Value* v, Node* user, int operand_index);
@@ -161,6 +174,7 @@ class Graph {
   std::vector<std::unique_ptr<Value>> inputs_;
   std::list<std::unique_ptr<Node>> nodes_;
   std::vector<Value*> outputs_;
+  std::vector<Guard> guards_;
   // Output slots are uses too; tracked so replace_all_uses_with and users of outputs agree.
 };
 

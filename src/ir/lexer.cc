@@ -146,6 +146,11 @@ Token Lexer::next() {
     advance();
     return make(TokenKind::Arrow, "->", line, col);
   }
+  if ((c == '=' || c == '>') && peek(1) == '=') {
+    advance();
+    advance();
+    return c == '=' ? make(TokenKind::EqualEqual, "==", line, col) : make(TokenKind::GreaterEqual, ">=", line, col);
+  }
   TokenKind kind;
   switch (c) {
     case '(': kind = TokenKind::LParen; break;
@@ -158,6 +163,9 @@ Token Lexer::next() {
     case ':': kind = TokenKind::Colon; break;
     case '=': kind = TokenKind::Equal; break;
     case '-': kind = TokenKind::Minus; break;
+    case '+': kind = TokenKind::Plus; break;
+    case '*': kind = TokenKind::Star; break;
+    case '/': kind = TokenKind::Slash; break;
     default: return make(TokenKind::Error, "unexpected character " + printable(c), line, col);
   }
   advance();

@@ -21,6 +21,7 @@ enum class TokenKind {
   String,      // "tanh"                (text: the decoded contents)
   LParen, RParen, LBrace, RBrace, LBracket, RBracket,
   Comma, Colon, Equal, Arrow, Minus,
+  Plus, Star, Slash, EqualEqual, GreaterEqual,  // in dim expressions and guards
 };
 
 struct Token {

@@ -112,6 +112,11 @@ void print_body(const Graph& g, const Namer& names, int indent, std::string& out
     for (int i = 0; i < n->num_subgraphs(); ++i) print_region(*n->subgraph(i), subgraph_label(*n, i), indent + 2, out);
     out += pad + "}\n";
   }
+  for (const Graph::Guard& gd : g.guards()) {
+    out += pad + "guard " + gd.guard.to_string();
+    if (gd.node && gd.node->num_results() > 0) out += " for " + names.name(gd.node->result(0));
+    out += "\n";
+  }
   out += pad + "return";
   for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", " : " ") + names.name(g.outputs()[i]);
   out += "\n";

@@ -115,7 +115,11 @@ Status check_result_types(const Node& n) {
   }
   std::vector<SubgraphSignature> signatures;
   for (int i = 0; i < n.num_subgraphs(); ++i) signatures.push_back(graph_signature(*n.subgraph(i)));
-  auto inferred = infer_types(TypeCall(n.op(), n.attrs(), operands, signatures));
+  std::vector<TensorType> recorded_types;
+  for (int i = 0; i < n.num_results(); ++i) recorded_types.push_back(n.result(i)->type());
+  TypeCall call(n.op(), n.attrs(), operands, signatures);
+  call.recorded = recorded_types;  // keeps the symbols a cond's join introduced
+  auto inferred = infer_types(call);
   if (!inferred) return node_error(n, inferred.error());
   if (static_cast<int>(inferred->size()) != n.num_results())
     return node_error(n, schema.name, ": node has ", n.num_results(), " result", n.num_results() == 1 ? "" : "s",

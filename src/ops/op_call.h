@@ -4,6 +4,7 @@
 // kernels are shared by capture, the verifier, the interpreter and eager execution.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -68,6 +69,19 @@ struct TypeCall : OpCallBase {
 
   std::span<const TypeOperand> operands;
   std::span<const SubgraphSignature> subgraphs;  // in schema order
+  // Where the rules record the assumptions on symbolic dims they make (ShapeGuard); null
+  // when the caller does not collect them (the verifier, eager calls with static shapes).
+  std::vector<ShapeGuard>* guards = nullptr;
+
+  void assume(ShapeGuard g) const {
+    if (guards) guards->push_back(std::move(g));
+  }
+
+  // The node's recorded result types, when a node is checked or re-inferred (empty for eager
+  // calls). Where cond's branches disagree on a dim, the rule keeps a recorded bare symbol
+  // that neither branch has, or asks `fresh` (propagate-shapes) for a new one.
+  std::span<const TensorType> recorded = {};
+  const std::function<Dim()>* fresh = nullptr;
 };
 
 // An operand as kernels see it: a concrete tensor, or an inline literal (none included).

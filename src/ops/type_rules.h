@@ -17,8 +17,11 @@ namespace kiln {
 #include "ops/ops.def"
 #undef KILN_OP
 
-// Broadcast two shapes (NumPy rules; a symbolic dim broadcasts with 1 or itself).
-Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+// Broadcast two shapes (NumPy rules). A dim broadcasts with 1 or an equal dim; two dims that
+// are not provably equal or 1, at least one symbolic (B vs 3, B vs C), give the static one
+// (else the first) and assume they are equal: the guard `B == C` goes to `guards`. Symbols
+// are assumed not to be 1, as in torch's dynamic shapes. Two different static sizes fail.
+Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b, std::vector<ShapeGuard>* guards = nullptr);
 
 // torch.result_type over the given operands (tensors and inline scalars).
 DType result_type(std::span<const TypeOperand> operands);

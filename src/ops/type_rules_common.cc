@@ -10,13 +10,16 @@ namespace kiln {
 
 namespace {
 
-// Two dims broadcast when equal (same size or same symbol) or when one is the static 1.
-// A symbol against any other static size or another symbol cannot be proven compatible.
-std::optional<Dim> broadcast_dim(const Dim& a, const Dim& b) {
+// Two dims broadcast when equal (same size or same expression) or when one is the static 1.
+// A symbolic dim against another dim is assumed equal to it (recorded as a guard); two
+// different static sizes do not broadcast.
+std::optional<Dim> broadcast_dim(const Dim& a, const Dim& b, std::vector<ShapeGuard>* guards) {
   if (a == b) return a;
   if (a == 1) return b;
   if (b == 1) return a;
-  return std::nullopt;
+  if (a.is_static() && b.is_static()) return std::nullopt;
+  if (guards) guards->push_back(ShapeGuard{a.expr(), GuardRel::Eq, b.expr()});
+  return b.is_static() ? b : a;
 }
 
 std::optional<DType> promote_opt(std::optional<DType> a, std::optional<DType> b) {
@@ -42,13 +45,13 @@ const TensorType& tensor_operand(const TypeCall& call, size_t i) {
 
 }  // namespace
 
-Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b, std::vector<ShapeGuard>* guards) {
   const int rank = std::max(a.rank(), b.rank());
   std::vector<Dim> dims(static_cast<size_t>(rank));
   for (int i = 0; i < rank; ++i) {
     const int ia = a.rank() - rank + i, ib = b.rank() - rank + i;
     const Dim da = ia >= 0 ? a[ia] : Dim(1), db = ib >= 0 ? b[ib] : Dim(1);
-    std::optional<Dim> d = broadcast_dim(da, db);
+    std::optional<Dim> d = broadcast_dim(da, db, guards);
     if (!d) {
       return make_error("shapes ", a.to_string(), " and ", b.to_string(), " do not broadcast: dim ", i, " is ",
                         da.to_string(), " vs ", db.to_string());
@@ -86,7 +89,7 @@ Expected<std::vector<Shape>> shape_rule_broadcast(const TypeCall& call) {
       acc = op.type->shape;
       continue;
     }
-    Expected<Shape> b = broadcast_shapes(*acc, op.type->shape);
+    Expected<Shape> b = broadcast_shapes(*acc, op.type->shape, call.guards);
     if (!b) {
       return make_error(call.name(), ": operand ", i, " has shape ", op.type->shape.to_string(),
                         ", not broadcastable to ", acc->to_string(), " (", b.error().message(), ")");

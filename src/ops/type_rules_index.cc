@@ -70,7 +70,7 @@ Expected<std::vector<Shape>> shape_rule_index(const TypeCall& call) {
       return make_error("index: boolean mask indices give data-dependent shapes; use an integer index (index ", i, ")");
     KILN_TRY(check_index_dtype("index", *o.type));
     if (any) {
-      auto b = broadcast_shapes(bcast, o.type->shape);
+      auto b = broadcast_shapes(bcast, o.type->shape, call.guards);
       if (!b)
         return make_error("index: shape mismatch: indexing tensors could not be broadcast together with shapes ",
                           bcast.to_string(), " and ", o.type->shape.to_string());
@@ -108,7 +108,7 @@ Expected<std::vector<Shape>> shape_rule_masked_fill(const TypeCall& call) {
   if (value.is_tensor() && value.type->shape.rank() != 0)
     return make_error("masked_fill: only supports a 0-dimensional value tensor, but got tensor with ",
                       value.type->shape.rank(), " dimension(s)");
-  auto b = broadcast_shapes(s, mask.shape);
+  auto b = broadcast_shapes(s, mask.shape, call.guards);
   if (!b)
     return make_error("masked_fill: mask of shape ", mask.shape.to_string(), " is not broadcastable to ", s.to_string());
   return one(*b);

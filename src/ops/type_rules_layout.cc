@@ -30,9 +30,7 @@ Expected<std::vector<Shape>> shape_rule_cat(const TypeCall& call) {
   Shape out = operand_type(call, ref).shape;
   if (out.rank() == 0) return make_error("cat: zero-dimensional tensor (at position ", ref, ") cannot be concatenated");
   KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error("cat", call.attr_int("dim"), out.rank()));
-  int64_t total = 0;
-  std::string symbol;
-  int counted = 0;
+  Dim total = 0;  // a sum of expressions when symbolic: [B,T] ++ [B,T+1] -> [B,2*T+1]
   for (int i = 0; i < static_cast<int>(call.operands.size()); ++i) {
     const Shape& s = operand_type(call, i).shape;
     if (is_legacy_empty(s)) continue;
@@ -46,16 +44,7 @@ Expected<std::vector<Shape>> shape_rule_cat(const TypeCall& call) {
                           out[k].to_string(), " but got size ", s[k].to_string(), " for tensor number ", i,
                           " in the list");
     }
-    ++counted;
-    if (s[d].is_static())
-      total += s[d].value();
-    else
-      symbol = s[d].symbol_name();
-  }
-  if (!symbol.empty()) {
-    // A symbolic cat dim survives only when it is the whole result.
-    if (counted != 1) return make_error("cat: cannot add symbolic dim ", symbol, " to other sizes along dim ", d);
-    return one(out);
+    total = total + s[d];
   }
   out[d] = total;
   return one(out);
@@ -89,7 +78,14 @@ Expected<std::vector<Shape>> shape_rule_pad(const TypeCall& call) {
     const int d = s.rank() - 1 - static_cast<int>(p);
     const int64_t lo = pad[2 * p], hi = pad[2 * p + 1];
     if (lo == 0 && hi == 0) continue;
-    KILN_ASSIGN_OR_RETURN(int64_t size, static_dim("constant_pad_nd", s[d], "a padded dim"));
+    if (s[d].is_symbolic()) {
+      // T+lo+hi; negative padding crops, assuming the result is not negative.
+      const Dim n = s[d] + Dim(lo + hi);
+      if (lo + hi < 0) call.assume(ShapeGuard{n.expr(), GuardRel::Ge, SymExpr(0)});
+      s[d] = n;
+      continue;
+    }
+    const int64_t size = s[d].value();
     const int64_t n = size + lo + hi;
     if (n < 0)
       return make_error("constant_pad_nd: the input size ", size, ", plus negative padding ", lo, " and ", hi,

@@ -34,10 +34,11 @@ Status check_image(std::string_view op, const Shape& s, int64_t spatial[2]) {
   return Status::ok();
 }
 
-Status check_output_size(std::string_view op, const Shape& in, int64_t oh, int64_t ow) {
-  if (oh > 0 && ow > 0) return Status::ok();
-  return make_error(op, ": given input size ", in.to_string(), ", calculated output size (", oh, "x", ow,
-                    ") is too small");
+// Static output sizes must be positive; symbolic ones are guarded by the caller.
+Status check_output_size(std::string_view op, const Shape& in, const Dim& oh, const Dim& ow) {
+  if ((oh.is_symbolic() || oh.value() > 0) && (ow.is_symbolic() || ow.value() > 0)) return Status::ok();
+  return make_error(op, ": given input size ", in.to_string(), ", calculated output size (", oh.to_string(), "x",
+                    ow.to_string(), ") is too small");
 }
 
 }  // namespace
@@ -77,7 +78,7 @@ Expected<std::vector<Shape>> shape_rule_mse_loss(const TypeCall& call) {
   KILN_TRY(check_reduction("mse_loss", call.attr_str("reduction")));
   const Shape& a = operand_type(call, 0).shape;
   const Shape& b = operand_type(call, 1).shape;
-  auto s = broadcast_shapes(a, b);
+  auto s = broadcast_shapes(a, b, call.guards);
   if (!s)
     return make_error("mse_loss: the size of input ", a.to_string(), " must match (or broadcast with) target ",
                       b.to_string());
@@ -88,8 +89,9 @@ Expected<std::vector<Shape>> shape_rule_mse_loss(const TypeCall& call) {
 Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
   const Shape& in = operand_type(call, 0).shape;
   const Shape& w = operand_type(call, 1).shape;
-  int64_t hw[2];
-  KILN_TRY(check_image("conv2d", in, hw));
+  if (in.rank() != 3 && in.rank() != 4)
+    return make_error("conv2d: expected 3D (unbatched) or 4D (batched) input, got shape ", in.to_string());
+  const Dim hw[2] = {in[in.rank() - 2], in[in.rank() - 1]};
   if (!is_floating(operand_type(call, 0).dtype))
     return make_error("conv2d: not implemented for '", dtype_name(operand_type(call, 0).dtype), "'");
   if (w.rank() != 4) return make_error("conv2d: expected 4-D weight, got shape ", w.to_string());
@@ -123,25 +125,35 @@ Expected<std::vector<Shape>> shape_rule_conv2d(const TypeCall& call) {
     if (dil[i] <= 0) return make_error("conv2d: dilation should be greater than zero, got dilation=", int_list(dil));
   }
   const int64_t k[2] = {kh, kw};
-  int64_t o[2];
+  Dim o[2];
   for (int i = 0; i < 2; ++i) {
-    if (hw[i] + 2 * pad[i] < dil[i] * (k[i] - 1) + 1)
-      return make_error("conv2d: calculated padded input size per channel: (", hw[0] + 2 * pad[0], " x ",
-                        hw[1] + 2 * pad[1], "). Kernel size: (", kh, " x ", kw,
+    const int64_t extent = dil[i] * (k[i] - 1) + 1;
+    const Dim padded = hw[i] + Dim(2 * pad[i]);
+    if (hw[i].is_symbolic()) {
+      // floor((H+2p-d(k-1)-1)/s)+1, assuming the padded input holds one window.
+      call.assume(ShapeGuard{padded.expr(), GuardRel::Ge, SymExpr(extent)});
+      o[i] = window_output_dim(hw[i], k[i], stride[i], pad[i], dil[i]);
+      continue;
+    }
+    if (padded.value() < extent)
+      return make_error("conv2d: calculated padded input size per channel: (", (hw[0] + Dim(2 * pad[0])).to_string(),
+                        " x ", (hw[1] + Dim(2 * pad[1])).to_string(), "). Kernel size: (", kh, " x ", kw,
                         "). Kernel size can't be greater than actual input size");
-    o[i] = window_output_size(hw[i], k[i], stride[i], pad[i], dil[i], false);
+    o[i] = window_output_size(hw[i].value(), k[i], stride[i], pad[i], dil[i], false);
   }
   std::vector<Dim> out;
   if (in.rank() == 4) out.push_back(in[0]);
-  out.insert(out.end(), {Dim(out_c), Dim(o[0]), Dim(o[1])});
+  out.insert(out.end(), {Dim(out_c), o[0], o[1]});
   return one(Shape(std::move(out)));
 }
 
 Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
   const std::string_view op = call.name();
   const Shape& in = operand_type(call, 0).shape;
-  int64_t hw[2];
-  KILN_TRY(check_image(op, in, hw));
+  if (in.rank() != 3 && in.rank() != 4)
+    return make_error(op, ": expected 3D (unbatched) or 4D (batched) input, got shape ", in.to_string());
+  const Dim hw[2] = {in[in.rank() - 2], in[in.rank() - 1]};
+  const bool ceil_mode = call.attr_bool("ceil_mode");
   KILN_ASSIGN_OR_RETURN(auto k, pair_attr(call, "kernel_size", {}));
   if (k.size() != 2) return make_error(op, ": kernel_size must have 1 or 2 values, got an empty list");
   KILN_ASSIGN_OR_RETURN(auto stride, pair_attr(call, "stride", k));
@@ -152,7 +164,7 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
     KILN_ASSIGN_OR_RETURN(auto d, pair_attr(call, "dilation", {1, 1}));
     dil = d;
   }
-  int64_t o[2];
+  Dim o[2];
   for (int i = 0; i < 2; ++i) {
     if (k[i] <= 0) return make_error(op, ": kernel size should be greater than zero, got ", k[i]);
     if (stride[i] <= 0) return make_error(op, ": stride should be greater than zero, got ", stride[i]);
@@ -161,7 +173,14 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
     if (pad[i] < 0 || pad[i] > effective / 2)
       return make_error(op, ": pad should be at most half of effective kernel size, but got pad=", pad[i],
                         ", kernel_size=", k[i], " and dilation=", dil[i]);
-    o[i] = window_output_size(hw[i], k[i], stride[i], pad[i], dil[i], call.attr_bool("ceil_mode"));
+    if (hw[i].is_static()) {
+      o[i] = window_output_size(hw[i].value(), k[i], stride[i], pad[i], dil[i], ceil_mode);
+      continue;
+    }
+    // ceil_mode drops a last window that starts in the right padding: that needs a max().
+    if (ceil_mode) KILN_TRY(static_dim(op, hw[i], "a spatial dim with ceil_mode"));
+    o[i] = window_output_dim(hw[i], k[i], stride[i], pad[i], dil[i]);
+    call.assume(ShapeGuard{o[i].expr(), GuardRel::Ge, SymExpr(1)});
   }
   KILN_TRY(check_output_size(op, in, o[0], o[1]));
   Shape out = in;
@@ -208,7 +227,7 @@ Expected<std::vector<Shape>> shape_rule_sdpa(const TypeCall& call) {
   KILN_ASSIGN_OR_RETURN(Shape scores, matmul_shape(q, kt));
   if (call.operands.size() > 3 && call.operands[3].is_tensor()) {
     const TensorType& mask = operand_type(call, 3);
-    auto b = broadcast_shapes(mask.shape, scores);
+    auto b = broadcast_shapes(mask.shape, scores, call.guards);
     if (!b || !(*b == scores))
       return make_error("scaled_dot_product_attention: attn_mask of shape ", mask.shape.to_string(),
                         " is not broadcastable to the attention scores ", scores.to_string());

@@ -55,6 +55,10 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t p
   return out;
 }
 
+Dim window_output_dim(const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
+  return floor_div(in + Dim(2 * pad - dilation * (kernel - 1) - 1), stride) + Dim(1);
+}
+
 Expected<std::vector<int64_t>> pair_attr(const OpCallBase& call, std::string_view name,
                                          const std::vector<int64_t>& fallback) {
   const std::vector<int64_t>& v = call.attr_ints(name);

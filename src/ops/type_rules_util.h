@@ -42,6 +42,9 @@ SliceBounds slice_bounds(int64_t size, std::optional<int64_t> start, std::option
 // for pooling; `ceil_mode` false for convolution).
 int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
 
+// The same for a symbolic `in` (ceil_mode false): floor((in + 2*pad - dilation*(kernel-1) - 1) / stride) + 1.
+Dim window_output_dim(const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
+
 // Result shape of matmul (torch's rules for every rank combination; batch dims broadcast).
 Expected<Shape> matmul_shape(const Shape& a, const Shape& b);
 

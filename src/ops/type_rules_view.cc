@@ -31,6 +31,12 @@ SplitProduct split_product(const std::vector<Dim>& dims) {
 
 Expected<std::vector<Shape>> one(Shape s) { return std::vector<Shape>{std::move(s)}; }
 
+Dim product(const std::vector<Dim>& dims) {
+  Dim p = 1;
+  for (const Dim& d : dims) p = p * d;
+  return p;
+}
+
 }  // namespace
 
 Expected<std::vector<Shape>> shape_rule_reshape(const TypeCall& call) {
@@ -52,12 +58,28 @@ Expected<std::vector<Shape>> shape_rule_reshape(const TypeCall& call) {
   std::vector<Dim> out(target.begin(), target.end());
   SplitProduct p = split_product(in.dims());
   if (!p.symbols.empty()) {
-    if (infer_at < 0) return one(Shape(std::move(out)));
-    // -1 can stand for a symbol only when the static parts cancel exactly.
-    if (p.symbols.size() != 1 || known == 0 || p.fixed != known)
-      return make_error(call.name(), ": cannot infer -1 with symbolic dim ", p.symbols[0].symbol_name(), " (input ",
-                        in.to_string(), ", shape ", ints_str(target), ")");
-    out[static_cast<size_t>(infer_at)] = p.symbols[0];
+    // The element count is an expression; the static target sizes must account for it.
+    const SymExpr numel = product(in.dims()).expr();
+    if (infer_at < 0) {
+      // fixed * (product of the symbolic dims) == known, stated as product == known / fixed.
+      const SymExpr symbolic = product(p.symbols).expr();
+      if (p.fixed == 0 ? known != 0 : known % p.fixed != 0)
+        return make_error(call.name(), ": shape '", ints_str(target), "' is invalid for input of size ",
+                          numel.to_string());
+      if (p.fixed != 0) call.assume(ShapeGuard{symbolic, GuardRel::Eq, SymExpr(known / p.fixed)});
+      return one(Shape(std::move(out)));
+    }
+    if (known == 0)
+      return make_error(call.name(), ": cannot infer -1 next to a 0 size (input ", in.to_string(), ", shape ",
+                        ints_str(target), ")");
+    if (std::optional<SymExpr> q = SymExpr::exact_div(numel, SymExpr(known))) {
+      out[static_cast<size_t>(infer_at)] = Dim(*q);
+    } else {
+      // Not divisible symbolically: floor(numel / known), assuming no remainder.
+      Dim d = Dim(SymExpr::floor_div(numel, known));
+      call.assume(ShapeGuard{numel, GuardRel::Eq, d.expr() * SymExpr(known)});
+      out[static_cast<size_t>(infer_at)] = d;
+    }
     return one(Shape(std::move(out)));
   }
   const int64_t numel = p.fixed;
@@ -175,14 +197,7 @@ Expected<std::vector<Shape>> shape_rule_flatten(const TypeCall& call) {
   KILN_ASSIGN_OR_RETURN(int end, wrap_dim_or_error("flatten", call.attr_int("end_dim"), in.rank()));
   if (start > end) return make_error("flatten: start_dim (", start, ") cannot come after end_dim (", end, ")");
   std::vector<Dim> merged(in.dims().begin() + start, in.dims().begin() + end + 1);
-  SplitProduct p = split_product(merged);
-  Dim d = p.fixed;
-  if (!p.symbols.empty()) {
-    if (p.symbols.size() != 1 || p.fixed != 1)
-      return make_error("flatten: cannot merge symbolic dims of ", Shape(merged).to_string(),
-                        " into one dim (only a single symbol times 1 stays symbolic)");
-    d = p.symbols[0];
-  }
+  Dim d = product(merged);
   std::vector<Dim> out(in.dims().begin(), in.dims().begin() + start);
   out.push_back(d);
   out.insert(out.end(), in.dims().begin() + end + 1, in.dims().end());
@@ -202,9 +217,24 @@ Expected<Shape> slice_shape(std::string_view op, const TypeCall& call) {
   auto start = call.attr_opt_int("start");
   auto end = call.attr_opt_int("end");
   if (s[d].is_symbolic()) {
-    // A full slice keeps the symbol; anything else needs the dim's value.
-    if (step == 1 && (!start || *start == 0) && (!end || *end == INT64_MAX)) return s;
-    return make_error(op, ": bounds on symbolic dim ", s[d].symbol_name(), " need its value");
+    // Bounds resolve against T without clamping, assuming each lies inside [0, T] and
+    // end >= start (guards): x[:, :-1] gives T-1 with T >= 1.
+    const SymExpr t = s[d].expr();
+    auto bound = [&](std::optional<int64_t> b, const SymExpr& dflt) -> SymExpr {
+      if (!b || *b == INT64_MAX) return dflt;
+      if (*b == 0) return SymExpr(0);
+      call.assume(ShapeGuard{t, GuardRel::Ge, SymExpr(*b >= 0 ? *b : -*b)});
+      return *b >= 0 ? SymExpr(*b) : t + SymExpr(*b);
+    };
+    const SymExpr lo = bound(start, SymExpr(0)), hi = bound(end, t);
+    const SymExpr len = hi - lo;
+    if (len.is_constant()) {
+      s[d] = Dim(len.constant_value() > 0 ? (len.constant_value() + step - 1) / step : 0);
+      return s;
+    }
+    if (!lo.is_constant() || lo.constant_value() != 0) call.assume(ShapeGuard{hi, GuardRel::Ge, lo});
+    s[d] = Dim(SymExpr::floor_div(len + SymExpr(step - 1), step));
+    return s;
   }
   s[d] = slice_bounds(s[d].value(), start, end, step).length;
   return s;

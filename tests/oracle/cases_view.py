@@ -133,14 +133,20 @@ def add_symbolic_error(name, call, a_type, a, out_type, message):
 
 add_symbolic_error("squeeze_symbolic", "squeeze(%a) {dim=[0]}", "f32[B,3]", randn(1, 3), "f32[3]",
                    "squeeze: cannot tell whether symbolic dim B (dim 0) is 1")
-add_symbolic_error("flatten_symbolic", "flatten(%a)", "f32[B,3]", randn(2, 3), "f32[6]",
-                   "flatten: cannot merge symbolic dims of [B,3] into one dim")
-add_symbolic_error("slice_symbolic_bounds", "slice(%a) {start=1}", "f32[B]", randn(4), "f32[3]",
-                   "slice: bounds on symbolic dim B need its value")
+
+
+def add_symbolic(name, call, a_type, a, out_type, ref):
+    """A one-op graph whose input %a has symbolic dims and whose result is an expression."""
+    graph = f"graph @g(%a: {a_type}) -> ({out_type}) {{\n  %0 = {call} : {out_type}\n  return %0\n}}"
+    CASES.append(Case(name, graph, inputs=[a], ref=ref))
+
+
+# Symbolic dims merge into expressions (docs/DECISIONS.md, "Symbolic shapes").
+add_symbolic("flatten_symbolic", "flatten(%a)", "f32[B,3]", randn(2, 3), "f32[3*B]", lambda a: a.flatten())
+add_symbolic("slice_symbolic_bounds", "slice(%a) {start=1}", "f32[B]", randn(4), "f32[B-1]", lambda a: a[1:])
+add_symbolic("cat_symbolic", "cat(%a, %a)", "f32[B,3]", randn(2, 3), "f32[2*B,3]", lambda a: torch.cat([a, a]))
 add_symbolic_error("split_symbolic", "split(%a) {split_size=2}", "f32[B]", randn(4), "f32[2]",
                    "split: the split dim must be static, got symbolic dim B")
-add_symbolic_error("cat_symbolic", "cat(%a, %a)", "f32[B,3]", randn(2, 3), "f32[4,3]",
-                   "cat: cannot add symbolic dim B to other sizes along dim 0")
 # The rule cannot check the bounds of a symbolic dim; the kernel does once B has a value.
 add_symbolic_error("narrow_symbolic_past_end", "narrow(%a) {dim=0, length=3, start=1}", "f32[N,2]", randn(2, 2),
                    "f32[3,2]", "narrow: start (1) + length (3) exceeds dimension size (2)")

@@ -10,6 +10,7 @@
 // Pattern sets (patterns/pattern_sets.h) are passes too (--passes=demo-fusions);
 // --explain-matches prints to stderr, after the passes, why each remaining candidate node of
 // the pattern sets in --passes did not match.
+// --unverified-input parses without verifying recorded types (for propagate-shapes).
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -32,6 +33,7 @@ struct OptArgs {
   bool split_input = false;
   bool print_mutation_info = false;
   bool explain_matches = false;
+  bool unverified_input = false;
   std::vector<std::string> aliased_inputs;  // "a,b+4" per group
   PassManagerOptions pm;
 };
@@ -51,6 +53,8 @@ bool parse_args(const Args& args, OptArgs& out) {
       out.pm.time_passes = true;
     } else if (a == "--verify-each") {
       out.pm.verify_each = true;
+    } else if (a == "--unverified-input") {
+      out.unverified_input = true;
     } else if (a == "--print-mutation-info") {
       out.print_mutation_info = true;
     } else if (a == "--explain-matches") {
@@ -77,7 +81,7 @@ bool parse_args(const Args& args, OptArgs& out) {
     std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
                          "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
                          "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n"
-                         "       [--explain-matches]\n");
+                         "       [--explain-matches] [--unverified-input]\n");
     return false;
   }
   return true;
@@ -142,7 +146,7 @@ void explain(Graph& g, const OptArgs& args, const std::vector<std::shared_ptr<co
 // Parses, transforms and prints one piece; returns false after printing an error.
 bool process(const std::string& text, const OptArgs& args, const std::vector<std::shared_ptr<const PatternSet>>& sets,
              std::string& printed) {
-  auto graphs = parse_graphs(text, args.file);
+  auto graphs = args.unverified_input ? parse_graphs_unverified(text, args.file) : parse_graphs(text, args.file);
   if (!graphs) {
     std::fprintf(stderr, "%s\n", graphs.error().to_string().c_str());
     return false;

@@ -169,11 +169,14 @@ Expected<std::vector<Tensor>> random_inputs(const Graph& g, const RunOptions& o)
         sizes.push_back(d.value());
         continue;
       }
-      auto it = o.dims.find(d.symbol_name());
-      if (it == o.dims.end())
+      std::optional<int64_t> size = d.expr().evaluate(o.dims);
+      if (!size && d.is_symbol())
         return make_error(input_name(g, i), " has the symbolic dim ", d.symbol_name(), ": give its size with --dim ",
                           d.symbol_name(), "=N");
-      sizes.push_back(it->second);
+      if (!size)
+        return make_error(input_name(g, i), " has the symbolic dim ", d.to_string(),
+                          ": give the size of each symbol in it with --dim NAME=N");
+      sizes.push_back(*size);
     }
     int64_t numel = 1;
     for (int64_t s : sizes)
