@@ -1,7 +1,9 @@
 // The named pattern sets `kiln opt --passes=` can run, each built from traced replacements.
-// Until the joint-graph sets (attention fusion, pad-mm, unique-index) exist there is one:
 //   demo-fusions: sigmoid(x) * x -> silu(x); mm(a, b) + c -> addmm(c, a, b)
-// Both rewrites compute the same numbers as the ops they replace (tests/unit/test_traced_patterns.cc).
+//     (tests/unit/test_traced_patterns.cc)
+//   fuse-attention: hand-written attention -> scaled_dot_product_attention
+//     (patterns/attention_fusion.h, tests/unit/test_attention_fusion.cc)
+// Each rewrite computes the same numbers as the ops it replaces.
 #pragma once
 
 #include <memory>
