@@ -2,6 +2,7 @@
 #include "patterns/pattern_sets.h"
 
 #include "frontend/functional.h"
+#include "patterns/pad_mm.h"
 
 namespace kiln {
 
@@ -40,6 +41,8 @@ Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets() 
   std::vector<std::shared_ptr<const PatternSet>> sets;
   KILN_ASSIGN_OR_RETURN(auto demo, make_pattern_set("demo-fusions", demo_fusion_replacements()));
   sets.push_back(std::move(demo));
+  KILN_ASSIGN_OR_RETURN(auto pad_mm, make_pad_mm_set());
+  sets.push_back(std::move(pad_mm));
   return sets;
 }
 

@@ -1,7 +1,8 @@
 // The named pattern sets `kiln opt --passes=` can run, each built from traced replacements.
-// Until the joint-graph sets (attention fusion, pad-mm, unique-index) exist there is one:
 //   demo-fusions: sigmoid(x) * x -> silu(x); mm(a, b) + c -> addmm(c, a, b)
-// Both rewrites compute the same numbers as the ops they replace (tests/unit/test_traced_patterns.cc).
+//     (both compute the same numbers as the ops they replace, tests/unit/test_traced_patterns.cc)
+//   pad-mm: misaligned matrix products padded and sliced back (patterns/pad_mm.h)
+// joint_graph_passes (patterns/joint_graph_passes.h) runs the joint-graph sets by name.
 #pragma once
 
 #include <memory>
