@@ -14,6 +14,7 @@
 #include "passes/fold_constants.h"
 #include "passes/functionalize.h"
 #include "passes/lift_rng_state.h"
+#include "passes/mark_unique_indices.h"
 #include "passes/propagate_shapes.h"
 #include "passes/remove_noop_ops.h"
 #include "passes/topo_sort.h"
@@ -76,6 +77,7 @@ constexpr PassEntry kPasses[] = {
     {"canonicalize", default_options_pass<canonicalize>},
     {"lift-rng-state", simple_pass<lift_rng_state>},
     {"propagate-shapes", [](Graph& g, const PassManagerOptions&, PipelineFacts&) { return propagate_shapes(g); }},
+    {"unique-index", simple_pass<mark_unique_indices>},
 };
 
 const PassEntry* find_pass(const std::string& name) {

@@ -3,8 +3,9 @@
 // it, and time passes. Pass names: "dce", "cse", "topo-sort", "functionalize" (which takes
 // its options from PassManagerOptions and reports its ViewAndMutationInfo in PipelineFacts),
 // "decompose" (options from PassManagerOptions::decompose), "lift-rng-state",
-// "propagate-shapes" (passes/propagate_shapes.h), and the cleanup passes "remove-noop-ops",
-// "fold-constants" and "canonicalize" (with their default options).
+// "propagate-shapes" (passes/propagate_shapes.h), "unique-index" (mark_unique_indices), and
+// the cleanup passes "remove-noop-ops", "fold-constants" and "canonicalize" (with their
+// default options).
 // Layers above passes add their own named passes (pattern sets) through
 // PassManagerOptions::extra_passes, so the pass manager needs no registry of its own.
 #pragma once

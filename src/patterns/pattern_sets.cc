@@ -3,6 +3,7 @@
 
 #include "frontend/functional.h"
 #include "patterns/attention_fusion.h"
+#include "patterns/pad_mm.h"
 
 namespace kiln {
 
@@ -43,6 +44,8 @@ Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets() 
   sets.push_back(std::move(demo));
   KILN_ASSIGN_OR_RETURN(auto attention, make_pattern_set(kAttentionFusionSet, attention_fusion_replacements()));
   sets.push_back(std::move(attention));
+  KILN_ASSIGN_OR_RETURN(auto pad_mm, make_pad_mm_set());
+  sets.push_back(std::move(pad_mm));
   return sets;
 }
 

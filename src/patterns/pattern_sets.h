@@ -3,7 +3,9 @@
 //     (tests/unit/test_traced_patterns.cc)
 //   fuse-attention: hand-written attention -> scaled_dot_product_attention
 //     (patterns/attention_fusion.h, tests/unit/test_attention_fusion.cc)
+//   pad-mm: misaligned matrix products padded and sliced back (patterns/pad_mm.h)
 // Each rewrite computes the same numbers as the ops it replaces.
+// joint_graph_passes (patterns/joint_graph_passes.h) runs the joint-graph sets by name.
 #pragma once
 
 #include <memory>

@@ -74,6 +74,7 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
                       lifted.size(), " lifted values");
   auto c = std::make_shared<CompiledGrad>();
   KILN_ASSIGN_OR_RETURN(c->joint, joint_graph(forward, options.joint));
+  if (options.run_joint_passes) KILN_TRY(joint_graph_passes(*c->joint.graph, options.joint_passes).status());
   KILN_ASSIGN_OR_RETURN(c->partition, kiln::partition(c->joint, options.partition));
   c->num_user_inputs = forward.num_inputs() - static_cast<int>(lifted.size());
   c->lifted = std::move(lifted);

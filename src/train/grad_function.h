@@ -1,5 +1,6 @@
 // GradFunction: the gradients of a forward graph, compiled ahead of time and split in two.
-// It builds the joint graph (autograd/joint_graph.h), partitions it (autograd/partition.h)
+// It builds the joint graph (autograd/joint_graph.h), runs joint_graph_passes on it
+// (patterns/joint_graph_passes.h), partitions it (autograd/partition.h)
 // and runs the forward graph and the backward graph separately, so a caller can hold several
 // forwards before their backwards, as a training loop with gradient accumulation or pipeline
 // stages does. The unpartitioned reference is autograd/value_and_grad.h; this is the
@@ -18,6 +19,7 @@
 #include "autograd/value_and_grad.h"
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "patterns/joint_graph_passes.h"
 #include "support/diagnostic.h"
 #include "train/graph_runner.h"
 
@@ -25,6 +27,10 @@ namespace kiln {
 
 struct GradOptions {
   JointOptions joint = {};
+  // joint_graph_passes on the joint graph before partitioning (each step can be turned off
+  // in joint_passes, all of them with run_joint_passes = false).
+  bool run_joint_passes = true;
+  JointGraphPassOptions joint_passes = {};
   // The partitioner's own default (min-cut) unless the caller picks another kind.
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;

@@ -35,6 +35,8 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
                            " reads no floating parameter of the module; there is nothing to train"));
 
   GradOptions grad_options{.joint = {.wrt = wrt},
+                           .run_joint_passes = options.run_joint_passes,
+                           .joint_passes = options.joint_passes,
                            .partition = options.partition,
                            .backend = options.backend,
                            .seed = options.seed};

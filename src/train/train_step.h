@@ -32,6 +32,9 @@ struct TrainStepOptions {
   std::string name = "train_step";
   // Names of the batch tensors in the captured graph; missing ones are x0, x1, ...
   std::vector<std::string> batch_names = {};
+  // joint_graph_passes before partitioning (GradOptions::run_joint_passes, joint_passes).
+  bool run_joint_passes = true;
+  JointGraphPassOptions joint_passes = {};
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;
   // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).

@@ -21,8 +21,12 @@ ValueAndGrad ValueAndGradFn::operator()(const std::vector<Tensor>& inputs,
 ValueAndGradFn value_and_grad(CaptureFn fn, std::vector<Tensor> example_inputs, const ValueAndGradOptions& options) {
   CaptureOptions capture_options{.name = options.name, .input_names = options.input_names, .module = options.module};
   Captured captured = value_or_throw(capture(std::move(fn), std::move(example_inputs), capture_options));
-  GradOptions grad_options{
-      .joint = options.joint, .partition = options.partition, .backend = options.backend, .seed = options.seed};
+  GradOptions grad_options{.joint = options.joint,
+                           .run_joint_passes = options.run_joint_passes,
+                           .joint_passes = options.joint_passes,
+                           .partition = options.partition,
+                           .backend = options.backend,
+                           .seed = options.seed};
   return ValueAndGradFn(value_or_throw(GradFunction::create(*captured.graph, std::move(captured.lifted), grad_options)));
 }
 

@@ -27,6 +27,9 @@ struct ValueAndGradOptions {
   const nn::Module* module = nullptr;
   // Which inputs to differentiate; empty: every floating user input and parameter.
   JointOptions joint = {};
+  // joint_graph_passes before partitioning (GradOptions::run_joint_passes, joint_passes).
+  bool run_joint_passes = true;
+  JointGraphPassOptions joint_passes = {};
   PartitionOptions partition = {};
   Backend backend = Backend::Interpreter;
   // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).

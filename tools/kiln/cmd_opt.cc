@@ -20,6 +20,7 @@
 #include "ir/printer.h"
 #include "passes/decompose.h"
 #include "passes/pass_manager.h"
+#include "patterns/joint_graph_passes.h"
 #include "patterns/pattern_sets.h"
 
 namespace kiln::cli {
@@ -193,6 +194,7 @@ int cmd_opt(const Args& raw) {
     return 1;
   }
   args.pm.extra_passes = pattern_set_passes(*sets);
+  args.pm.extra_passes.push_back(joint_graph_named_pass());
   std::string text;
   if (!read_file(args.file, text)) return 1;
   std::vector<std::string> pieces = args.split_input ? split_pieces(text) : std::vector<std::string>{text};
