@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/node_types.h"
 #include "ir/printer.h"
 #include "ops/rng_state.h"
 #include "ops/schema_check.h"
@@ -106,15 +107,8 @@ Status check_subgraphs(const Node& n) {
 // The result types the node records are the ones its op's rules give.
 Status check_result_types(const Node& n) {
   const OpSchema& schema = n.info().schema;
-  std::vector<TypeOperand> operands;
-  for (const Operand& o : n.operands()) {
-    TypeOperand t;
-    if (o.is_value()) t.type = o.value->type();
-    t.literal = o.literal;
-    operands.push_back(std::move(t));
-  }
-  std::vector<SubgraphSignature> signatures;
-  for (int i = 0; i < n.num_subgraphs(); ++i) signatures.push_back(graph_signature(*n.subgraph(i)));
+  std::vector<TypeOperand> operands = type_operands(n);
+  std::vector<SubgraphSignature> signatures = subgraph_signatures(n);
   std::vector<TensorType> recorded_types;
   for (int i = 0; i < n.num_results(); ++i) recorded_types.push_back(n.result(i)->type());
   TypeCall call(n.op(), n.attrs(), operands, signatures);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "ir/node_types.h"
 #include "ir/printer.h"
 #include "ops/op_call.h"
 #include "support/check.h"
@@ -177,15 +178,8 @@ class Propagator {
 
   Status run_node(Graph& g, Node& n) {
     KILN_TRY(run_subgraphs(n));
-    std::vector<TypeOperand> operands;
-    for (const Operand& o : n.operands()) {
-      TypeOperand t;
-      if (o.is_value()) t.type = o.value->type();
-      t.literal = o.literal;
-      operands.push_back(std::move(t));
-    }
-    std::vector<SubgraphSignature> signatures;
-    for (int i = 0; i < n.num_subgraphs(); ++i) signatures.push_back(graph_signature(*n.subgraph(i)));
+    std::vector<TypeOperand> operands = type_operands(n);
+    std::vector<SubgraphSignature> signatures = subgraph_signatures(n);
     std::vector<TensorType> recorded = types_of(n.results());
     for (TensorType& t : recorded)
       for (Dim& d : t.shape.dims())
