@@ -26,13 +26,15 @@ struct Term {
 
 int64_t checked_mul(int64_t a, int64_t b) {
   int64_t r = 0;
-  KILN_CHECK(!__builtin_mul_overflow(a, b, &r)) << "symbolic dim coefficient overflows: " << a << " * " << b;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw SymExprOverflow("symbolic dim overflows int64: " + std::to_string(a) + " * " + std::to_string(b));
   return r;
 }
 
 int64_t checked_add(int64_t a, int64_t b) {
   int64_t r = 0;
-  KILN_CHECK(!__builtin_add_overflow(a, b, &r)) << "symbolic dim constant overflows: " << a << " + " << b;
+  if (__builtin_add_overflow(a, b, &r))
+    throw SymExprOverflow("symbolic dim overflows int64: " + std::to_string(a) + " + " + std::to_string(b));
   return r;
 }
 

@@ -2,6 +2,8 @@
 // division by a positive constant ("B*T", "T+1", "floor((H+1)/2)-1"). Every expression is
 // kept in one canonical form (a sum of products with sorted terms, like terms combined,
 // constants folded), so equal expressions compare equal and print the same text.
+// Arithmetic whose coefficients or constants would overflow int64 throws
+// SymExprOverflow; the IR parser turns it into an error at the dim, elsewhere it is a bug.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +11,15 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace kiln {
+
+struct SymExprOverflow : std::overflow_error {
+  using std::overflow_error::overflow_error;
+};
 
 // Immutable and cheap to copy: a shared pointer to a normalized polynomial.
 //

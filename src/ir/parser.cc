@@ -209,7 +209,14 @@ Expected<TensorType> Parser::parse_type() {
 // A dim: an integer or an expression over symbols, `B`, `B*T`, `T+1`, `floor((T-1)/2)+1`.
 Expected<Dim> Parser::parse_dim() {
   Token t = tok_;
-  KILN_ASSIGN_OR_RETURN(SymExpr e, parse_dim_sum());
+  Expected<SymExpr> parsed = [&]() -> Expected<SymExpr> {
+    try {
+      return parse_dim_sum();
+    } catch (const SymExprOverflow& overflow) {
+      return error_at(t, "dim expression is too large: ", overflow.what());
+    }
+  }();
+  KILN_ASSIGN_OR_RETURN(SymExpr e, std::move(parsed));
   if (e.is_constant() && e.constant_value() < 0) return error_at(t, "negative dimension ", e.constant_value());
   return Dim(e);
 }
