@@ -77,6 +77,10 @@ struct Pattern {
   PatternReplaceFn replace = {};
   bool ignore_literals = false;
   std::vector<ScalarParam> scalar_params = {};
+  // Only the first `scalar_nodes` search nodes (in order) bind scalar parameters; -1: all. A
+  // joint pattern's backward nodes come from derivative rules whose own literals (a matmul
+  // rule's transpose(-1, -2)) may equal a magic value without being the parameter.
+  int scalar_nodes = -1;
   // Runs on a structural match before replacing; may set Match::replacement.
   PatternCheck extra_check = {};
 };
@@ -131,8 +135,10 @@ std::optional<Match> match_pattern(const PatternSet& set, int index, Node* ancho
 Expected<PassResult> apply_patterns(Graph& g, const PatternSet& set, const PatternApplyOptions& options = {});
 
 // For every node (subgraphs included) whose op anchors some pattern of the set and that no
-// pattern would rewrite, one line per pattern anchored at that op:
+// pattern would rewrite, why: the first failure of each pattern that got furthest (bound the
+// most search nodes), one line per distinct reason, naming the patterns that fail that way:
 //   pattern 'silu' does not match %3 = mul(%2, %x) : f32[4]: operand 0 of %3: expected sigmoid, found relu at %2 = relu(%x) : f32[4]
+//   patterns 'a', 'b', 'c' (+9 more) do not match %5 = matmul(%q, %4) : ...: operand 0 of %5: expected softmax, found input %q
 // Does not change g.
 std::vector<std::string> explain_matches(Graph& g, const PatternSet& set);
 

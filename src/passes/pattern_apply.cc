@@ -134,29 +134,58 @@ struct Driver {
   }
 };
 
+// One explanation line per reason: "pattern 'a' does not match ...", or for several patterns
+// that fail the same way "patterns 'a', 'b', 'c' (+4 more) do not match ...".
+std::string explain_line(const std::vector<std::string>& names, const std::string& node, const std::string& why) {
+  std::string who = names.size() == 1 ? "pattern '" + names[0] + "'" : "patterns ";
+  if (names.size() > 1) {
+    for (size_t i = 0; i < names.size() && i < 3; ++i) who += (i ? ", '" : "'") + names[i] + "'";
+    if (names.size() > 3) who += " (+" + std::to_string(names.size() - 3) + " more)";
+  }
+  return who + (names.size() == 1 ? " does" : " do") + " not match " + node + ": " + why;
+}
+
 void explain_in(Graph& g, const PatternSet& set, std::vector<std::string>& lines) {
   const OutputSet graph_outputs = pattern_detail::graph_output_set(g);
   const Regions regions = mutation_regions(g);
   for (Node* n : g.nodes()) {
     for (int i = 0; i < n->num_subgraphs(); ++i) explain_in(*n->subgraph(i), set, lines);
-    const std::vector<int>& candidates = set.anchored_at(n->op());
-    std::vector<std::string> reasons;
-    for (int index : candidates) {
+    // The failures of the patterns that got furthest (bound the most search nodes), grouped by
+    // reason in pattern order; a node that some pattern rewrites gets none.
+    struct Failure {
+      std::string pattern, why;
+      int depth = 0;
+    };
+    std::vector<Failure> failures;
+    bool rewritten = false;
+    for (int index : set.anchored_at(n->op())) {
       const Pattern& p = set.pattern(index);
       Match m;
-      std::string why;
-      if (!pattern_detail::match_at(set.entry(index), n, graph_outputs, m, &why, nullptr)) {
+      Failure f{p.name, "", 0};
+      if (!pattern_detail::match_at(set.entry(index), n, graph_outputs, m, &f.why, nullptr, &f.depth)) {
       } else if (!in_one_region(m, regions)) {
-        why = "the matched nodes span an in-place node";
+        f.why = "the matched nodes span an in-place node";
+        f.depth = static_cast<int>(m.nodes.size());
       } else if (p.extra_check && !p.extra_check(m)) {
-        why = "extra_check rejected";
+        f.why = "extra_check rejected";
+        f.depth = static_cast<int>(m.nodes.size());
       } else {
-        reasons.clear();
+        rewritten = true;
         break;
       }
-      reasons.push_back("pattern '" + p.name + "' does not match " + print_node(*n) + ": " + why);
+      failures.push_back(std::move(f));
     }
-    lines.insert(lines.end(), reasons.begin(), reasons.end());
+    if (rewritten || failures.empty()) continue;
+    int deepest = 0;
+    for (const Failure& f : failures) deepest = std::max(deepest, f.depth);
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+    for (const Failure& f : failures) {
+      if (f.depth != deepest) continue;
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == f.why; });
+      if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {f.why, {}});
+      it->second.push_back(f.pattern);
+    }
+    for (const auto& [why, names] : by_reason) lines.push_back(explain_line(names, print_node(*n), why));
   }
 }
 

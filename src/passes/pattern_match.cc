@@ -44,8 +44,8 @@ struct State {
 
 class Walker {
  public:
-  Walker(const PatternSet::Entry& entry, std::string* why, int64_t* visits)
-      : entry_(entry), pattern_(entry.pattern), why_(why), visits_(visits) {}
+  Walker(const PatternSet::Entry& entry, std::string* why, int64_t* visits, int* depth)
+      : entry_(entry), pattern_(entry.pattern), why_(why), visits_(visits), depth_(depth) {}
 
   bool match_node(const Node& pn, Node& tn, State& s);
   bool match_outputs(State& s);
@@ -84,11 +84,13 @@ class Walker {
   const Pattern& pattern_;
   std::string* why_;
   int64_t* visits_;
+  int* depth_;
 };
 
 std::optional<bool> Walker::bind_scalar(const AttrValue& pattern_value, const AttrValue& found, FoundLiteral site,
                                         State& s) {
   if (!is_number(pattern_value)) return std::nullopt;
+  if (pattern_.scalar_nodes >= 0 && site.node >= pattern_.scalar_nodes) return std::nullopt;
   for (size_t k = 0; k < pattern_.scalar_params.size(); ++k) {
     if (pattern_value.as_float() != pattern_.scalar_params[k].magic) continue;
     const std::string& name = pattern_.scalar_params[k].name;
@@ -205,22 +207,26 @@ bool Walker::match_node(const Node& pn, Node& tn, State& s) {
   if (tn.num_subgraphs() != 0) return fail([&] { return node_name(tn) + ": has subgraphs"; });
   if (!match_attrs(node, pn, tn, s)) return false;
   bound = &tn;
+  if (depth_) *depth_ = std::max(*depth_, static_cast<int>(s.nodes.size() - std::count(s.nodes.begin(), s.nodes.end(), nullptr)));
   const bool commutes = pn.num_operands() == 2 && is_commutative(pn.op(), pn.attrs()) && is_commutative(tn.op(), tn.attrs());
   if (!commutes) return match_operands(pn, tn, false, s);
   if (attempt(s, true, [&](State& t) { return match_operands(pn, tn, false, t); })) return true;
   return attempt(s, false, [&](State& t) { return match_operands(pn, tn, true, t); });
 }
 
-// Search outputs after the first: reached from the anchor already, or found among the users
-// of a value the match has bound (the reference's MultiOutputPattern).
+bool is_matched(const State& s, const Node* n) { return std::find(s.nodes.begin(), s.nodes.end(), n) != s.nodes.end(); }
+
+// Search nodes the walk back from the anchor did not reach: the other outputs and the nodes
+// only they use (a joint pattern's backward). Each is looked for among the users of a value
+// the match has already bound to one of its operands (the reference's MultiOutputPattern,
+// generalized from outputs to any node), in search order, until a sweep binds nothing new.
 bool Walker::match_outputs(State& s) {
-  const Graph& search = *pattern_.search;
-  for (size_t round = 1; round < search.outputs().size(); ++round) {
-    bool all = true;
-    for (size_t k = 1; k < search.outputs().size(); ++k) {
-      const Node& pn = *search.outputs()[k]->producer();
-      const int node = entry_.node_index.at(&pn);
-      if (s.nodes[static_cast<size_t>(node)]) continue;
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t i = 0; i < entry_.nodes.size(); ++i) {
+      if (s.nodes[i]) continue;
+      const Node& pn = *entry_.nodes[i];
       Value* bound = nullptr;
       for (const Operand& po : pn.operands()) {
         if (!po.is_value()) continue;
@@ -232,13 +238,10 @@ bool Walker::match_outputs(State& s) {
         }
         if (bound) break;
       }
-      if (!bound) {
-        all = false;
-        continue;
-      }
+      if (!bound) continue;
       bool found = false;
       for (const Use& use : bound->uses()) {
-        if (use.user->op() != pn.op()) continue;
+        if (use.user->op() != pn.op() || is_matched(s, use.user)) continue;
         if (attempt(s, false, [&](State& t) { return match_node(pn, *use.user, t); })) {
           found = true;
           break;
@@ -246,26 +249,23 @@ bool Walker::match_outputs(State& s) {
       }
       if (!found)
         return fail([&] {
-          return "search output " + std::to_string(k) + " (" + std::string(pn.info().name()) + "): no user of " +
-                 value_name(*bound) + " matches";
+          return "search node " + print_node(pn) + ": no user of " + value_name(*bound) + " matches";
         });
+      progress = true;
     }
-    if (all) break;
   }
   for (size_t i = 0; i < s.nodes.size(); ++i)
     if (!s.nodes[i]) return fail([&] { return "search node " + print_node(*entry_.nodes[i]) + " is not connected to the match"; });
   return true;
 }
 
-bool is_matched(const State& s, const Node* n) { return std::find(s.nodes.begin(), s.nodes.end(), n) != s.nodes.end(); }
-
 }  // namespace
 
 bool match_at(const PatternSet::Entry& entry, Node* anchor, const OutputSet& graph_outputs, Match& out,
-              std::string* why, int64_t* visits) {
+              std::string* why, int64_t* visits, int* depth) {
   const Pattern& p = entry.pattern;
   const Graph& search = *p.search;
-  Walker w(entry, why, visits);
+  Walker w(entry, why, visits, depth);
   State s;
   s.nodes.assign(entry.nodes.size(), nullptr);
   s.wildcards.assign(static_cast<size_t>(search.num_inputs()), nullptr);

@@ -55,7 +55,7 @@ Expected<std::vector<Chunk>> split_chunks(std::string_view text, std::string_vie
   return chunks;
 }
 
-// Fills name, ignore_literals and scalar_params from the header; returns the wildcard names.
+// Fills name, ignore_literals, scalar_params and scalar_nodes from the header; returns the wildcard names.
 Expected<std::string> parse_header(const Chunk& c, std::string_view filename, Pattern& p) {
   std::vector<std::string> words = split(c.header, ' ');
   if (words.size() < 2) return error_at(filename, c.header_line, "pattern header has no name");
@@ -65,13 +65,20 @@ Expected<std::string> parse_header(const Chunk& c, std::string_view filename, Pa
     const size_t eq = words[i].find('=');
     const std::string key = words[i].substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : words[i].substr(eq + 1);
-    if (eq == std::string::npos || (key != "wildcards" && key != "ignore_literals" && key != "scalars"))
+    if (eq == std::string::npos || (key != "wildcards" && key != "ignore_literals" && key != "scalars" && key != "scalar_nodes"))
       return error_at(filename, c.header_line, "pattern '" + p.name + "': unknown header field '" + words[i] + "'");
     if (key == "wildcards") wildcards = value;
     if (key == "ignore_literals") {
       if (value != "true" && value != "false")
         return error_at(filename, c.header_line, "pattern '" + p.name + "': ignore_literals must be true or false");
       p.ignore_literals = value == "true";
+    }
+    if (key == "scalar_nodes") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 0 || n > 1000000)
+        return error_at(filename, c.header_line, "pattern '" + p.name + "': scalar_nodes must be a count, found '" + value + "'");
+      p.scalar_nodes = static_cast<int>(n);
     }
     if (key == "scalars") {
       for (const std::string& item : split(value, ',')) {
@@ -98,7 +105,8 @@ Expected<std::string> print_patterns(const PatternSet& set) {
     for (const ScalarParam& s : p.scalar_params)
       scalars += (scalars.empty() ? "" : ",") + s.name + ":" + format_double(s.magic);
     out += "pattern " + p.name + " wildcards=" + join_names(*p.search) +
-           " ignore_literals=" + (p.ignore_literals ? "true" : "false") + " scalars=" + scalars + "\n";
+           " ignore_literals=" + (p.ignore_literals ? "true" : "false") + " scalars=" + scalars +
+           (p.scalar_nodes >= 0 ? " scalar_nodes=" + std::to_string(p.scalar_nodes) : "") + "\n";
     out += print_graph(*p.search) + print_graph(*p.replacement);
   }
   return out;

@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "frontend/functional.h"
+#include "patterns/joint_pattern.h"
 
 namespace kiln {
 
@@ -29,6 +30,7 @@ enum class MaskKind {
   FillEqZero,       // masked_fill(scores, c == 0, -inf): c nonzero means kept (an explicit mask)
   CausalTril,       // masked_fill(scores, tril(ones(L, S)) == 0, -inf)
   CausalBiasSlice,  // GPT-2: tril(ones(N, N)).view(1, 1, N, N)[:, :, :L, :S] == 0
+  CausalTriu,       // masked_fill(scores, triu(ones(L, S, bool), 1), -inf) (kiln's CausalSelfAttention)
 };
 
 struct Variant {
@@ -46,7 +48,9 @@ constexpr double kKeyDim0 = -2, kKeyDim1 = -1, kSoftmaxDim = -4, kScale = 0.3133
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool has_mask_operand(MaskKind m) { return m != MaskKind::None; }
-bool is_causal(MaskKind m) { return m == MaskKind::CausalTril || m == MaskKind::CausalBiasSlice; }
+bool is_causal(MaskKind m) {
+  return m == MaskKind::CausalTril || m == MaskKind::CausalBiasSlice || m == MaskKind::CausalTriu;
+}
 
 std::vector<ScalarParam> scalar_params(const Variant& v) {
   std::vector<ScalarParam> out;
@@ -97,6 +101,7 @@ Tensor apply_mask(const Variant& v, const Tensor& scores, const Tensor& q, const
       bias = slice(slice(bias, 2, 0, q.size(-2)), 3, 0, k.size(-2));
       return masked_fill(scores, eq(bias, 0), -kInf);
     }
+    case MaskKind::CausalTriu: return masked_fill(scores, triu(m, 1), -kInf);
   }
   return scores;
 }
@@ -132,7 +137,8 @@ std::vector<Tensor> replace(const Variant& v, std::span<const Tensor> t, std::sp
 std::string variant_name(const Variant& v) {
   static const char* const keys[] = {"transpose", "permute"};
   static const char* const scales[] = {"unscaled", "scores_mul", "scores_div", "query_mul", "query_div", "key_mul"};
-  static const char* const masks[] = {"", "_add_mask", "_fill_bool", "_fill_eq0", "_causal_tril", "_causal_bias_slice"};
+  static const char* const masks[] = {"", "_add_mask", "_fill_bool", "_fill_eq0", "_causal_tril", "_causal_bias_slice",
+                                       "_causal_triu"};
   return std::string("sdpa_") + keys[static_cast<int>(v.key)] + "_" + scales[static_cast<int>(v.scale)] +
          masks[static_cast<int>(v.mask)] + (v.dropout ? "_dropout" : "");
 }
@@ -146,7 +152,8 @@ std::vector<Tensor> example_inputs(const Variant& v) {
     case MaskKind::AddFloat:
     case MaskKind::FillEqZero:
     case MaskKind::CausalTril: in.push_back(Tensor::zeros({4, 4})); break;
-    case MaskKind::FillBool: in.push_back(Tensor::zeros({4, 4}, DType::Bool)); break;
+    case MaskKind::FillBool:
+    case MaskKind::CausalTriu: in.push_back(Tensor::zeros({4, 4}, DType::Bool)); break;
     case MaskKind::CausalBiasSlice: in.push_back(Tensor::zeros({6, 6})); break;
   }
   return in;
@@ -200,7 +207,7 @@ bool causal_buffer_covers(const Variant& v, const Value& w, const Shape& scores)
       !scores[r - 1].is_static())
     return false;
   const int64_t L = scores[r - 2].value(), S = scores[r - 1].value();
-  if (v.mask == MaskKind::CausalTril) return ws[0].value() == L && ws[1].value() == S;
+  if (v.mask != MaskKind::CausalBiasSlice) return ws[0].value() == L && ws[1].value() == S;
   return ws[0].value() >= L && ws[1].value() >= S;
 }
 
@@ -229,7 +236,8 @@ bool check(const Variant& v, const Match& m) {
     case MaskKind::AddFloat: return mask.type().dtype == dt;
     case MaskKind::FillBool: return mask.type().dtype == DType::Bool;
     case MaskKind::CausalTril:
-    case MaskKind::CausalBiasSlice: {
+    case MaskKind::CausalBiasSlice:
+    case MaskKind::CausalTriu: {
       const Node* fill = nullptr;
       for (const Node* n : m.nodes)
         if (n->op() == OpKind::MaskedFill) fill = n;
@@ -239,35 +247,42 @@ bool check(const Variant& v, const Match& m) {
   }
 }
 
-Replacement make_replacement(const Variant& v) {
+// With `joint`, the pattern is the joint graph of the variant with respect to q, k and v
+// (patterns/joint_pattern.h), for joint graphs: its outputs are the attention and the three
+// gradients, and the replacement differentiates the one sdpa node.
+Replacement make_replacement(const Variant& v, bool joint) {
   std::vector<std::string> names = {"query", "key", "value"};
   if (has_mask_operand(v.mask)) names.push_back(is_causal(v.mask) ? "causal_ones" : "mask");
   return Replacement{
-      .name = variant_name(v),
+      .name = variant_name(v) + (joint ? "_joint" : ""),
       .search = [v](std::span<const Tensor> t, std::span<const Scalar> s) { return search(v, t, s); },
       .replace = [v](std::span<const Tensor> t, std::span<const Scalar> s) { return replace(v, t, s); },
       .example_inputs = example_inputs(v),
       .input_names = std::move(names),
       .scalar_params = scalar_params(v),
       .extra_check = [v](const Match& m) { return check(v, m); },
+      .transform = joint ? joint_pattern({"query", "key", "value"}) : GraphTransform{},
   };
 }
 
 }  // namespace
 
 std::vector<Replacement> attention_fusion_replacements() {
-  // Causal masks first: their search graphs extend FillEqZero's, whose explicit mask is the
-  // fallback when the ones buffer is not visible (a module buffer) or does not cover.
-  const MaskKind masks[] = {MaskKind::CausalBiasSlice, MaskKind::CausalTril, MaskKind::FillEqZero,
+  // Causal masks first: their search graphs extend FillEqZero's and FillBool's, whose explicit
+  // masks are the fallback when the ones buffer is not visible (a module buffer) or does not cover.
+  const MaskKind masks[] = {MaskKind::CausalBiasSlice, MaskKind::CausalTril, MaskKind::CausalTriu, MaskKind::FillEqZero,
                             MaskKind::FillBool,        MaskKind::AddFloat,   MaskKind::None};
   const ScaleSite scales[] = {ScaleSite::ScoresDiv, ScaleSite::ScoresMul, ScaleSite::QueryMul,
                               ScaleSite::QueryDiv,  ScaleSite::KeyMul,    ScaleSite::None};
+  // Joint variants first: in a joint graph, a forward-only variant fails the multi-user rule
+  // on the values the backward reads, so the order only saves those attempts.
   std::vector<Replacement> out;
-  for (bool dropout : {true, false})
-    for (MaskKind mask : masks)
-      for (ScaleSite scale : scales)
-        for (KeyLayout key : {KeyLayout::Transpose, KeyLayout::Permute})
-          out.push_back(make_replacement(Variant{key, scale, mask, dropout}));
+  for (bool joint : {true, false})
+    for (bool dropout : {true, false})
+      for (MaskKind mask : masks)
+        for (ScaleSite scale : scales)
+          for (KeyLayout key : {KeyLayout::Transpose, KeyLayout::Permute})
+            out.push_back(make_replacement(Variant{key, scale, mask, dropout}, joint));
   return out;
 }
 

@@ -14,6 +14,7 @@ namespace {
 struct Traced {
   std::shared_ptr<const Graph> search;
   std::shared_ptr<const Graph> replacement;
+  int traced_search_nodes = 0;  // nodes of the search function's own graph
 };
 
 Expected<std::shared_ptr<const Graph>> trace(const Replacement& r, const PatternFn& fn, const char* what,
@@ -28,20 +29,62 @@ Expected<std::shared_ptr<const Graph>> trace(const Replacement& r, const Pattern
   return std::shared_ptr<const Graph>(std::move(captured.graph));
 }
 
+// r.transform applied to a traced graph, checked to keep the traced inputs and nodes first.
+Expected<std::shared_ptr<const Graph>> transformed(const Replacement& r, const char* what,
+                                                  std::shared_ptr<const Graph> traced) {
+  if (!r.transform) return traced;
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Graph> g, r.transform(*traced));
+  const std::vector<Node*>& before = traced->nodes();
+  bool keeps = g->num_inputs() >= traced->num_inputs() && g->nodes().size() >= before.size();
+  for (int i = 0; keeps && i < traced->num_inputs(); ++i) keeps = g->input(i)->name() == traced->input(i)->name();
+  for (size_t i = 0; keeps && i < before.size(); ++i) keeps = g->nodes()[i]->op() == before[i]->op();
+  if (!keeps)
+    return make_error("pattern '", r.name, "': the transform of the ", what,
+                      " graph does not start with the traced graph's inputs and nodes");
+  return g;
+}
+
+// The replacement with the search graph's inputs: a wildcard it does not take (a joint search
+// graph's generator state, when the replacement draws nothing) becomes an unused input.
+Expected<std::shared_ptr<const Graph>> with_search_inputs(const Replacement& r, const Graph& search,
+                                                         std::shared_ptr<const Graph> replacement) {
+  if (replacement->num_inputs() == search.num_inputs()) return replacement;
+  auto g = std::make_shared<Graph>(replacement->name());
+  std::vector<Value*> mapped;
+  for (int i = 0, j = 0; i < search.num_inputs(); ++i) {
+    const Value& in = *search.input(i);
+    Value* v = g->add_input(in.name(), in.type(), in.role());
+    if (j < replacement->num_inputs() && replacement->input(j)->name() == in.name()) {
+      mapped.push_back(v);
+      ++j;
+    }
+  }
+  if (static_cast<int>(mapped.size()) != replacement->num_inputs())
+    return make_error("pattern '", r.name, "': the replacement graph's inputs are not among the search graph's");
+  GraphBuilder b(*g);
+  g->set_outputs(b.inline_graph(*replacement, mapped));
+  return std::shared_ptr<const Graph>(std::move(g));
+}
+
 Expected<Traced> trace_both(const Replacement& r, std::vector<Tensor> inputs, std::vector<Scalar> scalars,
                             const std::vector<DynamicDim>& dynamic) {
   Traced t;
-  KILN_ASSIGN_OR_RETURN(t.search, trace(r, r.search, "search", inputs, scalars, dynamic));
-  KILN_ASSIGN_OR_RETURN(t.replacement, trace(r, r.replace, "replacement", std::move(inputs), std::move(scalars), dynamic));
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Graph> search, trace(r, r.search, "search", inputs, scalars, dynamic));
+  t.traced_search_nodes = static_cast<int>(search->nodes().size());
+  KILN_ASSIGN_OR_RETURN(t.search, transformed(r, "search", std::move(search)));
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Graph> replacement,
+                        trace(r, r.replace, "replacement", std::move(inputs), std::move(scalars), dynamic));
+  KILN_ASSIGN_OR_RETURN(replacement, transformed(r, "replacement", std::move(replacement)));
+  KILN_ASSIGN_OR_RETURN(t.replacement, with_search_inputs(r, *t.search, std::move(replacement)));
   return t;
 }
 
-// Tensors of the wildcards' real types; a symbolic dim gets one stand-in size per symbol and
-// stays symbolic in the trace.
-std::vector<Tensor> inputs_like(const Match& m, std::vector<DynamicDim>& dynamic) {
+// Tensors of the real types of the wildcards the functions take (the first `count`); a symbolic
+// dim gets one stand-in size per symbol and stays symbolic in the trace.
+std::vector<Tensor> inputs_like(const Match& m, size_t count, std::vector<DynamicDim>& dynamic) {
   std::map<std::string, int64_t> stand_in;
   std::vector<Tensor> inputs;
-  for (size_t i = 0; i < m.wildcards.size(); ++i) {
+  for (size_t i = 0; i < count && i < m.wildcards.size(); ++i) {
     const TensorType& type = m.wildcards[i]->type();
     std::vector<int64_t> sizes;
     for (int d = 0; d < type.shape.rank(); ++d) {
@@ -69,7 +112,7 @@ std::vector<Node*> sorted(std::vector<Node*> nodes) {
 // The reference's check_fn.
 bool retrace_check(const Replacement& r, Match& m) {
   std::vector<DynamicDim> dynamic;
-  std::vector<Tensor> inputs = inputs_like(m, dynamic);
+  std::vector<Tensor> inputs = inputs_like(m, r.example_inputs.size(), dynamic);
   std::vector<Scalar> scalars;
   for (const AttrValue& v : m.scalars) scalars.push_back(v.as_scalar());
   Expected<Traced> traced = trace_both(r, std::move(inputs), std::move(scalars), dynamic);
@@ -79,7 +122,8 @@ bool retrace_check(const Replacement& r, Match& m) {
         !(traced->replacement->outputs()[j]->type() == m.outputs[j]->type()))
       return false;
   PatternSet exact(r.name);
-  if (!exact.add(Pattern{.name = r.name, .search = traced->search, .replacement = traced->replacement})) return false;
+  if (!exact.add(Pattern{.name = r.name, .search = traced->search, .replacement = traced->replacement}))
+    return false;
   std::optional<Match> again = match_pattern(exact, 0, m.anchor);
   if (!again || again->wildcards != m.wildcards || sorted(again->nodes) != sorted(m.nodes)) return false;
   if (r.extra_check && !r.extra_check(*again)) return false;
@@ -96,6 +140,7 @@ Expected<Pattern> trace_replacement(const Replacement& r, const Pattern* seriali
       return make_error("pattern '", r.name, "': the serialized pattern is named '", serialized->name, "'");
     p.search = serialized->search;
     p.replacement = serialized->replacement;
+    p.scalar_nodes = serialized->scalar_nodes;
   } else {
     std::vector<Scalar> magic;
     for (const ScalarParam& s : r.scalar_params) magic.emplace_back(s.magic);
@@ -107,6 +152,7 @@ Expected<Pattern> trace_replacement(const Replacement& r, const Pattern* seriali
     }
     p.search = traced->search;
     p.replacement = traced->replacement;
+    if (r.transform) p.scalar_nodes = traced->traced_search_nodes;
   }
   auto shared = std::make_shared<Replacement>(r);
   p.extra_check = [shared](Match& m) { return retrace_check(*shared, m); };

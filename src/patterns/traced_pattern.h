@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,8 +18,15 @@
 
 namespace kiln {
 
-// Tensors are the wildcards, in order; scalars are the scalar parameters, in order.
+// Tensors are the traced inputs, in order; scalars are the scalar parameters, in order.
 using PatternFn = std::function<std::vector<Tensor>(std::span<const Tensor> tensors, std::span<const Scalar> scalars)>;
+
+// Turns a traced function's graph into the graph a pattern matches and replaces with, as
+// joint_pattern (patterns/joint_pattern.h) turns it into its joint forward-backward graph. The
+// result's inputs start with the traced graph's (the functions' inputs; any added inputs are
+// wildcards the functions do not see) and its nodes start with the traced graph's nodes, in
+// order: only those bind scalar parameters.
+using GraphTransform = std::function<Expected<std::shared_ptr<const Graph>>(const Graph& traced)>;
 
 struct Replacement {
   std::string name;
@@ -31,6 +39,8 @@ struct Replacement {
   std::vector<ScalarParam> scalar_params = {};
   // The user's check, on the exact match after the re-trace.
   std::function<bool(const Match&)> extra_check = {};
+  // Applied to both traced graphs (and to both again in the re-trace); none: used as traced.
+  GraphTransform transform = {};
 };
 
 // The pattern of `r`: traced, or, when `serialized` is given (parse_patterns), with its search

@@ -1,6 +1,8 @@
 // kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b]
-//                 [--json] [--emit=partition|joint]:
-// differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), splits it into
+//                 [--joint-passes] [--json] [--emit=partition|joint]:
+// differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), with
+// --joint-passes rewrites it as GradFunction does (patterns/joint_graph_passes.h: cleanups,
+// attention fusion, matmul padding; the text output then lists the rewrites made), splits it into
 // forward and backward graphs (autograd/partition.h; min-cut by default) and prints both with
 // a table of the values the forward saves for the backward, the number of recomputed nodes,
 // how the saved bytes compare with the default partition's, and what each forward output is
@@ -18,6 +20,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ops/attr.h"
+#include "patterns/joint_graph_passes.h"
 
 namespace kiln::cli {
 
@@ -29,6 +32,7 @@ struct GradArgs {
   PartitionOptions partition;
   bool json = false;
   bool emit_joint = false;
+  bool joint_passes = false;
 };
 
 bool parse_args(const Args& args, GradArgs& out) {
@@ -62,6 +66,8 @@ bool parse_args(const Args& args, GradArgs& out) {
       return false;
     } else if (a == "--json") {
       out.json = true;
+    } else if (a == "--joint-passes") {
+      out.joint_passes = true;
     } else if (a == "--emit=joint") {
       out.emit_joint = true;
     } else if (a == "--emit=partition") {
@@ -79,7 +85,7 @@ bool parse_args(const Args& args, GradArgs& out) {
   if (out.file.empty()) {
     std::fprintf(stderr,
                  "usage: kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b] "
-                 "[--json] [--emit=partition|joint]\n");
+                 "[--joint-passes] [--json] [--emit=partition|joint]\n");
     return false;
   }
   if (out.emit_joint && out.json) {
@@ -152,6 +158,18 @@ int cmd_grad(const Args& raw) {
     std::fprintf(stderr, "%s\n", joint.error().to_string().c_str());
     return 1;
   }
+  std::string rewrites;
+  if (args.joint_passes) {
+    Expected<PassResult> r = joint_graph_passes(*joint->graph);
+    if (!r) {
+      std::fprintf(stderr, "%s\n", r.error().to_string().c_str());
+      return 1;
+    }
+    for (const auto& [counter, value] : r->counters)
+      if (value > 0 && counter.find(".pattern.") == std::string::npos && counter.find("visits") == std::string::npos &&
+          counter.find("iterations") == std::string::npos)
+        rewrites += "  " + counter + " = " + std::to_string(value) + "\n";
+  }
   if (args.emit_joint) {
     std::printf("%s\n", print_graph(*joint->graph).c_str());
     return 0;
@@ -167,6 +185,7 @@ int cmd_grad(const Args& raw) {
     print_json(*joint, *graphs->front(), *p, default_bytes);
   else
     print_text(*joint, *graphs->front(), *p, default_bytes);
+  if (args.joint_passes && !args.json) std::printf("joint-graph passes:\n%s", rewrites.empty() ? "  (no rewrites)\n" : rewrites.c_str());
   return 0;
 }
 
