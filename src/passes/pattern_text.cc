@@ -65,7 +65,8 @@ Expected<std::string> parse_header(const Chunk& c, std::string_view filename, Pa
     const size_t eq = words[i].find('=');
     const std::string key = words[i].substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : words[i].substr(eq + 1);
-    if (eq == std::string::npos || (key != "wildcards" && key != "ignore_literals" && key != "scalars" && key != "scalar_nodes"))
+    const bool known = key == "wildcards" || key == "ignore_literals" || key == "scalars" || key == "scalar_nodes";
+    if (eq == std::string::npos || !known)
       return error_at(filename, c.header_line, "pattern '" + p.name + "': unknown header field '" + words[i] + "'");
     if (key == "wildcards") wildcards = value;
     if (key == "ignore_literals") {
@@ -77,7 +78,8 @@ Expected<std::string> parse_header(const Chunk& c, std::string_view filename, Pa
       char* end = nullptr;
       const long n = std::strtol(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || n < 0 || n > 1000000)
-        return error_at(filename, c.header_line, "pattern '" + p.name + "': scalar_nodes must be a count, found '" + value + "'");
+        return error_at(filename, c.header_line,
+                        "pattern '" + p.name + "': scalar_nodes must be a count, found '" + value + "'");
       p.scalar_nodes = static_cast<int>(n);
     }
     if (key == "scalars") {

@@ -7,7 +7,8 @@
 //   graph @replacement(%x: f32[2,3]) -> (f32[2,3]) { ... }
 //
 // `wildcards` repeats the search graph's input names (checked on load); `scalars` lists the
-// scalar parameters as name:magic. Lines starting with `//` before the first pattern are
+// scalar parameters as name:magic; `scalar_nodes=N`, when present, says only the first N
+// search nodes bind them (Pattern::scalar_nodes; joint patterns). Lines starting with `//` before the first pattern are
 // comments. Extra checks and replacement callbacks are C++ and have no text form.
 #pragma once
 

@@ -3,7 +3,7 @@
 // with the scale, mask, is_causal and dropout that compute the same numbers. The variants are
 // traced patterns generated from a few independent choices (how k is transposed, where the
 // scale is applied, how the mask is applied, dropout or not); docs/PATTERNS.md lists them and
-// the decisions (explicit masks for buffers, -inf fills only, fusion before differentiation).
+// the decisions (explicit masks for buffers, -inf fills only, joint variants for joint graphs).
 #pragma once
 
 #include <string>

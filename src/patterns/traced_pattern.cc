@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "frontend/capture.h"
 
@@ -109,25 +110,69 @@ std::vector<Node*> sorted(std::vector<Node*> nodes) {
   return nodes;
 }
 
-// The reference's check_fn.
-bool retrace_check(const Replacement& r, Match& m) {
-  std::vector<DynamicDim> dynamic;
-  std::vector<Tensor> inputs = inputs_like(m, r.example_inputs.size(), dynamic);
-  std::vector<Scalar> scalars;
-  for (const AttrValue& v : m.scalars) scalars.push_back(v.as_scalar());
-  Expected<Traced> traced = trace_both(r, std::move(inputs), std::move(scalars), dynamic);
-  if (!traced) return false;
-  for (size_t j = 0; j < m.outputs.size(); ++j)
-    if (j >= traced->replacement->outputs().size() ||
-        !(traced->replacement->outputs()[j]->type() == m.outputs[j]->type()))
-      return false;
-  PatternSet exact(r.name);
-  if (!exact.add(Pattern{.name = r.name, .search = traced->search, .replacement = traced->replacement}))
-    return false;
-  std::optional<Match> again = match_pattern(exact, 0, m.anchor);
+// A re-trace for one set of wildcard types and scalars: the replacement to use and the exact
+// pattern to match again.
+struct Retraced {
+  std::shared_ptr<const Graph> replacement;
+  PatternSet exact;
+};
+
+// Re-traces keyed by the traced wildcards' types and the scalars found: the layers of a model
+// repeat one shape, so one trace serves them all. The pattern may be applied from several
+// threads (the registry's sets are shared), hence the lock; the traces themselves are
+// immutable once made.
+class RetraceCache {
+ public:
+  std::shared_ptr<const Retraced> get(const Replacement& r, const Match& m) {
+    std::string key;
+    for (size_t i = 0; i < r.example_inputs.size() && i < m.wildcards.size(); ++i)
+      key += m.wildcards[i]->type().to_string() + ";";
+    for (const AttrValue& v : m.scalars) key += "|" + v.to_string();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+    }
+    std::shared_ptr<const Retraced> made = retrace(r, m);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() >= kMaxEntries) entries_.clear();
+    entries_.emplace(key, made);
+    return made;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 256;
+
+  // Null when the functions do not trace on these types or the types do not fit.
+  static std::shared_ptr<const Retraced> retrace(const Replacement& r, const Match& m) {
+    std::vector<DynamicDim> dynamic;
+    std::vector<Tensor> inputs = inputs_like(m, r.example_inputs.size(), dynamic);
+    std::vector<Scalar> scalars;
+    for (const AttrValue& v : m.scalars) scalars.push_back(v.as_scalar());
+    Expected<Traced> traced = trace_both(r, std::move(inputs), std::move(scalars), dynamic);
+    if (!traced) return nullptr;
+    for (size_t j = 0; j < m.outputs.size(); ++j)
+      if (j >= traced->replacement->outputs().size() ||
+          !(traced->replacement->outputs()[j]->type() == m.outputs[j]->type()))
+        return nullptr;
+    auto made = std::make_shared<Retraced>(Retraced{traced->replacement, PatternSet(r.name)});
+    if (!made->exact.add(Pattern{.name = r.name, .search = traced->search, .replacement = traced->replacement}))
+      return nullptr;
+    return made;
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Retraced>> entries_;
+};
+
+// The reference's check_fn: the functions re-traced with the real types and scalars must match
+// exactly the nodes the literal-ignoring match found.
+bool retrace_check(const Replacement& r, RetraceCache& cache, Match& m) {
+  std::shared_ptr<const Retraced> retraced = cache.get(r, m);
+  if (!retraced) return false;
+  std::optional<Match> again = match_pattern(retraced->exact, 0, m.anchor);
   if (!again || again->wildcards != m.wildcards || sorted(again->nodes) != sorted(m.nodes)) return false;
   if (r.extra_check && !r.extra_check(*again)) return false;
-  m.replacement = traced->replacement;
+  m.replacement = retraced->replacement;
   return true;
 }
 
@@ -155,7 +200,8 @@ Expected<Pattern> trace_replacement(const Replacement& r, const Pattern* seriali
     if (r.transform) p.scalar_nodes = traced->traced_search_nodes;
   }
   auto shared = std::make_shared<Replacement>(r);
-  p.extra_check = [shared](Match& m) { return retrace_check(*shared, m); };
+  auto cache = std::make_shared<RetraceCache>();
+  p.extra_check = [shared, cache](Match& m) { return retrace_check(*shared, *cache, m); };
   return p;
 }
 

@@ -20,6 +20,7 @@
 #include "ir/printer.h"
 #include "ops/rng_state.h"
 #include "support/check.h"
+#include "passes/pattern_text.h"
 #include "patterns/attention_fusion.h"
 #include "patterns/pattern_sets.h"
 
@@ -273,6 +274,15 @@ Expected<JointGraph> joint_wrt_qkv(const Graph& g) {
   return joint_graph(g, options);
 }
 
+// The variant captured and differentiated by joint_wrt_qkv; null (with a failure) on error.
+std::unique_ptr<JointGraph> joint_of(const Variant& v) {
+  std::unique_ptr<Graph> g = captured(v);
+  if (!g) return nullptr;
+  auto joint = joint_wrt_qkv(*g);
+  EXPECT_TRUE(joint) << v.name << ": " << joint.error().to_string();
+  return joint ? std::make_unique<JointGraph>(std::move(*joint)) : nullptr;
+}
+
 // In the joint graph of the unfused forward the backward reads the softmax output, so only the
 // joint variants (patterns/joint_pattern.h), whose search graphs contain the backward, can
 // match: the forward becomes one sdpa and the backward is sdpa's derivative rule, with the
@@ -280,10 +290,8 @@ Expected<JointGraph> joint_wrt_qkv(const Graph& g) {
 TEST(AttentionFusion, EveryVariantFusesInTheJointGraphWithTheSameGradients) {
   for (const Variant& v : positive_variants()) {
     SCOPED_TRACE(v.name);
-    std::unique_ptr<Graph> g = captured(v);
-    ASSERT_TRUE(g);
-    auto joint = joint_wrt_qkv(*g);
-    ASSERT_TRUE(joint) << joint.error().to_string();
+    std::unique_ptr<JointGraph> joint = joint_of(v);
+    ASSERT_TRUE(joint);
     std::unique_ptr<Graph> fused = joint->graph->clone();
     auto r = apply_patterns(*fused, attention_set(), {.must_converge = true});
     ASSERT_TRUE(r) << r.error().to_string();
@@ -297,6 +305,29 @@ TEST(AttentionFusion, EveryVariantFusesInTheJointGraphWithTheSameGradients) {
     for (const std::string& s : v.fused_contains) EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
     const std::vector<Tensor> inputs = joint_inputs(*joint, v.inputs);
     expect_close(run(*joint->graph, inputs), run(*fused, inputs), 1e-9, v.name);
+  }
+}
+
+// The set's text form (forward and joint variants, scalar_nodes included) parses back into a
+// set that prints the same and rewrites a joint graph exactly as the traced set does.
+TEST(AttentionFusion, SerializedSetLoadsBackAndRewritesAlike) {
+  auto text = print_patterns(attention_set());
+  ASSERT_TRUE(text) << text.error().to_string();
+  EXPECT_NE(text->find("_joint wildcards=query,key,value,tangent0 ignore_literals=true"), std::string::npos);
+  EXPECT_NE(text->find(" scalar_nodes="), std::string::npos);
+  auto loaded = parse_patterns(*text, "fuse-attention.kpat");
+  ASSERT_TRUE(loaded) << loaded.error().to_string();
+  auto from_text = make_pattern_set(kAttentionFusionSet, attention_fusion_replacements(), &*loaded);
+  ASSERT_TRUE(from_text) << from_text.error().to_string();
+  EXPECT_EQ(*print_patterns(**from_text), *text);
+  for (const Variant& v : positive_variants()) {
+    SCOPED_TRACE(v.name);
+    std::unique_ptr<JointGraph> joint = joint_of(v);
+    ASSERT_TRUE(joint);
+    std::unique_ptr<Graph> a = joint->graph->clone(), b = joint->graph->clone();
+    ASSERT_TRUE(apply_patterns(*a, attention_set()));
+    ASSERT_TRUE(apply_patterns(*b, **from_text));
+    EXPECT_EQ(print_graph(*b), print_graph(*a));
   }
 }
 
@@ -374,10 +405,8 @@ TEST(AttentionFusion, NearMissesDoNotFuse) {
 TEST(AttentionFusion, NearMissesDoNotFuseInTheJointGraph) {
   for (const Variant& v : negative_variants()) {
     SCOPED_TRACE(v.name);
-    std::unique_ptr<Graph> g = captured(v);
-    ASSERT_TRUE(g);
-    auto joint = joint_wrt_qkv(*g);
-    ASSERT_TRUE(joint) << joint.error().to_string();
+    std::unique_ptr<JointGraph> joint = joint_of(v);
+    ASSERT_TRUE(joint);
     const std::string before = print_graph(*joint->graph);
     auto r = apply_patterns(*joint->graph, attention_set(), {.must_converge = true});
     ASSERT_TRUE(r) << r.error().to_string();

@@ -443,6 +443,11 @@ TEST(PatternText, ParseErrorsNameTheLine) {
   auto flag = parse_patterns("pattern p ignore_literals=maybe\n");
   ASSERT_FALSE(flag);
   EXPECT_EQ(flag.error().message(), "pattern 'p': ignore_literals must be true or false");
+  for (const char* bad : {"-1", "x", "", "3x"}) {
+    auto nodes = parse_patterns(std::string("pattern p scalar_nodes=") + bad + "\n");
+    ASSERT_FALSE(nodes) << bad;
+    EXPECT_EQ(nodes.error().message(), std::string("pattern 'p': scalar_nodes must be a count, found '") + bad + "'");
+  }
 }
 
 }  // namespace
