@@ -26,6 +26,12 @@ commands:
                        the values the forward saves for the backward; --emit=joint
                        prints the joint graph (primals and tangents in, outputs and
                        gradients out) instead
+  build FILE --emit=loops [--check] [--seed=N]
+                       lower the first graph to the loop IR and print it; --check also
+                       runs the loop-IR evaluator and the interpreter on seeded random
+                       inputs and fails naming the worst element when they differ
+  build FILE --parse-loops
+                       parse loop IR and print it back (round trip)
   ops                  list the op table: name, traits, schema
   demo [--train-steps=N]
                        capture a small model written in C++, print it, run it eagerly and
@@ -44,6 +50,7 @@ constexpr Command kCommands[] = {
     {"opt", kiln::cli::cmd_opt},
     {"run", kiln::cli::cmd_run},
     {"grad", kiln::cli::cmd_grad},
+    {"build", kiln::cli::cmd_build},
     {"ops", kiln::cli::cmd_ops},
     {"demo", kiln::cli::cmd_demo},
 };

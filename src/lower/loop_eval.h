@@ -1,0 +1,22 @@
+// The loop-IR evaluator: runs a LoopProgram on concrete input tensors by walking its loops,
+// computing in double (floating dtypes) or int64 (others) and storing with the buffer dtype,
+// as the reference kernels do. Extern kernels run their op's reference kernel (run_op). It is
+// the oracle that checks lowering against the interpreter before code generation exists.
+// Bad programs (an index outside its buffer, inputs of the wrong type) give Diagnostics
+// naming the kernel.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/tensor.h"
+#include "lower/loop_ir.h"
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+// Inputs must match the program's input buffers in dtype and sizes. Returns one contiguous
+// tensor per output buffer.
+Expected<std::vector<Tensor>> eval_loops(const LoopProgram& p, std::span<const Tensor> inputs);
+
+}  // namespace kiln

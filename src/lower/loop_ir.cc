@@ -1,0 +1,57 @@
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+int64_t Buffer::storage_size() const {
+  int64_t n = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    n += (sizes[d] - 1) * (d < strides.size() ? strides[d] : 0);
+  }
+  return n;
+}
+
+std::string_view reduce_kind_name(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::Sum: return "sum";
+    case ReduceKind::Prod: return "prod";
+    case ReduceKind::Max: return "max";
+    case ReduceKind::Min: return "min";
+  }
+  return "sum";
+}
+
+int LoopProgram::find_buffer(std::string_view name) const {
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int compute_arity(OpKind op) {
+  switch (op) {
+    case OpKind::Neg: case OpKind::Abs: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:
+    case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tanh:
+    case OpKind::Sigmoid: case OpKind::Relu: case OpKind::LogicalNot:
+      return 1;
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+    case OpKind::Maximum: case OpKind::Minimum: case OpKind::Eq: case OpKind::Ne: case OpKind::Lt:
+    case OpKind::Le: case OpKind::Gt: case OpKind::Ge: case OpKind::LogicalAnd: case OpKind::LogicalOr:
+      return 2;
+    case OpKind::Where:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+bool compute_returns_bool(OpKind op) {
+  switch (op) {
+    case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge:
+    case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::LogicalNot:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,125 @@
+// The loop IR: a program of buffers and kernels, the level between the graph IR and code
+// generation (DESIGN.md section 2, "lower"). docs/LOWERING.md describes it in full.
+//
+// Text form (loop_text.h prints and parses it; print -> parse -> print is identical):
+//
+//   loops @f(%x: f32[4,8], %y: f32[8]) -> (%out0, %out1) {
+//     buffer %out0 : f32[4,8] strides [8,1]          // output buffers, then temporaries
+//     buffer %t0 : f32[4] strides [1] temp
+//     kernel @k0 pointwise {                         // one loop nest
+//       for i0 in range(4) {
+//         for i1 in range(8) {
+//           %0 = load %x[8*i0 + i1]                   // SSA body over index expressions
+//           %1 = load %y[i1]
+//           %2 = const 2.0 : f32
+//           %3 = mul %1, %2 : f32                    // an elementwise op of ops.def, by name
+//           %4 = add %0, %3 : f32
+//           store %out0[8*i0 + i1], %4
+//         }
+//       }
+//     }
+//     kernel @k1 reduction {                         // innermost loops marked `reduce`
+//       for i0 in range(4) {
+//         for i1 in range(8) reduce {
+//           %0 = load %x[8*i0 + i1]                   // per reduced element
+//         }
+//         %1 = reduce sum %0 : f32                   // the accumulated value (sum|prod|max|min)
+//         store %t0[i0], %1                           // after the reduce loops
+//       }
+//     }
+//     kernel @k2 extern matmul(%x, %t0 as [4,1] strides [1,0] offset 0) {} -> (%out1)
+//   }
+//
+// A kernel's loop variables are named i0, i1, ... outermost first. Body values are computed
+// in double (floating dtypes) or int64 (other dtypes) and rounded to a dtype only by `cast`,
+// `const` and `store` (as the reference kernels compute one op). An extern kernel runs one
+// graph op (its attributes in graph-IR syntax) with the op's reference kernel; an operand
+// may view its buffer through explicit sizes, strides and offset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/scalar.h"
+#include "lower/index_expr.h"
+#include "ops/attr.h"
+#include "ops/op_kind.h"
+
+namespace kiln {
+
+enum class BufferKind : uint8_t { Input, Output, Temp };
+
+struct Buffer {
+  std::string name;  // without '%'
+  BufferKind kind = BufferKind::Temp;
+  DType dtype = DType::F32;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+
+  // Elements of storage the layout spans: 1 + sum((size-1)*stride), 0 when a size is 0.
+  int64_t storage_size() const;
+};
+
+enum class ReduceKind : uint8_t { Sum, Prod, Max, Min };
+std::string_view reduce_kind_name(ReduceKind k);  // "sum"
+
+struct BodyOp {
+  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store };
+  Kind kind = Kind::Const;
+  DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
+  OpKind op = OpKind::Add;     // Compute: the elementwise op
+  std::vector<int> args;       // body indices of operand values (Store: the stored value)
+  int buffer = -1;             // Load, Store
+  IndexExpr index;             // Load, Store
+  Scalar value;                // Const
+  ReduceKind reduce = ReduceKind::Sum;  // Reduce
+
+  bool has_result() const { return kind != Kind::Store; }
+};
+
+enum class KernelKind : uint8_t { Pointwise, Reduction, Extern };
+
+// An operand of an extern kernel: a buffer viewed with explicit layout, or an inline literal.
+struct ExternOperand {
+  int buffer = -1;  // -1: literal
+  Scalar literal;
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+};
+
+struct LoopKernel {
+  std::string name;  // without '@'
+  KernelKind kind = KernelKind::Pointwise;
+  std::vector<int64_t> loops;  // extents, outermost first; variable i<k> runs over loops[k]
+  int num_reduce_loops = 0;    // Reduction: the innermost loops that are reduced (>= 1)
+  std::vector<BodyOp> body;    // Reduction: ops before `reduce_op` run inside the reduce loops
+  int reduce_op = -1;          // Reduction: index of the one Reduce op
+  // Extern:
+  OpKind op = OpKind::Matmul;
+  AttrMap attrs;
+  std::vector<ExternOperand> operands;
+  std::vector<int> results;  // buffers written, one per result of the op
+
+  int num_outer_loops() const { return static_cast<int>(loops.size()) - num_reduce_loops; }
+};
+
+struct LoopProgram {
+  std::string name;
+  std::vector<Buffer> buffers;  // inputs first (in order), then outputs and temporaries
+  std::vector<int> inputs;      // buffer indices
+  std::vector<int> outputs;     // buffer indices, one per graph output
+  std::vector<LoopKernel> kernels;  // in execution order
+
+  int find_buffer(std::string_view name) const;  // -1 if none
+};
+
+// Whether `op` may appear as a Compute op of a loop body, and how many operands it takes
+// (0 when it may not). loop_eval.cc gives each of these its scalar semantics.
+int compute_arity(OpKind op);
+// Whether the result of Compute `op` is bool regardless of operand dtypes (comparisons).
+bool compute_returns_bool(OpKind op);
+
+}  // namespace kiln

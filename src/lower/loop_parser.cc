@@ -1,0 +1,572 @@
+// Parses the loop IR's text form (loop_text.h). Uses the graph IR's lexer; every error is a
+// Diagnostic at file:line:col.
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/lexer.h"
+#include "lower/loop_text.h"
+#include "ops/op_info.h"
+#include "ops/schema_check.h"
+
+namespace kiln {
+
+namespace {
+
+struct PendingName {
+  std::string name;
+  Token tok;
+};
+
+class LoopParser {
+ public:
+  LoopParser(std::string_view text, std::string_view file) : lex_(text), file_(file) { bump(); }
+
+  Expected<LoopProgram> run();
+
+ private:
+  // ---- tokens ----
+  void bump() { tok_ = lex_.next(); }
+  bool at(TokenKind k) const { return tok_.kind == k; }
+  bool at_ident(std::string_view w) const { return at(TokenKind::Ident) && tok_.text == w; }
+  SourceLoc loc(const Token& t) const { return SourceLoc{file_, t.line, t.col}; }
+  template <typename... Args>
+  Diagnostic error_at(const Token& t, Args&&... args) const {
+    if (t.kind == TokenKind::Error) return Diagnostic(t.text, loc(t));
+    return make_error(std::forward<Args>(args)...).with_loc(loc(t));
+  }
+  std::string describe(const Token& t) const {
+    if (t.kind == TokenKind::Eof) return "end of file";
+    if (t.kind == TokenKind::ValueName) return "'%" + t.text + "'";
+    if (t.kind == TokenKind::GraphName) return "'@" + t.text + "'";
+    return "'" + t.text + "'";
+  }
+  Status expect(TokenKind k, std::string_view what) {
+    if (!at(k)) return error_at(tok_, "expected ", what, ", got ", describe(tok_));
+    bump();
+    return Status::ok();
+  }
+  Status expect_word(std::string_view w) {
+    if (!at_ident(w)) return error_at(tok_, "expected '", w, "', got ", describe(tok_));
+    bump();
+    return Status::ok();
+  }
+  Expected<int64_t> integer() {
+    if (!at(TokenKind::Integer)) return error_at(tok_, "expected an integer, got ", describe(tok_));
+    int64_t v = 0;
+    const std::string& s = tok_.text;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size()) return error_at(tok_, "integer '", s, "' out of range");
+    bump();
+    return v;
+  }
+  Expected<std::vector<int64_t>> int_list();
+  Expected<std::pair<DType, std::vector<int64_t>>> buffer_type();
+  Expected<DType> dtype();
+  Expected<Scalar> literal();
+  Expected<AttrValue> attr_value();
+  Expected<AttrMap> attrs(OpKind op);
+  Expected<IndexExpr> index_expr(int num_vars);
+  Expected<IndexExpr> index_term(int num_vars);
+  Expected<int> buffer_ref(bool for_store);
+
+  // ---- structure ----
+  Status buffer_decl();
+  Status kernel();
+  Status extern_kernel(LoopKernel& k);
+  Status block(LoopKernel& k, int depth, bool in_reduce);
+  Status body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop);
+  Expected<int> value_ref(const LoopKernel& k);
+
+  Lexer lex_;
+  std::string file_;
+  Token tok_;
+  LoopProgram p_;
+  std::map<std::string, int> values_;  // body value names of the current kernel
+};
+
+Expected<std::vector<int64_t>> LoopParser::int_list() {
+  KILN_TRY(expect(TokenKind::LBracket, "'['"));
+  std::vector<int64_t> v;
+  if (at(TokenKind::RBracket)) {
+    bump();
+    return v;
+  }
+  while (true) {
+    KILN_ASSIGN_OR_RETURN(int64_t x, integer());
+    v.push_back(x);
+    if (at(TokenKind::RBracket)) {
+      bump();
+      return v;
+    }
+    KILN_TRY(expect(TokenKind::Comma, "',' or ']'"));
+  }
+}
+
+Expected<DType> LoopParser::dtype() {
+  std::optional<DType> d = at(TokenKind::Ident) ? dtype_from_name(tok_.text) : std::nullopt;
+  if (!d) return error_at(tok_, "expected a dtype (f32, i64, ...), got ", describe(tok_));
+  bump();
+  return *d;
+}
+
+Expected<std::pair<DType, std::vector<int64_t>>> LoopParser::buffer_type() {
+  KILN_ASSIGN_OR_RETURN(DType d, dtype());
+  Token t = tok_;
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, int_list());
+  for (int64_t s : sizes)
+    if (s < 0) return error_at(t, "sizes must not be negative");
+  return std::make_pair(d, std::move(sizes));
+}
+
+Expected<Scalar> LoopParser::literal() {
+  Token t = tok_;
+  if (at(TokenKind::Integer)) {
+    KILN_ASSIGN_OR_RETURN(int64_t v, integer());
+    return Scalar(v);
+  }
+  if (at(TokenKind::Float)) {
+    char* end = nullptr;
+    double v = std::strtod(t.text.c_str(), &end);
+    if (end != t.text.c_str() + t.text.size()) return error_at(t, "malformed number '", t.text, "'");
+    bump();
+    return Scalar(v);
+  }
+  const bool negative = at(TokenKind::Minus);
+  if (negative) bump();
+  if (at(TokenKind::Ident)) {
+    const std::string w = tok_.text;
+    std::optional<Scalar> s;
+    if (w == "inf") s = Scalar(negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+    if (w == "nan") s = Scalar(std::numeric_limits<double>::quiet_NaN());
+    if (!negative && (w == "true" || w == "false")) s = Scalar(w == "true");
+    if (!negative && w == "none") s = Scalar::none();
+    if (s) {
+      bump();
+      return *s;
+    }
+  }
+  return error_at(negative ? tok_ : t, "expected a literal (a number, true, false, none, inf or nan)");
+}
+
+Expected<AttrValue> LoopParser::attr_value() {
+  Token t = tok_;
+  if (at(TokenKind::String)) {
+    bump();
+    return AttrValue(t.text);
+  }
+  if (at(TokenKind::LBracket)) {
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> v, int_list());
+    return AttrValue(std::move(v));
+  }
+  if (at(TokenKind::Ident)) {
+    if (std::optional<DType> d = dtype_from_name(t.text)) {
+      bump();
+      return AttrValue(*d);
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(Scalar s, literal());
+  return AttrValue::from_scalar(s);
+}
+
+Expected<AttrMap> LoopParser::attrs(OpKind op) {
+  AttrMap out;
+  const OpSchema& schema = op_info(op).schema;
+  KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+  if (at(TokenKind::RBrace)) {
+    bump();
+    return out;
+  }
+  while (true) {
+    if (!at(TokenKind::Ident)) return error_at(tok_, "expected an attribute name, got ", describe(tok_));
+    Token name = tok_;
+    const ArgSchema* arg = schema.find_arg(name.text);
+    if (!arg || !arg->is_attr()) return error_at(name, "op '", schema.name, "' has no attribute '", name.text, "'");
+    if (out.find(name.text)) return error_at(name, "duplicate attribute '", name.text, "'");
+    bump();
+    KILN_TRY(expect(TokenKind::Equal, "'='"));
+    Token vt = tok_;
+    KILN_ASSIGN_OR_RETURN(AttrValue raw, attr_value());
+    Expected<AttrValue> fitted = fit_attr(schema, name.text, raw);
+    if (!fitted) return error_at(vt, fitted.error().message());
+    out.set(name.text, std::move(*fitted));
+    if (at(TokenKind::RBrace)) {
+      bump();
+      return out;
+    }
+    KILN_TRY(expect(TokenKind::Comma, "',' or '}'"));
+  }
+}
+
+// term := [INT '*'] atom | INT ; atom := i<k> | div(expr, INT) | mod(expr, INT)
+Expected<IndexExpr> LoopParser::index_term(int num_vars) {
+  int64_t coeff = 1;
+  if (at(TokenKind::Integer)) {
+    KILN_ASSIGN_OR_RETURN(int64_t c, integer());
+    if (!at(TokenKind::Star)) return IndexExpr::constant_of(c);
+    bump();
+    coeff = c;
+  }
+  Token t = tok_;
+  if (at_ident("div") || at_ident("mod")) {
+    const bool is_div = t.text == "div";
+    bump();
+    KILN_TRY(expect(TokenKind::LParen, "'('"));
+    KILN_ASSIGN_OR_RETURN(IndexExpr inner, index_expr(num_vars));
+    KILN_TRY(expect(TokenKind::Comma, "','"));
+    Token dt = tok_;
+    KILN_ASSIGN_OR_RETURN(int64_t d, integer());
+    if (d <= 0) return error_at(dt, "the divisor of ", t.text, " must be positive");
+    KILN_TRY(expect(TokenKind::RParen, "')'"));
+    IndexExpr e = is_div ? IndexExpr::floor_div(std::move(inner), d) : IndexExpr::mod(std::move(inner), d);
+    return e.scaled(coeff);
+  }
+  if (at(TokenKind::Ident) && t.text.size() > 1 && t.text[0] == 'i') {
+    int v = -1;
+    auto [ptr, ec] = std::from_chars(t.text.data() + 1, t.text.data() + t.text.size(), v);
+    if (ec == std::errc() && ptr == t.text.data() + t.text.size() && v >= 0) {
+      if (v >= num_vars) return error_at(t, "'", t.text, "' is not a loop variable here (", num_vars, " enclosing loops)");
+      bump();
+      return IndexExpr::var(v).scaled(coeff);
+    }
+  }
+  return error_at(t, "expected an index term (i<k>, div(...), mod(...) or an integer), got ", describe(t));
+}
+
+// expr := ['-'] term { ('+' | '-') term }   (a negative integer token also continues it)
+Expected<IndexExpr> LoopParser::index_expr(int num_vars) {
+  bool negate = at(TokenKind::Minus);
+  if (negate) bump();
+  KILN_ASSIGN_OR_RETURN(IndexExpr e, index_term(num_vars));
+  if (negate) e = e.scaled(-1);
+  while (true) {
+    if (at(TokenKind::Plus) || at(TokenKind::Minus)) {
+      const bool minus = at(TokenKind::Minus);
+      bump();
+      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars));
+      e = e.plus(minus ? t.scaled(-1) : t);
+    } else if (at(TokenKind::Integer) && tok_.text[0] == '-') {
+      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars));
+      e = e.plus(t);
+    } else {
+      return e;
+    }
+  }
+}
+
+Expected<int> LoopParser::buffer_ref(bool for_store) {
+  if (!at(TokenKind::ValueName)) return error_at(tok_, "expected a buffer name '%name', got ", describe(tok_));
+  int b = p_.find_buffer(tok_.text);
+  if (b < 0) return error_at(tok_, "unknown buffer '%", tok_.text, "'");
+  if (for_store && p_.buffers[static_cast<size_t>(b)].kind == BufferKind::Input)
+    return error_at(tok_, "cannot store to input buffer '%", tok_.text, "'");
+  bump();
+  return b;
+}
+
+Expected<int> LoopParser::value_ref(const LoopKernel& k) {
+  if (!at(TokenKind::ValueName)) return error_at(tok_, "expected a value '%name', got ", describe(tok_));
+  auto it = values_.find(tok_.text);
+  if (it == values_.end()) return error_at(tok_, "undefined value '%", tok_.text, "'");
+  if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && it->second < k.reduce_op)
+    return error_at(tok_, "value '%", tok_.text, "' is defined inside the reduce loops; use the reduce op's result");
+  bump();
+  return it->second;
+}
+
+Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop) {
+  const bool reduction = k.kind == KernelKind::Reduction;
+  BodyOp op;
+  Token start = tok_;
+  std::optional<Token> name;
+  if (at(TokenKind::ValueName)) {
+    name = tok_;
+    if (values_.count(tok_.text)) return error_at(tok_, "value '%", tok_.text, "' is defined twice");
+    bump();
+    KILN_TRY(expect(TokenKind::Equal, "'='"));
+  } else if (!at_ident("store")) {
+    return error_at(tok_, "expected a body op ('%name = ...' or 'store'), a loop or '}', got ", describe(tok_));
+  }
+  if (!at(TokenKind::Ident)) return error_at(tok_, "expected an op name, got ", describe(tok_));
+  Token op_tok = tok_;
+  const std::string w = tok_.text;
+  if (reduction && !in_reduce && !after_reduce_loop)
+    return error_at(start, "body ops of a reduction kernel go inside its reduce loops or right after them");
+  if (reduction && !in_reduce && k.reduce_op < 0 && w != "reduce")
+    return error_at(op_tok, "the first op after the reduce loops must be 'reduce'");
+  if (w == "store" && name) return error_at(op_tok, "store has no result");
+  bump();
+  if (w == "store") {
+    if (reduction && in_reduce) return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
+    op.kind = BodyOp::Kind::Store;
+    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(true));
+    KILN_TRY(expect(TokenKind::LBracket, "'['"));
+    KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
+    KILN_TRY(expect(TokenKind::RBracket, "']'"));
+    KILN_TRY(expect(TokenKind::Comma, "','"));
+    KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+    op.args.push_back(v);
+  } else if (w == "load") {
+    op.kind = BodyOp::Kind::Load;
+    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(false));
+    op.dtype = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
+    KILN_TRY(expect(TokenKind::LBracket, "'['"));
+    KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
+    KILN_TRY(expect(TokenKind::RBracket, "']'"));
+  } else if (w == "const") {
+    op.kind = BodyOp::Kind::Const;
+    Token lt = tok_;
+    KILN_ASSIGN_OR_RETURN(op.value, literal());
+    if (op.value.is_none()) return error_at(lt, "a const needs a number, not none");
+  } else if (w == "cast") {
+    op.kind = BodyOp::Kind::Cast;
+    KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+    op.args.push_back(v);
+  } else if (w == "reduce") {
+    if (!reduction || in_reduce || !after_reduce_loop || k.reduce_op >= 0)
+      return error_at(op_tok, "'reduce' must be the first op after the reduce loops of a reduction kernel");
+    op.kind = BodyOp::Kind::Reduce;
+    if (!at(TokenKind::Ident)) return error_at(tok_, "expected sum, prod, max or min, got ", describe(tok_));
+    const std::string r = tok_.text;
+    if (r == "sum") op.reduce = ReduceKind::Sum;
+    else if (r == "prod") op.reduce = ReduceKind::Prod;
+    else if (r == "max") op.reduce = ReduceKind::Max;
+    else if (r == "min") op.reduce = ReduceKind::Min;
+    else return error_at(tok_, "unknown reduction '", r, "' (expected sum, prod, max or min)");
+    bump();
+    KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+    op.args.push_back(v);
+  } else {
+    std::optional<OpKind> kind = op_from_name(w);
+    if (!kind) return error_at(op_tok, "unknown body op '", w, "'");
+    const int arity = compute_arity(*kind);
+    if (arity == 0) return error_at(op_tok, "op '", w, "' cannot appear in a loop body (use an extern kernel)");
+    op.kind = BodyOp::Kind::Compute;
+    op.op = *kind;
+    for (int a = 0; a < arity; ++a) {
+      if (a) KILN_TRY(expect(TokenKind::Comma, "','"));
+      KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+      op.args.push_back(v);
+    }
+  }
+  if (op.kind == BodyOp::Kind::Const || op.kind == BodyOp::Kind::Compute || op.kind == BodyOp::Kind::Cast ||
+      op.kind == BodyOp::Kind::Reduce) {
+    KILN_TRY(expect(TokenKind::Colon, "':' and the result dtype"));
+    Token dt = tok_;
+    KILN_ASSIGN_OR_RETURN(op.dtype, dtype());
+    if (op.kind == BodyOp::Kind::Compute && compute_returns_bool(op.op) && op.dtype != DType::Bool)
+      return error_at(dt, "'", w, "' gives bool, not ", dtype_name(op.dtype));
+  }
+  if (op.kind == BodyOp::Kind::Reduce) k.reduce_op = static_cast<int>(k.body.size());
+  if (name) values_[name->text] = static_cast<int>(k.body.size());
+  k.body.push_back(std::move(op));
+  return Status::ok();
+}
+
+// The contents of a kernel or loop block up to its '}': one nested loop, or body ops.
+Status LoopParser::block(LoopKernel& k, int depth, bool in_reduce) {
+  bool saw_loop = false, saw_ops = false, after_reduce_loop = false;
+  while (!at(TokenKind::RBrace)) {
+    if (at(TokenKind::Eof)) return error_at(tok_, "expected '}', got end of file");
+    if (at_ident("for")) {
+      Token for_tok = tok_;
+      if (saw_loop) return error_at(for_tok, "only one loop per level: loops nest, one inside the other");
+      if (saw_ops) return error_at(for_tok, "a loop must come before the body ops of its level");
+      saw_loop = true;
+      bump();
+      const std::string var = "i" + std::to_string(depth);
+      if (!at(TokenKind::Ident) || tok_.text != var)
+        return error_at(tok_, "expected loop variable '", var, "', got ", describe(tok_));
+      bump();
+      KILN_TRY(expect_word("in"));
+      KILN_TRY(expect_word("range"));
+      KILN_TRY(expect(TokenKind::LParen, "'('"));
+      Token et = tok_;
+      KILN_ASSIGN_OR_RETURN(int64_t extent, integer());
+      if (extent < 0) return error_at(et, "a loop extent must not be negative");
+      KILN_TRY(expect(TokenKind::RParen, "')'"));
+      const bool reduce = at_ident("reduce");
+      if (reduce) {
+        if (k.kind != KernelKind::Reduction) return error_at(tok_, "'reduce' loops belong to reduction kernels");
+        bump();
+      } else if (in_reduce) {
+        return error_at(for_tok, "a loop inside a reduce loop must be a reduce loop too");
+      }
+      KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+      k.loops.push_back(extent);
+      if (reduce) ++k.num_reduce_loops;
+      KILN_TRY(block(k, depth + 1, in_reduce || reduce));
+      KILN_TRY(expect(TokenKind::RBrace, "'}'"));
+      after_reduce_loop = reduce && !in_reduce;
+      continue;
+    }
+    if (saw_loop && !after_reduce_loop) return error_at(tok_, "body ops belong in the innermost loop");
+    saw_ops = true;
+    KILN_TRY(body_op(k, depth, in_reduce, after_reduce_loop));
+  }
+  return Status::ok();
+}
+
+Status LoopParser::extern_kernel(LoopKernel& k) {
+  Token op_tok = tok_;
+  if (!at(TokenKind::Ident)) return error_at(tok_, "expected an op name after 'extern', got ", describe(tok_));
+  std::optional<OpKind> kind = op_from_name(tok_.text);
+  if (!kind) return error_at(tok_, "unknown op '", tok_.text, "'");
+  if (op_info(*kind).has(kHigherOrder)) return error_at(tok_, "higher-order op '", tok_.text, "' cannot be an extern kernel");
+  k.op = *kind;
+  bump();
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  while (!at(TokenKind::RParen)) {
+    if (!k.operands.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
+    ExternOperand o;
+    if (at(TokenKind::ValueName)) {
+      KILN_ASSIGN_OR_RETURN(o.buffer, buffer_ref(false));
+      const Buffer& b = p_.buffers[static_cast<size_t>(o.buffer)];
+      o.sizes = b.sizes;
+      o.strides = b.strides;
+      if (at_ident("as")) {
+        bump();
+        KILN_ASSIGN_OR_RETURN(o.sizes, int_list());
+        KILN_TRY(expect_word("strides"));
+        Token st = tok_;
+        KILN_ASSIGN_OR_RETURN(o.strides, int_list());
+        if (o.strides.size() != o.sizes.size()) return error_at(st, "strides and sizes differ in rank");
+        KILN_TRY(expect_word("offset"));
+        KILN_ASSIGN_OR_RETURN(o.offset, integer());
+        for (size_t d = 0; d < o.sizes.size(); ++d)
+          if (o.sizes[d] < 0 || o.strides[d] < 0) return error_at(st, "sizes and strides of a view must not be negative");
+        Buffer view{"", BufferKind::Temp, b.dtype, o.sizes, o.strides};
+        const int64_t span = view.storage_size();
+        if (o.offset < 0 || (span > 0 && o.offset > b.storage_size() - span))
+          return error_at(st, "the view lies outside buffer '%", b.name, "'");
+      }
+    } else {
+      KILN_ASSIGN_OR_RETURN(o.literal, literal());
+    }
+    k.operands.push_back(std::move(o));
+  }
+  bump();
+  if (at(TokenKind::LBrace)) {
+    KILN_ASSIGN_OR_RETURN(k.attrs, attrs(k.op));
+  }
+  KILN_TRY(expect(TokenKind::Arrow, "'->'"));
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  while (!at(TokenKind::RParen)) {
+    if (!k.results.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
+    KILN_ASSIGN_OR_RETURN(int b, buffer_ref(true));
+    k.results.push_back(b);
+  }
+  bump();
+  if (k.results.empty()) return error_at(op_tok, "extern kernel @", k.name, " writes no buffer");
+  return Status::ok();
+}
+
+Status LoopParser::kernel() {
+  bump();  // 'kernel'
+  if (!at(TokenKind::GraphName)) return error_at(tok_, "expected a kernel name '@name', got ", describe(tok_));
+  LoopKernel k;
+  Token name_tok = tok_;
+  k.name = tok_.text;
+  for (const LoopKernel& other : p_.kernels)
+    if (other.name == k.name) return error_at(tok_, "kernel '@", k.name, "' is defined twice");
+  bump();
+  values_.clear();
+  if (at_ident("extern")) {
+    k.kind = KernelKind::Extern;
+    bump();
+    KILN_TRY(extern_kernel(k));
+    p_.kernels.push_back(std::move(k));
+    return Status::ok();
+  }
+  if (at_ident("pointwise")) {
+    k.kind = KernelKind::Pointwise;
+  } else if (at_ident("reduction")) {
+    k.kind = KernelKind::Reduction;
+  } else {
+    return error_at(tok_, "expected 'pointwise', 'reduction' or 'extern', got ", describe(tok_));
+  }
+  bump();
+  KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+  KILN_TRY(block(k, 0, false));
+  if (k.kind == KernelKind::Reduction && k.reduce_op < 0)
+    return error_at(name_tok, "reduction kernel @", k.name, " has no reduce loop followed by a 'reduce' op");
+  bump();  // '}'
+  p_.kernels.push_back(std::move(k));
+  return Status::ok();
+}
+
+Status LoopParser::buffer_decl() {
+  bump();  // 'buffer'
+  if (!at(TokenKind::ValueName)) return error_at(tok_, "expected a buffer name '%name', got ", describe(tok_));
+  Token name = tok_;
+  if (p_.find_buffer(name.text) >= 0) return error_at(name, "buffer '%", name.text, "' is defined twice");
+  bump();
+  KILN_TRY(expect(TokenKind::Colon, "':'"));
+  KILN_ASSIGN_OR_RETURN(auto type, buffer_type());
+  KILN_TRY(expect_word("strides"));
+  Token st = tok_;
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> strides, int_list());
+  if (strides.size() != type.second.size()) return error_at(st, "buffer '%", name.text, "' has ", type.second.size(),
+                                                            " sizes but ", strides.size(), " strides");
+  for (int64_t s : strides)
+    if (s < 0) return error_at(st, "strides must not be negative");
+  p_.buffers.push_back(Buffer{name.text, BufferKind::Temp, type.first, std::move(type.second), std::move(strides)});
+  return Status::ok();
+}
+
+Expected<LoopProgram> LoopParser::run() {
+  KILN_TRY(expect_word("loops"));
+  if (!at(TokenKind::GraphName)) return error_at(tok_, "expected a program name '@name', got ", describe(tok_));
+  p_.name = tok_.text;
+  bump();
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  while (!at(TokenKind::RParen)) {
+    if (!p_.inputs.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
+    if (!at(TokenKind::ValueName)) return error_at(tok_, "expected an input '%name', got ", describe(tok_));
+    Token name = tok_;
+    if (p_.find_buffer(name.text) >= 0) return error_at(name, "buffer '%", name.text, "' is defined twice");
+    bump();
+    KILN_TRY(expect(TokenKind::Colon, "':'"));
+    KILN_ASSIGN_OR_RETURN(auto type, buffer_type());
+    Buffer b{name.text, BufferKind::Input, type.first, type.second, contiguous_strides(type.second)};
+    p_.inputs.push_back(static_cast<int>(p_.buffers.size()));
+    p_.buffers.push_back(std::move(b));
+  }
+  bump();
+  KILN_TRY(expect(TokenKind::Arrow, "'->'"));
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  std::vector<PendingName> outputs;
+  while (!at(TokenKind::RParen)) {
+    if (!outputs.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
+    if (!at(TokenKind::ValueName)) return error_at(tok_, "expected an output buffer '%name', got ", describe(tok_));
+    outputs.push_back({tok_.text, tok_});
+    bump();
+  }
+  bump();
+  KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+  while (at_ident("buffer")) KILN_TRY(buffer_decl());
+  for (const PendingName& o : outputs) {
+    int b = p_.find_buffer(o.name);
+    if (b < 0) return error_at(o.tok, "output '%", o.name, "' is not a declared buffer");
+    Buffer& buf = p_.buffers[static_cast<size_t>(b)];
+    if (buf.kind != BufferKind::Temp) return error_at(o.tok, "'%", o.name, "' cannot be an output (an input, or listed twice)");
+    buf.kind = BufferKind::Output;
+    p_.outputs.push_back(b);
+  }
+  while (at_ident("kernel")) KILN_TRY(kernel());
+  KILN_TRY(expect(TokenKind::RBrace, "'buffer', 'kernel' or '}'"));
+  if (!at(TokenKind::Eof)) return error_at(tok_, "expected end of file after the program, got ", describe(tok_));
+  return std::move(p_);
+}
+
+}  // namespace
+
+Expected<LoopProgram> parse_loops(std::string_view text, std::string_view filename) {
+  return LoopParser(text, filename).run();
+}
+
+}  // namespace kiln

@@ -1,0 +1,128 @@
+// Prints the loop IR (loop_text.h).
+#include <string>
+#include <vector>
+
+#include "lower/loop_text.h"
+#include "ops/op_info.h"
+
+namespace kiln {
+
+namespace {
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+class Printer {
+ public:
+  explicit Printer(const LoopProgram& p) : p_(p) {}
+
+  std::string run() {
+    out_ += "loops @" + p_.name + "(";
+    for (size_t i = 0; i < p_.inputs.size(); ++i) {
+      const Buffer& b = buf(p_.inputs[i]);
+      out_ += (i ? ", %" : "%") + b.name + ": " + buffer_type_string(b.dtype, b.sizes);
+    }
+    out_ += ") -> (";
+    for (size_t i = 0; i < p_.outputs.size(); ++i) out_ += (i ? ", %" : "%") + buf(p_.outputs[i]).name;
+    out_ += ") {\n";
+    for (const Buffer& b : p_.buffers)
+      if (b.kind != BufferKind::Input)
+        out_ += "  buffer %" + b.name + " : " + buffer_type_string(b.dtype, b.sizes) + " strides " + ints(b.strides) + "\n";
+    for (const LoopKernel& k : p_.kernels) kernel(k);
+    out_ += "}\n";
+    return std::move(out_);
+  }
+
+ private:
+  const Buffer& buf(int i) const { return p_.buffers[static_cast<size_t>(i)]; }
+
+  void line(int depth, const std::string& s) { out_ += std::string(static_cast<size_t>(2 * depth), ' ') + s + "\n"; }
+
+  std::string operand(const ExternOperand& o) const {
+    if (o.buffer < 0) return o.literal.to_string();
+    const Buffer& b = buf(o.buffer);
+    std::string s = "%" + b.name;
+    if (o.sizes == b.sizes && o.strides == b.strides && o.offset == 0) return s;
+    return s + " as " + ints(o.sizes) + " strides " + ints(o.strides) + " offset " + std::to_string(o.offset);
+  }
+
+  void kernel(const LoopKernel& k) {
+    if (k.kind == KernelKind::Extern) {
+      std::string s = "kernel @" + k.name + " extern " + std::string(op_info(k.op).name()) + "(";
+      for (size_t i = 0; i < k.operands.size(); ++i) s += (i ? ", " : "") + operand(k.operands[i]);
+      s += ")";
+      if (!k.attrs.empty()) s += " " + k.attrs.to_string();
+      s += " -> (";
+      for (size_t i = 0; i < k.results.size(); ++i) s += (i ? ", %" : "%") + buf(k.results[i]).name;
+      line(1, s + ")");
+      return;
+    }
+    names_.assign(k.body.size(), -1);
+    next_ = 0;
+    line(1, "kernel @" + k.name + (k.kind == KernelKind::Pointwise ? " pointwise {" : " reduction {"));
+    const int outer = k.num_outer_loops();
+    const int nloops = static_cast<int>(k.loops.size());
+    for (int d = 0; d < nloops; ++d)
+      line(2 + d, "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ")" +
+                      (d >= outer ? " reduce {" : " {"));
+    const size_t split = k.kind == KernelKind::Reduction ? static_cast<size_t>(k.reduce_op) : k.body.size();
+    for (size_t i = 0; i < split; ++i) body_op(k, i, 2 + nloops);
+    for (int d = nloops; d-- > outer;) line(2 + d, "}");
+    for (size_t i = split; i < k.body.size(); ++i) body_op(k, i, 2 + outer);
+    for (int d = outer; d-- > 0;) line(2 + d, "}");
+    line(1, "}");
+  }
+
+  std::string ref(int i) const { return "%" + std::to_string(names_[static_cast<size_t>(i)]); }
+
+  void body_op(const LoopKernel& k, size_t i, int depth) {
+    const BodyOp& op = k.body[i];
+    std::string s;
+    if (op.has_result()) {
+      names_[i] = next_++;
+      s = ref(static_cast<int>(i)) + " = ";
+    }
+    const std::string dt = std::string(" : ") + std::string(dtype_name(op.dtype));
+    switch (op.kind) {
+      case BodyOp::Kind::Load:
+        s += "load %" + buf(op.buffer).name + "[" + op.index.to_string() + "]";
+        break;
+      case BodyOp::Kind::Const:
+        s += "const " + op.value.to_string() + dt;
+        break;
+      case BodyOp::Kind::Compute:
+        s += std::string(op_info(op.op).name());
+        for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);
+        s += dt;
+        break;
+      case BodyOp::Kind::Cast:
+        s += "cast " + ref(op.args.at(0)) + dt;
+        break;
+      case BodyOp::Kind::Reduce:
+        s += "reduce " + std::string(reduce_kind_name(op.reduce)) + " " + ref(op.args.at(0)) + dt;
+        break;
+      case BodyOp::Kind::Store:
+        s += "store %" + buf(op.buffer).name + "[" + op.index.to_string() + "], " + ref(op.args.at(0));
+        break;
+    }
+    line(depth, s);
+  }
+
+  const LoopProgram& p_;
+  std::string out_;
+  std::vector<int> names_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+std::string buffer_type_string(DType dtype, const std::vector<int64_t>& sizes) {
+  return std::string(dtype_name(dtype)) + ints(sizes);
+}
+
+std::string print_loops(const LoopProgram& p) { return Printer(p).run(); }
+
+}  // namespace kiln

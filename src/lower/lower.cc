@@ -1,0 +1,386 @@
+#include "lower/lower.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ir/printer.h"
+#include "lower/view_index.h"
+#include "ops/reduce_dims.h"
+#include "ops/type_rules.h"
+
+namespace kiln {
+
+namespace {
+
+// How a graph value is read: element at coordinates (i0, i1, ...) is buffer[map].
+struct Access {
+  int buffer = -1;
+  IndexExpr map;
+  std::vector<int64_t> sizes;
+};
+
+// Builds the body of one pointwise or reduction kernel.
+struct BodyBuilder {
+  LoopKernel& k;
+  int add(BodyOp op) {
+    k.body.push_back(std::move(op));
+    return static_cast<int>(k.body.size()) - 1;
+  }
+  DType dtype(int v) const { return k.body[static_cast<size_t>(v)].dtype; }
+  int load(int buffer, DType dt, IndexExpr index) {
+    BodyOp op;
+    op.kind = BodyOp::Kind::Load;
+    op.buffer = buffer;
+    op.dtype = dt;
+    op.index = std::move(index);
+    return add(std::move(op));
+  }
+  int constant(Scalar v, DType dt) {
+    BodyOp op;
+    op.kind = BodyOp::Kind::Const;
+    op.value = v.is_bool() ? Scalar(static_cast<int64_t>(v.to_bool())) : v;
+    op.dtype = dt;
+    return add(std::move(op));
+  }
+  int cast(int v, DType dt) {
+    if (dtype(v) == dt) return v;
+    BodyOp op;
+    op.kind = BodyOp::Kind::Cast;
+    op.args = {v};
+    op.dtype = dt;
+    return add(std::move(op));
+  }
+  int compute(OpKind kind, std::vector<int> args, DType dt) {
+    BodyOp op;
+    op.kind = BodyOp::Kind::Compute;
+    op.op = kind;
+    op.args = std::move(args);
+    op.dtype = dt;
+    return add(std::move(op));
+  }
+  void store(int buffer, IndexExpr index, int v) {
+    BodyOp op;
+    op.kind = BodyOp::Kind::Store;
+    op.buffer = buffer;
+    op.index = std::move(index);
+    op.args = {v};
+    add(std::move(op));
+  }
+};
+
+IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset = 0) {
+  IndexExpr e = IndexExpr::constant_of(offset);
+  for (size_t k = 0; k < strides.size(); ++k) e = e.plus(coords[k].scaled(strides[k]));
+  return e;
+}
+
+std::vector<IndexExpr> vars(int first, int count) {
+  std::vector<IndexExpr> v;
+  for (int k = 0; k < count; ++k) v.push_back(IndexExpr::var(first + k));
+  return v;
+}
+
+bool is_unary_same(OpKind op) {
+  switch (op) {
+    case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:
+    case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tanh:
+    case OpKind::Sigmoid:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_compare(OpKind op) {
+  return op == OpKind::Eq || op == OpKind::Ne || op == OpKind::Lt || op == OpKind::Le || op == OpKind::Gt ||
+         op == OpKind::Ge;
+}
+
+class Lowering {
+ public:
+  explicit Lowering(const Graph& g) : g_(g) {}
+
+  Expected<LoopProgram> run() {
+    p_.name = g_.name();
+    for (int i = 0; i < g_.num_inputs(); ++i) {
+      const Value* v = g_.input(i);
+      if (!v->type().shape.is_static())
+        return make_error("lower: input %", v->name(), " has symbolic shape ", v->type().to_string(),
+                          "; only static shapes are lowered");
+      const std::vector<int64_t> sizes = v->type().shape.sizes();
+      const int b = add_buffer(v->name(), BufferKind::Input, v->type().dtype, sizes);
+      p_.inputs.push_back(b);
+      access_[v] = Access{b, strided(contiguous_strides(sizes), vars(0, static_cast<int>(sizes.size()))), sizes};
+    }
+    p_.outputs.assign(g_.outputs().size(), -1);
+    for (const Node* n : g_.nodes()) KILN_TRY(node(*n));
+    for (size_t j = 0; j < g_.outputs().size(); ++j) {
+      if (p_.outputs[j] >= 0) continue;
+      const Value* v = g_.outputs()[j];
+      const Access& a = access_.at(v);
+      p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, a.sizes);
+      copy_kernel(a, v->type().dtype, p_.outputs[j]);
+    }
+    return std::move(p_);
+  }
+
+ private:
+  int add_buffer(std::string name, BufferKind kind, DType dt, const std::vector<int64_t>& sizes) {
+    std::string unique = name;
+    for (int n = 1; p_.find_buffer(unique) >= 0; ++n) unique = name + "_" + std::to_string(n);
+    p_.buffers.push_back(Buffer{unique, kind, dt, sizes, contiguous_strides(sizes)});
+    return static_cast<int>(p_.buffers.size()) - 1;
+  }
+
+  LoopKernel& new_kernel(KernelKind kind) {
+    LoopKernel k;
+    k.name = "k" + std::to_string(p_.kernels.size());
+    k.kind = kind;
+    p_.kernels.push_back(std::move(k));
+    return p_.kernels.back();
+  }
+
+  // The buffer a node result is written to: the graph output it is (first unclaimed), else a temporary.
+  int result_buffer(const Value* v, const std::vector<int64_t>& sizes) {
+    const int b = claim_buffer(v, sizes);
+    access_[v] = Access{b, strided(contiguous_strides(sizes), vars(0, static_cast<int>(sizes.size()))), sizes};
+    return b;
+  }
+  int claim_buffer(const Value* v, const std::vector<int64_t>& sizes) {
+    for (size_t j = 0; j < g_.outputs().size(); ++j)
+      if (g_.outputs()[j] == v && p_.outputs[j] < 0) {
+        p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, sizes);
+        return p_.outputs[j];
+      }
+    return add_buffer("t" + std::to_string(temps_++), BufferKind::Temp, v->type().dtype, sizes);
+  }
+
+  // Loads value `a` (dtype dt) at the result coordinates `coords` of a rank-r loop nest,
+  // broadcasting (missing leading dims and size-1 dims read coordinate 0).
+  int load(BodyBuilder& b, const Access& a, DType dt, const std::vector<IndexExpr>& coords) {
+    const size_t r = coords.size(), m = a.sizes.size();
+    std::vector<IndexExpr> c(m);
+    for (size_t j = 0; j < m; ++j)
+      if (a.sizes[j] != 1) c[j] = coords[j + r - m];
+    return b.load(a.buffer, dt, a.map.substitute(c));
+  }
+
+  void copy_kernel(const Access& a, DType dt, int out) {
+    LoopKernel& k = new_kernel(KernelKind::Pointwise);
+    k.loops = a.sizes;
+    BodyBuilder b{k};
+    const std::vector<IndexExpr> c = vars(0, static_cast<int>(a.sizes.size()));
+    const int v = load(b, a, dt, c);
+    b.store(out, strided(buffer(out).strides, c), v);
+  }
+
+  const Buffer& buffer(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
+
+  Diagnostic node_error(const Node& n, const std::string& why) const {
+    return make_error("lower: ", why).with_loc(n.loc()).add_context("while lowering " + print_node(n));
+  }
+
+  Status node(const Node& n) {
+    if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder))
+      return node_error(n, "control flow and other higher-order ops are not lowered yet");
+    for (int r = 0; r < n.num_results(); ++r)
+      if (!n.result(r)->type().shape.is_static())
+        return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
+                                 "; only static shapes are lowered");
+    if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
+      const Access& in = access_.at(n.operand(0).value);
+      const std::vector<int64_t> out = n.result()->type().shape.sizes();
+      if (std::optional<IndexExpr> m = view_map(n, in.sizes, in.map, out)) {
+        access_[n.result()] = Access{in.buffer, std::move(*m), out};
+        return Status::ok();
+      }
+    }
+    if (n.op() == OpKind::Sum || n.op() == OpKind::Mean || n.op() == OpKind::Amax || n.op() == OpKind::Amin) {
+      KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
+      if (done) return Status::ok();
+    }
+    if (n.info().has(kElementwise) && !n.info().has(kInplace) && n.num_results() == 1 && pointwise(n))
+      return Status::ok();
+    return extern_kernel(n);
+  }
+
+  // Operand i as a body value of dtype `dt` (a load through its access, or a literal).
+  int operand(BodyBuilder& b, const Node& n, int i, DType dt, const std::vector<IndexExpr>& coords) {
+    const Operand& o = n.operand(i);
+    if (!o.is_value()) return b.constant(o.literal, dt);
+    const int v = load(b, access_.at(o.value), o.value->type().dtype, coords);
+    return b.cast(v, dt);
+  }
+
+  // Lowers an elementwise node with simple scalar semantics; false when it has none here.
+  bool pointwise(const Node& n) {
+    const OpKind op = n.op();
+    const OpCallBase call(op, n.attrs());
+    const DType r = n.result()->type().dtype;
+    const bool supported =
+        is_unary_same(op) || is_compare(op) || op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul ||
+        op == OpKind::Maximum || op == OpKind::Minimum || op == OpKind::Where || op == OpKind::MaskedFill ||
+        op == OpKind::ToCopy || op == OpKind::LogicalAnd || op == OpKind::LogicalOr || op == OpKind::LogicalNot ||
+        (op == OpKind::Div && !call.attr_opt_str("rounding_mode")) || (op == OpKind::Pow && is_floating(r));
+    if (!supported) return false;
+    for (const Operand& o : n.operands())
+      if (!o.is_value() && o.literal.is_none()) return false;
+    if ((op == OpKind::Add || op == OpKind::Sub) && call.attr_scalar("alpha").is_float() && !is_floating(r)) return false;
+    const std::vector<int64_t> sizes = n.result()->type().shape.sizes();
+    const int out = result_buffer(n.result(), sizes);
+    LoopKernel& k = new_kernel(KernelKind::Pointwise);
+    k.loops = sizes;
+    BodyBuilder b{k};
+    const std::vector<IndexExpr> c = vars(0, static_cast<int>(sizes.size()));
+    int v;
+    if (is_unary_same(op)) {
+      v = b.compute(op, {operand(b, n, 0, r, c)}, r);
+    } else if (op == OpKind::ToCopy) {
+      v = operand(b, n, 0, r, c);
+    } else if (is_compare(op)) {
+      std::vector<TypeOperand> types;
+      for (const Operand& o : n.operands())
+        types.push_back(o.is_value() ? TypeOperand{o.value->type(), Scalar()} : TypeOperand{std::nullopt, o.literal});
+      const DType cd = result_type(types);
+      v = b.compute(op, {operand(b, n, 0, cd, c), operand(b, n, 1, cd, c)}, DType::Bool);
+    } else if (op == OpKind::LogicalNot) {
+      v = b.compute(op, {operand(b, n, 0, DType::Bool, c)}, DType::Bool);
+    } else if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr) {
+      v = b.compute(op, {operand(b, n, 0, DType::Bool, c), operand(b, n, 1, DType::Bool, c)}, DType::Bool);
+    } else if (op == OpKind::Where) {
+      const int cond = operand(b, n, 0, n.operand(0).value->type().dtype, c);
+      v = b.compute(op, {cond, operand(b, n, 1, r, c), operand(b, n, 2, r, c)}, r);
+    } else if (op == OpKind::MaskedFill) {
+      const int self = operand(b, n, 0, r, c);
+      const int mask = operand(b, n, 1, n.operand(1).value->type().dtype, c);
+      v = b.compute(OpKind::Where, {mask, operand(b, n, 2, r, c), self}, r);
+    } else {
+      const int x = operand(b, n, 0, r, c);
+      int y = operand(b, n, 1, r, c);
+      if (op == OpKind::Add || op == OpKind::Sub) {
+        const Scalar alpha = call.attr_scalar("alpha");
+        if (!(alpha == Scalar(int64_t{1}))) y = b.compute(OpKind::Mul, {y, b.constant(alpha, r)}, r);
+      }
+      v = b.compute(op, {x, y}, r);
+    }
+    b.store(out, strided(buffer(out).strides, c), v);
+    return true;
+  }
+
+  // sum, mean, amax, amin over their dims; false when the reference kernel must run it
+  // (amax/amin over an empty dim, which is an error there).
+  Expected<bool> reduction(const Node& n) {
+    if (!n.operand(0).is_value()) return false;
+    const Access& in = access_.at(n.operand(0).value);
+    const OpCallBase call(n.op(), n.attrs());
+    const int rank = static_cast<int>(in.sizes.size());
+    Expected<std::vector<bool>> red = reduced_dims(call, rank);
+    if (!red) return node_error(n, red.error().message());
+    const bool keepdim = call.attr_bool("keepdim");
+    const DType r = n.result()->type().dtype;
+    std::vector<int> kept, reduced;
+    int64_t count = 1;
+    for (int d = 0; d < rank; ++d) {
+      if ((*red)[static_cast<size_t>(d)]) {
+        reduced.push_back(d);
+        count *= in.sizes[static_cast<size_t>(d)];
+      } else {
+        kept.push_back(d);
+      }
+    }
+    const bool minmax = n.op() == OpKind::Amax || n.op() == OpKind::Amin;
+    if (minmax && count == 0) return false;
+    const std::vector<int64_t> out_sizes = n.result()->type().shape.sizes();
+    const int out = result_buffer(n.result(), out_sizes);
+    LoopKernel& k = new_kernel(reduced.empty() ? KernelKind::Pointwise : KernelKind::Reduction);
+    // Loop variables: kept dims first (outer), then reduced dims (inner).
+    std::vector<IndexExpr> in_coords(static_cast<size_t>(rank));
+    for (size_t j = 0; j < kept.size(); ++j) {
+      k.loops.push_back(in.sizes[static_cast<size_t>(kept[j])]);
+      in_coords[static_cast<size_t>(kept[j])] = IndexExpr::var(static_cast<int>(j));
+    }
+    for (size_t j = 0; j < reduced.size(); ++j) {
+      k.loops.push_back(in.sizes[static_cast<size_t>(reduced[j])]);
+      in_coords[static_cast<size_t>(reduced[j])] = IndexExpr::var(static_cast<int>(kept.size() + j));
+    }
+    k.num_reduce_loops = static_cast<int>(reduced.size());
+    std::vector<IndexExpr> out_coords;
+    for (int d = 0; d < rank; ++d) {
+      if (!(*red)[static_cast<size_t>(d)]) out_coords.push_back(in_coords[static_cast<size_t>(d)]);
+      else if (keepdim) out_coords.push_back(IndexExpr());
+    }
+    BodyBuilder b{k};
+    const int x = b.cast(b.load(in.buffer, n.operand(0).value->type().dtype, in.map.substitute(in_coords)), r);
+    int v = x;
+    if (!reduced.empty()) {
+      BodyOp rop;
+      rop.kind = BodyOp::Kind::Reduce;
+      rop.reduce = n.op() == OpKind::Amax ? ReduceKind::Max : n.op() == OpKind::Amin ? ReduceKind::Min : ReduceKind::Sum;
+      rop.args = {x};
+      rop.dtype = r;
+      v = b.add(std::move(rop));
+      k.reduce_op = v;
+      if (n.op() == OpKind::Mean) v = b.compute(OpKind::Div, {v, b.constant(Scalar(count), r)}, r);
+    }
+    b.store(out, strided(buffer(out).strides, out_coords), v);
+    return true;
+  }
+
+  // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
+  ExternOperand extern_operand(const Value* v) {
+    const Access& a = access_.at(v);
+    ExternOperand o;
+    if (a.map.is_affine()) {
+      o.buffer = a.buffer;
+      o.sizes = a.sizes;
+      for (size_t k = 0; k < a.sizes.size(); ++k) o.strides.push_back(a.map.coeff_of(static_cast<int>(k)));
+      o.offset = a.map.constant;
+      return o;
+    }
+    const int t = add_buffer("t" + std::to_string(temps_++), BufferKind::Temp, v->type().dtype, a.sizes);
+    copy_kernel(a, v->type().dtype, t);
+    o.buffer = t;
+    o.sizes = a.sizes;
+    o.strides = buffer(t).strides;
+    return o;
+  }
+
+  Status extern_kernel(const Node& n) {
+    std::vector<ExternOperand> ops;
+    for (const Operand& o : n.operands()) {
+      if (o.is_value()) {
+        ops.push_back(extern_operand(o.value));
+      } else {
+        ExternOperand e;
+        e.literal = o.literal;
+        ops.push_back(std::move(e));
+      }
+    }
+    std::vector<int> results;
+    for (int r = 0; r < n.num_results(); ++r) {
+      const Value* v = n.result(r);
+      const std::vector<int64_t> sizes = v->type().shape.sizes();
+      results.push_back(result_buffer(v, sizes));
+    }
+    LoopKernel& k = new_kernel(KernelKind::Extern);
+    k.op = n.op();
+    k.attrs = n.attrs();
+    k.operands = std::move(ops);
+    k.results = std::move(results);
+    return Status::ok();
+  }
+
+  const Graph& g_;
+  LoopProgram p_;
+  std::map<const Value*, Access> access_;
+  int temps_ = 0;
+};
+
+}  // namespace
+
+Expected<LoopProgram> lower_graph(const Graph& g) { return Lowering(g).run(); }
+
+}  // namespace kiln
