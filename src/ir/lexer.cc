@@ -1,6 +1,7 @@
 #include "ir/lexer.h"
 
 #include <cctype>
+#include <limits>
 
 namespace kiln {
 
@@ -170,6 +171,14 @@ Token Lexer::next() {
   }
   advance();
   return make(kind, std::string(1, c), line, col);
+}
+
+std::optional<Scalar> named_literal(std::string_view word, bool negative) {
+  if (word == "inf") return Scalar(negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+  if (word == "nan") return Scalar(std::numeric_limits<double>::quiet_NaN());
+  if (!negative && (word == "true" || word == "false")) return Scalar(word == "true");
+  if (!negative && word == "none") return Scalar::none();
+  return std::nullopt;
 }
 
 }  // namespace kiln

@@ -3,8 +3,11 @@
 // token whose text is the message, so the parser reports it at the right place.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/scalar.h"
 
 #include "support/diagnostic.h"
 
@@ -50,5 +53,9 @@ class Lexer {
   int line_ = 1;
   int col_ = 1;
 };
+
+// The literal a word spells after an optional '-': inf, nan, true, false, none (the last three
+// only without '-'); nullopt for any other word.
+std::optional<Scalar> named_literal(std::string_view word, bool negative);
 
 }  // namespace kiln

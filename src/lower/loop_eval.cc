@@ -82,19 +82,9 @@ int64_t int_op(OpKind op, const int64_t* a) {
   }
 }
 
-bool compare(OpKind op, double a, double b) {
-  switch (op) {
-    case OpKind::Eq: return a == b;
-    case OpKind::Ne: return a != b;
-    case OpKind::Lt: return a < b;
-    case OpKind::Le: return a <= b;
-    case OpKind::Gt: return a > b;
-    case OpKind::Ge: return a >= b;
-    default: return false;
-  }
-}
-
-bool compare_int(OpKind op, int64_t a, int64_t b) {
+// A comparison in the computation type: double, or int64 for integers (exact past 2^53).
+template <typename T>
+bool compare(OpKind op, T a, T b) {
   switch (op) {
     case OpKind::Eq: return a == b;
     case OpKind::Ne: return a != b;
@@ -241,9 +231,9 @@ class Evaluator {
     for (size_t a = 0; a < n; ++a) float_path = float_path || is_floating(arg_dt(a));
     if (compute_returns_bool(op.op)) {
       if (float_path) {
-        out.i = compare(op.op, as_f(arg(0), arg_dt(0)), as_f(arg(1), arg_dt(1)));
+        out.i = compare<double>(op.op, as_f(arg(0), arg_dt(0)), as_f(arg(1), arg_dt(1)));
       } else {
-        out.i = compare_int(op.op, arg(0).i, arg(1).i);
+        out.i = compare<int64_t>(op.op, arg(0).i, arg(1).i);
       }
       return Status::ok();
     }

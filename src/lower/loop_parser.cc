@@ -139,12 +139,7 @@ Expected<Scalar> LoopParser::literal() {
   const bool negative = at(TokenKind::Minus);
   if (negative) bump();
   if (at(TokenKind::Ident)) {
-    const std::string w = tok_.text;
-    std::optional<Scalar> s;
-    if (w == "inf") s = Scalar(negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
-    if (w == "nan") s = Scalar(std::numeric_limits<double>::quiet_NaN());
-    if (!negative && (w == "true" || w == "false")) s = Scalar(w == "true");
-    if (!negative && w == "none") s = Scalar::none();
+    const std::optional<Scalar> s = named_literal(tok_.text, negative);
     if (s) {
       bump();
       return *s;

@@ -1,6 +1,9 @@
 // The named pattern sets and their passes.
 #include "patterns/pattern_sets.h"
 
+#include <mutex>
+#include <optional>
+
 #include "frontend/functional.h"
 #include "patterns/attention_fusion.h"
 #include "patterns/pad_mm.h"
@@ -38,15 +41,41 @@ Expected<std::shared_ptr<const PatternSet>> make_pattern_set(const std::string& 
   return std::shared_ptr<const PatternSet>(std::move(set));
 }
 
+std::vector<std::string> builtin_pattern_set_names() { return {"demo-fusions", kAttentionFusionSet, "pad-mm"}; }
+
+Expected<std::shared_ptr<const PatternSet>> builtin_pattern_set(const std::string& name) {
+  if (name == "demo-fusions") return make_pattern_set(name, demo_fusion_replacements());
+  if (name == kAttentionFusionSet) return make_pattern_set(name, attention_fusion_replacements());
+  if (name == "pad-mm") return make_pad_mm_set();
+  return make_error("no builtin pattern set named '", name, "'");
+}
+
 Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets() {
   std::vector<std::shared_ptr<const PatternSet>> sets;
-  KILN_ASSIGN_OR_RETURN(auto demo, make_pattern_set("demo-fusions", demo_fusion_replacements()));
-  sets.push_back(std::move(demo));
-  KILN_ASSIGN_OR_RETURN(auto attention, make_pattern_set(kAttentionFusionSet, attention_fusion_replacements()));
-  sets.push_back(std::move(attention));
-  KILN_ASSIGN_OR_RETURN(auto pad_mm, make_pad_mm_set());
-  sets.push_back(std::move(pad_mm));
+  for (const std::string& name : builtin_pattern_set_names()) {
+    KILN_ASSIGN_OR_RETURN(auto set, builtin_pattern_set(name));
+    sets.push_back(std::move(set));
+  }
   return sets;
+}
+
+std::vector<NamedPass> lazy_builtin_pattern_set_passes() {
+  struct Lazy {
+    std::string name;
+    std::once_flag once;
+    std::optional<Expected<std::shared_ptr<const PatternSet>>> set;
+  };
+  std::vector<NamedPass> passes;
+  for (const std::string& name : builtin_pattern_set_names()) {
+    auto lazy = std::make_shared<Lazy>();
+    lazy->name = name;
+    passes.push_back({name, [lazy](Graph& g) -> Expected<PassResult> {
+                        std::call_once(lazy->once, [&] { lazy->set = builtin_pattern_set(lazy->name); });
+                        if (!*lazy->set) return lazy->set->error();
+                        return apply_patterns(g, ***lazy->set);
+                      }});
+  }
+  return passes;
 }
 
 std::vector<NamedPass> pattern_set_passes(const std::vector<std::shared_ptr<const PatternSet>>& sets) {

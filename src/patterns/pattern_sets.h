@@ -27,8 +27,16 @@ Expected<std::shared_ptr<const PatternSet>> make_pattern_set(const std::string& 
                                                              const std::vector<Replacement>& replacements,
                                                              const std::vector<Pattern>* serialized = nullptr);
 
+// The names of the builtin sets, in order.
+std::vector<std::string> builtin_pattern_set_names();
+// The builtin set of that name, built fresh (an error for another name).
+Expected<std::shared_ptr<const PatternSet>> builtin_pattern_set(const std::string& name);
 // Every named set, built fresh.
 Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets();
+
+// One pass per builtin set that builds its set the first time it runs, so a pass list that
+// does not name fuse-attention does not trace its 336 patterns (`kiln opt`).
+std::vector<NamedPass> lazy_builtin_pattern_set_passes();
 
 // One pass per set, applying it with apply_patterns, for PassManagerOptions::extra_passes.
 std::vector<NamedPass> pattern_set_passes(const std::vector<std::shared_ptr<const PatternSet>>& sets);

@@ -11,6 +11,7 @@
 // --explain-matches prints to stderr, after the passes, why each remaining candidate node of
 // the pattern sets in --passes did not match.
 // --unverified-input parses without verifying recorded types (for propagate-shapes).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -133,11 +134,18 @@ Expected<InputAliasGroup> parse_alias_group(const std::string& spec, const Graph
   return group;
 }
 
-// Why the candidates of the pattern sets named in --passes did not match, to stderr.
-void explain(Graph& g, const OptArgs& args, const std::vector<std::shared_ptr<const PatternSet>>& sets) {
+// The pass names of --passes, in order.
+std::vector<std::string> pass_names(const OptArgs& args) {
+  std::vector<std::string> out;
   std::stringstream names(args.passes);
   std::string name;
-  while (std::getline(names, name, ','))
+  while (std::getline(names, name, ',')) out.push_back(name);
+  return out;
+}
+
+// Why the candidates of the pattern sets named in --passes did not match, to stderr.
+void explain(Graph& g, const OptArgs& args, const std::vector<std::shared_ptr<const PatternSet>>& sets) {
+  for (const std::string& name : pass_names(args))
     for (const auto& set : sets)
       if (set->name() == name)
         for (const std::string& line : explain_matches(g, *set))
@@ -188,20 +196,29 @@ bool process(const std::string& text, const OptArgs& args, const std::vector<std
 int cmd_opt(const Args& raw) {
   OptArgs args;
   if (!parse_args(raw, args)) return 2;
-  auto sets = builtin_pattern_sets();
-  if (!sets) {
-    std::fprintf(stderr, "%s\n", sets.error().to_string().c_str());
-    return 1;
-  }
-  args.pm.extra_passes = pattern_set_passes(*sets);
+  // The sets run lazily, by name; --explain-matches needs the named ones built here too.
+  args.pm.extra_passes = lazy_builtin_pattern_set_passes();
   args.pm.extra_passes.push_back(joint_graph_named_pass());
+  std::vector<std::shared_ptr<const PatternSet>> sets;
+  if (args.explain_matches) {
+    const std::vector<std::string> builtin = builtin_pattern_set_names();
+    for (const std::string& name : pass_names(args)) {
+      if (std::find(builtin.begin(), builtin.end(), name) == builtin.end()) continue;
+      auto set = builtin_pattern_set(name);
+      if (!set) {
+        std::fprintf(stderr, "%s\n", set.error().to_string().c_str());
+        return 1;
+      }
+      sets.push_back(std::move(*set));
+    }
+  }
   std::string text;
   if (!read_file(args.file, text)) return 1;
   std::vector<std::string> pieces = args.split_input ? split_pieces(text) : std::vector<std::string>{text};
   bool ok = true;
   for (size_t i = 0; i < pieces.size(); ++i) {
     std::string printed;
-    if (!process(pieces[i], args, *sets, printed)) {
+    if (!process(pieces[i], args, sets, printed)) {
       ok = false;
       continue;
     }
