@@ -78,11 +78,4 @@ std::vector<NamedPass> lazy_builtin_pattern_set_passes() {
   return passes;
 }
 
-std::vector<NamedPass> pattern_set_passes(const std::vector<std::shared_ptr<const PatternSet>>& sets) {
-  std::vector<NamedPass> passes;
-  for (const auto& set : sets)
-    passes.push_back({set->name(), [set](Graph& g) { return apply_patterns(g, *set); }});
-  return passes;
-}
-
 }  // namespace kiln

@@ -38,7 +38,4 @@ Expected<std::vector<std::shared_ptr<const PatternSet>>> builtin_pattern_sets();
 // does not name fuse-attention does not trace its 336 patterns (`kiln opt`).
 std::vector<NamedPass> lazy_builtin_pattern_set_passes();
 
-// One pass per set, applying it with apply_patterns, for PassManagerOptions::extra_passes.
-std::vector<NamedPass> pattern_set_passes(const std::vector<std::shared_ptr<const PatternSet>>& sets);
-
 }  // namespace kiln

@@ -8,6 +8,7 @@
 
 #include "autograd/joint_graph.h"
 #include "graph_text.h"
+#include "random_inputs.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -17,21 +18,6 @@
 
 namespace kiln {
 namespace {
-
-std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed) {
-  std::vector<Tensor> out;
-  for (Value* in : g.inputs()) {
-    const TensorType& t = in->type();
-    const std::vector<int64_t> sizes = t.shape.sizes();
-    if (is_floating(t.dtype))
-      out.push_back(Tensor::randn(sizes, seed++, t.dtype));
-    else
-      out.push_back(Tensor::randint(t.dtype == DType::Bool ? 0 : -5, t.dtype == DType::Bool ? 2 : 6, sizes, seed++,
-                                    DType::I64)
-                        .to(t.dtype));
-  }
-  return out;
-}
 
 // Bit-for-bit equality, except that -0.0 equals +0.0 (x + 0.0 is treated as a no-op).
 void expect_same(const Tensor& a, const Tensor& b, double tolerance, const std::string& what) {

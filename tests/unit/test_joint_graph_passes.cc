@@ -9,6 +9,7 @@
 
 #include "autograd/joint_graph.h"
 #include "graph_text.h"
+#include "random_inputs.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -19,18 +20,6 @@
 
 namespace kiln {
 namespace {
-
-std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed) {
-  std::vector<Tensor> out;
-  for (Value* in : g.inputs()) {
-    const TensorType& t = in->type();
-    if (is_floating(t.dtype))
-      out.push_back(Tensor::randn(t.shape.sizes(), seed++, t.dtype));
-    else
-      out.push_back(Tensor::randint(0, 6, t.shape.sizes(), seed++, DType::I64).to(t.dtype));
-  }
-  return out;
-}
 
 using PassFn = std::function<Expected<PassResult>(Graph&)>;
 
@@ -44,7 +33,7 @@ std::map<std::string, int64_t> check_preserves(const Graph& g, const PassFn& pas
   Status verified = verify_graph(*after);
   EXPECT_TRUE(verified) << (verified ? "" : verified.error().to_string()) << print_graph(*after);
   for (uint64_t seed : {1u, 2u, 3u}) {
-    std::vector<Tensor> inputs = random_inputs(g, seed * 100);
+    std::vector<Tensor> inputs = random_inputs(g, seed * 100, 0, 6);
     auto want = interpret(g, inputs);
     auto got = interpret(*after, inputs);
     EXPECT_TRUE(want.has_value() && got.has_value()) << print_graph(*after);
