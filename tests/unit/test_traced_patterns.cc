@@ -138,6 +138,44 @@ TEST(TracedPattern, TracingErrorsAreReported) {
   EXPECT_EQ(named.error().message(), "pattern 'silu': the serialized pattern is named 'other'");
 }
 
+// A GraphTransform must keep the traced inputs and nodes first, and a replacement that takes
+// fewer inputs than the transformed search graph must take some of its inputs.
+TEST(TracedPattern, TransformErrorsAreReported) {
+  auto graph_of = [](const char* text) {
+    return [text](const Graph&) -> Expected<std::shared_ptr<const Graph>> {
+      KILN_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, parse_graph(text));
+      return std::shared_ptr<const Graph>(std::move(g));
+    };
+  };
+  Replacement r = demo_fusion_replacements()[0];
+  r.transform = graph_of(R"(graph @other(%x: f32[2,3]) -> (f32[2,3]) {
+  %0 = relu(%x) : f32[2,3]
+  return %0
+})");
+  PatternSet set("bad");
+  Status reordered = register_replacement(set, r);
+  ASSERT_FALSE(reordered);
+  EXPECT_EQ(reordered.error().message(),
+            "pattern 'silu': the transform of the search graph does not start with the traced graph's inputs and nodes");
+
+  r.transform = [graph_of](const Graph& traced) -> Expected<std::shared_ptr<const Graph>> {
+    if (traced.name() == "search")
+      return graph_of(R"(graph @search(%x: f32[2,3], %extra: f32[2,3]) -> (f32[2,3]) {
+  %0 = sigmoid(%x) : f32[2,3]
+  %1 = mul(%0, %x) : f32[2,3]
+  %2 = add(%1, %extra) : f32[2,3]
+  return %2
+})")(traced);
+    return graph_of(R"(graph @replacement(%x: f32[2,3], %z: f32[2,3], %w: f32[2,3]) -> (f32[2,3]) {
+  %0 = silu(%x) : f32[2,3]
+  return %0
+})")(traced);
+  };
+  Status foreign = register_replacement(set, r);
+  ASSERT_FALSE(foreign);
+  EXPECT_EQ(foreign.error().message(), "pattern 'silu': the replacement graph's inputs are not among the search graph's");
+}
+
 // The rewrites of demo-fusions compute what the ops they replace compute.
 TEST(TracedPattern, DemoFusionsPreserveResultsInFloat64) {
   auto set = make_pattern_set("demo-fusions", demo_fusion_replacements());
