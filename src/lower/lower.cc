@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,29 @@ struct Access {
   std::vector<int64_t> sizes;
 };
 
-// Builds the body of one pointwise or reduction kernel.
+// Builds the body of one pointwise or reduction kernel. Identical ops (same kind, dtype,
+// operands, buffer and index, or constant) are made once: inlined producers that several
+// consumers of one kernel read are computed once (common subexpressions merged). The merging
+// restarts after the Reduce op, whose epilogue runs outside the reduce loops.
 struct BodyBuilder {
   LoopKernel& k;
+  std::map<std::string, int> seen = {};
+
   int add(BodyOp op) {
+    const bool mergeable = op.kind != BodyOp::Kind::Store && op.kind != BodyOp::Kind::Reduce;
+    std::string key;
+    if (mergeable) {
+      key = std::to_string(static_cast<int>(op.kind)) + "|" + std::to_string(static_cast<int>(op.dtype)) + "|" +
+            std::to_string(static_cast<int>(op.op)) + "|" + std::to_string(op.buffer) + "|" + op.index.to_string() +
+            "|" + op.value.to_string();
+      for (int a : op.args) key += "," + std::to_string(a);
+      if (auto it = seen.find(key); it != seen.end()) return it->second;
+    }
+    if (op.kind == BodyOp::Kind::Reduce) seen.clear();
     k.body.push_back(std::move(op));
-    return static_cast<int>(k.body.size()) - 1;
+    const int id = static_cast<int>(k.body.size()) - 1;
+    if (mergeable) seen.emplace(std::move(key), id);
+    return id;
   }
   DType dtype(int v) const { return k.body[static_cast<size_t>(v)].dtype; }
   int load(int buffer, DType dt, IndexExpr index) {
@@ -99,9 +117,39 @@ bool is_compare(OpKind op) {
          op == OpKind::Ge;
 }
 
+// Fusion by inlining: an elementwise node is not given a kernel when it is reached; it stays
+// pending, and each consumer that reads it (a pointwise or reduction kernel) computes it in its
+// own body at the coordinates it reads, recursively, with common subexpressions merged. A
+// pending value gets a buffer of its own (is realized) when it is a graph output, when a view or
+// an extern kernel reads it, or when inlining would recompute too much:
+//  - it is read by several nodes and its inlined body has more than kMaxSharedInlineOps
+//    pending nodes (each consumer kernel would recompute all of them), or
+//  - a consumer reads it broadcast (runs more points than it has) and it has more than
+//    kMaxBroadcastInlineOps pending nodes.
+constexpr int kMaxSharedInlineOps = 8;
+constexpr int kMaxBroadcastInlineOps = 1;
+
+int64_t numel_of(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
+
+// The coordinates at which an operand of sizes `sizes` is read by a result whose coordinates are
+// `coords` (broadcasting: missing leading dims are dropped, size-1 dims read coordinate 0).
+std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords) {
+  const size_t r = coords.size(), m = sizes.size();
+  std::vector<IndexExpr> c(m);
+  for (size_t j = 0; j < m; ++j)
+    if (sizes[j] != 1) c[j] = coords[j + r - m];
+  return c;
+}
+
 class Lowering {
  public:
-  explicit Lowering(const Graph& g) : g_(g) {}
+  Lowering(const Graph& g, const LowerOptions& options) : g_(g), options_(options) {}
 
   Expected<LoopProgram> run() {
     p_.name = g_.name();
@@ -110,16 +158,24 @@ class Lowering {
       if (!v->type().shape.is_static())
         return make_error("lower: input %", v->name(), " has symbolic shape ", v->type().to_string(),
                           "; only static shapes are lowered");
-      const std::vector<int64_t> sizes = v->type().shape.sizes();
+      const std::vector<int64_t> sizes = sizes_of(v);
       const int b = add_buffer(v->name(), BufferKind::Input, v->type().dtype, sizes);
       p_.inputs.push_back(b);
       access_[v] = Access{b, strided(contiguous_strides(sizes), vars(0, static_cast<int>(sizes.size()))), sizes};
     }
+    for (const Node* n : g_.nodes()) {
+      std::set<const Value*> read;
+      for (const Operand& o : n->operands())
+        if (o.is_value()) read.insert(o.value);
+      for (const Value* v : read) ++readers_[v];
+    }
+    for (const Value* v : g_.outputs()) outputs_.insert(v);
     p_.outputs.assign(g_.outputs().size(), -1);
     for (const Node* n : g_.nodes()) KILN_TRY(node(*n));
     for (size_t j = 0; j < g_.outputs().size(); ++j) {
       if (p_.outputs[j] >= 0) continue;
       const Value* v = g_.outputs()[j];
+      realize(v);
       const Access& a = access_.at(v);
       p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, a.sizes);
       copy_kernel(a, v->type().dtype, p_.outputs[j]);
@@ -135,12 +191,16 @@ class Lowering {
     return static_cast<int>(p_.buffers.size()) - 1;
   }
 
-  LoopKernel& new_kernel(KernelKind kind) {
+  // Kernels are built apart and appended when complete, so that producers realized while a
+  // consumer is prepared come before it.
+  static LoopKernel make_kernel(KernelKind kind) {
     LoopKernel k;
-    k.name = "k" + std::to_string(p_.kernels.size());
     k.kind = kind;
+    return k;
+  }
+  void append(LoopKernel k) {
+    k.name = "k" + std::to_string(p_.kernels.size());
     p_.kernels.push_back(std::move(k));
-    return p_.kernels.back();
   }
 
   // The buffer a node result is written to: the graph output it is (first unclaimed), else a temporary.
@@ -158,23 +218,14 @@ class Lowering {
     return add_buffer("t" + std::to_string(temps_++), BufferKind::Temp, v->type().dtype, sizes);
   }
 
-  // Loads value `a` (dtype dt) at the result coordinates `coords` of a rank-r loop nest,
-  // broadcasting (missing leading dims and size-1 dims read coordinate 0).
-  int load(BodyBuilder& b, const Access& a, DType dt, const std::vector<IndexExpr>& coords) {
-    const size_t r = coords.size(), m = a.sizes.size();
-    std::vector<IndexExpr> c(m);
-    for (size_t j = 0; j < m; ++j)
-      if (a.sizes[j] != 1) c[j] = coords[j + r - m];
-    return b.load(a.buffer, dt, a.map.substitute(c));
-  }
-
   void copy_kernel(const Access& a, DType dt, int out) {
-    LoopKernel& k = new_kernel(KernelKind::Pointwise);
+    LoopKernel k = make_kernel(KernelKind::Pointwise);
     k.loops = a.sizes;
     BodyBuilder b{k};
     const std::vector<IndexExpr> c = vars(0, static_cast<int>(a.sizes.size()));
-    const int v = load(b, a, dt, c);
+    const int v = b.load(a.buffer, dt, a.map.substitute(broadcast_coords(a.sizes, c)));
     b.store(out, strided(buffer(out).strides, c), v);
+    append(std::move(k));
   }
 
   const Buffer& buffer(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
@@ -191,8 +242,9 @@ class Lowering {
         return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                  "; only static shapes are lowered");
     if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
+      realize(n.operand(0).value);
       const Access& in = access_.at(n.operand(0).value);
-      const std::vector<int64_t> out = n.result()->type().shape.sizes();
+      const std::vector<int64_t> out = sizes_of(n.result());
       if (std::optional<IndexExpr> m = view_map(n, in.sizes, in.map, out)) {
         access_[n.result()] = Access{in.buffer, std::move(*m), out};
         return Status::ok();
@@ -202,21 +254,84 @@ class Lowering {
       KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
       if (done) return Status::ok();
     }
-    if (n.info().has(kElementwise) && !n.info().has(kInplace) && n.num_results() == 1 && pointwise(n))
+    if (n.info().has(kElementwise) && !n.info().has(kInplace) && n.num_results() == 1 && lowers_as_pointwise(n)) {
+      pending_[n.result()] = &n;
+      if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
       return Status::ok();
+    }
     return extern_kernel(n);
   }
 
-  // Operand i as a body value of dtype `dt` (a load through its access, or a literal).
+  // ---- Pending (not yet stored) elementwise values ----
+
+  // Distinct pending nodes the body of pending `v` inlines, counting stops past `cap`.
+  int inline_cost(const Value* v, int cap) const {
+    std::set<const Value*> seen;
+    std::vector<const Value*> work{v};
+    while (!work.empty() && static_cast<int>(seen.size()) <= cap) {
+      const Value* x = work.back();
+      work.pop_back();
+      auto it = pending_.find(x);
+      if (it == pending_.end() || !seen.insert(x).second) continue;
+      for (const Operand& o : it->second->operands())
+        if (o.is_value()) work.push_back(o.value);
+    }
+    return static_cast<int>(seen.size());
+  }
+
+  bool must_realize(const Value* v, int64_t points) const {
+    if (points > numel_of(sizes_of(v)) && inline_cost(v, kMaxBroadcastInlineOps) > kMaxBroadcastInlineOps) return true;
+    auto r = readers_.find(v);
+    return r != readers_.end() && r->second > 1 && inline_cost(v, kMaxSharedInlineOps) > kMaxSharedInlineOps;
+  }
+
+  // Before a kernel of `points` points reads `v`: realizes what it must not recompute.
+  void prepare(const Value* v, int64_t points) {
+    auto it = pending_.find(v);
+    if (it == pending_.end()) return;
+    if (must_realize(v, points)) {
+      realize(v);
+      return;
+    }
+    for (const Operand& o : it->second->operands())
+      if (o.is_value()) prepare(o.value, points);
+  }
+
+  // Gives pending `v` a buffer and a kernel that computes it; nothing when it has one.
+  void realize(const Value* v) {
+    auto it = pending_.find(v);
+    if (it == pending_.end()) return;
+    const Node& n = *it->second;
+    const std::vector<int64_t> sizes = sizes_of(v);
+    for (const Operand& o : n.operands())
+      if (o.is_value()) prepare(o.value, numel_of(sizes));
+    LoopKernel k = make_kernel(KernelKind::Pointwise);
+    k.loops = sizes;
+    BodyBuilder b{k};
+    const std::vector<IndexExpr> c = vars(0, static_cast<int>(sizes.size()));
+    const int x = emit_pointwise(b, n, c);
+    pending_.erase(it);
+    const int out = result_buffer(v, sizes);
+    b.store(out, strided(buffer(out).strides, c), x);
+    append(std::move(k));
+  }
+
+  // Value `v` at its coordinates `coords`: a load, or its pending body inlined.
+  int value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& coords) {
+    if (auto it = pending_.find(v); it != pending_.end()) return emit_pointwise(b, *it->second, coords);
+    const Access& a = access_.at(v);
+    return b.load(a.buffer, v->type().dtype, a.map.substitute(coords));
+  }
+
+  // Operand i as a body value of dtype `dt` (a load or an inlined body, or a literal).
   int operand(BodyBuilder& b, const Node& n, int i, DType dt, const std::vector<IndexExpr>& coords) {
     const Operand& o = n.operand(i);
     if (!o.is_value()) return b.constant(o.literal, dt);
-    const int v = load(b, access_.at(o.value), o.value->type().dtype, coords);
-    return b.cast(v, dt);
+    return b.cast(value_at(b, o.value, broadcast_coords(sizes_of(o.value), coords)), dt);
   }
 
-  // Lowers an elementwise node with simple scalar semantics; false when it has none here.
-  bool pointwise(const Node& n) {
+  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
+  static bool lowers_as_pointwise(const Node& n) {
     const OpKind op = n.op();
     const OpCallBase call(op, n.attrs());
     const DType r = n.result()->type().dtype;
@@ -228,55 +343,52 @@ class Lowering {
     if (!supported) return false;
     for (const Operand& o : n.operands())
       if (!o.is_value() && o.literal.is_none()) return false;
-    if ((op == OpKind::Add || op == OpKind::Sub) && call.attr_scalar("alpha").is_float() && !is_floating(r)) return false;
-    const std::vector<int64_t> sizes = n.result()->type().shape.sizes();
-    const int out = result_buffer(n.result(), sizes);
-    LoopKernel& k = new_kernel(KernelKind::Pointwise);
-    k.loops = sizes;
-    BodyBuilder b{k};
-    const std::vector<IndexExpr> c = vars(0, static_cast<int>(sizes.size()));
-    int v;
-    if (is_unary_same(op)) {
-      v = b.compute(op, {operand(b, n, 0, r, c)}, r);
-    } else if (op == OpKind::ToCopy) {
-      v = operand(b, n, 0, r, c);
-    } else if (is_compare(op)) {
+    return !((op == OpKind::Add || op == OpKind::Sub) && call.attr_scalar("alpha").is_float() && !is_floating(r));
+  }
+
+  // The body of elementwise node `n` at result coordinates `c`; returns its value.
+  int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c) {
+    const OpKind op = n.op();
+    const OpCallBase call(op, n.attrs());
+    const DType r = n.result()->type().dtype;
+    if (is_unary_same(op)) return b.compute(op, {operand(b, n, 0, r, c)}, r);
+    if (op == OpKind::ToCopy) return operand(b, n, 0, r, c);
+    if (is_compare(op)) {
       std::vector<TypeOperand> types;
       for (const Operand& o : n.operands())
         types.push_back(o.is_value() ? TypeOperand{o.value->type(), Scalar()} : TypeOperand{std::nullopt, o.literal});
       const DType cd = result_type(types);
-      v = b.compute(op, {operand(b, n, 0, cd, c), operand(b, n, 1, cd, c)}, DType::Bool);
-    } else if (op == OpKind::LogicalNot) {
-      v = b.compute(op, {operand(b, n, 0, DType::Bool, c)}, DType::Bool);
-    } else if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr) {
-      v = b.compute(op, {operand(b, n, 0, DType::Bool, c), operand(b, n, 1, DType::Bool, c)}, DType::Bool);
-    } else if (op == OpKind::Where) {
+      return b.compute(op, {operand(b, n, 0, cd, c), operand(b, n, 1, cd, c)}, DType::Bool);
+    }
+    if (op == OpKind::LogicalNot) return b.compute(op, {operand(b, n, 0, DType::Bool, c)}, DType::Bool);
+    if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr)
+      return b.compute(op, {operand(b, n, 0, DType::Bool, c), operand(b, n, 1, DType::Bool, c)}, DType::Bool);
+    if (op == OpKind::Where) {
       const int cond = operand(b, n, 0, n.operand(0).value->type().dtype, c);
-      v = b.compute(op, {cond, operand(b, n, 1, r, c), operand(b, n, 2, r, c)}, r);
-    } else if (op == OpKind::MaskedFill) {
+      return b.compute(op, {cond, operand(b, n, 1, r, c), operand(b, n, 2, r, c)}, r);
+    }
+    if (op == OpKind::MaskedFill) {
       const int self = operand(b, n, 0, r, c);
       const int mask = operand(b, n, 1, n.operand(1).value->type().dtype, c);
-      v = b.compute(OpKind::Where, {mask, operand(b, n, 2, r, c), self}, r);
-    } else {
-      const int x = operand(b, n, 0, r, c);
-      int y = operand(b, n, 1, r, c);
-      if (op == OpKind::Add || op == OpKind::Sub) {
-        const Scalar alpha = call.attr_scalar("alpha");
-        if (!(alpha == Scalar(int64_t{1}))) y = b.compute(OpKind::Mul, {y, b.constant(alpha, r)}, r);
-      }
-      v = b.compute(op, {x, y}, r);
+      return b.compute(OpKind::Where, {mask, operand(b, n, 2, r, c), self}, r);
     }
-    b.store(out, strided(buffer(out).strides, c), v);
-    return true;
+    const int x = operand(b, n, 0, r, c);
+    int y = operand(b, n, 1, r, c);
+    if (op == OpKind::Add || op == OpKind::Sub) {
+      const Scalar alpha = call.attr_scalar("alpha");
+      if (!(alpha == Scalar(int64_t{1}))) y = b.compute(OpKind::Mul, {y, b.constant(alpha, r)}, r);
+    }
+    return b.compute(op, {x, y}, r);
   }
 
   // sum, mean, amax, amin over their dims; false when the reference kernel must run it
   // (amax/amin over an empty dim, which is an error there).
   Expected<bool> reduction(const Node& n) {
     if (!n.operand(0).is_value()) return false;
-    const Access& in = access_.at(n.operand(0).value);
+    const Value* input = n.operand(0).value;
+    const std::vector<int64_t> in_sizes = sizes_of(input);
     const OpCallBase call(n.op(), n.attrs());
-    const int rank = static_cast<int>(in.sizes.size());
+    const int rank = static_cast<int>(in_sizes.size());
     Expected<std::vector<bool>> red = reduced_dims(call, rank);
     if (!red) return node_error(n, red.error().message());
     const bool keepdim = call.attr_bool("keepdim");
@@ -286,24 +398,23 @@ class Lowering {
     for (int d = 0; d < rank; ++d) {
       if ((*red)[static_cast<size_t>(d)]) {
         reduced.push_back(d);
-        count *= in.sizes[static_cast<size_t>(d)];
+        count *= in_sizes[static_cast<size_t>(d)];
       } else {
         kept.push_back(d);
       }
     }
     const bool minmax = n.op() == OpKind::Amax || n.op() == OpKind::Amin;
     if (minmax && count == 0) return false;
-    const std::vector<int64_t> out_sizes = n.result()->type().shape.sizes();
-    const int out = result_buffer(n.result(), out_sizes);
-    LoopKernel& k = new_kernel(reduced.empty() ? KernelKind::Pointwise : KernelKind::Reduction);
+    prepare(input, numel_of(in_sizes));
+    LoopKernel k = make_kernel(reduced.empty() ? KernelKind::Pointwise : KernelKind::Reduction);
     // Loop variables: kept dims first (outer), then reduced dims (inner).
     std::vector<IndexExpr> in_coords(static_cast<size_t>(rank));
     for (size_t j = 0; j < kept.size(); ++j) {
-      k.loops.push_back(in.sizes[static_cast<size_t>(kept[j])]);
+      k.loops.push_back(in_sizes[static_cast<size_t>(kept[j])]);
       in_coords[static_cast<size_t>(kept[j])] = IndexExpr::var(static_cast<int>(j));
     }
     for (size_t j = 0; j < reduced.size(); ++j) {
-      k.loops.push_back(in.sizes[static_cast<size_t>(reduced[j])]);
+      k.loops.push_back(in_sizes[static_cast<size_t>(reduced[j])]);
       in_coords[static_cast<size_t>(reduced[j])] = IndexExpr::var(static_cast<int>(kept.size() + j));
     }
     k.num_reduce_loops = static_cast<int>(reduced.size());
@@ -313,7 +424,7 @@ class Lowering {
       else if (keepdim) out_coords.push_back(IndexExpr());
     }
     BodyBuilder b{k};
-    const int x = b.cast(b.load(in.buffer, n.operand(0).value->type().dtype, in.map.substitute(in_coords)), r);
+    const int x = b.cast(value_at(b, input, in_coords), r);
     int v = x;
     if (!reduced.empty()) {
       BodyOp rop;
@@ -325,12 +436,15 @@ class Lowering {
       k.reduce_op = v;
       if (n.op() == OpKind::Mean) v = b.compute(OpKind::Div, {v, b.constant(Scalar(count), r)}, r);
     }
+    const int out = result_buffer(n.result(), sizes_of(n.result()));
     b.store(out, strided(buffer(out).strides, out_coords), v);
+    append(std::move(k));
     return true;
   }
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v) {
+    realize(v);
     const Access& a = access_.at(v);
     ExternOperand o;
     if (a.map.is_affine()) {
@@ -362,25 +476,29 @@ class Lowering {
     std::vector<int> results;
     for (int r = 0; r < n.num_results(); ++r) {
       const Value* v = n.result(r);
-      const std::vector<int64_t> sizes = v->type().shape.sizes();
-      results.push_back(result_buffer(v, sizes));
+      results.push_back(result_buffer(v, sizes_of(v)));
     }
-    LoopKernel& k = new_kernel(KernelKind::Extern);
+    LoopKernel k = make_kernel(KernelKind::Extern);
     k.op = n.op();
     k.attrs = n.attrs();
     k.operands = std::move(ops);
     k.results = std::move(results);
+    append(std::move(k));
     return Status::ok();
   }
 
   const Graph& g_;
+  const LowerOptions& options_;
   LoopProgram p_;
-  std::map<const Value*, Access> access_;
+  std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
+  std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::map<const Value*, int> readers_;          // nodes that read each value
+  std::set<const Value*> outputs_;
   int temps_ = 0;
 };
 
 }  // namespace
 
-Expected<LoopProgram> lower_graph(const Graph& g) { return Lowering(g).run(); }
+Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options) { return Lowering(g, options).run(); }
 
 }  // namespace kiln

@@ -1,7 +1,8 @@
 // Lowering a graph to the loop IR (docs/LOWERING.md). Elementwise ops become pointwise
 // kernels, sum/mean/amax/amin become reduction kernels, views become index arithmetic in
 // their consumers' loads (no kernel of their own), and every other op is an extern kernel run
-// by its reference kernel. One kernel per node: fusion is the next step.
+// by its reference kernel. Elementwise producers are inlined into the kernels that read them
+// (fusion by inlining, lower.cc says when a value is stored instead).
 #pragma once
 
 #include "ir/graph.h"
@@ -10,7 +11,12 @@
 
 namespace kiln {
 
+struct LowerOptions {
+  // Inline elementwise producers into their consumers' kernels; false: one kernel per node.
+  bool fuse = true;
+};
+
 // Requires static shapes and no subgraphs; otherwise an error naming the node in IR syntax.
-Expected<LoopProgram> lower_graph(const Graph& g);
+Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options = {});
 
 }  // namespace kiln

@@ -1,6 +1,7 @@
-// kiln build FILE --emit=loops [--check [--seed=N]]
+// kiln build FILE --emit=loops [--no-fuse] [--check [--seed=N]]
 // kiln build FILE --parse-loops
-// Lowers the first graph of FILE to the loop IR and prints it. --check also runs the loop-IR
+// Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node,
+// no inlining of elementwise producers). --check also runs the loop-IR
 // evaluator and the reference interpreter on the same seeded random inputs and fails (exit 1)
 // naming the output and its worst element when they differ beyond a small tolerance.
 // --parse-loops reads FILE as loop IR and prints it back (the round-trip test).
@@ -22,7 +23,7 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kBuildUsage =
-    "usage: kiln build FILE --emit=loops [--check] [--seed=N]\n"
+    "usage: kiln build FILE --emit=loops [--no-fuse] [--check] [--seed=N]\n"
     "       kiln build FILE --parse-loops\n";
 
 int usage_error(const std::string& msg) {
@@ -93,12 +94,15 @@ int cmd_build(const Args& args) {
   std::string file, emit;
   bool do_check = false, parse_only = false;
   uint64_t seed = 0;
+  LowerOptions lower_options;
   for (const std::string& a : args) {
     if (a.rfind("--emit=", 0) == 0) {
       emit = a.substr(7);
       if (emit != "loops") return usage_error("unknown --emit value '" + emit + "' (only 'loops' for now)");
     } else if (a == "--check") {
       do_check = true;
+    } else if (a == "--no-fuse") {
+      lower_options.fuse = false;
     } else if (a == "--parse-loops") {
       parse_only = true;
     } else if (a.rfind("--seed=", 0) == 0) {
@@ -132,11 +136,14 @@ int cmd_build(const Args& args) {
   auto graphs = parse_graphs(text, file);
   if (!graphs) return fail(graphs.error());
   if (graphs->empty()) return fail(make_error(file, " holds no graph"));
-  const Graph& g = *graphs->front();
-  Expected<LoopProgram> p = lower_graph(g);
-  if (!p) return fail(p.error());
-  std::fputs(print_loops(*p).c_str(), stdout);
-  return do_check ? check(g, *p, seed) : 0;
+  for (const auto& g : *graphs) {
+    Expected<LoopProgram> p = lower_graph(*g, lower_options);
+    if (!p) return fail(p.error());
+    std::fputs(print_loops(*p).c_str(), stdout);
+    if (do_check)
+      if (int status = check(*g, *p, seed)) return status;
+  }
+  return 0;
 }
 
 }  // namespace kiln::cli
