@@ -286,14 +286,25 @@ class Evaluator {
 
   Status run_loops(const LoopKernel& k) {
     vars_.assign(k.loops.size(), 0);
+    if (k.kind != KernelKind::Fused) return run_part(k, 0);
+    return for_each(k, 0, k.loops.size(), [&]() -> Status {
+      for (const LoopKernel& part : k.parts) KILN_TRY(run_part(part, k.loops.size()));
+      return Status::ok();
+    });
+  }
+
+  // A pointwise or reduction kernel whose first `fixed` loop variables are already set.
+  Status run_part(const LoopKernel& k, size_t fixed) {
+    vars_.resize(k.loops.size());
     vals_.assign(k.body.size(), Val{});
     const size_t outer = static_cast<size_t>(k.num_outer_loops());
-    if (k.kind == KernelKind::Pointwise) return for_each(k, 0, k.loops.size(), [&] { return run_body(k, 0, k.body.size()); });
+    if (k.kind == KernelKind::Pointwise)
+      return for_each(k, fixed, k.loops.size(), [&] { return run_body(k, 0, k.body.size()); });
     const size_t red = static_cast<size_t>(k.reduce_op);
     const BodyOp& rop = k.body[red];
     const int src = rop.args.at(0);
     const bool fl = is_floating(dt(k, src));
-    return for_each(k, 0, outer, [&]() -> Status {
+    return for_each(k, fixed, outer, [&]() -> Status {
       Val acc;
       switch (rop.reduce) {
         case ReduceKind::Sum: break;

@@ -28,13 +28,27 @@
 //       }
 //     }
 //     kernel @k2 extern matmul(%x, %t0 as [4,1] strides [1,0] offset 0) {} -> (%out1)
+//     kernel @k3 fused {                             // parts share outer loops
+//       for i0 in range(4) {
+//         part reduction {                           // a pointwise or reduction kernel whose
+//           for i1 in range(8) reduce { ... }        // loops continue the shared ones
+//           %1 = reduce max %0 : f32
+//           store %t1[i0], %1
+//         }
+//         part pointwise {                           // runs after the first part, for the same i0
+//           for i1 in range(8) { ... }
+//         }
+//       }
+//     }
 //   }
 //
 // A kernel's loop variables are named i0, i1, ... outermost first. Body values are computed
 // in double (floating dtypes) or int64 (other dtypes) and rounded to a dtype only by `cast`,
 // `const` and `store` (as the reference kernels compute one op). An extern kernel runs one
 // graph op (its attributes in graph-IR syntax) with the op's reference kernel; an operand
-// may view its buffer through explicit sizes, strides and offset.
+// may view its buffer through explicit sizes, strides and offset. A fused kernel runs its parts
+// one after another at each point of its shared loops (the scheduler groups kernels that read
+// the same rows, so each row is brought from memory once); parts have their own value names.
 #pragma once
 
 #include <cstdint>
@@ -80,7 +94,7 @@ struct BodyOp {
   bool has_result() const { return kind != Kind::Store; }
 };
 
-enum class KernelKind : uint8_t { Pointwise, Reduction, Extern };
+enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused };
 
 // An operand of an extern kernel: a buffer viewed with explicit layout, or an inline literal.
 struct ExternOperand {
@@ -94,6 +108,7 @@ struct LoopKernel {
   std::string name;  // without '@'
   KernelKind kind = KernelKind::Pointwise;
   std::vector<int64_t> loops;  // extents, outermost first; variable i<k> runs over loops[k]
+                               // (Fused: the shared loops)
   int num_reduce_loops = 0;    // Reduction: the innermost loops that are reduced (>= 1)
   std::vector<BodyOp> body;    // Reduction: ops before `reduce_op` run inside the reduce loops
   int reduce_op = -1;          // Reduction: index of the one Reduce op
@@ -102,6 +117,9 @@ struct LoopKernel {
   AttrMap attrs;
   std::vector<ExternOperand> operands;
   std::vector<int> results;  // buffers written, one per result of the op
+  // Fused: pointwise and reduction kernels whose loops start with this kernel's `loops`; at
+  // each point of those, every part runs its remaining loops, in order. Parts have no name.
+  std::vector<LoopKernel> parts;
 
   int num_outer_loops() const { return static_cast<int>(loops.size()) - num_reduce_loops; }
 };

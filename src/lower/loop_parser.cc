@@ -26,7 +26,9 @@ class LoopParser {
  public:
   LoopParser(std::string_view text, std::string_view file) : lex_(text), file_(file) { bump(); }
 
-  Expected<LoopProgram> run();
+  Expected<LoopProgram> run();                     // one program, then end of file
+  Expected<std::vector<LoopProgram>> run_all();    // programs until end of file
+  Expected<LoopProgram> program();
 
  private:
   // ---- tokens ----
@@ -79,6 +81,8 @@ class LoopParser {
   Status kernel();
   Status extern_kernel(LoopKernel& k);
   Status block(LoopKernel& k, int depth, bool in_reduce);
+  Status fused_block(LoopKernel& k, int depth);
+  Expected<int64_t> loop_head(int depth);
   Status body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop);
   Expected<int> value_ref(const LoopKernel& k);
 
@@ -362,6 +366,64 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
   return Status::ok();
 }
 
+// `for i<depth> in range(N)`; returns N.
+Expected<int64_t> LoopParser::loop_head(int depth) {
+  bump();  // 'for'
+  const std::string var = "i" + std::to_string(depth);
+  if (!at(TokenKind::Ident) || tok_.text != var)
+    return error_at(tok_, "expected loop variable '", var, "', got ", describe(tok_));
+  bump();
+  KILN_TRY(expect_word("in"));
+  KILN_TRY(expect_word("range"));
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  Token et = tok_;
+  KILN_ASSIGN_OR_RETURN(int64_t extent, integer());
+  if (extent < 0) return error_at(et, "a loop extent must not be negative");
+  KILN_TRY(expect(TokenKind::RParen, "')'"));
+  return extent;
+}
+
+// The contents of a fused kernel or one of its shared loops up to its '}': one nested shared
+// loop, or the parts (each a pointwise or reduction kernel continuing the shared loops).
+Status LoopParser::fused_block(LoopKernel& k, int depth) {
+  bool saw_loop = false;
+  while (!at(TokenKind::RBrace)) {
+    if (at(TokenKind::Eof)) return error_at(tok_, "expected '}', got end of file");
+    if (at_ident("for")) {
+      Token for_tok = tok_;
+      if (saw_loop) return error_at(for_tok, "only one loop per level: loops nest, one inside the other");
+      if (!k.parts.empty()) return error_at(for_tok, "shared loops of a fused kernel come before its parts");
+      saw_loop = true;
+      KILN_ASSIGN_OR_RETURN(int64_t extent, loop_head(depth));
+      if (at_ident("reduce")) return error_at(tok_, "the shared loops of a fused kernel cannot be reduce loops");
+      KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+      k.loops.push_back(extent);
+      KILN_TRY(fused_block(k, depth + 1));
+      KILN_TRY(expect(TokenKind::RBrace, "'}'"));
+      continue;
+    }
+    if (!at_ident("part")) return error_at(tok_, "expected 'for', 'part' or '}' in a fused kernel, got ", describe(tok_));
+    if (saw_loop) return error_at(tok_, "parts belong in the innermost shared loop");
+    bump();
+    LoopKernel part;
+    Token kind_tok = tok_;
+    if (at_ident("pointwise")) part.kind = KernelKind::Pointwise;
+    else if (at_ident("reduction")) part.kind = KernelKind::Reduction;
+    else return error_at(tok_, "expected 'pointwise' or 'reduction' after 'part', got ", describe(tok_));
+    bump();
+    KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+    part.loops = k.loops;
+    values_.clear();
+    KILN_TRY(block(part, depth, false));
+    if (part.kind == KernelKind::Reduction && part.reduce_op < 0)
+      return error_at(kind_tok, "reduction part of @", k.name, " has no reduce loop followed by a 'reduce' op");
+    bump();  // '}'
+    k.parts.push_back(std::move(part));
+  }
+  if (!saw_loop && k.parts.empty()) return error_at(tok_, "fused kernel @", k.name, " has no parts");
+  return Status::ok();
+}
+
 // The contents of a kernel or loop block up to its '}': one nested loop, or body ops.
 Status LoopParser::block(LoopKernel& k, int depth, bool in_reduce) {
   bool saw_loop = false, saw_ops = false, after_reduce_loop = false;
@@ -372,18 +434,7 @@ Status LoopParser::block(LoopKernel& k, int depth, bool in_reduce) {
       if (saw_loop) return error_at(for_tok, "only one loop per level: loops nest, one inside the other");
       if (saw_ops) return error_at(for_tok, "a loop must come before the body ops of its level");
       saw_loop = true;
-      bump();
-      const std::string var = "i" + std::to_string(depth);
-      if (!at(TokenKind::Ident) || tok_.text != var)
-        return error_at(tok_, "expected loop variable '", var, "', got ", describe(tok_));
-      bump();
-      KILN_TRY(expect_word("in"));
-      KILN_TRY(expect_word("range"));
-      KILN_TRY(expect(TokenKind::LParen, "'('"));
-      Token et = tok_;
-      KILN_ASSIGN_OR_RETURN(int64_t extent, integer());
-      if (extent < 0) return error_at(et, "a loop extent must not be negative");
-      KILN_TRY(expect(TokenKind::RParen, "')'"));
+      KILN_ASSIGN_OR_RETURN(int64_t extent, loop_head(depth));
       const bool reduce = at_ident("reduce");
       if (reduce) {
         if (k.kind != KernelKind::Reduction) return error_at(tok_, "'reduce' loops belong to reduction kernels");
@@ -481,8 +532,16 @@ Status LoopParser::kernel() {
     k.kind = KernelKind::Pointwise;
   } else if (at_ident("reduction")) {
     k.kind = KernelKind::Reduction;
+  } else if (at_ident("fused")) {
+    k.kind = KernelKind::Fused;
+    bump();
+    KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+    KILN_TRY(fused_block(k, 0));
+    bump();  // '}'
+    p_.kernels.push_back(std::move(k));
+    return Status::ok();
   } else {
-    return error_at(tok_, "expected 'pointwise', 'reduction' or 'extern', got ", describe(tok_));
+    return error_at(tok_, "expected 'pointwise', 'reduction', 'fused' or 'extern', got ", describe(tok_));
   }
   bump();
   KILN_TRY(expect(TokenKind::LBrace, "'{'"));
@@ -514,6 +573,22 @@ Status LoopParser::buffer_decl() {
 }
 
 Expected<LoopProgram> LoopParser::run() {
+  KILN_ASSIGN_OR_RETURN(LoopProgram p, program());
+  if (!at(TokenKind::Eof)) return error_at(tok_, "expected end of file after the program, got ", describe(tok_));
+  return p;
+}
+
+Expected<std::vector<LoopProgram>> LoopParser::run_all() {
+  std::vector<LoopProgram> out;
+  while (!at(TokenKind::Eof)) {
+    KILN_ASSIGN_OR_RETURN(LoopProgram p, program());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Expected<LoopProgram> LoopParser::program() {
+  p_ = LoopProgram();
   KILN_TRY(expect_word("loops"));
   if (!at(TokenKind::GraphName)) return error_at(tok_, "expected a program name '@name', got ", describe(tok_));
   p_.name = tok_.text;
@@ -554,7 +629,6 @@ Expected<LoopProgram> LoopParser::run() {
   }
   while (at_ident("kernel")) KILN_TRY(kernel());
   KILN_TRY(expect(TokenKind::RBrace, "'buffer', 'kernel' or '}'"));
-  if (!at(TokenKind::Eof)) return error_at(tok_, "expected end of file after the program, got ", describe(tok_));
   return std::move(p_);
 }
 
@@ -562,6 +636,10 @@ Expected<LoopProgram> LoopParser::run() {
 
 Expected<LoopProgram> parse_loops(std::string_view text, std::string_view filename) {
   return LoopParser(text, filename).run();
+}
+
+Expected<std::vector<LoopProgram>> parse_loop_programs(std::string_view text, std::string_view filename) {
+  return LoopParser(text, filename).run_all();
 }
 
 }  // namespace kiln

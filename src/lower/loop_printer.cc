@@ -1,4 +1,5 @@
 // Prints the loop IR (loop_text.h).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,20 +61,40 @@ class Printer {
       line(1, s + ")");
       return;
     }
+    if (k.kind == KernelKind::Fused) {
+      line(1, "kernel @" + k.name + " fused {");
+      const int shared = static_cast<int>(k.loops.size());
+      for (int d = 0; d < shared; ++d)
+        line(2 + d, "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ") {");
+      for (const LoopKernel& part : k.parts) {
+        line(2 + shared, std::string("part ") + (part.kind == KernelKind::Pointwise ? "pointwise {" : "reduction {"));
+        loop_nest(part, shared, 3 + shared);
+        line(2 + shared, "}");
+      }
+      for (int d = shared; d-- > 0;) line(2 + d, "}");
+      line(1, "}");
+      return;
+    }
+    line(1, "kernel @" + k.name + (k.kind == KernelKind::Pointwise ? " pointwise {" : " reduction {"));
+    loop_nest(k, 0, 2);
+    line(1, "}");
+  }
+
+  // The loops of `k` from loop `first` on, and its body; the first loop at indent `depth`.
+  void loop_nest(const LoopKernel& k, int first, int depth) {
     names_.assign(k.body.size(), -1);
     next_ = 0;
-    line(1, "kernel @" + k.name + (k.kind == KernelKind::Pointwise ? " pointwise {" : " reduction {"));
     const int outer = k.num_outer_loops();
     const int nloops = static_cast<int>(k.loops.size());
-    for (int d = 0; d < nloops; ++d)
-      line(2 + d, "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ")" +
+    auto at = [&](int d) { return depth + d - first; };
+    for (int d = first; d < nloops; ++d)
+      line(at(d), "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ")" +
                       (d >= outer ? " reduce {" : " {"));
     const size_t split = k.kind == KernelKind::Reduction ? static_cast<size_t>(k.reduce_op) : k.body.size();
-    for (size_t i = 0; i < split; ++i) body_op(k, i, 2 + nloops);
-    for (int d = nloops; d-- > outer;) line(2 + d, "}");
-    for (size_t i = split; i < k.body.size(); ++i) body_op(k, i, 2 + outer);
-    for (int d = outer; d-- > 0;) line(2 + d, "}");
-    line(1, "}");
+    for (size_t i = 0; i < split; ++i) body_op(k, i, at(nloops));
+    for (int d = nloops; d-- > std::max(outer, first);) line(at(d), "}");
+    for (size_t i = split; i < k.body.size(); ++i) body_op(k, i, at(std::max(outer, first)));
+    for (int d = outer; d-- > first;) line(at(d), "}");
   }
 
   std::string ref(int i) const { return "%" + std::to_string(names_[static_cast<size_t>(i)]); }

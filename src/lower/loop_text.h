@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lower/loop_ir.h"
 #include "support/diagnostic.h"
@@ -14,6 +15,8 @@ namespace kiln {
 
 std::string print_loops(const LoopProgram& p);
 Expected<LoopProgram> parse_loops(std::string_view text, std::string_view filename = "<input>");
+// Every program of the text, in order (what `kiln build --emit=loops` prints for a file of graphs).
+Expected<std::vector<LoopProgram>> parse_loop_programs(std::string_view text, std::string_view filename = "<input>");
 
 // "f32[4,8]"
 std::string buffer_type_string(DType dtype, const std::vector<int64_t>& sizes);

@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "ir/printer.h"
+#include "lower/body_builder.h"
 #include "lower/view_index.h"
 #include "ops/reduce_dims.h"
 #include "ops/type_rules.h"
@@ -23,76 +24,18 @@ struct Access {
   std::vector<int64_t> sizes;
 };
 
-// Builds the body of one pointwise or reduction kernel. Identical ops (same kind, dtype,
-// operands, buffer and index, or constant) are made once: inlined producers that several
-// consumers of one kernel read are computed once (common subexpressions merged). The merging
-// restarts after the Reduce op, whose epilogue runs outside the reduce loops.
-struct BodyBuilder {
-  LoopKernel& k;
-  std::map<std::string, int> seen = {};
-
-  int add(BodyOp op) {
-    const bool mergeable = op.kind != BodyOp::Kind::Store && op.kind != BodyOp::Kind::Reduce;
-    std::string key;
-    if (mergeable) {
-      key = std::to_string(static_cast<int>(op.kind)) + "|" + std::to_string(static_cast<int>(op.dtype)) + "|" +
-            std::to_string(static_cast<int>(op.op)) + "|" + std::to_string(op.buffer) + "|" + op.index.to_string() +
-            "|" + op.value.to_string();
-      for (int a : op.args) key += "," + std::to_string(a);
-      if (auto it = seen.find(key); it != seen.end()) return it->second;
-    }
-    if (op.kind == BodyOp::Kind::Reduce) seen.clear();
-    k.body.push_back(std::move(op));
-    const int id = static_cast<int>(k.body.size()) - 1;
-    if (mergeable) seen.emplace(std::move(key), id);
-    return id;
-  }
-  DType dtype(int v) const { return k.body[static_cast<size_t>(v)].dtype; }
-  int load(int buffer, DType dt, IndexExpr index) {
-    BodyOp op;
-    op.kind = BodyOp::Kind::Load;
-    op.buffer = buffer;
-    op.dtype = dt;
-    op.index = std::move(index);
-    return add(std::move(op));
-  }
-  int constant(Scalar v, DType dt) {
-    BodyOp op;
-    op.kind = BodyOp::Kind::Const;
-    op.value = v.is_bool() ? Scalar(static_cast<int64_t>(v.to_bool())) : v;
-    op.dtype = dt;
-    return add(std::move(op));
-  }
-  int cast(int v, DType dt) {
-    if (dtype(v) == dt) return v;
-    BodyOp op;
-    op.kind = BodyOp::Kind::Cast;
-    op.args = {v};
-    op.dtype = dt;
-    return add(std::move(op));
-  }
-  int compute(OpKind kind, std::vector<int> args, DType dt) {
-    BodyOp op;
-    op.kind = BodyOp::Kind::Compute;
-    op.op = kind;
-    op.args = std::move(args);
-    op.dtype = dt;
-    return add(std::move(op));
-  }
-  void store(int buffer, IndexExpr index, int v) {
-    BodyOp op;
-    op.kind = BodyOp::Kind::Store;
-    op.buffer = buffer;
-    op.index = std::move(index);
-    op.args = {v};
-    add(std::move(op));
-  }
-};
-
 IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset = 0) {
   IndexExpr e = IndexExpr::constant_of(offset);
   for (size_t k = 0; k < strides.size(); ++k) e = e.plus(coords[k].scaled(strides[k]));
   return e;
+}
+
+// The coordinates of a loop nest over `sizes`: i0, i1, ..., and 0 where the extent is 1 (so
+// that equal accesses print equal whatever size-1 dims they pass through).
+std::vector<IndexExpr> loop_coords(const std::vector<int64_t>& sizes) {
+  std::vector<IndexExpr> c;
+  for (size_t k = 0; k < sizes.size(); ++k) c.push_back(sizes[k] == 1 ? IndexExpr() : IndexExpr::var(static_cast<int>(k)));
+  return c;
 }
 
 std::vector<IndexExpr> vars(int first, int count) {
@@ -180,6 +123,7 @@ class Lowering {
       p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, a.sizes);
       copy_kernel(a, v->type().dtype, p_.outputs[j]);
     }
+    if (options_.fuse) schedule_kernels(p_, options_.schedule);
     return std::move(p_);
   }
 
@@ -222,7 +166,7 @@ class Lowering {
     LoopKernel k = make_kernel(KernelKind::Pointwise);
     k.loops = a.sizes;
     BodyBuilder b{k};
-    const std::vector<IndexExpr> c = vars(0, static_cast<int>(a.sizes.size()));
+    const std::vector<IndexExpr> c = loop_coords(a.sizes);
     const int v = b.load(a.buffer, dt, a.map.substitute(broadcast_coords(a.sizes, c)));
     b.store(out, strided(buffer(out).strides, c), v);
     append(std::move(k));
@@ -308,7 +252,7 @@ class Lowering {
     LoopKernel k = make_kernel(KernelKind::Pointwise);
     k.loops = sizes;
     BodyBuilder b{k};
-    const std::vector<IndexExpr> c = vars(0, static_cast<int>(sizes.size()));
+    const std::vector<IndexExpr> c = loop_coords(sizes);
     const int x = emit_pointwise(b, n, c);
     pending_.erase(it);
     const int out = result_buffer(v, sizes);
@@ -411,11 +355,12 @@ class Lowering {
     std::vector<IndexExpr> in_coords(static_cast<size_t>(rank));
     for (size_t j = 0; j < kept.size(); ++j) {
       k.loops.push_back(in_sizes[static_cast<size_t>(kept[j])]);
-      in_coords[static_cast<size_t>(kept[j])] = IndexExpr::var(static_cast<int>(j));
+      if (in_sizes[static_cast<size_t>(kept[j])] != 1) in_coords[static_cast<size_t>(kept[j])] = IndexExpr::var(static_cast<int>(j));
     }
     for (size_t j = 0; j < reduced.size(); ++j) {
       k.loops.push_back(in_sizes[static_cast<size_t>(reduced[j])]);
-      in_coords[static_cast<size_t>(reduced[j])] = IndexExpr::var(static_cast<int>(kept.size() + j));
+      if (in_sizes[static_cast<size_t>(reduced[j])] != 1)
+        in_coords[static_cast<size_t>(reduced[j])] = IndexExpr::var(static_cast<int>(kept.size() + j));
     }
     k.num_reduce_loops = static_cast<int>(reduced.size());
     std::vector<IndexExpr> out_coords;

@@ -7,13 +7,16 @@
 
 #include "ir/graph.h"
 #include "lower/loop_ir.h"
+#include "lower/schedule.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
 
 struct LowerOptions {
-  // Inline elementwise producers into their consumers' kernels; false: one kernel per node.
+  // Inline elementwise producers into their consumers' kernels and run the scheduler
+  // (schedule.h); false: one kernel per node.
   bool fuse = true;
+  ScheduleOptions schedule = {};
 };
 
 // Requires static shapes and no subgraphs; otherwise an error naming the node in IR syntax.

@@ -1,10 +1,10 @@
-// kiln build FILE --emit=loops [--no-fuse] [--check [--seed=N]]
+// kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check [--seed=N]]
 // kiln build FILE --parse-loops
 // Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node,
-// no inlining of elementwise producers). --check also runs the loop-IR
+// no inlining of elementwise producers; --no-schedule: inlining, but no kernel merging). --check also runs the loop-IR
 // evaluator and the reference interpreter on the same seeded random inputs and fails (exit 1)
 // naming the output and its worst element when they differ beyond a small tolerance.
-// --parse-loops reads FILE as loop IR and prints it back (the round-trip test).
+// --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -23,7 +23,7 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kBuildUsage =
-    "usage: kiln build FILE --emit=loops [--no-fuse] [--check] [--seed=N]\n"
+    "usage: kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check] [--seed=N]\n"
     "       kiln build FILE --parse-loops\n";
 
 int usage_error(const std::string& msg) {
@@ -103,6 +103,9 @@ int cmd_build(const Args& args) {
       do_check = true;
     } else if (a == "--no-fuse") {
       lower_options.fuse = false;
+    } else if (a == "--no-schedule") {
+      lower_options.schedule.merge_pointwise = false;
+      lower_options.schedule.fuse_rows = false;
     } else if (a == "--parse-loops") {
       parse_only = true;
     } else if (a.rfind("--seed=", 0) == 0) {
@@ -128,9 +131,9 @@ int cmd_build(const Args& args) {
   std::string text;
   if (!read_file(file, text)) return 1;
   if (parse_only) {
-    Expected<LoopProgram> p = parse_loops(text, file);
-    if (!p) return fail(p.error());
-    std::fputs(print_loops(*p).c_str(), stdout);
+    Expected<std::vector<LoopProgram>> programs = parse_loop_programs(text, file);
+    if (!programs) return fail(programs.error());
+    for (const LoopProgram& p : *programs) std::fputs(print_loops(p).c_str(), stdout);
     return 0;
   }
   auto graphs = parse_graphs(text, file);

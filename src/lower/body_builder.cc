@@ -1,0 +1,82 @@
+#include "lower/body_builder.h"
+
+namespace kiln {
+
+namespace {
+
+bool mergeable(const BodyOp& op) { return op.kind != BodyOp::Kind::Store && op.kind != BodyOp::Kind::Reduce; }
+
+}  // namespace
+
+BodyBuilder::BodyBuilder(LoopKernel& k) : k_(k) {
+  const size_t from = k.reduce_op >= 0 ? static_cast<size_t>(k.reduce_op) + 1 : 0;
+  for (size_t i = from; i < k.body.size(); ++i)
+    if (mergeable(k.body[i])) seen_.emplace(key_of(k.body[i]), static_cast<int>(i));
+}
+
+std::string BodyBuilder::key_of(const BodyOp& op) {
+  std::string key = std::to_string(static_cast<int>(op.kind)) + "|" + std::to_string(static_cast<int>(op.dtype)) + "|" +
+                    std::to_string(static_cast<int>(op.op)) + "|" + std::to_string(op.buffer) + "|" +
+                    op.index.to_string() + "|" + op.value.to_string();
+  for (int a : op.args) key += "," + std::to_string(a);
+  return key;
+}
+
+int BodyBuilder::add(BodyOp op) {
+  std::string key;
+  if (mergeable(op)) {
+    key = key_of(op);
+    if (auto it = seen_.find(key); it != seen_.end()) return it->second;
+  }
+  if (op.kind == BodyOp::Kind::Reduce) seen_.clear();
+  k_.body.push_back(std::move(op));
+  const int id = static_cast<int>(k_.body.size()) - 1;
+  if (!key.empty()) seen_.emplace(std::move(key), id);
+  return id;
+}
+
+int BodyBuilder::load(int buffer, DType dt, IndexExpr index) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Load;
+  op.buffer = buffer;
+  op.dtype = dt;
+  op.index = std::move(index);
+  return add(std::move(op));
+}
+
+int BodyBuilder::constant(Scalar v, DType dt) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Const;
+  op.value = v.is_bool() ? Scalar(static_cast<int64_t>(v.to_bool())) : v;
+  op.dtype = dt;
+  return add(std::move(op));
+}
+
+int BodyBuilder::cast(int v, DType dt) {
+  if (dtype(v) == dt) return v;
+  BodyOp op;
+  op.kind = BodyOp::Kind::Cast;
+  op.args = {v};
+  op.dtype = dt;
+  return add(std::move(op));
+}
+
+int BodyBuilder::compute(OpKind kind, std::vector<int> args, DType dt) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Compute;
+  op.op = kind;
+  op.args = std::move(args);
+  op.dtype = dt;
+  return add(std::move(op));
+}
+
+void BodyBuilder::store(int buffer, IndexExpr index, int v) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Store;
+  op.buffer = buffer;
+  op.index = std::move(index);
+  op.args = {v};
+  add(std::move(op));
+}
+
+}  // namespace kiln

@@ -1,0 +1,36 @@
+// BodyBuilder: appends ops to the body of a pointwise or reduction kernel, making identical
+// ops (same kind, dtype, operands, buffer and index, or constant) once, so that producers
+// inlined into several consumers of one kernel, or kernels merged by the scheduler, compute
+// each common subexpression once. The merging restarts after the Reduce op, whose epilogue
+// runs outside the reduce loops.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+class BodyBuilder {
+ public:
+  // Appends to `k`'s body; ops already there (after its Reduce op, if any) are reused.
+  explicit BodyBuilder(LoopKernel& k);
+
+  int add(BodyOp op);  // the op's body index (an existing identical op's, or the new one's)
+  DType dtype(int v) const { return k_.body[static_cast<size_t>(v)].dtype; }
+  int load(int buffer, DType dt, IndexExpr index);
+  int constant(Scalar v, DType dt);  // bool literals become 0/1
+  int cast(int v, DType dt);         // v itself when it has dtype dt
+  int compute(OpKind kind, std::vector<int> args, DType dt);
+  void store(int buffer, IndexExpr index, int v);
+
+ private:
+  static std::string key_of(const BodyOp& op);
+
+  LoopKernel& k_;
+  std::map<std::string, int> seen_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,262 @@
+#include "lower/schedule.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lower/body_builder.h"
+
+namespace kiln {
+
+namespace {
+
+int64_t product(const std::vector<int64_t>& v, size_t from) {
+  int64_t n = 1;
+  for (size_t d = from; d < v.size(); ++d) n *= v[d];
+  return n;
+}
+
+// The pointwise and reduction kernels that make up `k`: itself, or a fused kernel's parts.
+std::vector<const LoopKernel*> parts_of(const LoopKernel& k) {
+  if (k.kind != KernelKind::Fused) return {&k};
+  std::vector<const LoopKernel*> out;
+  for (const LoopKernel& p : k.parts) out.push_back(&p);
+  return out;
+}
+
+// The loops `k` could share with a kernel joined to it: a pointwise kernel's loops, a
+// reduction's outer loops, a fused kernel's shared loops.
+std::vector<int64_t> shareable_loops(const LoopKernel& k) {
+  if (k.kind == KernelKind::Reduction) return {k.loops.begin(), k.loops.begin() + k.num_outer_loops()};
+  return k.loops;
+}
+
+std::set<int> buffers_read(const LoopKernel& k) {
+  std::set<int> out;
+  for (const ExternOperand& o : k.operands)
+    if (o.buffer >= 0) out.insert(o.buffer);
+  for (const LoopKernel* p : parts_of(k))
+    for (const BodyOp& op : p->body)
+      if (op.kind == BodyOp::Kind::Load) out.insert(op.buffer);
+  return out;
+}
+
+std::set<int> buffers_written(const LoopKernel& k) {
+  std::set<int> out(k.results.begin(), k.results.end());
+  for (const LoopKernel* p : parts_of(k))
+    for (const BodyOp& op : p->body)
+      if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);
+  return out;
+}
+
+// Whether `b` reads a buffer `a` reads or writes (worth putting in one kernel).
+bool related(const LoopKernel& a, const LoopKernel& b) {
+  std::set<int> touched = buffers_read(a);
+  for (int w : buffers_written(a)) touched.insert(w);
+  for (int r : buffers_read(b))
+    if (touched.count(r)) return true;
+  return false;
+}
+
+// Whether `b` writes a buffer `a` reads or writes (then it must stay after all of `a`).
+bool overwrites(const LoopKernel& a, const LoopKernel& b) {
+  std::set<int> touched = buffers_read(a);
+  for (int w : buffers_written(a)) touched.insert(w);
+  for (int w : buffers_written(b))
+    if (touched.count(w)) return true;
+  return false;
+}
+
+struct StoreAt {
+  IndexExpr index;
+  int value = -1;
+};
+
+std::map<int, StoreAt> stores_of(const LoopKernel& k) {
+  std::map<int, StoreAt> out;
+  for (const BodyOp& op : k.body)
+    if (op.kind == BodyOp::Kind::Store) out[op.buffer] = StoreAt{op.index, op.args.at(0)};
+  return out;
+}
+
+// Pointwise `b` appended to pointwise `a` over the same loops: b's loads of what a stores (at
+// the same index) become a's stored values. False, leaving `a` alone, when b reads what a
+// stores at another index (another iteration's element).
+bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
+  const std::map<int, StoreAt> stored = stores_of(a);
+  for (const BodyOp& op : b.body) {
+    auto it = op.kind == BodyOp::Kind::Load ? stored.find(op.buffer) : stored.end();
+    if (it != stored.end() && !(it->second.index == op.index)) return false;
+  }
+  LoopKernel merged = a;
+  BodyBuilder builder(merged);
+  std::vector<int> map(b.body.size(), -1);
+  for (size_t i = 0; i < b.body.size(); ++i) {
+    const BodyOp& op = b.body[i];
+    if (auto it = op.kind == BodyOp::Kind::Load ? stored.find(op.buffer) : stored.end(); it != stored.end()) {
+      map[i] = builder.cast(it->second.value, op.dtype);  // the store rounded to the buffer's dtype
+      continue;
+    }
+    BodyOp copy = op;
+    for (int& arg : copy.args) arg = map[static_cast<size_t>(arg)];
+    map[i] = builder.add(std::move(copy));
+  }
+  a = std::move(merged);
+  return true;
+}
+
+// Whether `b` may run as a part after the parts of `a` (fused over `rows` shared loops): every
+// load of what a part of `a` stores is at the same index, and either that index depends on the
+// shared loops only or the two parts run the same loops (so the element was written in the
+// same row).
+bool row_local(const LoopKernel& a, const LoopKernel& b, size_t rows) {
+  std::map<int, std::pair<StoreAt, const LoopKernel*>> stored;
+  for (const LoopKernel* p : parts_of(a))
+    for (const auto& [buffer, at] : stores_of(*p)) stored[buffer] = {at, p};
+  for (const BodyOp& op : b.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it == stored.end()) continue;
+    const auto& [at, writer] = it->second;
+    if (!(at.index == op.index)) return false;
+    if (op.index.max_var() >= static_cast<int>(rows) && writer->loops != b.loops) return false;
+  }
+  return true;
+}
+
+class Scheduler {
+ public:
+  explicit Scheduler(const ScheduleOptions& o) : o_(o) {}
+
+  // Joins `b` to `a` (the kernel before it) when legal and worth it.
+  bool join(LoopKernel& a, const LoopKernel& b) const {
+    if (a.kind == KernelKind::Extern || b.kind == KernelKind::Extern || b.kind == KernelKind::Fused) return false;
+    if (overwrites(a, b) || !related(a, b)) return false;
+    if (o_.merge_pointwise && a.kind == KernelKind::Pointwise && b.kind == KernelKind::Pointwise && a.loops == b.loops)
+      return merge_pointwise(a, b);
+    return o_.fuse_rows && join_rows(a, b);
+  }
+
+ private:
+  bool join_rows(LoopKernel& a, const LoopKernel& b) const {
+    const std::vector<int64_t> sa = shareable_loops(a), sb = shareable_loops(b);
+    size_t rows = 0;
+    while (rows < sa.size() && rows < sb.size() && sa[rows] == sb[rows]) ++rows;
+    if (a.kind == KernelKind::Fused && rows != sa.size()) return false;
+    if (rows == 0 || product(sa, 0) / std::max<int64_t>(1, product(sa, rows)) < o_.min_rows) return false;
+    for (const LoopKernel* p : parts_of(a))
+      if (product(p->loops, rows) > o_.max_row_elements) return false;
+    if (product(b.loops, rows) > o_.max_row_elements) return false;
+    if (!row_local(a, b, rows)) return false;
+    if (a.kind != KernelKind::Fused) {
+      LoopKernel fused;
+      fused.name = a.name;
+      fused.kind = KernelKind::Fused;
+      fused.loops.assign(sa.begin(), sa.begin() + static_cast<std::ptrdiff_t>(rows));
+      fused.parts.push_back(std::move(a));
+      fused.parts.back().name.clear();
+      a = std::move(fused);
+    }
+    LoopKernel& last = a.parts.back();
+    if (o_.merge_pointwise && last.kind == KernelKind::Pointwise && b.kind == KernelKind::Pointwise &&
+        last.loops == b.loops && merge_pointwise(last, b))
+      return true;
+    a.parts.push_back(b);
+    a.parts.back().name.clear();
+    return true;
+  }
+
+  const ScheduleOptions& o_;
+};
+
+// ---- Removing temporaries nothing reads ----
+
+// Drops body ops whose values reach no store; false when no store is left.
+bool prune_body(LoopKernel& k, const std::vector<bool>& dead_buffer) {
+  std::vector<bool> live(k.body.size(), false);
+  for (size_t i = k.body.size(); i-- > 0;) {
+    const BodyOp& op = k.body[i];
+    if (op.kind == BodyOp::Kind::Store && !dead_buffer[static_cast<size_t>(op.buffer)]) live[i] = true;
+    if (!live[i]) continue;
+    for (int a : op.args) live[static_cast<size_t>(a)] = true;
+  }
+  std::vector<int> map(k.body.size(), -1);
+  std::vector<BodyOp> body;
+  bool stores = false;
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    if (!live[i]) continue;
+    BodyOp op = std::move(k.body[i]);
+    for (int& a : op.args) a = map[static_cast<size_t>(a)];
+    stores = stores || op.kind == BodyOp::Kind::Store;
+    map[i] = static_cast<int>(body.size());
+    body.push_back(std::move(op));
+  }
+  if (k.reduce_op >= 0) k.reduce_op = map[static_cast<size_t>(k.reduce_op)];
+  k.body = std::move(body);
+  return stores && (k.kind != KernelKind::Reduction || k.reduce_op >= 0);
+}
+
+void remap_buffers(LoopKernel& k, const std::vector<int>& map) {
+  for (ExternOperand& o : k.operands)
+    if (o.buffer >= 0) o.buffer = map[static_cast<size_t>(o.buffer)];
+  for (int& r : k.results) r = map[static_cast<size_t>(r)];
+  for (BodyOp& op : k.body)
+    if (op.buffer >= 0) op.buffer = map[static_cast<size_t>(op.buffer)];
+  for (LoopKernel& p : k.parts) remap_buffers(p, map);
+}
+
+void remove_unread_temporaries(LoopProgram& p) {
+  std::vector<bool> dead(p.buffers.size(), false);
+  std::set<int> read, extern_written;
+  for (const LoopKernel& k : p.kernels) {
+    for (int b : buffers_read(k)) read.insert(b);
+    extern_written.insert(k.results.begin(), k.results.end());
+  }
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    dead[b] = p.buffers[b].kind == BufferKind::Temp && !read.count(static_cast<int>(b)) &&
+              !extern_written.count(static_cast<int>(b));
+  std::vector<LoopKernel> kept;
+  for (LoopKernel& k : p.kernels) {
+    if (k.kind == KernelKind::Extern) {
+      kept.push_back(std::move(k));
+    } else if (k.kind == KernelKind::Fused) {
+      std::vector<LoopKernel> parts;
+      for (LoopKernel& part : k.parts)
+        if (prune_body(part, dead)) parts.push_back(std::move(part));
+      k.parts = std::move(parts);
+      if (!k.parts.empty()) kept.push_back(std::move(k));
+    } else if (prune_body(k, dead)) {
+      kept.push_back(std::move(k));
+    }
+  }
+  p.kernels = std::move(kept);
+  std::vector<int> map(p.buffers.size(), -1);
+  std::vector<Buffer> buffers;
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    if (dead[b]) continue;
+    map[b] = static_cast<int>(buffers.size());
+    buffers.push_back(std::move(p.buffers[b]));
+  }
+  p.buffers = std::move(buffers);
+  for (int& b : p.inputs) b = map[static_cast<size_t>(b)];
+  for (int& b : p.outputs) b = map[static_cast<size_t>(b)];
+  for (LoopKernel& k : p.kernels) remap_buffers(k, map);
+}
+
+}  // namespace
+
+void schedule_kernels(LoopProgram& p, const ScheduleOptions& options) {
+  const Scheduler scheduler(options);
+  std::vector<LoopKernel> out;
+  for (LoopKernel& k : p.kernels) {
+    if (!out.empty() && scheduler.join(out.back(), k)) continue;
+    out.push_back(std::move(k));
+  }
+  p.kernels = std::move(out);
+  remove_unread_temporaries(p);
+  for (size_t i = 0; i < p.kernels.size(); ++i) p.kernels[i].name = "k" + std::to_string(i);
+}
+
+}  // namespace kiln

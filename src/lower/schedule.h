@@ -1,0 +1,32 @@
+// The scheduler: merges the kernels lowering made (one per realized value) into fewer kernels
+// (docs/LOWERING.md, "Scheduling"). It walks the kernels in order and joins each one to the
+// kernel before it when that is legal and pays:
+//  - pointwise into pointwise over the same loops (vertical: loads of what the first stores,
+//    at the same index, become the stored value; horizontal: siblings that read the same
+//    buffer load it once);
+//  - kernels over the same rows into one fused kernel: when their outer loops share a prefix
+//    (the rows) and each later kernel reads what an earlier one wrote only in the same row,
+//    the parts run one after another per row, so a row comes from memory once (softmax,
+//    layer_norm: reductions then a pointwise epilogue).
+// Temporaries no kernel reads any more disappear with the ops that computed them.
+#pragma once
+
+#include <cstdint>
+
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+struct ScheduleOptions {
+  bool merge_pointwise = true;
+  bool fuse_rows = true;
+  // A fused kernel needs this many rows (points of its shared loops) to run in parallel ...
+  int64_t min_rows = 16;
+  // ... and each part's row (points of its own loops) must be at most this many elements, so
+  // that it stays in cache between parts.
+  int64_t max_row_elements = 32768;
+};
+
+void schedule_kernels(LoopProgram& p, const ScheduleOptions& options = {});
+
+}  // namespace kiln
