@@ -40,7 +40,7 @@ int BodyBuilder::load(int buffer, DType dt, IndexExpr index) {
   op.kind = BodyOp::Kind::Load;
   op.buffer = buffer;
   op.dtype = dt;
-  op.index = std::move(index);
+  op.index = index.simplified(k_.loops);
   return add(std::move(op));
 }
 
@@ -74,7 +74,7 @@ void BodyBuilder::store(int buffer, IndexExpr index, int v) {
   BodyOp op;
   op.kind = BodyOp::Kind::Store;
   op.buffer = buffer;
-  op.index = std::move(index);
+  op.index = index.simplified(k_.loops);
   op.args = {v};
   add(std::move(op));
 }

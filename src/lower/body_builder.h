@@ -2,7 +2,8 @@
 // ops (same kind, dtype, operands, buffer and index, or constant) once, so that producers
 // inlined into several consumers of one kernel, or kernels merged by the scheduler, compute
 // each common subexpression once. The merging restarts after the Reduce op, whose epilogue
-// runs outside the reduce loops.
+// runs outside the reduce loops. Load and store indices are simplified for the kernel's loop
+// extents (IndexExpr::simplified), so the kernel's loops must be set first.
 #pragma once
 
 #include <map>

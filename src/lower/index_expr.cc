@@ -1,7 +1,9 @@
 #include "lower/index_expr.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
+#include <utility>
 
 namespace kiln {
 
@@ -71,18 +73,24 @@ IndexExpr IndexExpr::var(int v) {
 
 IndexExpr IndexExpr::floor_div(IndexExpr e, int64_t d) {
   if (d == 1) return e;
-  bool exact = true;
-  for (const IndexTerm& t : e.terms) exact = exact && t.coeff % d == 0;
-  if (exact) {
-    for (IndexTerm& t : e.terms) t.coeff /= d;
-    e.constant = floor_div_const(e.constant, d);
-    return e;
+  // e = d*q + r where r holds the terms d does not divide and e's constant mod d:
+  // floor(e / d) = q + floor(r / d).
+  std::vector<IndexTerm> quotient, rest;
+  for (IndexTerm& t : e.terms) {
+    if (t.coeff % d == 0) {
+      t.coeff /= d;
+      quotient.push_back(std::move(t));
+    } else {
+      rest.push_back(std::move(t));
+    }
   }
+  IndexExpr q = canonical(std::move(quotient), floor_div_const(e.constant, d));
+  if (rest.empty()) return q;
   IndexTerm t;
   t.kind = IndexTerm::Kind::Div;
   t.divisor = d;
-  t.inner.push_back(std::move(e));
-  return canonical({std::move(t)}, 0);
+  t.inner.push_back(canonical(std::move(rest), mod_const(e.constant, d)));
+  return q.plus(canonical({std::move(t)}, 0));
 }
 
 IndexExpr IndexExpr::mod(IndexExpr e, int64_t d) {
@@ -120,6 +128,66 @@ IndexExpr IndexExpr::substitute(std::span<const IndexExpr> repl) const {
     } else {
       IndexExpr inner = t.inner.front().substitute(repl);
       part = t.kind == IndexTerm::Kind::Div ? floor_div(std::move(inner), t.divisor) : mod(std::move(inner), t.divisor);
+    }
+    out = out.plus(part.scaled(t.coeff));
+  }
+  return out;
+}
+
+namespace {
+
+// The range [lo, hi] an expression takes, or nullopt when a variable's range is unknown.
+using Range = std::pair<__int128, __int128>;
+
+std::optional<Range> range_of(const IndexExpr& e, std::span<const int64_t> extents) {
+  __int128 lo = e.constant, hi = e.constant;
+  for (const IndexTerm& t : e.terms) {
+    __int128 tlo, thi;
+    if (t.kind == IndexTerm::Kind::Var) {
+      if (t.var < 0 || static_cast<size_t>(t.var) >= extents.size() || extents[static_cast<size_t>(t.var)] < 1)
+        return std::nullopt;
+      tlo = 0;
+      thi = extents[static_cast<size_t>(t.var)] - 1;
+    } else if (t.kind == IndexTerm::Kind::Mod) {
+      tlo = 0;
+      thi = t.divisor - 1;
+    } else {
+      std::optional<Range> in = range_of(t.inner.front(), extents);
+      if (!in) return std::nullopt;
+      auto fdiv = [&](__int128 a) { return a >= 0 ? a / t.divisor : -((-a + t.divisor - 1) / t.divisor); };
+      tlo = fdiv(in->first);
+      thi = fdiv(in->second);
+    }
+    const __int128 a = tlo * t.coeff, b = thi * t.coeff;
+    lo += std::min(a, b);
+    hi += std::max(a, b);
+  }
+  return Range{lo, hi};
+}
+
+}  // namespace
+
+IndexExpr IndexExpr::simplified(std::span<const int64_t> extents) const {
+  IndexExpr out = constant_of(constant);
+  for (const IndexTerm& t : terms) {
+    IndexExpr part;
+    if (t.kind == IndexTerm::Kind::Var) {
+      const bool unit = t.var >= 0 && static_cast<size_t>(t.var) < extents.size() && extents[static_cast<size_t>(t.var)] == 1;
+      part = unit ? IndexExpr() : var(t.var);
+    } else {
+      const IndexExpr inner = t.inner.front().simplified(extents);
+      const int64_t d = t.divisor;
+      // inner = d*q + r, with r holding the terms whose coefficients d does not divide.
+      std::vector<IndexTerm> qterms, rterms;
+      for (const IndexTerm& it : inner.terms) (it.coeff % d == 0 ? qterms : rterms).push_back(it);
+      IndexExpr q = canonical(std::move(qterms), floor_div_const(inner.constant, d) * d);
+      IndexExpr r = canonical(std::move(rterms), mod_const(inner.constant, d));
+      std::optional<Range> rr = range_of(r, extents);
+      if (rr && rr->first >= 0 && rr->second < d) {  // floor(r / d) = 0, r mod d = r
+        part = t.kind == IndexTerm::Kind::Div ? floor_div(std::move(q), d) : std::move(r);
+      } else {
+        part = t.kind == IndexTerm::Kind::Div ? floor_div(inner, d) : mod(inner, d);
+      }
     }
     out = out.plus(part.scaled(t.coeff));
   }

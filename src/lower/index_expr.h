@@ -42,6 +42,12 @@ struct IndexExpr {
   // Replaces variable v by repl[v] (every variable must have a replacement).
   IndexExpr substitute(std::span<const IndexExpr> repl) const;
 
+  // The same value where variable v runs over [0, extents[v]) (variables past the end: any
+  // value): div and mod terms whose inner part splits into a multiple of the divisor plus a
+  // remainder that stays in [0, divisor) become affine (div(64*i0 + i1, 64) = i0 when
+  // i1 < 64), and variables of extent 1 become 0.
+  IndexExpr simplified(std::span<const int64_t> extents) const;
+
   bool is_constant() const { return terms.empty(); }
   // The coefficient of variable v among the Var terms (0 if absent).
   int64_t coeff_of(int v) const;
