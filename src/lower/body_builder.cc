@@ -52,6 +52,14 @@ int BodyBuilder::constant(Scalar v, DType dt) {
   return add(std::move(op));
 }
 
+int BodyBuilder::index(IndexExpr e) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Index;
+  op.dtype = DType::I64;
+  op.index = e.simplified(k_.loops);
+  return add(std::move(op));
+}
+
 int BodyBuilder::cast(int v, DType dt) {
   if (dtype(v) == dt) return v;
   BodyOp op;

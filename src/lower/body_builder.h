@@ -23,6 +23,7 @@ class BodyBuilder {
   DType dtype(int v) const { return k_.body[static_cast<size_t>(v)].dtype; }
   int load(int buffer, DType dt, IndexExpr index);
   int constant(Scalar v, DType dt);  // bool literals become 0/1
+  int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
   int compute(OpKind kind, std::vector<int> args, DType dt);
   void store(int buffer, IndexExpr index, int v);

@@ -210,6 +210,12 @@ class Evaluator {
       case BodyOp::Kind::Cast:
         out = convert(arg(0), arg_dt(0), op.dtype);
         return Status::ok();
+      case BodyOp::Kind::Index: {
+        std::optional<int64_t> at = op.index.evaluate(vars_);
+        if (!at) return make_error("index [", op.index.to_string(), "] names a variable outside the loops");
+        out.i = *at;
+        return Status::ok();
+      }
       case BodyOp::Kind::Reduce:
         return Status::ok();  // set by run_loops
       case BodyOp::Kind::Compute:
@@ -229,6 +235,11 @@ class Evaluator {
     }
     bool float_path = false;
     for (size_t a = 0; a < n; ++a) float_path = float_path || is_floating(arg_dt(a));
+    if (op.op == OpKind::Isinf || op.op == OpKind::Isnan) {
+      const double x = as_f(arg(0), arg_dt(0));
+      out.i = float_path && (op.op == OpKind::Isinf ? std::isinf(x) : std::isnan(x));
+      return Status::ok();
+    }
     if (compute_returns_bool(op.op)) {
       if (float_path) {
         out.i = compare<double>(op.op, as_f(arg(0), arg_dt(0)), as_f(arg(1), arg_dt(1)));

@@ -31,7 +31,7 @@ int compute_arity(OpKind op) {
   switch (op) {
     case OpKind::Neg: case OpKind::Abs: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:
     case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tanh:
-    case OpKind::Sigmoid: case OpKind::Relu: case OpKind::LogicalNot:
+    case OpKind::Sigmoid: case OpKind::Relu: case OpKind::LogicalNot: case OpKind::Isinf: case OpKind::Isnan:
       return 1;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Maximum: case OpKind::Minimum: case OpKind::Eq: case OpKind::Ne: case OpKind::Lt:
@@ -47,7 +47,7 @@ int compute_arity(OpKind op) {
 bool compute_returns_bool(OpKind op) {
   switch (op) {
     case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge:
-    case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::LogicalNot:
+    case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::LogicalNot: case OpKind::Isinf: case OpKind::Isnan:
       return true;
     default:
       return false;

@@ -14,6 +14,7 @@
 //           %2 = const 2.0 : f32
 //           %3 = mul %1, %2 : f32                    // an elementwise op of ops.def, by name
 //           %4 = add %0, %3 : f32
+//           %5 = index i1 - i0                        // an index expression's value, as i64
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -81,13 +82,13 @@ enum class ReduceKind : uint8_t { Sum, Prod, Max, Min };
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
 
 struct BodyOp {
-  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store };
+  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index };
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
   OpKind op = OpKind::Add;     // Compute: the elementwise op
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
-  IndexExpr index;             // Load, Store
+  IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
   Scalar value;                // Const
   ReduceKind reduce = ReduceKind::Sum;  // Reduce
 

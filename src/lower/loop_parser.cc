@@ -316,6 +316,10 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     KILN_TRY(expect(TokenKind::LBracket, "'['"));
     KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
     KILN_TRY(expect(TokenKind::RBracket, "']'"));
+  } else if (w == "index") {
+    op.kind = BodyOp::Kind::Index;
+    op.dtype = DType::I64;
+    KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
   } else if (w == "const") {
     op.kind = BodyOp::Kind::Const;
     Token lt = tok_;

@@ -114,6 +114,9 @@ class Printer {
       case BodyOp::Kind::Const:
         s += "const " + op.value.to_string() + dt;
         break;
+      case BodyOp::Kind::Index:
+        s += "index " + op.index.to_string();
+        break;
       case BodyOp::Kind::Compute:
         s += std::string(op_info(op.op).name());
         for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);

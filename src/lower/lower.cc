@@ -198,7 +198,9 @@ class Lowering {
       KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
       if (done) return Status::ok();
     }
-    if (n.info().has(kElementwise) && !n.info().has(kInplace) && n.num_results() == 1 && lowers_as_pointwise(n)) {
+    if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
+    if (n.op() == OpKind::Cat) return cat(n);
+    if (!n.info().has(kInplace) && n.num_results() == 1 && lowers_as_pointwise(n)) {
       pending_[n.result()] = &n;
       if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
       return Status::ok();
@@ -208,6 +210,9 @@ class Lowering {
 
   // ---- Pending (not yet stored) elementwise values ----
 
+  // Whether a pending node reads its operands' values (creation ops like ones_like do not).
+  static bool reads_operands(const Node& n) { return !n.info().has(kCreation); }
+
   // Distinct pending nodes the body of pending `v` inlines, counting stops past `cap`.
   int inline_cost(const Value* v, int cap) const {
     std::set<const Value*> seen;
@@ -216,7 +221,7 @@ class Lowering {
       const Value* x = work.back();
       work.pop_back();
       auto it = pending_.find(x);
-      if (it == pending_.end() || !seen.insert(x).second) continue;
+      if (it == pending_.end() || !seen.insert(x).second || !reads_operands(*it->second)) continue;
       for (const Operand& o : it->second->operands())
         if (o.is_value()) work.push_back(o.value);
     }
@@ -237,6 +242,7 @@ class Lowering {
       realize(v);
       return;
     }
+    if (!reads_operands(*it->second)) return;
     for (const Operand& o : it->second->operands())
       if (o.is_value()) prepare(o.value, points);
   }
@@ -248,7 +254,7 @@ class Lowering {
     const Node& n = *it->second;
     const std::vector<int64_t> sizes = sizes_of(v);
     for (const Operand& o : n.operands())
-      if (o.is_value()) prepare(o.value, numel_of(sizes));
+      if (o.is_value() && reads_operands(n)) prepare(o.value, numel_of(sizes));
     LoopKernel k = make_kernel(KernelKind::Pointwise);
     k.loops = sizes;
     BodyBuilder b{k};
@@ -279,7 +285,17 @@ class Lowering {
     const OpKind op = n.op();
     const OpCallBase call(op, n.attrs());
     const DType r = n.result()->type().dtype;
-    const bool supported =
+    switch (op) {
+      case OpKind::Ones: case OpKind::Zeros: case OpKind::Full: case OpKind::OnesLike: case OpKind::ZerosLike:
+      case OpKind::FullLike: case OpKind::Arange:
+        return true;
+      case OpKind::Tril: case OpKind::Triu:
+        return n.operand(0).is_value() && n.result()->type().shape.rank() >= 2;
+      default:
+        break;
+    }
+    if (!n.info().has(kElementwise)) return false;
+    const bool supported = op == OpKind::Isinf || op == OpKind::Isnan ||
         is_unary_same(op) || is_compare(op) || op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul ||
         op == OpKind::Maximum || op == OpKind::Minimum || op == OpKind::Where || op == OpKind::MaskedFill ||
         op == OpKind::ToCopy || op == OpKind::LogicalAnd || op == OpKind::LogicalOr || op == OpKind::LogicalNot ||
@@ -295,6 +311,36 @@ class Lowering {
     const OpKind op = n.op();
     const OpCallBase call(op, n.attrs());
     const DType r = n.result()->type().dtype;
+    switch (op) {
+      case OpKind::Ones: case OpKind::OnesLike:
+        return b.constant(Scalar(int64_t{1}), r);
+      case OpKind::Zeros: case OpKind::ZerosLike:
+        return b.constant(Scalar(int64_t{0}), r);
+      case OpKind::Full: case OpKind::FullLike:
+        return b.constant(call.attr_scalar("fill_value"), r);
+      case OpKind::Arange: {
+        // start + i * step, in int64 when everything is integral, else in double (as the kernel).
+        const Scalar start = call.attr_scalar("start"), step = call.attr_scalar("step");
+        const DType t = !is_floating(r) && !start.is_float() && !step.is_float() ? DType::I64 : DType::F64;
+        const int i = b.cast(b.index(c.at(0)), t);
+        const int v = b.compute(OpKind::Add, {b.constant(start, t), b.compute(OpKind::Mul, {i, b.constant(step, t)}, t)}, t);
+        return b.cast(v, r);
+      }
+      case OpKind::Tril: case OpKind::Triu: {
+        // Keeps x where col - row <= diagonal (tril) or >= diagonal (triu), else 0.
+        const size_t rank = c.size();
+        const int d = b.index(c[rank - 1].plus(c[rank - 2].scaled(-1)));
+        const int keep = b.compute(op == OpKind::Tril ? OpKind::Le : OpKind::Ge,
+                                   {d, b.constant(Scalar(call.attr_int("diagonal")), DType::I64)}, DType::Bool);
+        return b.compute(OpKind::Where, {keep, operand(b, n, 0, r, c), b.constant(Scalar(int64_t{0}), r)}, r);
+      }
+      case OpKind::Isinf: case OpKind::Isnan: {
+        const int x = operand(b, n, 0, n.operand(0).value->type().dtype, c);
+        return b.compute(op, {x}, DType::Bool);
+      }
+      default:
+        break;
+    }
     if (is_unary_same(op)) return b.compute(op, {operand(b, n, 0, r, c)}, r);
     if (op == OpKind::ToCopy) return operand(b, n, 0, r, c);
     if (is_compare(op)) {
@@ -385,6 +431,57 @@ class Lowering {
     b.store(out, strided(buffer(out).strides, out_coords), v);
     append(std::move(k));
     return true;
+  }
+
+  // chunk and split: each result is a slice of the input along `dim`, read through its index.
+  Status split_views(const Node& n) {
+    const Value* in = n.operand(0).value;
+    realize(in);
+    const Access& a = access_.at(in);
+    const int rank = static_cast<int>(a.sizes.size());
+    int64_t dim = OpCallBase(n.op(), n.attrs()).attr_int("dim");
+    if (dim < 0) dim += rank;
+    int64_t start = 0;
+    for (int r = 0; r < n.num_results(); ++r) {
+      const std::vector<int64_t> sizes = sizes_of(n.result(r));
+      std::vector<IndexExpr> coords = vars(0, rank);
+      coords[static_cast<size_t>(dim)] = coords[static_cast<size_t>(dim)].plus(IndexExpr::constant_of(start));
+      access_[n.result(r)] = Access{a.buffer, a.map.substitute(coords), sizes};
+      start += sizes[static_cast<size_t>(dim)];
+    }
+    return Status::ok();
+  }
+
+  // cat: one kernel per input, each storing its input into its slice of the result.
+  Status cat(const Node& n) {
+    const std::vector<int64_t> sizes = sizes_of(n.result());
+    const int rank = static_cast<int>(sizes.size());
+    int64_t dim = OpCallBase(n.op(), n.attrs()).attr_int("dim");
+    if (dim < 0) dim += rank;
+    const DType r = n.result()->type().dtype;
+    std::vector<const Value*> parts;
+    for (const Operand& o : n.operands()) {
+      if (!o.is_value()) return extern_kernel(n);
+      if (static_cast<int>(sizes_of(o.value).size()) != rank) return extern_kernel(n);  // legacy empty 1-d inputs
+      parts.push_back(o.value);
+    }
+    for (const Value* v : parts) prepare(v, numel_of(sizes_of(v)));
+    const int out = result_buffer(n.result(), sizes);
+    int64_t start = 0;
+    for (const Value* v : parts) {
+      const std::vector<int64_t> in_sizes = sizes_of(v);
+      LoopKernel k = make_kernel(KernelKind::Pointwise);
+      k.loops = in_sizes;
+      BodyBuilder b{k};
+      const std::vector<IndexExpr> c = loop_coords(in_sizes);
+      const int x = b.cast(value_at(b, v, c), r);
+      std::vector<IndexExpr> oc = c;
+      oc[static_cast<size_t>(dim)] = oc[static_cast<size_t>(dim)].plus(IndexExpr::constant_of(start));
+      b.store(out, strided(buffer(out).strides, oc), x);
+      append(std::move(k));
+      start += in_sizes[static_cast<size_t>(dim)];
+    }
+    return Status::ok();
   }
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
