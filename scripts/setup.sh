@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kiln needs on Debian 12 (bookworm), idempotently:
 #   - Debian packages: compiler, CMake, Ninja, ccache, GoogleTest/Benchmark, clang with its
-#     sanitizer/libFuzzer runtime, LLVM's FileCheck;
+#     sanitizer/libFuzzer runtime, LLVM's FileCheck, OpenBLAS (extern matmuls of the CPU backend),
+#     Graphviz (compile reports);
 #   - a project-local Python virtual environment at .venv (Debian's /usr/bin/python3) with
 #     pinned torch, numpy and lit, used by the oracle and lit tests.
 # Run as root, or as a user with sudo. A re-run installs nothing and takes about a second.
@@ -16,7 +17,8 @@ PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5)  # pip itself is pinned bel
 
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
-              clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev)
+              clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
+              libopenblas-dev graphviz)
 
 say() { echo "setup: $*"; }
 

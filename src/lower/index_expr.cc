@@ -204,6 +204,17 @@ bool IndexExpr::is_affine() const {
   return std::all_of(terms.begin(), terms.end(), [](const IndexTerm& t) { return t.kind == IndexTerm::Kind::Var; });
 }
 
+bool IndexExpr::uses_var(int v) const {
+  return std::any_of(terms.begin(), terms.end(), [v](const IndexTerm& t) {
+    return t.kind == IndexTerm::Kind::Var ? t.var == v : t.inner.front().uses_var(v);
+  });
+}
+
+bool IndexExpr::is_affine_in(int v) const {
+  return std::none_of(terms.begin(), terms.end(),
+                      [v](const IndexTerm& t) { return t.kind != IndexTerm::Kind::Var && t.inner.front().uses_var(v); });
+}
+
 int IndexExpr::max_var() const {
   int m = -1;
   for (const IndexTerm& t : terms) m = std::max(m, t.kind == IndexTerm::Kind::Var ? t.var : t.inner.front().max_var());

@@ -53,6 +53,10 @@ struct IndexExpr {
   int64_t coeff_of(int v) const;
   // Whether every term is a plain variable (an affine, strided map).
   bool is_affine() const;
+  // Whether variable v appears anywhere (inside div/mod terms too).
+  bool uses_var(int v) const;
+  // Whether variable v appears only as a plain term (coeff*i<v>), never inside div/mod.
+  bool is_affine_in(int v) const;
   // The largest variable number used, or -1.
   int max_var() const;
   // Value at the given variable values (vars[v] for i<v>); nullopt when a variable is out of

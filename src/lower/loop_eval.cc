@@ -1,5 +1,4 @@
 #include "lower/loop_eval.h"
-#include "lower/loop_text.h"
 
 #include <cmath>
 #include <cstring>
@@ -7,8 +6,7 @@
 #include <string>
 
 #include "core/element.h"
-#include "ops/op_call.h"
-#include "ops/op_info.h"
+#include "lower/loop_run.h"
 
 namespace kiln {
 
@@ -103,23 +101,15 @@ class Evaluator {
   explicit Evaluator(const LoopProgram& p) : p_(p) {}
 
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) {
-    if (inputs.size() != p_.inputs.size())
-      return make_error("loops @", p_.name, " takes ", p_.inputs.size(), " inputs, got ", inputs.size());
+    KILN_TRY(check_loop_inputs(p_, inputs));
     storage_.resize(p_.buffers.size());
     for (size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];
       storage_[b] = Tensor::zeros({buf.storage_size()}, buf.dtype);
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Buffer& buf = p_.buffers[static_cast<size_t>(p_.inputs[i])];
-      const Tensor& t = inputs[i];
-      if (t.dtype() != buf.dtype || t.sizes() != buf.sizes)
-        return make_error("input %", buf.name, " must be ", buffer_type_string(buf.dtype, buf.sizes), ", got ",
-                          t.type().to_string());
-      buffer_view(p_.inputs[i]).copy_from(t);
-    }
+    for (size_t i = 0; i < inputs.size(); ++i) buffer_view(p_.inputs[i]).copy_from(inputs[i]);
     for (const LoopKernel& k : p_.kernels) {
-      Status s = k.kind == KernelKind::Extern ? run_extern(k) : run_loops(k);
+      Status s = k.kind == KernelKind::Extern ? run_extern_kernel(p_, k, storage_) : run_loops(k);
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
     std::vector<Tensor> out;
@@ -131,31 +121,6 @@ class Evaluator {
   const Buffer& buf(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
   Tensor buffer_view(int b) const {
     return storage_[static_cast<size_t>(b)].as_strided(buf(b).sizes, buf(b).strides, 0);
-  }
-
-  Status run_extern(const LoopKernel& k) {
-    std::vector<KernelOperand> ops;
-    for (const ExternOperand& o : k.operands) {
-      KernelOperand ko;
-      if (o.buffer < 0) {
-        ko.literal = o.literal;
-      } else {
-        ko.tensor = storage_[static_cast<size_t>(o.buffer)].as_strided(o.sizes, o.strides, o.offset);
-      }
-      ops.push_back(std::move(ko));
-    }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, run_op(k.op, k.attrs, ops));
-    if (results.size() != k.results.size())
-      return make_error(op_info(k.op).name(), " gives ", results.size(), " results, but the kernel names ",
-                        k.results.size(), " buffers");
-    for (size_t r = 0; r < results.size(); ++r) {
-      const Buffer& b = buf(k.results[r]);
-      if (results[r].sizes() != b.sizes || results[r].dtype() != b.dtype)
-        return make_error(op_info(k.op).name(), " result ", r, " is ", results[r].type().to_string(), ", but buffer %",
-                          b.name, " is ", buffer_type_string(b.dtype, b.sizes));
-      buffer_view(k.results[r]).copy_from(results[r]);
-    }
-    return Status::ok();
   }
 
   Expected<int64_t> offset_of(const BodyOp& op) const {

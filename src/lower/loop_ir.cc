@@ -27,6 +27,13 @@ int LoopProgram::find_buffer(std::string_view name) const {
   return -1;
 }
 
+std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k) {
+  if (k.kind != KernelKind::Fused) return {&k};
+  std::vector<const LoopKernel*> out;
+  for (const LoopKernel& part : k.parts) out.push_back(&part);
+  return out;
+}
+
 int compute_arity(OpKind op) {
   switch (op) {
     case OpKind::Neg: case OpKind::Abs: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:

@@ -135,6 +135,9 @@ struct LoopProgram {
   int find_buffer(std::string_view name) const;  // -1 if none
 };
 
+// The pointwise and reduction kernels that make up `k`: a fused kernel's parts, else `k`.
+std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
+
 // Whether `op` may appear as a Compute op of a loop body, and how many operands it takes
 // (0 when it may not). loop_eval.cc gives each of these its scalar semantics.
 int compute_arity(OpKind op);

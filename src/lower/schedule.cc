@@ -18,14 +18,6 @@ int64_t product(const std::vector<int64_t>& v, size_t from) {
   return n;
 }
 
-// The pointwise and reduction kernels that make up `k`: itself, or a fused kernel's parts.
-std::vector<const LoopKernel*> parts_of(const LoopKernel& k) {
-  if (k.kind != KernelKind::Fused) return {&k};
-  std::vector<const LoopKernel*> out;
-  for (const LoopKernel& p : k.parts) out.push_back(&p);
-  return out;
-}
-
 // The loops `k` could share with a kernel joined to it: a pointwise kernel's loops, a
 // reduction's outer loops, a fused kernel's shared loops.
 std::vector<int64_t> shareable_loops(const LoopKernel& k) {
@@ -37,7 +29,7 @@ std::set<int> buffers_read(const LoopKernel& k) {
   std::set<int> out;
   for (const ExternOperand& o : k.operands)
     if (o.buffer >= 0) out.insert(o.buffer);
-  for (const LoopKernel* p : parts_of(k))
+  for (const LoopKernel* p : loop_kernel_parts(k))
     for (const BodyOp& op : p->body)
       if (op.kind == BodyOp::Kind::Load) out.insert(op.buffer);
   return out;
@@ -45,7 +37,7 @@ std::set<int> buffers_read(const LoopKernel& k) {
 
 std::set<int> buffers_written(const LoopKernel& k) {
   std::set<int> out(k.results.begin(), k.results.end());
-  for (const LoopKernel* p : parts_of(k))
+  for (const LoopKernel* p : loop_kernel_parts(k))
     for (const BodyOp& op : p->body)
       if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);
   return out;
@@ -113,7 +105,7 @@ bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
 // same row).
 bool row_local(const LoopKernel& a, const LoopKernel& b, size_t rows) {
   std::map<int, std::pair<StoreAt, const LoopKernel*>> stored;
-  for (const LoopKernel* p : parts_of(a))
+  for (const LoopKernel* p : loop_kernel_parts(a))
     for (const auto& [buffer, at] : stores_of(*p)) stored[buffer] = {at, p};
   for (const BodyOp& op : b.body) {
     if (op.kind != BodyOp::Kind::Load) continue;
@@ -146,7 +138,7 @@ class Scheduler {
     while (rows < sa.size() && rows < sb.size() && sa[rows] == sb[rows]) ++rows;
     if (a.kind == KernelKind::Fused && rows != sa.size()) return false;
     if (rows == 0 || product(sa, 0) / std::max<int64_t>(1, product(sa, rows)) < o_.min_rows) return false;
-    for (const LoopKernel* p : parts_of(a))
+    for (const LoopKernel* p : loop_kernel_parts(a))
       if (product(p->loops, rows) > o_.max_row_elements) return false;
     if (product(b.loops, rows) > o_.max_row_elements) return false;
     if (!row_local(a, b, rows)) return false;

@@ -5,6 +5,7 @@
 import os
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -37,3 +38,10 @@ config.substitutions.append((r"\bFileCheck\b", filecheck))
 # %python: the interpreter running lit (the project's venv, which has numpy), for RUN lines
 # that make .npy inputs or read outputs back.
 config.substitutions.append(("%python", lit_config.params.get("python") or sys.executable))
+
+# `kiln run --device=cpu` caches compiled kernels in $KILN_CACHE_DIR: a test never writes to
+# the user's ~/.cache. RUN lines that need a cache of their own set it (env KILN_CACHE_DIR=%t.cache).
+if "exec_root" in lit_config.params:
+    config.environment["KILN_CACHE_DIR"] = os.path.join(config.test_exec_root, "kiln-cache")
+else:
+    config.environment["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-lit-cache-")

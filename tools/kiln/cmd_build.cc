@@ -1,15 +1,19 @@
 // kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check [--seed=N]]
+// kiln build FILE --device=cpu --emit=cpp
 // kiln build FILE --parse-loops
-// Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node,
-// no inlining of elementwise producers; --no-schedule: inlining, but no kernel merging). --check also runs the loop-IR
-// evaluator and the reference interpreter on the same seeded random inputs and fails (exit 1)
-// naming the output and its worst element when they differ beyond a small tolerance.
+// Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node, no
+// inlining of elementwise producers; --no-schedule: inlining, but no kernel merging). --check
+// also runs the loop-IR evaluator and the reference interpreter on the same seeded random inputs and fails (exit 1)
+// naming the output and its worst element when they differ beyond the dtype's tolerance.
+// --emit=cpp prints the C++ the CPU backend generates from the loop IR instead (one unit per
+// graph, every kernel; docs/CODEGEN.md); `kiln run --device=cpu` compiles and runs it.
 // --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "codegen/cpp/cpp_emitter.h"
 #include "commands.h"
 #include "core/random.h"
 #include "interp/interpreter.h"
@@ -24,6 +28,7 @@ namespace {
 
 constexpr const char* kBuildUsage =
     "usage: kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check] [--seed=N]\n"
+    "       kiln build FILE --device=cpu --emit=cpp [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
 
 int usage_error(const std::string& msg) {
@@ -55,34 +60,9 @@ int check(const Graph& g, const LoopProgram& p, uint64_t seed) {
   if (!want) return fail(want.error());
   Expected<std::vector<Tensor>> got = eval_loops(p, inputs);
   if (!got) return fail(got.error());
-  for (size_t j = 0; j < want->size(); ++j) {
-    const Tensor& w = (*want)[j];
-    const Tensor& o = (*got)[j];
-    if (w.sizes() != o.sizes() || w.dtype() != o.dtype()) {
-      std::fprintf(stderr, "kiln build: output %zu: the interpreter gives %s, the loops give %s\n", j,
-                   w.type().to_string().c_str(), o.type().to_string().c_str());
-      return 1;
-    }
-    const double tol = is_floating(w.dtype()) ? 1e-5 : 0.0;
-    double worst = -1;
-    int64_t at = -1;
-    for (int64_t i = 0; i < w.numel(); ++i) {
-      const double a = w.item_double(i), b = o.item_double(i);
-      if (std::isnan(a) && std::isnan(b)) continue;
-      const double err = std::isnan(a) || std::isnan(b) ? INFINITY : std::fabs(a - b) / (1.0 + std::fabs(a));
-      if (a == b) continue;
-      if (err > tol && err > worst) {
-        worst = err;
-        at = i;
-      }
-    }
-    if (at >= 0) {
-      std::fprintf(stderr, "kiln build: output %zu (%%%s) differs: worst element %lld: interpreter %.17g, loops %.17g\n", j,
-                   p.buffers[static_cast<size_t>(p.outputs[j])].name.c_str(), static_cast<long long>(at),
-                   w.item_double(at), o.item_double(at));
-      return 1;
-    }
-  }
+  std::vector<std::string> names;
+  for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
+  if (!outputs_agree("build", "loops", *want, *got, names)) return 1;
   std::printf("// check: %zu output%s agree with the interpreter (seed %llu)\n", want->size(),
               want->size() == 1 ? "" : "s", static_cast<unsigned long long>(seed));
   return 0;
@@ -91,14 +71,18 @@ int check(const Graph& g, const LoopProgram& p, uint64_t seed) {
 }  // namespace
 
 int cmd_build(const Args& args) {
-  std::string file, emit;
+  std::string file, emit, device;
   bool do_check = false, parse_only = false;
   uint64_t seed = 0;
   LowerOptions lower_options;
   for (const std::string& a : args) {
     if (a.rfind("--emit=", 0) == 0) {
       emit = a.substr(7);
-      if (emit != "loops") return usage_error("unknown --emit value '" + emit + "' (only 'loops' for now)");
+      if (emit != "loops" && emit != "cpp") return usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
+    } else if (a.rfind("--device=", 0) == 0) {
+      device = a.substr(9);
+      if (device != "cpu" && device != "interpreter")
+        return usage_error("unknown --device '" + device + "' (cpu or interpreter)");
     } else if (a == "--check") {
       do_check = true;
     } else if (a == "--no-fuse") {
@@ -126,8 +110,11 @@ int cmd_build(const Args& args) {
     }
   }
   if (file.empty()) return usage_error("no FILE given");
-  if (parse_only && (do_check || !emit.empty())) return usage_error("--parse-loops takes no other options");
-  if (!parse_only && emit.empty()) return usage_error("give --emit=loops or --parse-loops");
+  if (parse_only && (do_check || !emit.empty() || !device.empty())) return usage_error("--parse-loops takes no other options");
+  if (!parse_only && emit.empty()) return usage_error("give --emit=loops, --emit=cpp or --parse-loops");
+  if (emit == "cpp" && device != "cpu") return usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
+  if (emit == "cpp" && do_check)
+    return usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
   if (!read_file(file, text)) return 1;
   if (parse_only) {
@@ -142,6 +129,10 @@ int cmd_build(const Args& args) {
   for (const auto& g : *graphs) {
     Expected<LoopProgram> p = lower_graph(*g, lower_options);
     if (!p) return fail(p.error());
+    if (emit == "cpp") {
+      std::fputs(emit_cpp(*p).c_str(), stdout);
+      continue;
+    }
     std::fputs(print_loops(*p).c_str(), stdout);
     if (do_check)
       if (int status = check(*g, *p, seed)) return status;

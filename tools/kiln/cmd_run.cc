@@ -1,9 +1,13 @@
 // kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
-//               [--check-capture]
-// Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it in
-// the reference interpreter, prints one summary line per output and, with --outputs, writes
-// DIR/out0.npy, DIR/out1.npy, ... With --check-capture the graph is also replayed through the
-// frontend, eagerly and captured-then-interpreted, and every output must agree exactly.
+//               [--check-capture] [--device=interpreter|cpu [--check]]
+// Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it,
+// prints one summary line per output and, with --outputs, writes DIR/out0.npy, DIR/out1.npy,
+// ... The reference interpreter runs it by default (--device=interpreter); --device=cpu lowers
+// it to loop IR and runs it compiled by the CPU backend (kernels cached in $KILN_CACHE_DIR,
+// default ~/.cache/kiln; the compiler is $CXX or c++), and --check then also runs the
+// interpreter and fails (exit 1) naming the worst element of an output that differs beyond its
+// dtype's tolerance. With --check-capture the graph is also replayed through the frontend,
+// eagerly and captured-then-interpreted, and every output must agree exactly.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +24,8 @@
 #include "interp/interpreter.h"
 #include "interp/symbol_bindings.h"
 #include "ir/parser.h"
+#include "lower/lower.h"
+#include "runtime/cpu/compiled_program.h"
 #include "support/check.h"
 
 namespace kiln::cli {
@@ -28,7 +34,9 @@ namespace {
 
 constexpr const char* kRunUsage =
     "usage: kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4,...]]\n"
-    "                     [--outputs DIR] [--check-capture]\n";
+    "                     [--outputs DIR] [--check-capture] [--device=interpreter|cpu [--check]]\n"
+    "  --device=cpu runs compiled code (cache: $KILN_CACHE_DIR or ~/.cache/kiln; compiler: $CXX or c++);\n"
+    "  --check compares it with the interpreter\n";
 
 struct RunOptions {
   std::string file;
@@ -36,7 +44,9 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::map<std::string, int64_t> dims;
   std::string output_dir;
+  std::string device = "interpreter";
   bool check_capture = false;
+  bool check = false;  // --device=cpu: compare with the interpreter
 };
 
 int usage_error(const std::string& msg) {
@@ -90,7 +100,7 @@ int parse_args(const Args& args, RunOptions& o) {
       value = args[++i];
       return true;
     };
-    if (a == "--inputs" || a == "--random-inputs" || a == "--dim" || a == "--outputs") {
+    if (a == "--inputs" || a == "--random-inputs" || a == "--dim" || a == "--outputs" || a == "--device") {
       if (!take()) return usage_error(a + " needs a value");
     } else if (has_value) {
       return usage_error(a + " takes no value");
@@ -121,8 +131,13 @@ int parse_args(const Args& args, RunOptions& o) {
     } else if (a == "--outputs") {
       if (value.empty()) return usage_error("--outputs needs a directory");
       o.output_dir = value;
+    } else if (a == "--device") {
+      if (value != "cpu" && value != "interpreter") return usage_error("unknown --device '" + value + "' (cpu or interpreter)");
+      o.device = value;
     } else if (a == "--check-capture") {
       o.check_capture = true;
+    } else if (a == "--check") {
+      o.check = true;
     } else if (a == "--help" || a == "-h") {
       std::fputs(kRunUsage, stdout);
       return -1;
@@ -136,6 +151,8 @@ int parse_args(const Args& args, RunOptions& o) {
   }
   if (o.file.empty()) return usage_error("no FILE given");
   if (!o.dims.empty() && !o.seed) return usage_error("--dim is only for --random-inputs (with --inputs, dims come from the files)");
+  if (o.check && o.device != "cpu") return usage_error("--check compares compiled code with the interpreter: give --device=cpu");
+  if (o.check_capture && o.device != "interpreter") return usage_error("--check-capture is for --device=interpreter");
   return 0;
 }
 
@@ -228,17 +245,6 @@ std::string summary(const std::string& name, const Tensor& t) {
   return s;
 }
 
-std::string index_text(const Tensor& t, int64_t flat) {
-  std::vector<int64_t> idx(t.sizes().size());
-  for (size_t d = idx.size(); d-- > 0;) {
-    idx[d] = flat % t.sizes()[d];
-    flat /= t.sizes()[d];
-  }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
-}
-
 std::string element_text(const Tensor& t, int64_t flat) {
   if (!is_floating(t.dtype())) return std::to_string(t.item_int(flat));
   char buf[64];
@@ -287,6 +293,14 @@ Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::
   return compare(*replayed, "the captured graph");
 }
 
+// Lowers g, compiles it for the CPU and runs it; `names` gets the output buffers' names.
+Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor> inputs, std::vector<std::string>& names) {
+  KILN_ASSIGN_OR_RETURN(LoopProgram p, lower_graph(g));
+  for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
+  KILN_ASSIGN_OR_RETURN(CompiledProgram compiled, CompiledProgram::compile(std::move(p)));
+  return compiled.run(inputs);
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -305,7 +319,8 @@ int cmd_run(const Args& args) {
   Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, o) : read_inputs(g, o);
   if (!inputs) return fail(inputs.error());
 
-  Expected<std::vector<Tensor>> outputs = interpret(g, *inputs);
+  std::vector<std::string> names;
+  Expected<std::vector<Tensor>> outputs = o.device == "cpu" ? run_on_cpu(g, *inputs, names) : interpret(g, *inputs);
   if (!outputs) return fail(outputs.error());
 
   if (!o.output_dir.empty()) {
@@ -320,6 +335,13 @@ int cmd_run(const Args& args) {
       Status s = write_npy((std::filesystem::path(o.output_dir) / (name + ".npy")).string(), (*outputs)[i]);
       if (!s) return fail(s.error());
     }
+  }
+  if (o.check) {
+    Expected<std::vector<Tensor>> want = interpret(g, *inputs);
+    if (!want) return fail(want.error());
+    if (!outputs_agree("run", "cpu", *want, *outputs, names)) return 1;
+    std::printf("check: %zu output%s of the cpu backend agree with the interpreter\n", outputs->size(),
+                outputs->size() == 1 ? "" : "s");
   }
   if (o.check_capture) {
     Status s = check_capture(g, *inputs, *outputs);

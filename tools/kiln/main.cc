@@ -16,11 +16,13 @@ commands:
                        pattern sets are passes (demo-fusions); --explain-matches says on
                        stderr why their candidate nodes did not match
   run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
-         [--check-capture]
+         [--check-capture] [--device=interpreter|cpu [--check]]
                        run a graph in the reference interpreter, print a summary of each
                        output, write out0.npy, out1.npy, ... to DIR; --check-capture also
                        replays it through the C++ frontend (eager and captured) and
-                       requires exact agreement
+                       requires exact agreement; --device=cpu runs it compiled by the CPU
+                       backend (kernels cached in $KILN_CACHE_DIR, default ~/.cache/kiln;
+                       compiler $CXX or c++) and --check compares that with the interpreter
   grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=joint]
                        differentiate a graph: print the forward and backward graphs and
                        the values the forward saves for the backward; --emit=joint
@@ -30,6 +32,8 @@ commands:
                        lower the first graph to the loop IR and print it; --check also
                        runs the loop-IR evaluator and the interpreter on seeded random
                        inputs and fails naming the worst element when they differ
+  build FILE --device=cpu --emit=cpp
+                       print the C++ the CPU backend generates for the first graph
   build FILE --parse-loops
                        parse loop IR and print it back (round trip)
   ops                  list the op table: name, traits, schema

@@ -1,0 +1,41 @@
+// The C++ backend's code generator: a loop program's pointwise and reduction kernels as
+// one C++17 translation unit (text only; runtime/cpu compiles it). docs/CODEGEN.md has the
+// ABI, compute types and pragmas. Every non-extern kernel becomes
+//   extern "C" void kiln_<program>_<kernel>(char* const* buffers);
+// where buffers[b] points at element 0 of buffer b of the program (LoopProgram::buffers
+// order: inputs, outputs, temporaries), laid out by the buffer's strides, f16/bf16 as
+// uint16_t bits, bool as uint8_t 0/1. Extern kernels are not emitted: the runtime runs them.
+// The text is deterministic: the same program and options give the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+struct CppEmitOptions {
+  bool openmp = true;                  // `#pragma omp parallel for` / `simd` (cpp_schedule.h)
+  int64_t parallel_threshold = 32768;  // points from which a kernel runs in parallel
+  bool collapse = true;                // merge loops that access memory as one (collapse_loops.h)
+
+  // Stable text of every field, for cache keys: "openmp=1 parallel_threshold=32768 collapse=1".
+  std::string to_string() const;
+};
+
+// The symbol of each kernel (in program order; "" for extern kernels): kiln_<program>_<kernel>
+// with every character outside [A-Za-z0-9_] replaced by '_', and "_<index>" appended to a
+// kernel whose symbol an earlier kernel already has.
+std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p);
+
+// One unit with every non-extern kernel of `p`. Requires a well-formed program (parse_loops
+// or lower_graph made it); index bounds are not checked here (lower/loop_bounds.h).
+std::string emit_cpp(const LoopProgram& p, const CppEmitOptions& o = {});
+// One unit with the given kernels (indices into p.kernels, extern ones skipped): the same
+// prelude and per-kernel text as emit_cpp, for compiling a program in parallel chunks.
+std::string emit_cpp_kernels(const LoopProgram& p, std::span<const int> kernels, const CppEmitOptions& o = {});
+
+}  // namespace kiln

@@ -1,0 +1,283 @@
+#include "codegen/cpp/cpp_kernel.h"
+
+#include <cmath>
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "codegen/collapse_loops.h"
+#include "codegen/cpp/cpp_index.h"
+#include "codegen/cpp/cpp_reduce.h"
+#include "codegen/cpp/cpp_scalar.h"
+#include "codegen/cpp/cpp_schedule.h"
+#include "support/check.h"
+
+namespace kiln::cpp {
+
+namespace {
+
+std::string extents_text(const std::vector<int64_t>& loops, size_t first, size_t last) {
+  std::string s = "[";
+  for (size_t d = first; d < last; ++d) s += (d > first ? ", " : "") + std::to_string(loops[d]);
+  return s + "]";
+}
+
+// "loops [4] reduce [8]" or "loops [4, 8]".
+std::string loops_text(const LoopKernel& k) {
+  const size_t outer = static_cast<size_t>(k.kind == KernelKind::Reduction ? k.num_outer_loops() : k.loops.size());
+  std::string s = "loops " + extents_text(k.loops, 0, outer);
+  if (k.kind == KernelKind::Reduction) s += " reduce " + extents_text(k.loops, outer, k.loops.size());
+  return s;
+}
+
+// Whether the rows (shared loops) of fused kernel `k` may run in parallel: every part's stores
+// are injective over its outer loops (the shared ones and any it adds before reducing), and a
+// part that loads what another part stores does so at the stored index (the same row, as the
+// scheduler guarantees; a hand-written program may not).
+bool rows_independent(const LoopKernel& k) {
+  std::map<int, std::string> stored;
+  for (const LoopKernel& part : k.parts)
+    for (const BodyOp& op : part.body)
+      if (op.kind == BodyOp::Kind::Store) {
+        if (stored.count(op.buffer)) return false;
+        stored[op.buffer] = op.index.to_string();
+      }
+  for (const LoopKernel& part : k.parts) {
+    const int outer = part.kind == KernelKind::Reduction ? part.num_outer_loops() : static_cast<int>(part.loops.size());
+    LoopKernel stores_only = part;
+    stores_only.body.clear();
+    for (const BodyOp& op : part.body) {
+      if (op.kind == BodyOp::Kind::Store) stores_only.body.push_back(op);
+      if (op.kind == BodyOp::Kind::Load) {
+        auto it = stored.find(op.buffer);
+        if (it != stored.end() && it->second != op.index.to_string()) return false;
+      }
+    }
+    if (!stores_independent(stores_only, outer)) return false;
+  }
+  return true;
+}
+
+class KernelWriter {
+ public:
+  KernelWriter(const LoopProgram& p, const LoopKernel& original, const CppEmitOptions& o)
+      : p_(p), o_(o), k_(o.collapse ? collapse_loops(original) : original), s_(schedule_cpp_kernel(k_, o)) {
+    if (original.kind == KernelKind::Fused) {
+      out_ = "// kernel @" + original.name + ": fused, rows " + extents_text(original.loops, 0, original.loops.size()) +
+             ", " + std::to_string(original.parts.size()) + " parts run per row\n";
+      return;
+    }
+    out_ = "// kernel @" + original.name + ": " + (original.kind == KernelKind::Reduction ? "reduction" : "pointwise") +
+           ", " + loops_text(original);
+    if (k_.loops != original.loops) out_ += " (run as " + loops_text(k_).substr(6) + ")";
+    out_ += "\n";
+  }
+
+  std::string write(const std::string& symbol) {
+    line("extern \"C\" void " + symbol + "(char* const* buffers) {");
+    ++depth_;
+    pointers();
+    if (k_.kind == KernelKind::Fused) fused();
+    else nest();
+    --depth_;
+    line("}");
+    return out_;
+  }
+
+ private:
+  // A part of a fused kernel, written at `depth` inside the shared loops (`first` of them).
+  KernelWriter(const LoopProgram& p, const LoopKernel& part, const CppEmitOptions& o, int first, int depth)
+      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), first_(first), depth_(depth) {}
+
+  static CppSchedule part_schedule(const LoopKernel& part, const CppEmitOptions& o, int first) {
+    CppSchedule s = schedule_cpp_kernel(part, o);
+    s.parallel_loop = -1;  // the rows run in parallel
+    s.parallel_collapse = 1;
+    if (s.simd_loop < first) s.simd_loop = -1;
+    return s;
+  }
+
+  // The loops from first_ on and the body.
+  void nest() {
+    const int n = static_cast<int>(k_.loops.size());
+    if (k_.kind == KernelKind::Pointwise) {
+      for (int d = first_; d < n; ++d) open_loop(d);
+      ops(0, k_.body.size());
+      for (int d = first_; d < n; ++d) close_block();
+    } else {
+      reduction();
+    }
+  }
+
+  void fused() {
+    const int rows = static_cast<int>(k_.loops.size());
+    int64_t points = 0;
+    for (const LoopKernel& part : k_.parts) {
+      int64_t n = 1;
+      for (int64_t e : part.loops) n = n > INT64_MAX / std::max<int64_t>(1, e) ? INT64_MAX : n * e;
+      points = points > INT64_MAX - n ? INT64_MAX : points + n;
+    }
+    if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && rows_independent(k_))
+      line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : ""));
+    for (int d = 0; d < rows; ++d) {
+      const std::string i = "i" + std::to_string(d);
+      line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +
+           ") {");
+      ++depth_;
+    }
+    for (size_t j = 0; j < k_.parts.size(); ++j) {
+      line(std::string("{  // part ") + std::to_string(j) + ": " +
+           (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
+      KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1);
+      part.nest();
+      out_ += part.out_;
+      line("}");
+    }
+    for (int d = 0; d < rows; ++d) close_block();
+  }
+
+ private:
+  void line(const std::string& text) {
+    size_t start = 0;
+    while (start <= text.size()) {  // one indented line per '\n'-separated part
+      const size_t end = text.find('\n', start);
+      out_ += std::string(2 * static_cast<size_t>(depth_), ' ') + text.substr(start, end - start) + "\n";
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+
+  std::string pointer(int b) const {
+    return "b" + std::to_string(b) + "_" + identifier(p_.buffers[static_cast<size_t>(b)].name);
+  }
+  static std::string value(int i) { return "v" + std::to_string(i); }
+  DType dtype(int i) const { return k_.body[static_cast<size_t>(i)].dtype; }
+
+  // `const float* __restrict__ b0_x = (const float*)buffers[0];` per buffer used, in order.
+  void pointers() {
+    std::set<int> used, stored;
+    for (const LoopKernel* part : loop_kernel_parts(k_))
+      for (const BodyOp& op : part->body) {
+        if (op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store) used.insert(op.buffer);
+        if (op.kind == BodyOp::Kind::Store) stored.insert(op.buffer);
+      }
+    for (int b : used) {
+      const std::string type = std::string(stored.count(b) ? "" : "const ") +
+                               std::string(storage_type(p_.buffers[static_cast<size_t>(b)].dtype)) + "*";
+      line(type + " __restrict__ " + pointer(b) + " = (" + type + ")buffers[" + std::to_string(b) + "];");
+    }
+  }
+
+  void pragma(int d) {
+    const bool reduce = k_.kind == KernelKind::Reduction && d >= k_.num_outer_loops();
+    std::string s;
+    if (d == s_.parallel_loop) {
+      s = "omp parallel for";
+      if (s_.parallel_collapse > 1) s += " collapse(" + std::to_string(s_.parallel_collapse) + ")";
+      if (d == s_.simd_loop) s = "omp parallel for simd";
+    } else if (d == s_.simd_loop) {
+      s = "omp simd";
+    } else {
+      return;
+    }
+    if (reduce && !s_.reduction.empty()) s += " " + s_.reduction;
+    line("#pragma " + s);
+  }
+
+  void open_loop(int d) {
+    pragma(d);
+    const std::string i = "i" + std::to_string(d);
+    line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +
+         ") {");
+    ++depth_;
+  }
+  void close_block() {
+    --depth_;
+    line("}");
+  }
+
+  void ops(size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) op(static_cast<int>(i));
+  }
+
+  void op(int i) {
+    const BodyOp& op = k_.body[static_cast<size_t>(i)];
+    auto define = [&](const std::string& expr) {
+      line("const " + std::string(value_type(op.dtype)) + " " + value(i) + " = " + expr + ";");
+    };
+    switch (op.kind) {
+      case BodyOp::Kind::Load: {
+        const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
+        define(convert_or_self(load_value(pointer(op.buffer) + "[" + index_cpp(op.index) + "]", b.dtype), b.dtype, op.dtype));
+        return;
+      }
+      case BodyOp::Kind::Const: define(const_literal(op.value, op.dtype)); return;
+      case BodyOp::Kind::Index: define(index_cpp(op.index)); return;
+      case BodyOp::Kind::Cast: define(convert_value(value(op.args.at(0)), dtype(op.args.at(0)), op.dtype)); return;
+      case BodyOp::Kind::Compute: {
+        std::vector<std::string> args;
+        std::vector<DType> dts;
+        for (int a : op.args) {
+          args.push_back(value(a));
+          dts.push_back(dtype(a));
+        }
+        define(compute_expr(op.op, args, dts, op.dtype));
+        return;
+      }
+      case BodyOp::Kind::Store: {
+        const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
+        line(pointer(op.buffer) + "[" + index_cpp(op.index) + "] = " +
+             store_value(value(op.args.at(0)), dtype(op.args.at(0)), b.dtype) + ";");
+        return;
+      }
+      case BodyOp::Kind::Reduce: KILN_UNREACHABLE("reduce outside a reduction's epilogue");
+    }
+  }
+
+  // A load's value has the buffer's dtype; a load that names another dtype converts.
+  static std::string convert_or_self(const std::string& x, DType from, DType to) {
+    return from == to ? x : convert_value(x, from, to);
+  }
+
+  void reduction() {
+    const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size());
+    const size_t red = static_cast<size_t>(k_.reduce_op);
+    const BodyOp& rop = k_.body[red];
+    for (size_t i = red + 1; i < k_.body.size(); ++i)
+      for (int a : k_.body[i].args)
+        KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
+    const Accumulator acc = accumulator_for(k_);
+    for (int d = first_; d < outer; ++d) open_loop(d);
+    line(acc.type + " acc = " + acc.init + ";");
+    if (acc.nan_flag) line("int acc_nan = 0;");
+    for (int d = outer; d < n; ++d) open_loop(d);
+    ops(0, red);
+    line(acc.update(value(rop.args.at(0))));
+    for (int d = outer; d < n; ++d) close_block();
+    if (acc.nan_flag) line("if (acc_nan) acc = " + float_literal(NAN, acc.type == "float") + ";");
+    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
+         ";");
+    ops(red + 1, k_.body.size());
+    for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  const LoopProgram& p_;
+  const CppEmitOptions& o_;
+  const LoopKernel k_;
+  const CppSchedule s_;
+  const int first_ = 0;  // loops already open (a fused kernel's rows)
+  std::string out_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+std::string emit_cpp_kernel(const LoopProgram& p, const LoopKernel& k, const std::string& symbol,
+                            const CppEmitOptions& o) {
+  KILN_CHECK(k.kind != KernelKind::Extern) << "extern kernel @" << k.name << " has no C++ body";
+  return KernelWriter(p, k, o).write(symbol);
+}
+
+}  // namespace kiln::cpp

@@ -1,0 +1,106 @@
+#include "codegen/cpp/cpp_prelude.h"
+
+namespace kiln::cpp {
+
+// The f16/bf16 conversions are core/half.cc's, line for line, so they give the same bits.
+std::string_view cpp_prelude() {
+  return R"(#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+// Floor division and non-negative modulo by a positive constant (the loop IR's div, mod).
+static inline int64_t kiln_floordiv(int64_t a, int64_t d) { return a / d - (a % d != 0 && a < 0); }
+static inline int64_t kiln_mod(int64_t a, int64_t d) { int64_t r = a % d; return r < 0 ? r + d : r; }
+
+// Wrapping int64 arithmetic, through uint64_t (signed overflow is undefined in C++).
+static inline int64_t kiln_wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t kiln_wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t kiln_wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t kiln_wrap_neg(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+
+// Floating -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
+static inline int64_t kiln_f64_to_i64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  return (int64_t)v;
+}
+
+// maximum/minimum: NaN when either operand is NaN.
+static inline float kiln_maximum(float a, float b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }
+static inline double kiln_maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }
+static inline float kiln_minimum(float a, float b) { return std::isnan(a) || std::isnan(b) ? a + b : (b < a ? b : a); }
+static inline double kiln_minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : (b < a ? b : a); }
+
+// IEEE binary16 and bfloat16 storage, rounding to nearest even.
+static inline uint16_t kiln_f32_to_f16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t mag = x & 0x7fffffffu;
+  if (mag > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+  if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (mag < 0x38800000u) {
+    if (mag < 0x33000000u) return (uint16_t)sign;
+    uint32_t exp = mag >> 23;
+    uint32_t mant = (mag & 0x7fffffu) | 0x800000u;
+    uint32_t drop = 126 - exp;
+    uint32_t r = mant >> drop;
+    uint32_t rem = mant & ((1u << drop) - 1);
+    uint32_t halfway = 1u << (drop - 1);
+    if (rem > halfway || (rem == halfway && (r & 1))) ++r;
+    return (uint16_t)(sign | r);
+  }
+  uint32_t r = (mag >> 13) - (112u << 10);
+  uint32_t rem = mag & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1))) ++r;
+  return (uint16_t)(sign | r);
+}
+
+static inline float kiln_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t out;
+  if (exp == 0) {
+    if (mant == 0) {
+      out = sign;
+    } else {
+      exp = 113;
+      while ((mant & 0x400u) == 0) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ffu;
+      out = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 31) {
+    out = sign | 0x7f800000u | (mant << 13);
+  } else {
+    out = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &out, 4);
+  return f;
+}
+
+static inline uint16_t kiln_f32_to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+static inline float kiln_bf16_to_f32(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+static inline float kiln_f16_round(float f) { return kiln_f16_to_f32(kiln_f32_to_f16(f)); }
+static inline float kiln_bf16_round(float f) { return kiln_bf16_to_f32(kiln_f32_to_bf16(f)); }
+)";
+}
+
+}  // namespace kiln::cpp

@@ -1,0 +1,84 @@
+#include "codegen/cpp/cpp_schedule.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+#include "codegen/cpp/cpp_reduce.h"
+
+namespace kiln::cpp {
+
+namespace {
+
+int64_t points(const LoopKernel& k, size_t first, size_t last) {
+  int64_t n = 1;
+  for (size_t d = first; d < last; ++d)
+    if (__builtin_mul_overflow(n, k.loops[d], &n)) return INT64_MAX;
+  return n;
+}
+
+// Whether e takes distinct values at distinct points of loops [0, n) (mixed radix: each
+// coefficient exceeds the span of the smaller ones).
+bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // |coeff|, extent
+  for (int v = 0; v < n; ++v) {
+    const int64_t extent = k.loops[static_cast<size_t>(v)];
+    if (extent <= 1) continue;
+    const int64_t c = e.coeff_of(v);
+    if (c == 0 || c == INT64_MIN || !e.is_affine_in(v)) return false;
+    dims.emplace_back(std::llabs(c), extent);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;  // the largest offset the smaller coefficients reach
+  for (const auto& [c, extent] : dims) {
+    if (c <= span) return false;
+    int64_t reach;
+    if (__builtin_mul_overflow(c, extent - 1, &reach) || __builtin_add_overflow(span, reach, &span)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool stores_independent(const LoopKernel& k, int n) {
+  std::set<int> loaded, stored;
+  for (const BodyOp& op : k.body) {
+    if (op.kind == BodyOp::Kind::Load) loaded.insert(op.buffer);
+    if (op.kind != BodyOp::Kind::Store) continue;
+    if (!stored.insert(op.buffer).second || !injective(op.index, k, n)) return false;
+  }
+  for (int b : stored)
+    if (loaded.count(b)) return false;
+  return true;
+}
+
+CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
+  CppSchedule s;
+  const int n = static_cast<int>(k.loops.size());
+  if (!o.openmp || n == 0 || k.kind == KernelKind::Fused) return s;  // fused: cpp_kernel.cc parallelizes rows
+  const bool large = points(k, 0, k.loops.size()) >= o.parallel_threshold;
+  if (k.kind == KernelKind::Pointwise) {
+    if (!stores_independent(k, n)) return s;
+    s.simd_loop = n - 1;
+    if (large) {
+      s.parallel_loop = 0;
+      s.parallel_collapse = std::max(1, n - 1);
+    }
+    return s;
+  }
+  const int outer = k.num_outer_loops();
+  s.reduction = accumulator_for(k).clause;
+  if (!s.reduction.empty()) s.simd_loop = n - 1;
+  if (!large) return s;
+  if (outer > 0 && points(k, 0, static_cast<size_t>(outer)) >= kMinParallelOuterPoints && stores_independent(k, outer)) {
+    s.parallel_loop = 0;
+    s.parallel_collapse = outer;
+  } else if (!s.reduction.empty()) {
+    s.parallel_loop = outer;
+    s.parallel_collapse = std::max(1, k.num_reduce_loops - 1);
+  }
+  return s;
+}
+
+}  // namespace kiln::cpp

@@ -1,0 +1,37 @@
+// Where a generated kernel's OpenMP pragmas go. Only kernels whose iterations are
+// independent get any: no buffer is both loaded and stored, no buffer is stored twice, and
+// every store index is injective in the parallel (or vectorized) loops. Then:
+//  * pointwise: `omp simd` on the innermost loop; `omp parallel for` on the loops outside
+//    it (collapsed) when the kernel has >= parallel_threshold points; a single loop gets
+//    `omp parallel for simd`;
+//  * reduction: `omp simd` with the accumulator's reduction clause on the innermost reduce
+//    loop; past the threshold, `omp parallel for` on the outer loops when they have >= 64
+//    points, else on the reduce loops with the reduction clause (a floating product, which
+//    has none, keeps its order and runs serially).
+#pragma once
+
+#include <string>
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "lower/loop_ir.h"
+
+namespace kiln::cpp {
+
+// Outer points below which a large reduction parallelizes its reduce loops instead.
+inline constexpr int64_t kMinParallelOuterPoints = 64;
+
+struct CppSchedule {
+  int parallel_loop = -1;     // the loop with `omp parallel for`, -1 for none
+  int parallel_collapse = 1;  // loops it covers (collapse(n) when > 1)
+  int simd_loop = -1;         // the loop with `omp simd` (`parallel for simd` when the same)
+  std::string reduction;      // reduction clauses on the reduce loops' pragmas
+};
+
+CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o);
+
+// Whether iterations of `k` that differ in loops [0, n) touch disjoint memory where one
+// writes: no buffer is stored twice or both loaded and stored, and every store index is
+// injective in those loops.
+bool stores_independent(const LoopKernel& k, int n);
+
+}  // namespace kiln::cpp

@@ -1,0 +1,22 @@
+// What every runner of a loop program shares (the loop-IR evaluator and the compiled CPU
+// runtime), so that both check inputs and run extern kernels alike: the input check, and an
+// extern kernel as its op's reference kernel (run_op) on views of the program's buffers.
+#pragma once
+
+#include <span>
+
+#include "core/tensor.h"
+#include "lower/loop_ir.h"
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+// The inputs' count, dtypes and sizes against the program's input buffers (any strides).
+Status check_loop_inputs(const LoopProgram& p, std::span<const Tensor> inputs);
+
+// `storage[b]` holds buffer b of `p` as a flat tensor of storage_size() elements of its
+// dtype (any offset into its Storage). Operands are strided views of these, as the kernel
+// names them; a result whose type differs from its buffer's is an error naming both.
+Status run_extern_kernel(const LoopProgram& p, const LoopKernel& k, std::span<const Tensor> storage);
+
+}  // namespace kiln

@@ -1,0 +1,17 @@
+// Extern matmuls through OpenBLAS: matmul, mm and bmm of float32/float64 operands whose
+// matrices are row- or column-major (unit stride in one of their last two dims), with
+// broadcast batch dims. A batch of row-major left operands times one right matrix (a linear
+// layer's `x @ w.T`) is a single GEMM over all rows. Anything else (integer dtypes, 1-d
+// operands, general strides) is left to the op's reference kernel.
+#pragma once
+
+#include "core/tensor.h"
+#include "ops/op_kind.h"
+
+namespace kiln {
+
+// Computes `out` (contiguous, the op's result type) = op(a, b) and returns true, or returns
+// false without touching `out` when OpenBLAS does not apply.
+bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out);
+
+}  // namespace kiln

@@ -1,0 +1,161 @@
+#include "runtime/cpu/compiled_program.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "lower/loop_bounds.h"
+#include "lower/loop_run.h"
+#include "runtime/cpu/kernel_cache.h"
+
+namespace kiln {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The non-extern kernels in contiguous chunks: at most `jobs` of them, none smaller than
+// min_kernels_per_chunk (unless there are fewer kernels than that).
+std::vector<std::vector<int>> split_kernels(const LoopProgram& p, const CpuCompileOptions& o) {
+  std::vector<int> all;
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    if (p.kernels[i].kind != KernelKind::Extern) all.push_back(static_cast<int>(i));
+  if (all.empty()) return {};
+  const size_t jobs = o.jobs > 0 ? static_cast<size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  const size_t min_size = static_cast<size_t>(std::max(1, o.min_kernels_per_chunk));
+  const size_t n = std::max<size_t>(1, std::min(jobs, all.size() / min_size));
+  std::vector<std::vector<int>> chunks(n);
+  for (size_t c = 0; c < n; ++c)
+    chunks[c].assign(all.begin() + static_cast<ptrdiff_t>(all.size() * c / n),
+                     all.begin() + static_cast<ptrdiff_t>(all.size() * (c + 1) / n));
+  return chunks;
+}
+
+bool is_contiguous_layout(const Buffer& b) { return b.strides == contiguous_strides(b.sizes); }
+
+}  // namespace
+
+int CompileStats::hits() const {
+  return static_cast<int>(std::count_if(chunks.begin(), chunks.end(), [](const ChunkStats& c) { return c.cache_hit; }));
+}
+
+int CompileStats::compiled() const { return static_cast<int>(chunks.size()) - hits(); }
+
+Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompileOptions& o) {
+  const std::string where = "while compiling loops @" + p.name + " for the CPU";
+  Status bounds = check_loop_bounds(p);
+  if (!bounds) return bounds.error().add_context(where);
+  CompiledProgram c;
+  c.p_ = std::move(p);
+  c.kernels_.assign(c.p_.kernels.size(), nullptr);
+  c.input_written_.assign(c.p_.buffers.size(), false);
+  for (const LoopKernel& k : c.p_.kernels) {
+    for (int b : k.results) c.input_written_[static_cast<size_t>(b)] = true;
+    for (const LoopKernel* part : loop_kernel_parts(k))
+      for (const BodyOp& op : part->body)
+        if (op.kind == BodyOp::Kind::Store) c.input_written_[static_cast<size_t>(op.buffer)] = true;
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::vector<int>> chunks = split_kernels(c.p_, o);
+  std::vector<std::string> sources;
+  for (const std::vector<int>& chunk : chunks) sources.push_back(emit_cpp_kernels(c.p_, chunk, o.emit));
+  c.stats_.emit_seconds = seconds_since(t0);
+  if (chunks.empty()) return c;
+
+  t0 = std::chrono::steady_clock::now();
+  Expected<CpuToolchain> toolchain = o.toolchain ? Expected<CpuToolchain>(*o.toolchain) : find_cpu_toolchain(o.compiler);
+  if (!toolchain) return toolchain.error().add_context(where);
+  c.stats_.toolchain = *toolchain;
+  c.stats_.toolchain_seconds = seconds_since(t0);
+  Expected<std::string> dir = o.cache_dir.empty() ? default_cache_dir() : Expected<std::string>(o.cache_dir);
+  if (!dir) return dir.error().add_context(where);
+  Expected<KernelCache> cache = KernelCache::open(*dir);
+  if (!cache) return cache.error().add_context(where);
+  c.stats_.cache_dir = cache->dir();
+
+  // Compile the chunks the cache lacks, all at once.
+  t0 = std::chrono::steady_clock::now();
+  std::vector<Status> results(chunks.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    ChunkStats s;
+    for (int k : chunks[i]) s.kernels.push_back(c.p_.kernels[static_cast<size_t>(k)].name);
+    s.key = KernelCache::key(sources[i], o.emit.to_string(), *toolchain);
+    s.cache_hit = cache->has(s.key);
+    c.stats_.chunks.push_back(std::move(s));
+  }
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (c.stats_.chunks[i].cache_hit) continue;
+    threads.emplace_back([&, i] {
+      const auto start = std::chrono::steady_clock::now();
+      results[i] = cache->build(c.stats_.chunks[i].key, sources[i], *toolchain);
+      c.stats_.chunks[i].compile_seconds = seconds_since(start);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  c.stats_.compile_seconds = seconds_since(t0);
+  for (Status& s : results)
+    if (!s) return s.error().add_context(where);
+
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<std::string> symbols = cpp_kernel_symbols(c.p_);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    Expected<SharedLibrary> lib = SharedLibrary::open(cache->library_path(c.stats_.chunks[i].key));
+    if (!lib) return lib.error().add_context(where);
+    for (int k : chunks[i]) {
+      Expected<void*> fn = lib->symbol(symbols[static_cast<size_t>(k)]);
+      if (!fn) return fn.error().add_context(where);
+      c.kernels_[static_cast<size_t>(k)] = reinterpret_cast<KernelFn>(*fn);
+    }
+    c.libraries_.push_back(std::move(*lib));
+  }
+  pin_openmp_runtime();
+  c.stats_.load_seconds = seconds_since(t0);
+  return c;
+}
+
+Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const {
+  KILN_TRY(check_loop_inputs(p_, inputs));
+  // One flat tensor per buffer (storage_size() elements); contiguous inputs that no kernel
+  // writes are used in place.
+  std::vector<Tensor> storage(p_.buffers.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const size_t b = static_cast<size_t>(p_.inputs[i]);
+    const Buffer& buf = p_.buffers[b];
+    const Tensor& t = inputs[i];
+    if (t.is_contiguous() && is_contiguous_layout(buf) && !input_written_[b]) {
+      storage[b] = t.as_strided({buf.storage_size()}, {1}, t.offset());
+    } else {
+      storage[b] = Tensor::zeros({buf.storage_size()}, buf.dtype);
+      storage[b].as_strided(buf.sizes, buf.strides, 0).copy_from(t);
+    }
+  }
+  std::vector<char*> pointers(p_.buffers.size());
+  for (size_t b = 0; b < p_.buffers.size(); ++b) {
+    if (!storage[b].defined()) storage[b] = Tensor::zeros({p_.buffers[b].storage_size()}, p_.buffers[b].dtype);
+    pointers[b] = reinterpret_cast<char*>(storage[b].data_bytes());
+  }
+  for (size_t i = 0; i < p_.kernels.size(); ++i) {
+    const LoopKernel& k = p_.kernels[i];
+    if (kernels_[i]) {
+      kernels_[i](pointers.data());
+      continue;
+    }
+    Status s = run_extern_kernel(p_, k, storage);
+    if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
+  }
+  std::vector<Tensor> out;
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    const Buffer& buf = p_.buffers[static_cast<size_t>(p_.outputs[j])];
+    Tensor view = storage[static_cast<size_t>(p_.outputs[j])].as_strided(buf.sizes, buf.strides, 0);
+    const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j), p_.outputs[j]) !=
+                          p_.outputs.begin() + static_cast<ptrdiff_t>(j);
+    out.push_back(is_contiguous_layout(buf) && !repeated ? view : view.clone());
+  }
+  return out;
+}
+
+}  // namespace kiln

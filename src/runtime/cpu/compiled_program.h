@@ -1,0 +1,82 @@
+// A loop program compiled to native code for the CPU: its pointwise and reduction kernels
+// emitted as C++ (codegen/cpp), compiled in parallel chunks through the disk cache
+// (kernel_cache.h), loaded with dlopen; extern kernels run their op's reference kernel
+// exactly as the evaluator runs them (lower/extern_kernel.h). run() has eval_loops'
+// contract; results agree with it within per-dtype tolerances (docs/CODEGEN.md says where
+// and why they differ).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "core/tensor.h"
+#include "lower/loop_ir.h"
+#include "runtime/cpu/shared_library.h"
+#include "runtime/cpu/toolchain.h"
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+struct CpuCompileOptions {
+  CppEmitOptions emit;
+  std::string compiler;                   // "" : $CXX if set, else c++
+  std::optional<CpuToolchain> toolchain;  // when set, used as is: no lookup, no --version
+  std::string cache_dir;                  // "" : $KILN_CACHE_DIR, else $HOME/.cache/kiln
+  int jobs = 0;                           // most chunks (compiled at once); 0: hardware threads
+  int min_kernels_per_chunk = 4;          // no chunk smaller, unless the program is
+};
+
+struct ChunkStats {
+  std::vector<std::string> kernels;  // kernel names
+  std::string key;                   // the cache key (<key>.cpp, <key>.so)
+  bool cache_hit = false;            // loaded without running the compiler
+  double compile_seconds = 0;        // 0 on a hit
+};
+
+struct CompileStats {
+  std::vector<ChunkStats> chunks;
+  std::string cache_dir;
+  CpuToolchain toolchain;       // empty when no kernel needed one
+  double emit_seconds = 0;      // generating the C++ of every chunk
+  double toolchain_seconds = 0; // finding the compiler and its version
+  double compile_seconds = 0;   // wall time of the (parallel) compiles
+  double load_seconds = 0;      // dlopen and dlsym
+
+  int hits() const;
+  int compiled() const;
+};
+
+class CompiledProgram {
+ public:
+  // Checks index bounds (lower/loop_bounds.h), then emits, compiles or finds in the cache,
+  // and loads every chunk. Errors: out-of-range accesses, a missing or failing compiler, a
+  // cache directory that cannot be made, a library or symbol that cannot be loaded.
+  static Expected<CompiledProgram> compile(LoopProgram p, const CpuCompileOptions& o = {});
+
+  // Inputs must match the program's input buffers in dtype and sizes (any strides); returns
+  // one contiguous tensor per output. Safe to call from several threads at once.
+  Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const;
+
+  const LoopProgram& program() const { return p_; }
+  const CompileStats& stats() const { return stats_; }
+
+  CompiledProgram(CompiledProgram&&) = default;
+  CompiledProgram& operator=(CompiledProgram&&) = default;
+  CompiledProgram(const CompiledProgram&) = delete;
+  CompiledProgram& operator=(const CompiledProgram&) = delete;
+
+ private:
+  using KernelFn = void (*)(char* const*);
+  CompiledProgram() = default;
+
+  LoopProgram p_;
+  std::vector<SharedLibrary> libraries_;
+  std::vector<KernelFn> kernels_;      // per kernel of p_; null for extern kernels
+  std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
+  CompileStats stats_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,87 @@
+#include "runtime/cpu/process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace kiln {
+
+namespace {
+
+// Closes the descriptors it holds when it goes out of scope.
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) close(f);
+  }
+  void close_end(int i) {
+    close(fd[i]);
+    fd[i] = -1;
+  }
+};
+
+}  // namespace
+
+Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
+  if (argv.empty()) return make_error("run_process: no program given");
+  // O_CLOEXEC: a child spawned by another thread at the same time must not inherit the
+  // write end, or our read would wait for that child too.
+  Pipe out;
+  if (pipe2(out.fd, O_CLOEXEC) != 0) return make_error("cannot create a pipe to run ", argv[0], ": ", std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) return make_error("cannot run ", argv[0], ": ", std::strerror(err));
+  out.close_end(1);
+  ProcessResult r;
+  char buf[4096];
+  while (true) {
+    const ssize_t n = read(out.fd[0], buf, sizeof buf);
+    if (n > 0) {
+      r.output.append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return make_error("cannot wait for ", argv[0], ": ", std::strerror(errno));
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return r;
+}
+
+std::string command_line_text(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const std::string& a : argv) {
+    if (!s.empty()) s += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_=+./:,@%") == std::string::npos;
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
+}
+
+}  // namespace kiln

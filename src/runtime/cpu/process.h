@@ -1,0 +1,27 @@
+// Running a program and collecting its output, without a shell: the arguments go to
+// posix_spawn as an argv array, so paths with spaces or quotes need no quoting and cannot
+// inject commands. The child inherits the environment; stdout and stderr come back together.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+struct ProcessResult {
+  int exit_code = 0;        // the exit status, or 128 + the signal that ended it
+  std::string output;       // stdout and stderr, interleaved as written
+
+  bool ok() const { return exit_code == 0; }
+};
+
+// Runs argv[0] (a path: no PATH lookup) with arguments argv[1..] and waits for it. An error
+// only when it cannot be started (the Diagnostic names the program and why).
+Expected<ProcessResult> run_process(const std::vector<std::string>& argv);
+
+// argv as a shell would need it typed, for messages: `c++ -O3 '/tmp/a b.cpp'`.
+std::string command_line_text(const std::vector<std::string>& argv);
+
+}  // namespace kiln

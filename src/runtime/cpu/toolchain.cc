@@ -1,0 +1,101 @@
+#include "runtime/cpu/toolchain.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/cpu/process.h"
+
+namespace kiln {
+
+namespace {
+
+constexpr int kMessageLines = 20;  // lines of compiler output a Diagnostic quotes
+
+// The first `n` lines of `text`, each indented, with a note of how many were left out.
+std::string first_lines(const std::string& text, int n) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < static_cast<size_t>(n); ++i) out += "  " + lines[i] + "\n";
+  if (lines.size() > static_cast<size_t>(n)) out += "  ... (" + std::to_string(lines.size() - static_cast<size_t>(n)) + " more lines)\n";
+  return out;
+}
+
+// `name` as an executable path: itself when it holds a '/', else the first match in $PATH.
+std::string resolve(const std::string& name) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+Diagnostic failed(const std::string& what, const std::vector<std::string>& argv, const ProcessResult& r) {
+  Diagnostic d = make_error(what, " (exit status ", r.exit_code, "): ", command_line_text(argv));
+  if (!r.output.empty()) d.add_context("its output begins:\n" + first_lines(r.output, kMessageLines));
+  return d;
+}
+
+}  // namespace
+
+std::vector<std::string> default_cpu_flags() {
+  return {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno", "-std=c++17"};
+}
+
+std::string default_cpu_compiler() {
+  const char* cxx = std::getenv("CXX");
+  return cxx && *cxx ? cxx : "c++";
+}
+
+std::string CpuToolchain::flags_text() const {
+  std::string s;
+  for (const std::string& f : flags) s += (s.empty() ? "" : " ") + f;
+  return s;
+}
+
+std::vector<std::string> CpuToolchain::command(const std::string& source, const std::string& output) const {
+  std::vector<std::string> argv{path};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", output, source});
+  return argv;
+}
+
+Status CpuToolchain::compile(const std::string& source, const std::string& output) const {
+  const std::vector<std::string> argv = command(source, output);
+  Expected<ProcessResult> r = run_process(argv);
+  if (!r) return make_error("C++ compiler '", compiler, "' could not be run: ", r.error().message(), "; command: ",
+                            command_line_text(argv));
+  if (!r->ok()) return failed("C++ compiler '" + compiler + "' failed", argv, *r);
+  return Status::ok();
+}
+
+Expected<CpuToolchain> find_cpu_toolchain(const std::string& compiler) {
+  CpuToolchain t;
+  t.compiler = compiler.empty() ? default_cpu_compiler() : compiler;
+  t.path = resolve(t.compiler);
+  if (t.path.empty())
+    return make_error("C++ compiler '", t.compiler, "' not found", t.compiler.find('/') == std::string::npos ? " in PATH" : "",
+                      " (set CXX or the compiler option to a C++17 compiler with OpenMP, e.g. g++)");
+  const std::vector<std::string> argv{t.path, "--version"};
+  Expected<ProcessResult> r = run_process(argv);
+  if (!r) return make_error("C++ compiler '", t.compiler, "' could not be run: ", r.error().message());
+  if (!r->ok()) return failed("C++ compiler '" + t.compiler + "' failed to report its version", argv, *r);
+  t.identity = t.path + "\n" + r->output.substr(0, r->output.find('\n'));
+  return t;
+}
+
+}  // namespace kiln

@@ -1,0 +1,165 @@
+// The C++ emitter without compiling: golden units (tests/golden/cpp/*.cpp; regenerate with
+// KILN_UPDATE_GOLDEN=1), loop collapsing, the OpenMP schedule, symbols, index and literal text.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/collapse_loops.h"
+#include "codegen/cpp/cpp_emitter.h"
+#include "codegen/cpp/cpp_index.h"
+#include "codegen/cpp/cpp_scalar.h"
+#include "ir/parser.h"
+#include "lower/loop_text.h"
+#include "lower/lower.h"
+#include "lowering_cases.h"
+
+namespace kiln {
+namespace {
+
+LoopProgram lower(const std::string& text) {
+  auto g = parse_graph(text);
+  EXPECT_TRUE(g) << g.error().to_string();
+  auto p = lower_graph(**g);
+  EXPECT_TRUE(p) << p.error().to_string();
+  return std::move(*p);
+}
+
+LoopProgram parse(const std::string& text) {
+  auto p = parse_loops(text);
+  EXPECT_TRUE(p) << p.error().to_string();
+  return std::move(*p);
+}
+
+// Compares `text` with the golden file, or rewrites the file when KILN_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& text, const std::string& name) {
+  const std::string path = std::string(KILN_SOURCE_DIR) + "/tests/golden/cpp/" + name;
+  const char* update = std::getenv("KILN_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden " << path << "; create it with KILN_UPDATE_GOLDEN=1";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string want = ss.str();
+  if (want == text) return;
+  std::istringstream a(want), b(text);
+  std::string la, lb;
+  int line = 1;
+  while (std::getline(a, la) && std::getline(b, lb) && la == lb) ++line;
+  ADD_FAILURE() << "generated C++ differs from " << path << " at line " << line << ":\n- " << la << "\n+ " << lb
+                << "\nIf the change is intended, regenerate: KILN_UPDATE_GOLDEN=1 build/tests/kiln_unit_tests "
+                   "--gtest_filter='CppEmitter.Golden*'";
+}
+
+TEST(CppEmitter, GoldenPointwiseChain) {
+  expect_golden(emit_cpp(lower(with_dtype(kLoweringCases[0].text, "f32"))), "pointwise_chain.cpp");
+}
+
+TEST(CppEmitter, GoldenReductionRows) {
+  expect_golden(emit_cpp(lower("graph @rows(%x: f32[4,64]) -> (f32[4], f32[4,1]) {\n"
+                               " %0 = sum(%x) {dim=[1]} : f32[4]\n %1 = amax(%x) {dim=[1], keepdim=true} : f32[4,1]\n"
+                               " return %0, %1\n}")),
+                "reduction_rows.cpp");
+}
+
+TEST(CppEmitter, DeterministicAndOptionsInText) {
+  const LoopProgram p = lower(with_dtype(kLoweringCases[3].text, "f64"));
+  EXPECT_EQ(emit_cpp(p), emit_cpp(p));
+  CppEmitOptions o;
+  EXPECT_EQ(o.to_string(), "openmp=1 parallel_threshold=32768 collapse=1");
+  o.openmp = false;
+  const std::string serial = emit_cpp(p, o);
+  EXPECT_EQ(serial.find("#pragma"), std::string::npos) << serial;
+  EXPECT_NE(serial.find("// Options: openmp=0 parallel_threshold=32768 collapse=1."), std::string::npos);
+}
+
+TEST(CppEmitter, ContiguousLoopsCollapse) {
+  const LoopProgram p = lower("graph @g(%x: f32[4096,4096]) -> (f32[4096,4096]) {\n %0 = exp(%x) : f32[4096,4096]\n return %0\n}");
+  const std::string cpp = emit_cpp(p);
+  EXPECT_NE(cpp.find("// kernel @k0: pointwise, loops [4096, 4096] (run as [16777216])\n"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("  #pragma omp parallel for simd\n  for (int64_t i0 = 0; i0 < 16777216; ++i0) {"), std::string::npos);
+  CppEmitOptions o;
+  o.collapse = false;
+  EXPECT_NE(emit_cpp(p, o).find("for (int64_t i1 = 0; i1 < 4096; ++i1)"), std::string::npos);
+}
+
+TEST(CppEmitter, CollapseKeepsStridedAndSplitsReduceLoops) {
+  // A transposed read does not collapse; size-1 dims go; reduce loops merge among themselves.
+  const LoopProgram p = lower(
+      "graph @g(%x: f32[6,8], %y: f32[4,1,8,6]) -> (f32[8,6], f32[4]) {\n %0 = t(%x) : f32[8,6]\n"
+      " %1 = exp(%0) : f32[8,6]\n %2 = sum(%y) {dim=[2, 3]} : f32[4,1]\n %3 = squeeze(%2) : f32[4]\n return %1, %3\n}");
+  const LoopKernel t = collapse_loops(p.kernels[0]);
+  EXPECT_EQ(t.loops, (std::vector<int64_t>{8, 6}));
+  const LoopKernel r = collapse_loops(p.kernels[1]);
+  EXPECT_EQ(r.loops, (std::vector<int64_t>{4, 48}));
+  EXPECT_EQ(r.num_reduce_loops, 1);
+  EXPECT_EQ(r.body[0].index.to_string(), "48*i0 + i1");
+}
+
+TEST(CppEmitter, OverlappingStoresGetNoPragmas) {
+  // Every iteration stores to %out0[0]: neither simd nor parallel may reorder them.
+  const LoopProgram p = parse(
+      "loops @f(%x: f32[100000]) -> (%out0) {\n  buffer %out0 : f32[1] strides [1]\n  kernel @k0 pointwise {\n"
+      "    for i0 in range(100000) {\n      %0 = load %x[i0]\n      store %out0[0], %0\n    }\n  }\n}\n");
+  EXPECT_EQ(emit_cpp(p).find("#pragma omp"), std::string::npos) << emit_cpp(p);
+}
+
+TEST(CppEmitter, ExternKernelsAreNotEmitted) {
+  const LoopProgram p = lower(with_dtype(kLoweringCases[7].text, "f32"));  // extern_matmul
+  const std::string cpp = emit_cpp(p);
+  EXPECT_EQ(cpp.find("kiln_g_k0("), std::string::npos) << cpp;  // the matmul
+  EXPECT_NE(cpp.find("extern \"C\" void kiln_g_k1(char* const* buffers)"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp_kernel_symbols(p), (std::vector<std::string>{"", "kiln_g_k1"}));
+}
+
+TEST(CppEmitter, SymbolsAreIdentifiersAndUnique) {
+  LoopProgram p;
+  p.name = "my-graph";
+  for (const char* name : {"k.0", "k_0", "k-0"}) {
+    LoopKernel k;
+    k.name = name;
+    p.kernels.push_back(k);
+  }
+  EXPECT_EQ(cpp_kernel_symbols(p),
+            (std::vector<std::string>{"kiln_my_graph_k_0", "kiln_my_graph_k_0_1", "kiln_my_graph_k_0_2"}));
+}
+
+TEST(CppEmitter, IndexText) {
+  const IndexExpr i0 = IndexExpr::var(0), i1 = IndexExpr::var(1);
+  EXPECT_EQ(cpp::index_cpp(i0.scaled(8).plus(i1).plus(IndexExpr::constant_of(3))), "8 * i0 + i1 + 3");
+  EXPECT_EQ(cpp::index_cpp(i0.scaled(-2).plus(IndexExpr::constant_of(-1))), "-2 * i0 - 1");
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::floor_div(i0.scaled(4).plus(i1), 6).scaled(2)), "2 * ((4 * i0 + i1) / 6)");
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::mod(i1, 4).scaled(-1)), "-(i1 % 4)");
+  // A dividend that may be negative needs the exact helpers (floor_div keeps only the part
+  // the divisor does not divide inside).
+  const IndexExpr neg = i0.plus(i1.scaled(-3));
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::floor_div(neg, 2)), "kiln_floordiv(i0 - 3 * i1, 2)");
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::mod(IndexExpr::floor_div(neg, 2), 4).plus(IndexExpr::constant_of(1))),
+            "kiln_mod(kiln_floordiv(i0 - 3 * i1, 2), 4) + 1");
+  // mod keeps its dividend's constant in [0, d): non-negative again, plain %.
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::mod(i0.plus(IndexExpr::constant_of(-3)), 8)), "(i0 + 5) % 8");
+  EXPECT_EQ(cpp::index_cpp(IndexExpr::constant_of(INT64_MIN)), "(-9223372036854775807 - 1)");
+}
+
+TEST(CppEmitter, LiteralsAreExact) {
+  EXPECT_EQ(cpp::float_literal(0.1, true), "0.1f");
+  EXPECT_EQ(cpp::float_literal(0.1, false), "0.1");
+  EXPECT_EQ(cpp::float_literal(2.0, true), "2.0f");
+  EXPECT_EQ(cpp::float_literal(-0.0, false), "-0.0");
+  EXPECT_EQ(cpp::float_literal(1e-5, false), "1e-05");
+  EXPECT_EQ(cpp::float_literal(-INFINITY, true), "-__builtin_inff()");
+  EXPECT_EQ(cpp::float_literal(NAN, false), "__builtin_nan(\"\")");
+  // const rounds to its dtype first, as the evaluator does.
+  EXPECT_EQ(cpp::const_literal(Scalar(0.1), DType::F16), "0.099975586f");
+  EXPECT_EQ(cpp::const_literal(Scalar(int64_t{300}), DType::I8), "44");
+  EXPECT_EQ(cpp::const_literal(Scalar(2.5), DType::Bool), "true");
+  EXPECT_EQ(cpp::const_literal(Scalar(int64_t{INT64_MIN}), DType::I64), "(-9223372036854775807 - 1)");
+}
+
+}  // namespace
+}  // namespace kiln

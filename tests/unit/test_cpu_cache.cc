@@ -1,0 +1,181 @@
+// The CPU runtime's compiler and disk cache: a second compile of the same program loads
+// every chunk from the cache without running a compiler (its path may not even exist);
+// changed emit options or flags miss; a missing or failing compiler is a Diagnostic naming
+// it and its command line; the content hash is stable; processes run without a shell.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cpu_backend_util.h"
+#include "ir/parser.h"
+#include "lower/loop_eval.h"
+#include "lower/lower.h"
+#include "lowering_cases.h"
+#include "runtime/cpu/kernel_cache.h"
+#include "runtime/cpu/process.h"
+#include "support/hash.h"
+
+namespace kiln {
+namespace {
+
+// Three lowering cases in f32 as one program of a dozen kernels (unfused, one per node).
+LoopProgram test_program() {
+  std::vector<LoopProgram> parts;
+  for (int c : {0, 1, 3}) {
+    auto g = parse_graph(with_dtype(kLoweringCases[c].text, "f32"));
+    EXPECT_TRUE(g);
+    auto p = lower_graph(**g, LowerOptions{.fuse = false});
+    EXPECT_TRUE(p);
+    parts.push_back(std::move(*p));
+  }
+  return merge_programs("cached", parts);
+}
+
+std::vector<Tensor> inputs_for(const LoopProgram& p) {
+  std::vector<Tensor> in;
+  for (int b : p.inputs) in.push_back(Tensor::randn(p.buffers[static_cast<size_t>(b)].sizes, 5 + in.size()));
+  return in;
+}
+
+void expect_runs_like_evaluator(const CompiledProgram& c) {
+  const std::vector<Tensor> in = inputs_for(c.program());
+  auto got = c.run(in);
+  ASSERT_TRUE(got) << got.error().to_string();
+  auto want = eval_loops(c.program(), in);
+  ASSERT_TRUE(want);
+  for (size_t j = 0; j < want->size(); ++j) expect_close((*want)[j], (*got)[j], "output " + std::to_string(j));
+}
+
+// Options that compile into `dir` (a cache of the test's own) in at most `jobs` chunks.
+CpuCompileOptions options_in(const TempDir& dir, int jobs) {
+  CpuCompileOptions o;
+  o.cache_dir = dir.path();
+  o.jobs = jobs;
+  o.min_kernels_per_chunk = 4;
+  return o;
+}
+
+TEST(CpuCache, SecondCompileLoadsWithoutCompiler) {
+  TempDir dir("kiln-cache-test");
+  const LoopProgram p = test_program();
+  CpuCompileOptions o = options_in(dir, 2);
+  auto first = CompiledProgram::compile(p, o);
+  ASSERT_TRUE(first) << first.error().to_string();
+  const CompileStats& s1 = first->stats();
+  ASSERT_EQ(s1.chunks.size(), 2u);
+  EXPECT_EQ(s1.compiled(), 2);
+  EXPECT_EQ(s1.chunks[0].kernels.size() + s1.chunks[1].kernels.size(), p.kernels.size());
+  for (const ChunkStats& c : s1.chunks) {
+    EXPECT_FALSE(c.cache_hit);
+    EXPECT_GT(c.compile_seconds, 0);
+    EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + c.key + ".cpp"));
+    EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + c.key + ".so"));
+  }
+  expect_runs_like_evaluator(*first);
+
+  // Same identity and flags, but an executable that does not exist: only hits can succeed.
+  o.toolchain = s1.toolchain;
+  o.toolchain->path = "/nonexistent/kiln-test/c++";
+  auto second = CompiledProgram::compile(p, o);
+  ASSERT_TRUE(second) << second.error().to_string();
+  EXPECT_EQ(second->stats().hits(), 2);
+  EXPECT_EQ(second->stats().compiled(), 0);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(second->stats().chunks[i].key, s1.chunks[i].key);
+    EXPECT_EQ(second->stats().chunks[i].compile_seconds, 0);
+  }
+  expect_runs_like_evaluator(*second);
+
+  // A miss needs the compiler, which is not there.
+  o.emit.parallel_threshold = 1;
+  auto missing = CompiledProgram::compile(p, o);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().to_string().find("could not be run"), std::string::npos) << missing.error().to_string();
+}
+
+TEST(CpuCache, ChangedOptionsOrFlagsMiss) {
+  TempDir dir("kiln-cache-test");
+  const LoopProgram p = test_program();
+  CpuCompileOptions o = options_in(dir, 1);
+  auto base = CompiledProgram::compile(p, o);
+  ASSERT_TRUE(base) << base.error().to_string();
+  ASSERT_EQ(base->stats().chunks.size(), 1u);
+  const std::string key = base->stats().chunks[0].key;
+
+  o.emit.parallel_threshold = 1;
+  auto other_emit = CompiledProgram::compile(p, o);
+  ASSERT_TRUE(other_emit) << other_emit.error().to_string();
+  EXPECT_EQ(other_emit->stats().compiled(), 1);
+  EXPECT_NE(other_emit->stats().chunks[0].key, key);
+  expect_runs_like_evaluator(*other_emit);
+
+  o.emit = {};
+  o.toolchain = base->stats().toolchain;
+  o.toolchain->flags.push_back("-DKILN_CACHE_TEST_FLAG=1");
+  auto other_flags = CompiledProgram::compile(p, o);
+  ASSERT_TRUE(other_flags) << other_flags.error().to_string();
+  EXPECT_EQ(other_flags->stats().compiled(), 1);
+  EXPECT_NE(other_flags->stats().chunks[0].key, key);
+}
+
+TEST(CpuCache, CompilerErrorsAreDiagnostics) {
+  TempDir dir("kiln-cache-test");
+  const LoopProgram p = test_program();
+  CpuCompileOptions o = options_in(dir, 1);
+  o.compiler = "/nonexistent/kiln-test/c++";
+  auto absent = CompiledProgram::compile(p, o);
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().to_string().find("C++ compiler '/nonexistent/kiln-test/c++' not found"), std::string::npos)
+      << absent.error().to_string();
+  EXPECT_NE(absent.error().to_string().find("while compiling loops @cached for the CPU"), std::string::npos);
+
+  auto not_in_path = find_cpu_toolchain("kiln-no-such-compiler");
+  ASSERT_FALSE(not_in_path);
+  EXPECT_NE(not_in_path.error().to_string().find("'kiln-no-such-compiler' not found in PATH"), std::string::npos);
+
+  auto no_version = find_cpu_toolchain("false");
+  ASSERT_FALSE(no_version);
+  EXPECT_NE(no_version.error().to_string().find("'false' failed to report its version (exit status 1)"), std::string::npos)
+      << no_version.error().to_string();
+
+  // A compiler that rejects its flags: the message names it, quotes the command and its output.
+  auto real = find_cpu_toolchain();
+  ASSERT_TRUE(real) << real.error().to_string();
+  o.compiler.clear();
+  o.toolchain = *real;
+  o.toolchain->flags.push_back("--kiln-no-such-flag");
+  auto rejected = CompiledProgram::compile(p, o);
+  ASSERT_FALSE(rejected);
+  const std::string msg = rejected.error().to_string();
+  EXPECT_NE(msg.find("failed (exit status"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(real->path + " -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -std=c++17 "
+                                  "--kiln-no-such-flag -o "),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("its output begins:"), std::string::npos) << msg;
+  // The flag appears in the command and again in the compiler's complaint.
+  EXPECT_NE(msg.find("kiln-no-such-flag", msg.find("its output begins:")), std::string::npos) << msg;
+}
+
+TEST(CpuCache, ContentHashIsStable) {
+  // Pinned: a change here would silently invalidate (or worse, alias) every cached kernel.
+  EXPECT_EQ(ContentHash().hex(), "cbf29ce484222325");
+  EXPECT_EQ(ContentHash().add("kiln").add("").hex(), ContentHash().add("kiln").add("").hex());
+  // FNV-1a 64 of the 8-byte little-endian length 4, then "kiln".
+  EXPECT_EQ(ContentHash().add("kiln").hex(), "ccc9629832a174af");
+  EXPECT_NE(ContentHash().add("ab").add("c").value(), ContentHash().add("a").add("bc").value());
+}
+
+TEST(CpuCache, ProcessesRunWithoutAShell) {
+  auto r = run_process({"/bin/echo", "a b", "'$HOME'", "; true"});
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->output, "a b '$HOME' ; true\n");
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(command_line_text({"/bin/echo", "a b", "it's", "-O3"}), "/bin/echo 'a b' 'it'\\''s' -O3");
+  auto missing = run_process({"/nonexistent/kiln-test"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().to_string().find("cannot run /nonexistent/kiln-test"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
