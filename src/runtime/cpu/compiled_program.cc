@@ -6,6 +6,7 @@
 
 #include "lower/loop_bounds.h"
 #include "lower/loop_run.h"
+#include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/kernel_cache.h"
 
 namespace kiln {
@@ -117,6 +118,18 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   return c;
 }
 
+// A matmul extern kernel through OpenBLAS when it applies (blas_matmul.h); false otherwise.
+bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const {
+  if (k.operands.size() != 2 || k.results.size() != 1 || k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
+    return false;
+  auto view = [&](const ExternOperand& o) {
+    return storage[static_cast<size_t>(o.buffer)].as_strided(o.sizes, o.strides, o.offset);
+  };
+  const Buffer& out = p_.buffers[static_cast<size_t>(k.results[0])];
+  const Tensor result = storage[static_cast<size_t>(k.results[0])].as_strided(out.sizes, out.strides, 0);
+  return blas_matmul(k.op, view(k.operands[0]), view(k.operands[1]), result);
+}
+
 Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
   // One flat tensor per buffer (storage_size() elements); contiguous inputs that no kernel
@@ -144,6 +157,7 @@ Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> input
       kernels_[i](pointers.data());
       continue;
     }
+    if (run_blas_kernel(k, storage)) continue;
     Status s = run_extern_kernel(p_, k, storage);
     if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
   }

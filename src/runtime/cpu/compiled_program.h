@@ -71,6 +71,7 @@ class CompiledProgram {
  private:
   using KernelFn = void (*)(char* const*);
   CompiledProgram() = default;
+  bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
 
   LoopProgram p_;
   std::vector<SharedLibrary> libraries_;
