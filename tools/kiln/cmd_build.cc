@@ -21,6 +21,7 @@
 #include "lower/loop_eval.h"
 #include "lower/loop_text.h"
 #include "lower/lower.h"
+#include "runtime/cpu/compile_graph.h"
 
 namespace kiln::cli {
 
@@ -127,7 +128,9 @@ int cmd_build(const Args& args) {
   if (!graphs) return fail(graphs.error());
   if (graphs->empty()) return fail(make_error(file, " holds no graph"));
   for (const auto& g : *graphs) {
-    Expected<LoopProgram> p = lower_graph(*g, lower_options);
+    // The CPU backend decomposes composite ops first (runtime/cpu/compile_graph.h).
+    Expected<LoopProgram> p =
+        device == "cpu" ? lower_graph_cpu(*g, CpuGraphOptions{.lower = lower_options}) : lower_graph(*g, lower_options);
     if (!p) return fail(p.error());
     if (emit == "cpp") {
       std::fputs(emit_cpp(*p).c_str(), stdout);

@@ -25,7 +25,7 @@
 #include "interp/symbol_bindings.h"
 #include "ir/parser.h"
 #include "lower/lower.h"
-#include "runtime/cpu/compiled_program.h"
+#include "runtime/cpu/compile_graph.h"
 #include "support/check.h"
 
 namespace kiln::cli {
@@ -293,11 +293,12 @@ Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::
   return compare(*replayed, "the captured graph");
 }
 
-// Lowers g, compiles it for the CPU and runs it; `names` gets the output buffers' names.
+// Compiles g for the CPU (compile_graph.h: decompose, lower, schedule, C++) and runs it;
+// `names` gets the output buffers' names.
 Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor> inputs, std::vector<std::string>& names) {
-  KILN_ASSIGN_OR_RETURN(LoopProgram p, lower_graph(g));
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(g));
+  const LoopProgram& p = compiled.program().program();
   for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
-  KILN_ASSIGN_OR_RETURN(CompiledProgram compiled, CompiledProgram::compile(std::move(p)));
   return compiled.run(inputs);
 }
 
