@@ -82,8 +82,8 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
   // The backward graph's tangents come in joint-input order, which is output order.
   for (size_t out = 0; out < c->joint.tangent_input.size(); ++out)
     if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
-  c->forward_runner = make_graph_runner(*c->partition.forward, options.backend);
-  c->backward_runner = make_graph_runner(*c->partition.backward, options.backend);
+  KILN_ASSIGN_OR_RETURN(c->forward_runner, make_graph_runner(*c->partition.forward, options.backend));
+  KILN_ASSIGN_OR_RETURN(c->backward_runner, make_graph_runner(*c->partition.backward, options.backend));
   return GradFunction(std::move(c));
 }
 

@@ -1,7 +1,8 @@
-// The interpreter runner; compiled backends add theirs beside it.
+// The interpreter runner and the compiled CPU runner.
 #include "train/graph_runner.h"
 
 #include "interp/interpreter.h"
+#include "runtime/cpu/compile_graph.h"
 
 namespace kiln {
 
@@ -16,14 +17,27 @@ class InterpreterRunner final : public GraphRunner {
   const Graph& graph_;
 };
 
+class CpuRunner final : public GraphRunner {
+ public:
+  explicit CpuRunner(CompiledGraph compiled) : compiled_(std::move(compiled)) {}
+  Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override { return compiled_.run(inputs); }
+
+ private:
+  CompiledGraph compiled_;
+};
+
 }  // namespace
 
-std::unique_ptr<GraphRunner> make_graph_runner(const Graph& graph, Backend backend) {
+Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend) {
   switch (backend) {
     case Backend::Interpreter:
-      return std::make_unique<InterpreterRunner>(graph);
+      return std::unique_ptr<GraphRunner>(std::make_unique<InterpreterRunner>(graph));
+    case Backend::Cpu: {
+      KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(graph));
+      return std::unique_ptr<GraphRunner>(std::make_unique<CpuRunner>(std::move(compiled)));
+    }
   }
-  return nullptr;
+  return make_error("unknown backend");
 }
 
 }  // namespace kiln

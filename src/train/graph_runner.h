@@ -1,6 +1,5 @@
-// GraphRunner: the seam between the training API and whatever executes a graph. Today only
-// the reference interpreter runs graphs; the CPU backend will plug its compiled kernels in
-// here (a new Backend enumerator and one more runner), with no change to its callers.
+// GraphRunner: the seam between the training API and whatever executes a graph: the
+// reference interpreter, or the CPU backend's compiled kernels (runtime/cpu/compile_graph.h).
 #pragma once
 
 #include <memory>
@@ -13,7 +12,9 @@
 
 namespace kiln {
 
-enum class Backend { Interpreter };
+// Interpreter: the reference interpreter (the oracle). Cpu: each graph compiled to C++ kernels
+// (decomposed, fused, scheduled; matmuls through OpenBLAS), cached on disk, run natively.
+enum class Backend { Interpreter, Cpu };
 
 // Runs one fixed graph on concrete inputs (matching the graph's inputs in order).
 class GraphRunner {
@@ -23,6 +24,8 @@ class GraphRunner {
 };
 
 // A runner for `graph` on `backend`. The runner keeps a reference: `graph` must outlive it.
-std::unique_ptr<GraphRunner> make_graph_runner(const Graph& graph, Backend backend);
+// Errors: what the backend cannot compile (Backend::Cpu: symbolic shapes, control flow, a
+// missing C++ compiler), named at the node or command.
+Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend);
 
 }  // namespace kiln

@@ -104,6 +104,29 @@ TEST(TrainStep, LiftedParametersShareTheModulesStorage) {
 }
 
 // An SGD update in place changes the next step's loss to the loss of the updated module.
+// Backend::Cpu compiles the forward and backward graphs to C++ kernels; loss and gradients
+// match the interpreter's within float32 rounding (float math and OpenBLAS's summation order).
+TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
+  Mlp a, b;
+  TrainStepOptions on_cpu;
+  on_cpu.backend = Backend::Cpu;
+  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1));
+  TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), on_cpu);
+  for (uint64_t seed : {1, 5}) {
+    const StepResult want = interpreted(batch_of(seed));
+    const StepResult got = compiled(batch_of(seed));
+    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
+    ASSERT_EQ(got.grads.size(), want.grads.size());
+    for (size_t g = 0; g < want.grads.size(); ++g) {
+      EXPECT_EQ(got.grads[g].first, want.grads[g].first);
+      const Tensor& w = want.grads[g].second;
+      for (int64_t i = 0; i < w.numel(); ++i)
+        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
+            << want.grads[g].first << " element " << i;
+    }
+  }
+}
+
 TEST(TrainStep, ReadsParametersAsTheOptimizerLeavesThem) {
   Mlp model;
   TrainStep step = compile_train_step(model, mlp_loss, batch_of(1), kDefaultPartition);
