@@ -6,4 +6,11 @@ namespace kiln {
 Storage::Storage(size_t nbytes, Device device)
     : nbytes_(nbytes), device_(device), data_(new std::byte[nbytes == 0 ? 1 : nbytes]()) {}
 
+Storage::Storage(size_t nbytes, Uninitialized)
+    : nbytes_(nbytes), device_(Device::cpu()), data_(new std::byte[nbytes == 0 ? 1 : nbytes]) {}
+
+std::shared_ptr<Storage> Storage::uninitialized(size_t nbytes) {
+  return std::shared_ptr<Storage>(new Storage(nbytes, Uninitialized{}));
+}
+
 }  // namespace kiln

@@ -11,7 +11,10 @@ namespace kiln {
 
 class Storage {
  public:
-  explicit Storage(size_t nbytes, Device device = Device::cpu());
+  explicit Storage(size_t nbytes, Device device = Device::cpu());  // zero-filled
+  // Bytes left as the allocator gives them, for buffers that are written before they are read
+  // (the compiled CPU runtime's arenas and outputs): no pass over memory to zero them.
+  static std::shared_ptr<Storage> uninitialized(size_t nbytes);
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
@@ -21,6 +24,9 @@ class Storage {
   const std::byte* data() const { return data_.get(); }
 
  private:
+  struct Uninitialized {};
+  Storage(size_t nbytes, Uninitialized);
+
   size_t nbytes_;
   Device device_;
   std::unique_ptr<std::byte[]> data_;

@@ -166,6 +166,26 @@ Scalar Tensor::item() const {
   return Scalar(item_int());
 }
 
+Tensor Tensor::over_storage(std::shared_ptr<Storage> storage, DType dtype, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides, int64_t offset) {
+  KILN_CHECK(storage != nullptr && sizes.size() == strides.size()) << "over_storage: no storage or rank mismatch";
+  int64_t last = offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) last = offset - 1;
+    if (last < offset) break;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  KILN_CHECK(offset >= 0 && (last < offset || (last + 1) * dtype_size(dtype) <= static_cast<int64_t>(storage->nbytes())))
+      << "over_storage: the layout lies outside the storage";
+  Tensor t;
+  t.storage_ = std::move(storage);
+  t.dtype_ = dtype;
+  t.sizes_ = std::move(sizes);
+  t.strides_ = std::move(strides);
+  t.offset_ = offset;
+  return t;
+}
+
 Tensor Tensor::as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const {
   KILN_CHECK(storage_ != nullptr) << "as_strided of a traced tensor";
   KILN_CHECK(sizes.size() == strides.size()) << "as_strided: rank mismatch";

@@ -30,6 +30,10 @@ class Tensor {
 
   // ---- creation (concrete) ----
   static Tensor empty(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
+  // A view of `storage` (elements of `dtype` from element `offset`); the layout must lie
+  // inside it.
+  static Tensor over_storage(std::shared_ptr<Storage> storage, DType dtype, std::vector<int64_t> sizes,
+                             std::vector<int64_t> strides, int64_t offset);
   static Tensor zeros(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
   static Tensor full(const std::vector<int64_t>& sizes, Scalar value, DType dtype = kDefaultFloat);
   static Tensor scalar(Scalar value, DType dtype);  // 0-d

@@ -50,6 +50,7 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   if (!bounds) return bounds.error().add_context(where);
   CompiledProgram c;
   c.p_ = std::move(p);
+  c.plan_ = plan_memory(c.p_);
   c.kernels_.assign(c.p_.kernels.size(), nullptr);
   c.input_written_.assign(c.p_.buffers.size(), false);
   for (const LoopKernel& k : c.p_.kernels) {
@@ -122,11 +123,14 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
 bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const {
   if (k.operands.size() != 2 || k.results.size() != 1 || k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
     return false;
+  // Views of the flat buffers, whose own offsets (into an arena) come first.
   auto view = [&](const ExternOperand& o) {
-    return storage[static_cast<size_t>(o.buffer)].as_strided(o.sizes, o.strides, o.offset);
+    const Tensor& s = storage[static_cast<size_t>(o.buffer)];
+    return s.as_strided(o.sizes, o.strides, s.offset() + o.offset);
   };
   const Buffer& out = p_.buffers[static_cast<size_t>(k.results[0])];
-  const Tensor result = storage[static_cast<size_t>(k.results[0])].as_strided(out.sizes, out.strides, 0);
+  const Tensor& flat = storage[static_cast<size_t>(k.results[0])];
+  const Tensor result = flat.as_strided(out.sizes, out.strides, flat.offset());
   return blas_matmul(k.op, view(k.operands[0]), view(k.operands[1]), result);
 }
 
@@ -146,11 +150,38 @@ Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> input
       storage[b].as_strided(buf.sizes, buf.strides, 0).copy_from(t);
     }
   }
+  // Temporaries in the planned arena, outputs in their own (uninitialized) storage: every
+  // element of both is written by a kernel before anything reads it.
+  std::shared_ptr<Storage> arena;
+  {
+    std::lock_guard<std::mutex> lock(arenas_->mutex);
+    if (!arenas_->free.empty()) {
+      arena = std::move(arenas_->free.back());
+      arenas_->free.pop_back();
+    }
+  }
+  if (!arena) arena = Storage::uninitialized(static_cast<size_t>(plan_.arena_bytes));
   std::vector<char*> pointers(p_.buffers.size());
   for (size_t b = 0; b < p_.buffers.size(); ++b) {
-    if (!storage[b].defined()) storage[b] = Tensor::zeros({p_.buffers[b].storage_size()}, p_.buffers[b].dtype);
+    const Buffer& buf = p_.buffers[b];
+    if (!storage[b].defined()) {
+      if (plan_.offset[b] >= 0) {
+        storage[b] = Tensor::over_storage(arena, buf.dtype, {buf.storage_size()}, {1}, plan_.offset[b] / dtype_size(buf.dtype));
+      } else {
+        const size_t bytes = static_cast<size_t>(buf.storage_size() * dtype_size(buf.dtype));
+        storage[b] = Tensor::over_storage(Storage::uninitialized(bytes), buf.dtype, {buf.storage_size()}, {1}, 0);
+      }
+    }
     pointers[b] = reinterpret_cast<char*>(storage[b].data_bytes());
   }
+  struct ReturnArena {
+    ArenaPool& pool;
+    std::shared_ptr<Storage>& arena;
+    ~ReturnArena() {
+      std::lock_guard<std::mutex> lock(pool.mutex);
+      pool.free.push_back(std::move(arena));
+    }
+  } give_back{*arenas_, arena};
   for (size_t i = 0; i < p_.kernels.size(); ++i) {
     const LoopKernel& k = p_.kernels[i];
     if (kernels_[i]) {
@@ -164,7 +195,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> input
   std::vector<Tensor> out;
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     const Buffer& buf = p_.buffers[static_cast<size_t>(p_.outputs[j])];
-    Tensor view = storage[static_cast<size_t>(p_.outputs[j])].as_strided(buf.sizes, buf.strides, 0);
+    const Tensor& flat = storage[static_cast<size_t>(p_.outputs[j])];
+    Tensor view = flat.as_strided(buf.sizes, buf.strides, flat.offset());
     const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j), p_.outputs[j]) !=
                           p_.outputs.begin() + static_cast<ptrdiff_t>(j);
     out.push_back(is_contiguous_layout(buf) && !repeated ? view : view.clone());

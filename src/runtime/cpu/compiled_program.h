@@ -6,6 +6,9 @@
 // and why they differ).
 #pragma once
 
+#include <memory>
+#include <mutex>
+
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +17,7 @@
 #include "codegen/cpp/cpp_emitter.h"
 #include "core/tensor.h"
 #include "lower/loop_ir.h"
+#include "lower/memory_plan.h"
 #include "runtime/cpu/shared_library.h"
 #include "runtime/cpu/toolchain.h"
 #include "support/diagnostic.h"
@@ -62,6 +66,8 @@ class CompiledProgram {
 
   const LoopProgram& program() const { return p_; }
   const CompileStats& stats() const { return stats_; }
+  // Where temporaries live (one arena reused by liveness) and the planned peak of a run.
+  const MemoryPlan& memory_plan() const { return plan_; }
 
   CompiledProgram(CompiledProgram&&) = default;
   CompiledProgram& operator=(CompiledProgram&&) = default;
@@ -78,6 +84,13 @@ class CompiledProgram {
   std::vector<KernelFn> kernels_;      // per kernel of p_; null for extern kernels
   std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
   CompileStats stats_;
+  MemoryPlan plan_;
+  // Arenas of finished runs, reused by the next (a run takes one, or allocates a new one).
+  struct ArenaPool {
+    std::mutex mutex;
+    std::vector<std::shared_ptr<Storage>> free;
+  };
+  std::unique_ptr<ArenaPool> arenas_ = std::make_unique<ArenaPool>();
 };
 
 }  // namespace kiln

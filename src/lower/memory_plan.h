@@ -1,0 +1,32 @@
+// Memory planning for a loop program: temporaries share one arena, placed by liveness so that
+// buffers whose lifetimes (first to last kernel that touches them) do not overlap reuse the
+// same bytes. Greedy: largest first, each at the lowest aligned offset free during its whole
+// lifetime. Inputs are the caller's; outputs escape to the caller, so each gets its own
+// allocation. The plan's peak is what running the program holds at its worst moment.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+struct MemoryPlan {
+  static constexpr int64_t kAlignment = 64;  // bytes; every temporary starts on a cache line
+
+  std::vector<int64_t> offset;  // per buffer: byte offset in the arena; -1 for inputs and outputs
+  int64_t arena_bytes = 0;      // the arena the temporaries share
+  int64_t temp_bytes = 0;       // the temporaries' sizes summed (one allocation each)
+  int64_t output_bytes = 0;
+  int64_t input_bytes = 0;
+  // Per kernel: bytes of outputs and temporaries live while it runs (memory over time).
+  std::vector<int64_t> live_bytes;
+
+  // Inputs, outputs and the arena: the planned peak of one run.
+  int64_t peak_bytes() const { return input_bytes + output_bytes + arena_bytes; }
+};
+
+MemoryPlan plan_memory(const LoopProgram& p);
+
+}  // namespace kiln
