@@ -9,8 +9,8 @@ Storage::Storage(size_t nbytes, Device device)
 Storage::Storage(size_t nbytes, Uninitialized)
     : nbytes_(nbytes), device_(Device::cpu()), data_(new std::byte[nbytes == 0 ? 1 : nbytes]) {}
 
-std::shared_ptr<Storage> Storage::uninitialized(size_t nbytes) {
-  return std::shared_ptr<Storage>(new Storage(nbytes, Uninitialized{}));
+std::unique_ptr<Storage> Storage::uninitialized(size_t nbytes) {
+  return std::unique_ptr<Storage>(new Storage(nbytes, Uninitialized{}));
 }
 
 }  // namespace kiln

@@ -14,7 +14,7 @@ class Storage {
   explicit Storage(size_t nbytes, Device device = Device::cpu());  // zero-filled
   // Bytes left as the allocator gives them, for buffers that are written before they are read
   // (the compiled CPU runtime's arenas and outputs): no pass over memory to zero them.
-  static std::shared_ptr<Storage> uninitialized(size_t nbytes);
+  static std::unique_ptr<Storage> uninitialized(size_t nbytes);
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 

@@ -46,14 +46,20 @@ TEST(BlasMatmul, LayoutsMatchTheReference) {
   expect_blas_matches(OpKind::Bmm, Tensor::randn({3, 2, 5}, 7, DType::F64), Tensor::randn({3, 5, 4}, 8, DType::F64), 1e-12);
 }
 
+TEST(BlasMatmul, CopiesOperandsInOtherLayouts) {
+  // Neither dim of the left operand has unit stride; the right one is a broadcast constant
+  // (all strides 0, as autograd's expand of a scalar tangent gives).
+  const Tensor spread = Tensor::randn({12}, 3).as_strided({2, 3}, {6, 2}, 0);
+  expect_blas_matches(OpKind::Mm, spread, Tensor::randn({3, 2}, 4), 1e-5);
+  const Tensor ones = Tensor::full({1}, 1.0).as_strided({2, 3, 4}, {0, 0, 0}, 0);
+  expect_blas_matches(OpKind::Matmul, ones, Tensor::randn({4, 5}, 5), 1e-5);
+}
+
 TEST(BlasMatmul, LeavesOtherCasesToTheReference) {
   const Tensor out = Tensor::zeros({2, 2});
   EXPECT_FALSE(blas_matmul(OpKind::Mm, Tensor::randint(0, 4, {2, 3}, 1, DType::I64),
                            Tensor::randint(0, 4, {3, 2}, 2, DType::I64), Tensor::zeros({2, 2}, DType::I64)));
   EXPECT_FALSE(blas_matmul(OpKind::Matmul, Tensor::randn({3}, 1), Tensor::randn({3, 2}, 2), Tensor::zeros({2})));
-  // Neither dim of the left operand has unit stride.
-  const Tensor spread = Tensor::randn({12}, 3).as_strided({2, 3}, {6, 2}, 0);
-  EXPECT_FALSE(blas_matmul(OpKind::Mm, spread, Tensor::randn({3, 2}, 4), out));
   EXPECT_FALSE(blas_matmul(OpKind::Add, Tensor::randn({2, 2}, 5), Tensor::randn({2, 2}, 6), out));
 }
 

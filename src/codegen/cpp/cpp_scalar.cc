@@ -59,15 +59,15 @@ std::string float_expr(OpKind op, const std::vector<std::string>& a, bool single
   switch (op) {
     case OpKind::Neg: return "(-" + a[0] + ")";
     case OpKind::Abs: return "std::fabs(" + a[0] + ")";
-    case OpKind::Exp: return "std::exp(" + a[0] + ")";
+    case OpKind::Exp: return (single ? "kiln_expf(" : "std::exp(") + a[0] + ")";
     case OpKind::Log: return "std::log(" + a[0] + ")";
     case OpKind::Sqrt: return "std::sqrt(" + a[0] + ")";
     case OpKind::Rsqrt: return "(" + one + " / std::sqrt(" + a[0] + "))";
     case OpKind::Reciprocal: return "(" + one + " / " + a[0] + ")";
     case OpKind::Sin: return "std::sin(" + a[0] + ")";
     case OpKind::Cos: return "std::cos(" + a[0] + ")";
-    case OpKind::Tanh: return "std::tanh(" + a[0] + ")";
-    case OpKind::Sigmoid: return "(" + one + " / (" + one + " + std::exp(-" + a[0] + ")))";
+    case OpKind::Tanh: return (single ? "kiln_tanhf(" : "std::tanh(") + a[0] + ")";
+    case OpKind::Sigmoid: return "(" + one + " / (" + one + (single ? " + kiln_expf(-" : " + std::exp(-") + a[0] + ")))";
     case OpKind::Relu: return "((std::isnan(" + a[0] + ") || " + a[0] + " > " + zero + ") ? " + a[0] + " : " + zero + ")";
     case OpKind::Add: return "(" + a[0] + " + " + a[1] + ")";
     case OpKind::Sub: return "(" + a[0] + " - " + a[1] + ")";

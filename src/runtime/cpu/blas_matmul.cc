@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,25 @@ bool layout_of(const Tensor& t, MatrixLayout& l) {
     return true;
   }
   return false;
+}
+
+// A contiguous copy of `t`; a broadcast constant (every stride 0: autograd's expanded ones)
+// is filled directly.
+Tensor dense(const Tensor& t) {
+  bool constant = true;
+  for (int64_t s : t.strides()) constant = constant && s == 0;
+  if (!constant) return t.contiguous();
+  const int64_t n = t.numel();
+  Tensor out = Tensor::over_storage(Storage::uninitialized(static_cast<size_t>(n * dtype_size(t.dtype()))), t.dtype(),
+                                    t.sizes(), contiguous_strides(t.sizes()), 0);
+  if (t.dtype() == DType::F32) std::fill_n(out.data<float>(), n, t.data<float>()[0]);
+  else std::fill_n(out.data<double>(), n, t.data<double>()[0]);
+  return out;
+}
+
+bool layout_ok(const Tensor& t) {
+  MatrixLayout l;
+  return layout_of(t, l);
 }
 
 template <typename T>
@@ -109,10 +129,14 @@ bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out)
   for (int64_t s : out.sizes())
     if (s == 0) return false;  // nothing to multiply: the reference kernel fills zeros
   if (k == 0 || out.numel() > (int64_t{1} << 31)) return false;
+  // An operand BLAS cannot take as it is (a broadcast constant with zero strides, general
+  // strides) is copied to a contiguous tensor first: a copy is far cheaper than the product.
+  const Tensor ca = a.is_contiguous() || layout_ok(a) ? a : dense(a);
+  const Tensor cb = b.is_contiguous() || layout_ok(b) ? b : dense(b);
   MatrixLayout la, lb;
-  if (!layout_of(a, la) || !layout_of(b, lb)) return false;
-  if (dt == DType::F32) run<float>(a, b, out, la, lb);
-  else run<double>(a, b, out, la, lb);
+  if (!layout_of(ca, la) || !layout_of(cb, lb)) return false;
+  if (dt == DType::F32) run<float>(ca, cb, out, la, lb);
+  else run<double>(ca, cb, out, la, lb);
   return true;
 }
 

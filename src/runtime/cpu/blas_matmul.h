@@ -1,8 +1,9 @@
 // Extern matmuls through OpenBLAS: matmul, mm and bmm of float32/float64 operands whose
 // matrices are row- or column-major (unit stride in one of their last two dims), with
 // broadcast batch dims. A batch of row-major left operands times one right matrix (a linear
-// layer's `x @ w.T`) is a single GEMM over all rows. Anything else (integer dtypes, 1-d
-// operands, general strides) is left to the op's reference kernel.
+// layer's `x @ w.T`) is a single GEMM over all rows. An operand in another layout (general
+// strides, a broadcast constant) is copied to a contiguous tensor first. Integer dtypes and
+// 1-d operands are left to the op's reference kernel.
 #pragma once
 
 #include "core/tensor.h"

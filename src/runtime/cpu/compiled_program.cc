@@ -104,6 +104,7 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
 
   t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> symbols = cpp_kernel_symbols(c.p_);
+  prefer_passive_openmp_threads();
   for (size_t i = 0; i < chunks.size(); ++i) {
     Expected<SharedLibrary> lib = SharedLibrary::open(cache->library_path(c.stats_.chunks[i].key));
     if (!lib) return lib.error().add_context(where);
@@ -134,7 +135,37 @@ bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tenso
   return blas_matmul(k.op, view(k.operands[0]), view(k.operands[1]), result);
 }
 
-Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const {
+std::shared_ptr<Storage> CompiledProgram::output_storage(size_t buffer, size_t bytes) const {
+  std::unique_ptr<Storage> s;
+  {
+    std::lock_guard<std::mutex> lock(outputs_->mutex);
+    if (outputs_->free.size() <= buffer) outputs_->free.resize(p_.buffers.size());
+    std::vector<std::unique_ptr<Storage>>& free = outputs_->free[buffer];
+    if (!free.empty()) {
+      s = std::move(free.back());
+      free.pop_back();
+    }
+  }
+  if (!s) s = Storage::uninitialized(bytes);
+  std::weak_ptr<OutputPool> pool = outputs_;
+  return std::shared_ptr<Storage>(s.release(), [pool, buffer](Storage* released) {
+    std::unique_ptr<Storage> owned(released);
+    if (std::shared_ptr<OutputPool> p = pool.lock()) {
+      std::lock_guard<std::mutex> lock(p->mutex);
+      if (p->free[buffer].size() < 2) p->free[buffer].push_back(std::move(owned));  // keep a few
+    }
+  });
+}
+
+Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const { return run_impl(inputs, nullptr); }
+
+Expected<std::vector<Tensor>> CompiledProgram::run_profiled(std::span<const Tensor> inputs,
+                                                            std::vector<double>& kernel_seconds) const {
+  kernel_seconds.resize(p_.kernels.size(), 0.0);
+  return run_impl(inputs, &kernel_seconds);
+}
+
+Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
   // One flat tensor per buffer (storage_size() elements); contiguous inputs that no kernel
   // writes are used in place.
@@ -169,7 +200,7 @@ Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> input
         storage[b] = Tensor::over_storage(arena, buf.dtype, {buf.storage_size()}, {1}, plan_.offset[b] / dtype_size(buf.dtype));
       } else {
         const size_t bytes = static_cast<size_t>(buf.storage_size() * dtype_size(buf.dtype));
-        storage[b] = Tensor::over_storage(Storage::uninitialized(bytes), buf.dtype, {buf.storage_size()}, {1}, 0);
+        storage[b] = Tensor::over_storage(output_storage(b, bytes), buf.dtype, {buf.storage_size()}, {1}, 0);
       }
     }
     pointers[b] = reinterpret_cast<char*>(storage[b].data_bytes());
@@ -184,13 +215,14 @@ Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> input
   } give_back{*arenas_, arena};
   for (size_t i = 0; i < p_.kernels.size(); ++i) {
     const LoopKernel& k = p_.kernels[i];
+    const auto t0 = std::chrono::steady_clock::now();
     if (kernels_[i]) {
       kernels_[i](pointers.data());
-      continue;
+    } else if (!run_blas_kernel(k, storage)) {
+      Status s = run_extern_kernel(p_, k, storage);
+      if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
-    if (run_blas_kernel(k, storage)) continue;
-    Status s = run_extern_kernel(p_, k, storage);
-    if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
+    if (profile) (*profile)[i] += seconds_since(t0);
   }
   std::vector<Tensor> out;
   for (size_t j = 0; j < p_.outputs.size(); ++j) {

@@ -63,6 +63,8 @@ class CompiledProgram {
   // Inputs must match the program's input buffers in dtype and sizes (any strides); returns
   // one contiguous tensor per output. Safe to call from several threads at once.
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const;
+  // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit).
+  Expected<std::vector<Tensor>> run_profiled(std::span<const Tensor> inputs, std::vector<double>& kernel_seconds) const;
 
   const LoopProgram& program() const { return p_; }
   const CompileStats& stats() const { return stats_; }
@@ -78,6 +80,7 @@ class CompiledProgram {
   using KernelFn = void (*)(char* const*);
   CompiledProgram() = default;
   bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
+  Expected<std::vector<Tensor>> run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const;
 
   LoopProgram p_;
   std::vector<SharedLibrary> libraries_;
@@ -91,6 +94,16 @@ class CompiledProgram {
     std::vector<std::shared_ptr<Storage>> free;
   };
   std::unique_ptr<ArenaPool> arenas_ = std::make_unique<ArenaPool>();
+  // Output storages the caller has released, per output buffer, for the next runs: a fresh
+  // allocation of a large buffer costs a page fault per 4 KiB on its first write (mmap'd
+  // memory), which made the transformer block's forward 1.6x slower. Outputs hold a weak
+  // reference, so they may outlive the program.
+  struct OutputPool {
+    std::mutex mutex;
+    std::vector<std::vector<std::unique_ptr<Storage>>> free;  // per buffer
+  };
+  std::shared_ptr<OutputPool> outputs_ = std::make_shared<OutputPool>();
+  std::shared_ptr<Storage> output_storage(size_t buffer, size_t bytes) const;
 };
 
 }  // namespace kiln

@@ -53,7 +53,7 @@ Diagnostic failed(const std::string& what, const std::vector<std::string>& argv,
 }  // namespace
 
 std::vector<std::string> default_cpu_flags() {
-  return {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno", "-std=c++17"};
+  return {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno", "-fno-trapping-math", "-std=c++17"};
 }
 
 std::string default_cpu_compiler() {

@@ -12,7 +12,7 @@
 
 namespace kiln {
 
-// -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -std=c++17
+// -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17
 std::vector<std::string> default_cpu_flags();
 // $CXX when set and not empty, else "c++". (A $CXX with arguments is not split: it names
 // one program.)

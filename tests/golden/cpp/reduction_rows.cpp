@@ -28,6 +28,41 @@ static inline int64_t kiln_f64_to_i64(double v) {
   return (int64_t)v;
 }
 
+// exp and tanh in float that vectorize (libm's calls do not without -ffast-math): exp by
+// range reduction to |r| <= ln2/2 and Cephes' degree-6 polynomial (about 1 ulp), scaled by
+// 2^k in two steps so that results near the overflow and underflow ends stay exact; inputs
+// are clamped to [-104, 89] (exp is 0 below, inf above; NaN passes through the compares).
+// tanh: Cephes' odd polynomial for |x| < 0.625, else 1 - 2 / (exp(2|x|) + 1) with the sign.
+static inline float kiln_ldexp2(float p, int k) {
+  const int k1 = k / 2, k2 = k - k1;
+  uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  return p * s1 * s2;
+}
+static inline float kiln_expf(float x) {
+  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
+  const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  return x != x ? x : kiln_ldexp2(p, (int)k);
+}
+static inline float kiln_tanhf(float x) {
+  const float ax = std::fabs(x);
+  const float z = x * x;
+  const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
+                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
+  const float big = 1.0f - 2.0f / (kiln_expf(2.0f * ax) + 1.0f);
+  return ax < 0.625f ? small : std::copysign(big, x);
+}
+
 // maximum/minimum: NaN when either operand is NaN.
 static inline float kiln_maximum(float a, float b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }
 static inline double kiln_maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }

@@ -1,0 +1,152 @@
+// One training step of the autograd issue's transformer block (batch 8, sequence 128, width
+// 256, 4 heads, float32) compiled by kiln's CPU backend, against PyTorch eager and
+// torch.compile (Inductor's C++/OpenMP backend) measured in the same run by
+// bench/torch_train_step.py with the same thread count (docs/PERF.md records the results):
+//   - step time: median forward + backward;
+//   - memory: kiln's planned peak of a step (the larger of the forward's and the backward's:
+//     outputs, saved values, gradients and the temporaries' arena; parameters and the input
+//     excluded) against the growth of PyTorch's peak RSS over one eager step;
+//   - compile latency: capture to generated C++ (capture, joint graph, joint-graph passes,
+//     partition, decompose, lower, schedule, emit); cold compile to the first step's end with
+//     an empty kernel cache; the same with the warm cache; torch.compile's cold first step.
+//
+//     build/bench/kiln_bench_cpu_train_step [runs] [python]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autograd/joint_graph.h"
+#include "autograd/partition.h"
+#include "codegen/cpp/cpp_emitter.h"
+#include "patterns/joint_graph_passes.h"
+#include "runtime/cpu/compile_graph.h"
+#include "runtime/cpu/process.h"
+#include "train/grad_function.h"
+#include "transformer_block.h"
+
+namespace {
+
+using namespace kiln;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <typename T>
+T or_die(Expected<T> e, const char* what) {
+  if (!e) {
+    std::fprintf(stderr, "%s: %s\n", what, e.error().to_string().c_str());
+    std::exit(1);
+  }
+  return std::move(*e);
+}
+
+const test_models::TransformerBlockConfig kConfig{.batch = 8, .seq = 128, .width = 256, .heads = 4, .seed = 0};
+
+// Capture through generated source, without compiling: the compile-latency budget's first part.
+double capture_to_source_seconds() {
+  const auto t0 = Clock::now();
+  Captured c = or_die(test_models::capture_transformer_block(kConfig), "capture");
+  JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
+  (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
+  Partition p = or_die(partition(joint), "partition");
+  size_t chars = 0;
+  for (const Graph* g : {p.forward.get(), p.backward.get()})
+    chars += emit_cpp(or_die(lower_graph_cpu(*g), "lower")).size();
+  const double s = since(t0);
+  if (chars == 0) std::exit(1);
+  return s;
+}
+
+// GradFunction::create (compiles both graphs) and one step; seconds.
+double compile_to_first_step(const Captured& c, const Tensor& x) {
+  const auto t0 = Clock::now();
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.backend = Backend::Cpu}), "create");
+  const std::vector<Tensor> in = {x};
+  (void)or_die(fn(in), "first step");
+  return since(t0);
+}
+
+int64_t planned_step_peak(const Captured& c) {
+  JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
+  (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
+  Partition p = or_die(partition(joint), "partition");
+  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward), "forward");
+  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward), "backward");
+  const MemoryPlan& f = fwd.program().memory_plan();
+  const MemoryPlan& b = bwd.program().memory_plan();
+  // The backward's inputs are the saved values (and parameters, and the tangent); count the
+  // saved ones only, as the forward's outputs already do.
+  int64_t saved = 0;
+  for (int i = 0; i < p.num_saved; ++i) {
+    const TensorType& t = p.backward->input(i)->type();
+    saved += t.shape.numel() * dtype_size(t.dtype);
+  }
+  return std::max(f.output_bytes + f.arena_bytes, saved + b.arena_bytes + b.output_bytes);
+}
+
+double json_number(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + key.size() + 3);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 11;
+  const std::string python = argc > 2 ? argv[2] : std::string(KILN_SOURCE_DIR) + "/.venv/bin/python";
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string cache = std::filesystem::temp_directory_path() / ("kiln-bench-cache-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  setenv("KILN_CACHE_DIR", cache.c_str(), 1);
+
+  const double to_source = capture_to_source_seconds();
+  Captured c = or_die(test_models::capture_transformer_block(kConfig), "capture");
+  const Tensor x = test_models::transformer_block_input(kConfig);
+  const double cold = compile_to_first_step(c, x);
+  const double warm = compile_to_first_step(c, x);
+
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.backend = Backend::Cpu}), "create");
+  const std::vector<Tensor> in = {x};
+  (void)or_die(fn(in), "warm-up");
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    (void)or_die(fn(in), "step");
+    t.push_back(since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  const double step_ms = 1e3 * t[t.size() / 2];
+  const int64_t peak = planned_step_peak(c);
+  std::filesystem::remove_all(cache);
+
+  std::string torch = "{}";
+  Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_train_step.py", "--batch",
+                                           "8", "--seq", "128", "--width", "256", "--heads", "4", "--threads",
+                                           std::to_string(threads), "--runs", std::to_string(runs)});
+  if (r && r->ok()) torch = r->output.substr(r->output.rfind('{'));
+  else std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
+  const double eager = json_number(torch, "eager_ms"), compiled = json_number(torch, "compiled_ms");
+  const double torch_cold = json_number(torch, "compile_cold_s"), torch_peak = json_number(torch, "eager_peak_bytes");
+
+  std::printf("transformer block train step, batch 8, seq 128, width 256, 4 heads, f32, %d threads\n", threads);
+  std::printf("%-44s %12s %12s\n", "", "kiln", "ratio");
+  std::printf("%-44s %12.2f\n", "kiln step (ms)", step_ms);
+  if (eager > 0) std::printf("%-44s %12.2f %11.2fx\n", "torch eager step (ms), eager / kiln", eager, eager / step_ms);
+  if (compiled > 0)
+    std::printf("%-44s %12.2f %11.2fx\n", "torch.compile step (ms), compiled / kiln", compiled, compiled / step_ms);
+  std::printf("%-44s %12.1f\n", "kiln planned step peak (MB)", peak / 1e6);
+  if (torch_peak > 0) std::printf("%-44s %12.1f %11.2fx\n", "torch eager peak RSS growth (MB), torch / kiln", torch_peak / 1e6, torch_peak / static_cast<double>(peak));
+  std::printf("%-44s %12.1f\n", "kiln capture to C++ source (ms)", 1e3 * to_source);
+  std::printf("%-44s %12.2f\n", "kiln cold compile to first step end (s)", cold);
+  std::printf("%-44s %12.1f\n", "kiln warm compile to first step end (ms)", 1e3 * warm);
+  if (torch_cold > 0) std::printf("%-44s %12.2f %11.1fx\n", "torch.compile cold first step (s), torch / kiln", torch_cold, torch_cold / cold);
+  return 0;
+}
