@@ -12,7 +12,10 @@
 #include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_scalar.h"
 #include "ir/parser.h"
+#include "autograd/joint_graph.h"
+#include "autograd/partition.h"
 #include "lower/loop_text.h"
+#include "runtime/cpu/compile_graph.h"
 #include "lower/lower.h"
 #include "lowering_cases.h"
 
@@ -65,6 +68,31 @@ TEST(CppEmitter, GoldenReductionRows) {
                                " %0 = sum(%x) {dim=[1]} : f32[4]\n %1 = amax(%x) {dim=[1], keepdim=true} : f32[4,1]\n"
                                " return %0, %1\n}")),
                 "reduction_rows.cpp");
+}
+
+// The CPU backend's pipeline (decomposition first) on a row softmax: one fused kernel, rows in
+// parallel, max / sum of exp / division per row.
+TEST(CppEmitter, GoldenSoftmax) {
+  auto g = parse_graph("graph @softmax(%x: f32[64,128]) -> (f32[64,128]) {\n %0 = softmax(%x) {dim=-1} : f32[64,128]\n"
+                       " return %0\n}");
+  ASSERT_TRUE(g);
+  auto p = lower_graph_cpu(**g);
+  ASSERT_TRUE(p) << p.error().to_string();
+  expect_golden(emit_cpp(*p), "softmax.cpp");
+}
+
+// layer_norm's backward graph (kiln's derivative rule, default partition) as generated C++.
+TEST(CppEmitter, GoldenLayerNormBackward) {
+  auto g = parse_graph("graph @layer_norm(%x: f32[64,128], %w: f32[128], %b: f32[128]) -> (f32[64,128]) {\n"
+                       " %0 = layer_norm(%x, %w, %b) {normalized_shape=[128]} : f32[64,128]\n return %0\n}");
+  ASSERT_TRUE(g);
+  auto joint = joint_graph(**g);
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  auto part = partition(*joint, PartitionOptions{.kind = PartitionKind::Default});
+  ASSERT_TRUE(part) << part.error().to_string();
+  auto p = lower_graph_cpu(*part->backward);
+  ASSERT_TRUE(p) << p.error().to_string();
+  expect_golden(emit_cpp(*p), "layer_norm_backward.cpp");
 }
 
 TEST(CppEmitter, DeterministicAndOptionsInText) {
