@@ -103,8 +103,10 @@ class KernelWriter {
   void nest() {
     const int n = static_cast<int>(k_.loops.size());
     if (k_.kind == KernelKind::Pointwise) {
+      const std::vector<bool> hoisted = invariant_below(first_, 0, k_.body.size());
+      ops(0, k_.body.size(), hoisted, true);
       for (int d = first_; d < n; ++d) open_loop(d);
-      ops(0, k_.body.size());
+      ops(0, k_.body.size(), hoisted, false);
       for (int d = first_; d < n; ++d) close_block();
     } else {
       reduction();
@@ -201,6 +203,40 @@ class KernelWriter {
   void ops(size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) op(static_cast<int>(i));
   }
+  // The ops of [from, to) that are (`chosen` true) or are not (false) marked in `marks`.
+  void ops(size_t from, size_t to, const std::vector<bool>& marks, bool chosen) {
+    for (size_t i = from; i < to; ++i)
+      if (marks[i] == chosen) op(static_cast<int>(i));
+  }
+
+  // Marks the ops of [from, to) that use no loop variable numbered `level` or more and read no
+  // buffer this kernel stores: they are computed once, before those loops open. Besides
+  // saving work, this keeps GCC vectorizing a fused kernel's parts, whose loads of a row's
+  // values (stored by an earlier part) otherwise stop it ("control flow in loop").
+  std::vector<bool> invariant_below(int level, size_t from, size_t to) const {
+    std::set<int> stored;
+    for (const BodyOp& op : k_.body)
+      if (op.kind == BodyOp::Kind::Store) stored.insert(op.buffer);
+    std::vector<bool> inv(k_.body.size(), false);
+    for (size_t i = from; i < to; ++i) {
+      const BodyOp& op = k_.body[i];
+      bool ok = false;
+      switch (op.kind) {
+        case BodyOp::Kind::Load: ok = !stored.count(op.buffer) && op.index.max_var() < level; break;
+        case BodyOp::Kind::Index: ok = op.index.max_var() < level; break;
+        case BodyOp::Kind::Const: ok = true; break;
+        case BodyOp::Kind::Compute:
+        case BodyOp::Kind::Cast:
+          ok = true;
+          for (int a : op.args) ok = ok && static_cast<size_t>(a) >= from && inv[static_cast<size_t>(a)];
+          break;
+        case BodyOp::Kind::Reduce:
+        case BodyOp::Kind::Store: break;
+      }
+      inv[i] = ok;
+    }
+    return inv;
+  }
 
   void op(int i) {
     const BodyOp& op = k_.body[static_cast<size_t>(i)];
@@ -250,10 +286,12 @@ class KernelWriter {
         KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
     const Accumulator acc = accumulator_for(k_);
     for (int d = first_; d < outer; ++d) open_loop(d);
+    const std::vector<bool> hoisted = invariant_below(outer, 0, red);
+    ops(0, red, hoisted, true);
     line(acc.type + " acc = " + acc.init + ";");
     if (acc.nan_flag) line("int acc_nan = 0;");
     for (int d = outer; d < n; ++d) open_loop(d);
-    ops(0, red);
+    ops(0, red, hoisted, false);
     line(acc.update(value(rop.args.at(0))));
     for (int d = outer; d < n; ++d) close_block();
     if (acc.nan_flag) line("if (acc_nan) acc = " + float_literal(NAN, acc.type == "float") + ";");

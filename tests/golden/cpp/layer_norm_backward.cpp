@@ -208,26 +208,26 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
       b8_t0[i0] = v5;
     }
     {  // part 1: pointwise
+      const float v0 = b8_t0[i0];
+      const float v1 = b4_saved4[i0];
+      const float v2 = (v0 * v1);
+      const float v3 = 128.0f;
+      const float v4 = (v2 / v3);
       #pragma omp simd
       for (int64_t i1 = 0; i1 < 1; ++i1) {
-        const float v0 = b8_t0[i0];
-        const float v1 = b4_saved4[i0];
-        const float v2 = (v0 * v1);
-        const float v3 = 128.0f;
-        const float v4 = (v2 / v3);
         b9_t1[i0] = v4;
       }
     }
     {  // part 2: reduction
+      const float v3 = b2_saved2[i0];
+      const float v5 = b9_t1[i0];
       float acc = 0.0f;
       #pragma omp simd reduction(+:acc)
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         const float v0 = b5_tangent0[128 * i0 + i1];
         const float v1 = b0_w[i1];
         const float v2 = (v0 * v1);
-        const float v3 = b2_saved2[i0];
         const float v4 = (v2 * v3);
-        const float v5 = b9_t1[i0];
         const float v6 = b3_saved3[128 * i0 + i1];
         const float v7 = (v5 * v6);
         const float v8 = (v4 + v7);
@@ -239,28 +239,28 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
       b10_t2[i0] = v11;
     }
     {  // part 3: pointwise
+      const float v0 = b10_t2[i0];
+      const float v1 = 128.0f;
+      const float v2 = (v0 / v1);
       #pragma omp simd
       for (int64_t i1 = 0; i1 < 1; ++i1) {
-        const float v0 = b10_t2[i0];
-        const float v1 = 128.0f;
-        const float v2 = (v0 / v1);
         b11_t3[i0] = v2;
       }
     }
     {  // part 4: pointwise
+      const float v3 = b2_saved2[i0];
+      const float v5 = b9_t1[i0];
+      const float v10 = b11_t3[i0];
       #pragma omp simd
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         const float v0 = b5_tangent0[128 * i0 + i1];
         const float v1 = b0_w[i1];
         const float v2 = (v0 * v1);
-        const float v3 = b2_saved2[i0];
         const float v4 = (v2 * v3);
-        const float v5 = b9_t1[i0];
         const float v6 = b3_saved3[128 * i0 + i1];
         const float v7 = (v5 * v6);
         const float v8 = (v4 + v7);
         const float v9 = (v8 + v7);
-        const float v10 = b11_t3[i0];
         const float v11 = (v9 + v10);
         b12_out0[128 * i0 + i1] = v11;
       }
