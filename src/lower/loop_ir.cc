@@ -34,6 +34,23 @@ std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k) {
   return out;
 }
 
+bool is_column_reduction(const LoopKernel& k) {
+  if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
+  const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
+  bool unit = false;
+  for (int i = 0; i < k.reduce_op; ++i) {
+    const BodyOp& op = k.body[static_cast<size_t>(i)];
+    if (op.kind == BodyOp::Kind::Index) return false;
+    if (op.kind != BodyOp::Kind::Load) continue;
+    if (!op.index.is_affine()) return false;
+    const int64_t cc = op.index.coeff_of(c);
+    if (cc != 0 && cc != 1) return false;
+    if (op.index.coeff_of(inner) == 1) return false;  // the reduce loop is the contiguous one
+    unit = unit || cc == 1;
+  }
+  return unit;
+}
+
 int compute_arity(OpKind op) {
   switch (op) {
     case OpKind::Neg: case OpKind::Abs: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:

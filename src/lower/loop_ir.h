@@ -138,6 +138,12 @@ struct LoopProgram {
 // The pointwise and reduction kernels that make up `k`: a fused kernel's parts, else `k`.
 std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
 
+// Whether reduction kernel `k` reduces columns: its last outer loop walks memory with unit
+// stride in the reduced loads (coefficient 1), while its innermost reduce loop does not. Such a
+// kernel runs fastest with the loops interchanged (many columns accumulated at once while the
+// rows stream by), which code generation does; the scheduler keeps it out of fused kernels.
+bool is_column_reduction(const LoopKernel& k);
+
 // Whether `op` may appear as a Compute op of a loop body, and how many operands it takes
 // (0 when it may not). loop_eval.cc gives each of these its scalar semantics.
 int compute_arity(OpKind op);

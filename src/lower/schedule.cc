@@ -133,6 +133,9 @@ class Scheduler {
 
  private:
   bool join_rows(LoopKernel& a, const LoopKernel& b) const {
+    if (is_column_reduction(b)) return false;
+    for (const LoopKernel* p : loop_kernel_parts(a))
+      if (is_column_reduction(*p)) return false;
     const std::vector<int64_t> sa = shareable_loops(a), sb = shareable_loops(b);
     size_t rows = 0;
     while (rows < sa.size() && rows < sb.size() && sa[rows] == sb[rows]) ++rows;

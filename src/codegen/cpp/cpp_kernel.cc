@@ -80,6 +80,7 @@ class KernelWriter {
     ++depth_;
     pointers();
     if (k_.kind == KernelKind::Fused) fused();
+    else if (is_column_reduction(k_)) column_reduction();
     else nest();
     --depth_;
     line("}");
@@ -299,6 +300,73 @@ class KernelWriter {
          ";");
     ops(red + 1, k_.body.size());
     for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  // A column reduction (is_column_reduction) with its loops interchanged: for each block of
+  // kColumnBlock columns, accumulators for every column of the block, the reduce loops outside
+  // and the columns inside (vectorized, unit stride), then the epilogue per column. Blocks
+  // (with the other outer loops) run in parallel when the kernel is large.
+  void column_reduction() {
+    constexpr int64_t kColumnBlock = 64;
+    const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size()), c = outer - 1;
+    const int64_t columns = k_.loops[static_cast<size_t>(c)];
+    const int64_t blocks = (columns + kColumnBlock - 1) / kColumnBlock;
+    const size_t red = static_cast<size_t>(k_.reduce_op);
+    const BodyOp& rop = k_.body[red];
+    const Accumulator acc = accumulator_for(k_);
+    int64_t points = 1;
+    for (int64_t e : k_.loops) points = points > INT64_MAX / std::max<int64_t>(1, e) ? INT64_MAX : points * e;
+    int64_t parallel_points = blocks;
+    for (int d = 0; d < c; ++d) parallel_points *= k_.loops[static_cast<size_t>(d)];
+    if (o_.openmp && points >= o_.parallel_threshold && parallel_points > 1)
+      line(std::string("#pragma omp parallel for") + (c > 0 ? " collapse(" + std::to_string(c + 1) + ")" : ""));
+    for (int d = 0; d < c; ++d) open_loop_plain(d);
+    line("for (int64_t blk = 0; blk < " + std::to_string(blocks) + "; ++blk) {");
+    ++depth_;
+    const std::string width = "(" + std::to_string(columns) + " - blk * " + std::to_string(kColumnBlock) + " < " +
+                              std::to_string(kColumnBlock) + " ? " + std::to_string(columns) + " - blk * " +
+                              std::to_string(kColumnBlock) + " : " + std::to_string(kColumnBlock) + ")";
+    line("const int64_t width = " + width + ";");
+    line(acc.type + " accs[" + std::to_string(kColumnBlock) + "];");
+    if (acc.nan_flag) line("int accn[" + std::to_string(kColumnBlock) + "];");
+    line("for (int64_t cc = 0; cc < width; ++cc) {");
+    ++depth_;
+    line("accs[cc] = " + acc.init + ";");
+    if (acc.nan_flag) line("accn[cc] = 0;");
+    close_block();
+    for (int d = outer; d < n; ++d) open_loop_plain(d);
+    if (o_.openmp) line("#pragma omp simd");
+    line("for (int64_t cc = 0; cc < width; ++cc) {");
+    ++depth_;
+    const std::string ci = "i" + std::to_string(c);
+    line("const int64_t " + ci + " = blk * " + std::to_string(kColumnBlock) + " + cc;");
+    line(acc.type + " acc = accs[cc];");
+    if (acc.nan_flag) line("int acc_nan = accn[cc];");
+    ops(0, red);
+    line(acc.update(value(rop.args.at(0))));
+    line("accs[cc] = acc;");
+    if (acc.nan_flag) line("accn[cc] = acc_nan;");
+    close_block();
+    for (int d = outer; d < n; ++d) close_block();
+    line("for (int64_t cc = 0; cc < width; ++cc) {");
+    ++depth_;
+    line("const int64_t " + ci + " = blk * " + std::to_string(kColumnBlock) + " + cc;");
+    line(acc.type + " acc = accs[cc];");
+    if (acc.nan_flag) line("if (accn[cc]) acc = " + float_literal(NAN, acc.type == "float") + ";");
+    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
+         ";");
+    line("(void)" + ci + ";");
+    ops(red + 1, k_.body.size());
+    close_block();
+    close_block();  // blk
+    for (int d = 0; d < c; ++d) close_block();
+  }
+
+  void open_loop_plain(int d) {
+    const std::string i = "i" + std::to_string(d);
+    line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +
+         ") {");
+    ++depth_;
   }
 
   const LoopProgram& p_;
