@@ -298,6 +298,21 @@ TEST(CppBackend, LargeKernelsRunInParallel) {
   s.check("big");
 }
 
+// Column reductions (sum, amax with a NaN, mean over dim 0) run with their loops interchanged
+// in blocks of 64 columns; 130 columns leave a partial block, and a large one runs in parallel.
+TEST(CppBackend, ColumnReductions) {
+  Suite s;
+  s.add("graph @cols(%x: f32[300,130], %y: f32[2,4096,70]) -> (f32[130], f32[130], f32[1,130], f32[2,70]) {\n"
+        " %0 = sum(%x) {dim=[0]} : f32[130]\n %1 = amax(%x) {dim=[0]} : f32[130]\n"
+        " %2 = mean(%x) {dim=[0], keepdim=true} : f32[1,130]\n %3 = sum(%y) {dim=[1]} : f32[2,70]\n"
+        " return %0, %1, %2, %3\n}");
+  s.inputs.back()[0].data<float>()[5 * 130 + 7] = std::nanf("");
+  const std::string cpp = emit_cpp(s.parts.back());
+  EXPECT_NE(cpp.find("for (int64_t blk = 0; blk < 3; ++blk)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#pragma omp parallel for collapse(2)"), std::string::npos) << cpp;
+  s.check("cols");
+}
+
 // Strided and offset inputs, and run() from several threads at once on one program.
 TEST(CppBackend, NonContiguousInputsAndConcurrentRuns) {
   auto g = parse_graph(with_dtype(kLoweringCases[1].text, "f32"));  // broadcast

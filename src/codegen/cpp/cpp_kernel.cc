@@ -327,7 +327,10 @@ class KernelWriter {
                               std::to_string(kColumnBlock) + " ? " + std::to_string(columns) + " - blk * " +
                               std::to_string(kColumnBlock) + " : " + std::to_string(kColumnBlock) + ")";
     line("const int64_t width = " + width + ";");
-    line(acc.type + " accs[" + std::to_string(kColumnBlock) + "];");
+    // float sums accumulate in double: a column may be long (a bias gradient sums batch x
+    // sequence rows), and the interchanged loops have no lanes to spread the rounding over.
+    const std::string atype = acc.kind == ReduceKind::Sum && acc.type == "float" ? "double" : acc.type;
+    line(atype + " accs[" + std::to_string(kColumnBlock) + "];");
     if (acc.nan_flag) line("int accn[" + std::to_string(kColumnBlock) + "];");
     line("for (int64_t cc = 0; cc < width; ++cc) {");
     ++depth_;
@@ -340,7 +343,7 @@ class KernelWriter {
     ++depth_;
     const std::string ci = "i" + std::to_string(c);
     line("const int64_t " + ci + " = blk * " + std::to_string(kColumnBlock) + " + cc;");
-    line(acc.type + " acc = accs[cc];");
+    line(atype + " acc = accs[cc];");
     if (acc.nan_flag) line("int acc_nan = accn[cc];");
     ops(0, red);
     line(acc.update(value(rop.args.at(0))));
@@ -351,7 +354,7 @@ class KernelWriter {
     line("for (int64_t cc = 0; cc < width; ++cc) {");
     ++depth_;
     line("const int64_t " + ci + " = blk * " + std::to_string(kColumnBlock) + " + cc;");
-    line(acc.type + " acc = accs[cc];");
+    line(atype + " acc = accs[cc];");
     if (acc.nan_flag) line("if (accn[cc]) acc = " + float_literal(NAN, acc.type == "float") + ";");
     line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
          ";");

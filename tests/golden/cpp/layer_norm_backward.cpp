@@ -154,7 +154,7 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
   float* __restrict__ b6_out2 = (float*)buffers[6];
   for (int64_t blk = 0; blk < 2; ++blk) {
     const int64_t width = (128 - blk * 64 < 64 ? 128 - blk * 64 : 64);
-    float accs[64];
+    double accs[64];
     for (int64_t cc = 0; cc < width; ++cc) {
       accs[cc] = 0.0f;
     }
@@ -162,7 +162,7 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
       #pragma omp simd
       for (int64_t cc = 0; cc < width; ++cc) {
         const int64_t i0 = blk * 64 + cc;
-        float acc = accs[cc];
+        double acc = accs[cc];
         const float v0 = b5_tangent0[i0 + 128 * i1];
         acc += v0;
         accs[cc] = acc;
@@ -170,7 +170,7 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
     }
     for (int64_t cc = 0; cc < width; ++cc) {
       const int64_t i0 = blk * 64 + cc;
-      float acc = accs[cc];
+      double acc = accs[cc];
       const float v1 = acc;
       (void)i0;
       b6_out2[i0] = v1;
@@ -185,7 +185,7 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
   float* __restrict__ b7_out1 = (float*)buffers[7];
   for (int64_t blk = 0; blk < 2; ++blk) {
     const int64_t width = (128 - blk * 64 < 64 ? 128 - blk * 64 : 64);
-    float accs[64];
+    double accs[64];
     for (int64_t cc = 0; cc < width; ++cc) {
       accs[cc] = 0.0f;
     }
@@ -193,7 +193,7 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
       #pragma omp simd
       for (int64_t cc = 0; cc < width; ++cc) {
         const int64_t i0 = blk * 64 + cc;
-        float acc = accs[cc];
+        double acc = accs[cc];
         const float v0 = b5_tangent0[i0 + 128 * i1];
         const float v1 = b1_saved1[i0 + 128 * i1];
         const float v2 = (v0 * v1);
@@ -203,7 +203,7 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
     }
     for (int64_t cc = 0; cc < width; ++cc) {
       const int64_t i0 = blk * 64 + cc;
-      float acc = accs[cc];
+      double acc = accs[cc];
       const float v3 = acc;
       (void)i0;
       b7_out1[i0] = v3;
