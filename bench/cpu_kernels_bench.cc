@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "autograd/joint_graph.h"
+#include "bench_util.h"
 #include "autograd/partition.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
@@ -28,6 +29,7 @@
 namespace {
 
 using namespace kiln;
+using bench::or_die;
 using Clock = std::chrono::steady_clock;
 
 double median_seconds(int runs, const std::function<void()>& f) {
@@ -49,15 +51,6 @@ std::unique_ptr<Graph> parse_or_die(const std::string& text) {
     std::exit(1);
   }
   return std::move(*g);
-}
-
-template <typename T>
-T or_die(Expected<T> e, const char* what) {
-  if (!e) {
-    std::fprintf(stderr, "%s: %s\n", what, e.error().to_string().c_str());
-    std::exit(1);
-  }
-  return std::move(*e);
 }
 
 std::vector<Tensor> random_inputs(const Graph& g) {

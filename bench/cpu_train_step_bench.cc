@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "autograd/joint_graph.h"
+#include "bench_util.h"
 #include "autograd/partition.h"
 #include "codegen/cpp/cpp_emitter.h"
 #include "patterns/joint_graph_passes.h"
@@ -35,18 +36,10 @@
 namespace {
 
 using namespace kiln;
+using bench::or_die;
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-template <typename T>
-T or_die(Expected<T> e, const char* what) {
-  if (!e) {
-    std::fprintf(stderr, "%s: %s\n", what, e.error().to_string().c_str());
-    std::exit(1);
-  }
-  return std::move(*e);
-}
 
 const test_models::TransformerBlockConfig kConfig{.batch = 8, .seq = 128, .width = 256, .heads = 4, .seed = 0};
 
