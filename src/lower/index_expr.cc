@@ -136,36 +136,62 @@ IndexExpr IndexExpr::substitute(std::span<const IndexExpr> repl) const {
 
 namespace {
 
-// The range [lo, hi] an expression takes, or nullopt when a variable's range is unknown.
-using Range = std::pair<__int128, __int128>;
+std::optional<int64_t> add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
 
-std::optional<Range> range_of(const IndexExpr& e, std::span<const int64_t> extents) {
-  __int128 lo = e.constant, hi = e.constant;
-  for (const IndexTerm& t : e.terms) {
-    __int128 tlo, thi;
-    if (t.kind == IndexTerm::Kind::Var) {
-      if (t.var < 0 || static_cast<size_t>(t.var) >= extents.size() || extents[static_cast<size_t>(t.var)] < 1)
-        return std::nullopt;
-      tlo = 0;
-      thi = extents[static_cast<size_t>(t.var)] - 1;
-    } else if (t.kind == IndexTerm::Kind::Mod) {
-      tlo = 0;
-      thi = t.divisor - 1;
+// [lo, hi] * c, with overflow checks.
+std::optional<IndexRange> scale(IndexRange r, int64_t c) {
+  int64_t a, b;
+  if (__builtin_mul_overflow(r.lo, c, &a) || __builtin_mul_overflow(r.hi, c, &b)) return std::nullopt;
+  return c >= 0 ? IndexRange{a, b} : IndexRange{b, a};
+}
+
+
+std::optional<IndexRange> term_range(const IndexTerm& t, std::span<const int64_t> extents) {
+  IndexRange r;
+  if (t.kind == IndexTerm::Kind::Var) {
+    if (t.var < 0 || static_cast<size_t>(t.var) >= extents.size()) return std::nullopt;
+    r = {0, extents[static_cast<size_t>(t.var)] - 1};
+  } else {
+    std::optional<IndexRange> in = index_range(t.inner.front(), extents);
+    if (!in || t.divisor <= 0) return std::nullopt;
+    const int64_t d = t.divisor;
+    if (t.kind == IndexTerm::Kind::Div) {
+      r = {floor_div_const(in->lo, d), floor_div_const(in->hi, d)};
+    } else if (floor_div_const(in->lo, d) == floor_div_const(in->hi, d)) {
+      r = {mod_const(in->lo, d), mod_const(in->hi, d)};
     } else {
-      std::optional<Range> in = range_of(t.inner.front(), extents);
-      if (!in) return std::nullopt;
-      auto fdiv = [&](__int128 a) { return a >= 0 ? a / t.divisor : -((-a + t.divisor - 1) / t.divisor); };
-      tlo = fdiv(in->first);
-      thi = fdiv(in->second);
+      r = {0, d - 1};
     }
-    const __int128 a = tlo * t.coeff, b = thi * t.coeff;
-    lo += std::min(a, b);
-    hi += std::max(a, b);
   }
-  return Range{lo, hi};
+  return scale(r, t.coeff);
 }
 
 }  // namespace
+
+std::optional<IndexRange> index_range(const IndexExpr& e, std::span<const int64_t> extents) {
+  IndexRange sum{0, 0};
+  bool first = true;
+  for (const IndexTerm& t : e.terms) {
+    std::optional<IndexRange> r = term_range(t, extents);
+    if (!r) return std::nullopt;
+    if (first) {
+      sum = *r;
+      first = false;
+      continue;
+    }
+    std::optional<int64_t> lo = add(sum.lo, r->lo), hi = add(sum.hi, r->hi);
+    if (!lo || !hi) return std::nullopt;
+    sum = {*lo, *hi};
+  }
+  std::optional<int64_t> lo = add(sum.lo, e.constant), hi = add(sum.hi, e.constant);
+  if (!lo || !hi) return std::nullopt;
+  return IndexRange{*lo, *hi};
+}
+
 
 IndexExpr IndexExpr::simplified(std::span<const int64_t> extents) const {
   IndexExpr out = constant_of(constant);
@@ -182,8 +208,8 @@ IndexExpr IndexExpr::simplified(std::span<const int64_t> extents) const {
       for (const IndexTerm& it : inner.terms) (it.coeff % d == 0 ? qterms : rterms).push_back(it);
       IndexExpr q = canonical(std::move(qterms), floor_div_const(inner.constant, d) * d);
       IndexExpr r = canonical(std::move(rterms), mod_const(inner.constant, d));
-      std::optional<Range> rr = range_of(r, extents);
-      if (rr && rr->first >= 0 && rr->second < d) {  // floor(r / d) = 0, r mod d = r
+      std::optional<IndexRange> rr = index_range(r, extents);
+      if (rr && rr->lo >= 0 && rr->hi < d) {  // floor(r / d) = 0, r mod d = r
         part = t.kind == IndexTerm::Kind::Div ? floor_div(std::move(q), d) : std::move(r);
       } else {
         part = t.kind == IndexTerm::Kind::Div ? floor_div(inner, d) : mod(inner, d);

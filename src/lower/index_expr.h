@@ -67,4 +67,13 @@ struct IndexExpr {
   bool operator==(const IndexExpr& o) const { return to_string() == o.to_string(); }
 };
 
+struct IndexRange {
+  int64_t lo = 0, hi = 0;  // inclusive
+};
+
+// The range of `e` when variable v runs over [0, extents[v]) (extents > 0), by interval
+// arithmetic (exact for affine expressions, an over-approximation with div/mod); nullopt
+// when a partial sum or product could overflow int64.
+std::optional<IndexRange> index_range(const IndexExpr& e, std::span<const int64_t> extents);
+
 }  // namespace kiln

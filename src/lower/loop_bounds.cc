@@ -7,42 +7,6 @@ namespace kiln {
 
 namespace {
 
-std::optional<int64_t> add(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
-// [lo, hi] * c, with overflow checks.
-std::optional<IndexRange> scale(IndexRange r, int64_t c) {
-  int64_t a, b;
-  if (__builtin_mul_overflow(r.lo, c, &a) || __builtin_mul_overflow(r.hi, c, &b)) return std::nullopt;
-  return c >= 0 ? IndexRange{a, b} : IndexRange{b, a};
-}
-
-int64_t floor_div(int64_t a, int64_t d) { return a / d - ((a % d != 0) && (a < 0)); }
-int64_t floor_mod(int64_t a, int64_t d) { return a - floor_div(a, d) * d; }
-
-std::optional<IndexRange> term_range(const IndexTerm& t, std::span<const int64_t> extents) {
-  IndexRange r;
-  if (t.kind == IndexTerm::Kind::Var) {
-    if (t.var < 0 || static_cast<size_t>(t.var) >= extents.size()) return std::nullopt;
-    r = {0, extents[static_cast<size_t>(t.var)] - 1};
-  } else {
-    std::optional<IndexRange> in = index_range(t.inner.front(), extents);
-    if (!in || t.divisor <= 0) return std::nullopt;
-    const int64_t d = t.divisor;
-    if (t.kind == IndexTerm::Kind::Div) {
-      r = {floor_div(in->lo, d), floor_div(in->hi, d)};
-    } else if (floor_div(in->lo, d) == floor_div(in->hi, d)) {
-      r = {floor_mod(in->lo, d), floor_mod(in->hi, d)};
-    } else {
-      r = {0, d - 1};
-    }
-  }
-  return scale(r, t.coeff);
-}
-
 // Calls f(vars) at every point of the box `extents` (all > 0); stops when f returns false.
 template <typename F>
 void for_each_point(std::span<const int64_t> extents, F&& f) {
@@ -124,16 +88,17 @@ class BoundsChecker {
     for (const ExternOperand& o : k.operands) {
       if (o.buffer < 0) continue;
       const Buffer& b = p_.buffers[static_cast<size_t>(o.buffer)];
-      bool empty = false;
-      int64_t lo = o.offset, hi = o.offset;
-      bool ok = o.sizes.size() == o.strides.size();
+      // The view's elements are offset + sum(stride_d * i_d) over the box of its sizes.
+      bool ok = o.sizes.size() == o.strides.size(), empty = false;
+      IndexExpr at = IndexExpr::constant_of(o.offset);
       for (size_t d = 0; ok && d < o.sizes.size(); ++d) {
-        if (o.sizes[d] == 0) empty = true;
-        std::optional<IndexRange> r = scale({0, o.sizes[d] - 1}, o.strides[d]);
-        std::optional<int64_t> l = r ? add(lo, r->lo) : std::nullopt, h = r ? add(hi, r->hi) : std::nullopt;
-        ok = o.sizes[d] >= 0 && l && h;
-        if (ok) lo = *l, hi = *h;
+        ok = o.sizes[d] >= 0;
+        empty = empty || o.sizes[d] == 0;
+        at = at.plus(IndexExpr::var(static_cast<int>(d)).scaled(o.strides[d]));
       }
+      std::optional<IndexRange> r = ok && !empty ? index_range(at, o.sizes) : std::nullopt;
+      ok = ok && (empty || r);
+      const int64_t lo = r ? r->lo : 0, hi = r ? r->hi : 0;
       if (!ok || (!empty && (lo < 0 || hi >= b.storage_size())))
         return make_error("extern operand %", b.name, " viewed at offset ", o.offset,
                           " lies outside the buffer of ", b.storage_size(), " elements");
@@ -145,26 +110,6 @@ class BoundsChecker {
 };
 
 }  // namespace
-
-std::optional<IndexRange> index_range(const IndexExpr& e, std::span<const int64_t> extents) {
-  IndexRange sum{0, 0};
-  bool first = true;
-  for (const IndexTerm& t : e.terms) {
-    std::optional<IndexRange> r = term_range(t, extents);
-    if (!r) return std::nullopt;
-    if (first) {
-      sum = *r;
-      first = false;
-      continue;
-    }
-    std::optional<int64_t> lo = add(sum.lo, r->lo), hi = add(sum.hi, r->hi);
-    if (!lo || !hi) return std::nullopt;
-    sum = {*lo, *hi};
-  }
-  std::optional<int64_t> lo = add(sum.lo, e.constant), hi = add(sum.hi, e.constant);
-  if (!lo || !hi) return std::nullopt;
-  return IndexRange{*lo, *hi};
-}
 
 Status check_loop_bounds(const LoopProgram& p) { return BoundsChecker(p).run(); }
 

@@ -9,19 +9,11 @@
 #include <optional>
 #include <span>
 
+#include "lower/index_expr.h"
 #include "lower/loop_ir.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
-
-struct IndexRange {
-  int64_t lo = 0, hi = 0;  // inclusive
-};
-
-// The range of `e` when variable v runs over [0, extents[v]) (all extents > 0), by interval
-// arithmetic (exact for affine expressions, an over-approximation with div/mod); nullopt
-// when a partial sum or product could overflow int64.
-std::optional<IndexRange> index_range(const IndexExpr& e, std::span<const int64_t> extents);
 
 // Ok when every access is provably in range. Tries interval arithmetic first and, where
 // div/mod terms make that inconclusive, enumerates the points (up to 2^24 per access).
