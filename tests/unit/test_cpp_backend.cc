@@ -357,5 +357,22 @@ TEST(CppBackend, OutOfBoundsAccessIsAnErrorBeforeCompiling) {
   EXPECT_NE(c.error().to_string().find("in kernel @k0 of loops @f"), std::string::npos);
 }
 
+// An extern operand built in code (the parser rejects it in text) whose view leaves its
+// buffer is refused before anything compiles, naming the operand.
+TEST(CppBackend, ExternViewOutsideItsBufferIsAnError) {
+  auto p = parse_loops(
+      "loops @f(%x: f32[2,3], %w: f32[3,2]) -> (%out0) {\n  buffer %out0 : f32[2,2] strides [2,1]\n"
+      "  kernel @k0 extern matmul(%x, %w) -> (%out0)\n}\n");
+  ASSERT_TRUE(p) << p.error().to_string();
+  p->kernels[0].operands[1].offset = 1;  // [3,2] strides [2,1] from 1 reaches element 6 of 6
+  CpuCompileOptions o = test_compile_options();
+  o.compiler = "/nonexistent/c++";  // never reached
+  auto c = CompiledProgram::compile(*p, o);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().to_string().find("extern operand %w viewed at offset 1 lies outside the buffer of 6 elements"),
+            std::string::npos)
+      << c.error().to_string();
+}
+
 }  // namespace
 }  // namespace kiln

@@ -313,5 +313,22 @@ TEST(ValueAndGradFn, ModuleParametersAreDifferentiatedWithTheInputs) {
   EXPECT_EQ(r.grads[0].sizes(), (std::vector<int64_t>{5, 6}));
 }
 
+// Backend::Cpu compiles both graphs when the function is created: a graph the CPU backend
+// cannot lower (control flow) is an error there, naming the node, not a crash at the first step.
+TEST(GradFunction, CpuBackendRefusesWhatItCannotCompile) {
+  auto g = parse_graph(
+      "graph @branch(%p: bool[], %x: f32[4], %w: param f32[4]) -> (f32[4]) {\n"
+      "  %0 = cond(%p, %x, %w) : f32[4] {\n"
+      "    true_fn = graph(%a: f32[4], %v: f32[4]) -> (f32[4]) {\n      %0 = sin(%a) : f32[4]\n"
+      "      %1 = mul(%0, %v) : f32[4]\n      return %1\n    }\n"
+      "    false_fn = graph(%a: f32[4], %v: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}");
+  ASSERT_TRUE(g) << g.error().to_string();
+  auto fn = GradFunction::create(**g, {}, GradOptions{.backend = Backend::Cpu});
+  ASSERT_FALSE(fn);
+  const std::string msg = fn.error().to_string();
+  EXPECT_NE(msg.find("control flow and other higher-order ops are not lowered yet"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cond("), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace kiln
