@@ -8,14 +8,9 @@
 
 namespace kiln {
 
-namespace {
-
-// A view of the flat tensor `flat` (offsets relative to its first element).
 Tensor view_of(const Tensor& flat, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
   return flat.as_strided(std::move(sizes), std::move(strides), flat.offset() + offset);
 }
-
-}  // namespace
 
 Status check_loop_inputs(const LoopProgram& p, std::span<const Tensor> inputs) {
   if (inputs.size() != p.inputs.size())

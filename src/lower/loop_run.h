@@ -4,12 +4,17 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "core/tensor.h"
 #include "lower/loop_ir.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
+
+// A view of the flat buffer tensor `flat` with the given layout; `offset` counts from the
+// buffer's first element, wherever `flat` starts in its Storage (an arena, an input's view).
+Tensor view_of(const Tensor& flat, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
 
 // The inputs' count, dtypes and sizes against the program's input buffers (any strides).
 Status check_loop_inputs(const LoopProgram& p, std::span<const Tensor> inputs);

@@ -124,12 +124,7 @@ class KernelWriter {
     }
     if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && rows_independent(k_))
       line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : ""));
-    for (int d = 0; d < rows; ++d) {
-      const std::string i = "i" + std::to_string(d);
-      line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +
-           ") {");
-      ++depth_;
-    }
+    for (int d = 0; d < rows; ++d) open_loop_plain(d);
     for (size_t j = 0; j < k_.parts.size(); ++j) {
       line(std::string("{  // part ") + std::to_string(j) + ": " +
            (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
@@ -191,10 +186,7 @@ class KernelWriter {
 
   void open_loop(int d) {
     pragma(d);
-    const std::string i = "i" + std::to_string(d);
-    line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +
-         ") {");
-    ++depth_;
+    open_loop_plain(d);
   }
   void close_block() {
     --depth_;
@@ -365,6 +357,7 @@ class KernelWriter {
     for (int d = 0; d < c; ++d) close_block();
   }
 
+  // `for (int64_t i<d> = 0; i<d> < extent; ++i<d>) {`, no pragma.
   void open_loop_plain(int d) {
     const std::string i = "i" + std::to_string(d);
     line("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(k_.loops[static_cast<size_t>(d)]) + "; ++" + i +

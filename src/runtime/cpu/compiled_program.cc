@@ -124,14 +124,11 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
 bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const {
   if (k.operands.size() != 2 || k.results.size() != 1 || k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
     return false;
-  // Views of the flat buffers, whose own offsets (into an arena) come first.
   auto view = [&](const ExternOperand& o) {
-    const Tensor& s = storage[static_cast<size_t>(o.buffer)];
-    return s.as_strided(o.sizes, o.strides, s.offset() + o.offset);
+    return view_of(storage[static_cast<size_t>(o.buffer)], o.sizes, o.strides, o.offset);
   };
   const Buffer& out = p_.buffers[static_cast<size_t>(k.results[0])];
-  const Tensor& flat = storage[static_cast<size_t>(k.results[0])];
-  const Tensor result = flat.as_strided(out.sizes, out.strides, flat.offset());
+  const Tensor result = view_of(storage[static_cast<size_t>(k.results[0])], out.sizes, out.strides, 0);
   return blas_matmul(k.op, view(k.operands[0]), view(k.operands[1]), result);
 }
 
@@ -227,8 +224,7 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
   std::vector<Tensor> out;
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     const Buffer& buf = p_.buffers[static_cast<size_t>(p_.outputs[j])];
-    const Tensor& flat = storage[static_cast<size_t>(p_.outputs[j])];
-    Tensor view = flat.as_strided(buf.sizes, buf.strides, flat.offset());
+    Tensor view = view_of(storage[static_cast<size_t>(p_.outputs[j])], buf.sizes, buf.strides, 0);
     const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j), p_.outputs[j]) !=
                           p_.outputs.begin() + static_cast<ptrdiff_t>(j);
     out.push_back(is_contiguous_layout(buf) && !repeated ? view : view.clone());
