@@ -34,6 +34,24 @@ std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k) {
   return out;
 }
 
+std::set<int> kernel_buffers_read(const LoopKernel& k) {
+  std::set<int> out;
+  for (const ExternOperand& o : k.operands)
+    if (o.buffer >= 0) out.insert(o.buffer);
+  for (const LoopKernel* p : loop_kernel_parts(k))
+    for (const BodyOp& op : p->body)
+      if (op.kind == BodyOp::Kind::Load) out.insert(op.buffer);
+  return out;
+}
+
+std::set<int> kernel_buffers_written(const LoopKernel& k) {
+  std::set<int> out(k.results.begin(), k.results.end());
+  for (const LoopKernel* p : loop_kernel_parts(k))
+    for (const BodyOp& op : p->body)
+      if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);
+  return out;
+}
+
 bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;

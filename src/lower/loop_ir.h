@@ -53,6 +53,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -137,6 +138,10 @@ struct LoopProgram {
 
 // The pointwise and reduction kernels that make up `k`: a fused kernel's parts, else `k`.
 std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
+
+// Buffers kernel `k` reads (loads, extern operands) and writes (stores, extern results).
+std::set<int> kernel_buffers_read(const LoopKernel& k);
+std::set<int> kernel_buffers_written(const LoopKernel& k);
 
 // Whether reduction kernel `k` reduces columns: its last outer loop walks memory with unit
 // stride in the reduced loads (coefficient 1), while its innermost reduce loop does not. Such a

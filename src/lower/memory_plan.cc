@@ -11,16 +11,6 @@ int64_t bytes_of(const Buffer& b) { return b.storage_size() * dtype_size(b.dtype
 
 int64_t aligned(int64_t n) { return (n + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment; }
 
-std::set<int> buffers_touched(const LoopKernel& k) {
-  std::set<int> out(k.results.begin(), k.results.end());
-  for (const ExternOperand& o : k.operands)
-    if (o.buffer >= 0) out.insert(o.buffer);
-  for (const LoopKernel* part : loop_kernel_parts(k))
-    for (const BodyOp& op : part->body)
-      if (op.buffer >= 0 && (op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store)) out.insert(op.buffer);
-  return out;
-}
-
 struct Lifetime {
   int first = -1, last = -1;  // kernels; -1: never touched
   bool overlaps(const Lifetime& o) const { return first <= o.last && o.first <= last; }
@@ -33,12 +23,15 @@ MemoryPlan plan_memory(const LoopProgram& p) {
   MemoryPlan plan;
   plan.offset.assign(n, -1);
   std::vector<Lifetime> life(n);
-  for (size_t k = 0; k < p.kernels.size(); ++k)
-    for (int b : buffers_touched(p.kernels[k])) {
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    std::set<int> touched = kernel_buffers_read(p.kernels[k]);
+    for (int b : kernel_buffers_written(p.kernels[k])) touched.insert(b);
+    for (int b : touched) {
       Lifetime& l = life[static_cast<size_t>(b)];
       if (l.first < 0) l.first = static_cast<int>(k);
       l.last = static_cast<int>(k);
     }
+  }
   std::vector<int> temps;
   for (size_t b = 0; b < n; ++b) {
     const Buffer& buf = p.buffers[b];

@@ -25,38 +25,20 @@ std::vector<int64_t> shareable_loops(const LoopKernel& k) {
   return k.loops;
 }
 
-std::set<int> buffers_read(const LoopKernel& k) {
-  std::set<int> out;
-  for (const ExternOperand& o : k.operands)
-    if (o.buffer >= 0) out.insert(o.buffer);
-  for (const LoopKernel* p : loop_kernel_parts(k))
-    for (const BodyOp& op : p->body)
-      if (op.kind == BodyOp::Kind::Load) out.insert(op.buffer);
-  return out;
-}
-
-std::set<int> buffers_written(const LoopKernel& k) {
-  std::set<int> out(k.results.begin(), k.results.end());
-  for (const LoopKernel* p : loop_kernel_parts(k))
-    for (const BodyOp& op : p->body)
-      if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);
-  return out;
-}
-
 // Whether `b` reads a buffer `a` reads or writes (worth putting in one kernel).
 bool related(const LoopKernel& a, const LoopKernel& b) {
-  std::set<int> touched = buffers_read(a);
-  for (int w : buffers_written(a)) touched.insert(w);
-  for (int r : buffers_read(b))
+  std::set<int> touched = kernel_buffers_read(a);
+  for (int w : kernel_buffers_written(a)) touched.insert(w);
+  for (int r : kernel_buffers_read(b))
     if (touched.count(r)) return true;
   return false;
 }
 
 // Whether `b` writes a buffer `a` reads or writes (then it must stay after all of `a`).
 bool overwrites(const LoopKernel& a, const LoopKernel& b) {
-  std::set<int> touched = buffers_read(a);
-  for (int w : buffers_written(a)) touched.insert(w);
-  for (int w : buffers_written(b))
+  std::set<int> touched = kernel_buffers_read(a);
+  for (int w : kernel_buffers_written(a)) touched.insert(w);
+  for (int w : kernel_buffers_written(b))
     if (touched.count(w)) return true;
   return false;
 }
@@ -206,7 +188,7 @@ void remove_unread_temporaries(LoopProgram& p) {
   std::vector<bool> dead(p.buffers.size(), false);
   std::set<int> read, extern_written;
   for (const LoopKernel& k : p.kernels) {
-    for (int b : buffers_read(k)) read.insert(b);
+    for (int b : kernel_buffers_read(k)) read.insert(b);
     extern_written.insert(k.results.begin(), k.results.end());
   }
   for (size_t b = 0; b < p.buffers.size(); ++b)
