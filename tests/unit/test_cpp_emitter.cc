@@ -10,6 +10,7 @@
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_emitter.h"
 #include "codegen/cpp/cpp_index.h"
+#include "codegen/cpp/cpp_prelude.h"
 #include "codegen/cpp/cpp_scalar.h"
 #include "ir/parser.h"
 #include "autograd/joint_graph.h"
@@ -36,8 +37,14 @@ LoopProgram parse(const std::string& text) {
   return std::move(*p);
 }
 
-// Compares `text` with the golden file, or rewrites the file when KILN_UPDATE_GOLDEN=1.
-void expect_golden(const std::string& text, const std::string& name) {
+// Compares `text` with the golden file, or rewrites the file when KILN_UPDATE_GOLDEN=1. The
+// prelude every unit carries is replaced by one line: it is source (cpp_prelude.cc), tested on
+// its own (CppMath, the differential tests), and would repeat in every golden file.
+void expect_golden(std::string text, const std::string& name) {
+  const std::string_view prelude = cpp::cpp_prelude();
+  const size_t at = text.find(prelude);
+  ASSERT_NE(at, std::string::npos) << "the unit does not carry the prelude";
+  text.replace(at, prelude.size(), "// [prelude: src/codegen/cpp/cpp_prelude.cc]\n");
   const std::string path = std::string(KILN_SOURCE_DIR) + "/tests/golden/cpp/" + name;
   const char* update = std::getenv("KILN_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
