@@ -10,12 +10,6 @@ namespace kiln {
 
 namespace {
 
-std::string ints(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 class Printer {
  public:
   explicit Printer(const LoopProgram& p) : p_(p) {}
@@ -31,7 +25,7 @@ class Printer {
     out_ += ") {\n";
     for (const Buffer& b : p_.buffers)
       if (b.kind != BufferKind::Input)
-        out_ += "  buffer %" + b.name + " : " + buffer_type_string(b.dtype, b.sizes) + " strides " + ints(b.strides) + "\n";
+        out_ += "  buffer %" + b.name + " : " + buffer_type_string(b.dtype, b.sizes) + " strides " + int_list_text(b.strides) + "\n";
     for (const LoopKernel& k : p_.kernels) kernel(k);
     out_ += "}\n";
     return std::move(out_);
@@ -47,7 +41,7 @@ class Printer {
     const Buffer& b = buf(o.buffer);
     std::string s = "%" + b.name;
     if (o.sizes == b.sizes && o.strides == b.strides && o.offset == 0) return s;
-    return s + " as " + ints(o.sizes) + " strides " + ints(o.strides) + " offset " + std::to_string(o.offset);
+    return s + " as " + int_list_text(o.sizes) + " strides " + int_list_text(o.strides) + " offset " + std::to_string(o.offset);
   }
 
   void kernel(const LoopKernel& k) {
@@ -144,7 +138,13 @@ class Printer {
 }  // namespace
 
 std::string buffer_type_string(DType dtype, const std::vector<int64_t>& sizes) {
-  return std::string(dtype_name(dtype)) + ints(sizes);
+  return std::string(dtype_name(dtype)) + int_list_text(sizes);
+}
+
+std::string int_list_text(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
 }
 
 std::string print_loops(const LoopProgram& p) { return Printer(p).run(); }

@@ -20,5 +20,7 @@ Expected<std::vector<LoopProgram>> parse_loop_programs(std::string_view text, st
 
 // "f32[4,8]"
 std::string buffer_type_string(DType dtype, const std::vector<int64_t>& sizes);
+// "[8,1]": sizes and strides as the loop IR prints them.
+std::string int_list_text(const std::vector<int64_t>& v);
 
 }  // namespace kiln

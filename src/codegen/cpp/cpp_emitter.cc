@@ -11,12 +11,6 @@ namespace kiln {
 
 namespace {
 
-std::string strides_text(const std::vector<int64_t>& strides) {
-  std::string s = "[";
-  for (size_t d = 0; d < strides.size(); ++d) s += (d ? "," : "") + std::to_string(strides[d]);
-  return s + "]";
-}
-
 std::string_view kind_name(BufferKind k) {
   switch (k) {
     case BufferKind::Input: return "input";
@@ -44,7 +38,7 @@ std::string header(const LoopProgram& p, std::span<const int> kernels, const Cpp
   for (int b : used) {
     const Buffer& buf = p.buffers[static_cast<size_t>(b)];
     s += "//   " + std::to_string(b) + " %" + buf.name + " : " + buffer_type_string(buf.dtype, buf.sizes) + " strides " +
-         strides_text(buf.strides) + " (" + std::string(kind_name(buf.kind)) + ")\n";
+         int_list_text(buf.strides) + " (" + std::string(kind_name(buf.kind)) + ")\n";
   }
   return s;
 }
