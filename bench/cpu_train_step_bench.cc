@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -26,7 +27,9 @@
 #include "autograd/joint_graph.h"
 #include "bench_util.h"
 #include "autograd/partition.h"
+#include "ops/op_info.h"
 #include "codegen/cpp/cpp_emitter.h"
+#include "lower/loop_text.h"
 #include "patterns/joint_graph_passes.h"
 #include "runtime/cpu/compile_graph.h"
 #include "runtime/cpu/process.h"
@@ -101,6 +104,66 @@ int64_t planned_step_peak(const Captured& c) {
   return std::max(f.output_bytes + f.arena_bytes, saved + b.arena_bytes + b.output_bytes);
 }
 
+// Per-kernel wall time of the compiled forward and backward over `runs` steps, the slowest
+// first: where a step's time goes (`kiln_bench_cpu_train_step --profile [RUNS]`).
+// With `dump_dir`, also writes each program's loop IR and C++ there (fwd.loops, fwd.cpp, ...).
+void print_profile(const Captured& c, const Tensor& x, int runs, const std::string& dump_dir) {
+  JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
+  (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
+  Partition p = or_die(partition(joint), "partition");
+  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward), "forward");
+  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward), "backward");
+  if (!dump_dir.empty()) {
+    for (auto [name, prog] : {std::pair{"fwd", &fwd.program()}, std::pair{"bwd", &bwd.program()}}) {
+      std::ofstream(dump_dir + "/" + name + ".loops") << print_loops(prog->program());
+      std::ofstream(dump_dir + "/" + name + ".cpp") << emit_cpp(prog->program());
+    }
+  }
+  std::vector<Tensor> fwd_in = {x};
+  fwd_in.insert(fwd_in.end(), c.lifted.begin(), c.lifted.end());
+  struct Row {
+    double seconds;
+    std::string where;
+  };
+  std::vector<Row> rows;
+  std::vector<double> fs, bs;
+  double total = 0;
+  for (int i = 0; i < runs; ++i) {
+    std::vector<Tensor> out = or_die(fwd.program().run_profiled(fwd_in, fs), "forward");
+    std::vector<Tensor> bwd_in(out.begin() + p.num_forward_outputs, out.end());
+    for (size_t k = bwd_in.size(); k < p.backward->inputs().size(); ++k) {
+      const TensorType& t = p.backward->input(static_cast<int>(k))->type();
+      bwd_in.push_back(Tensor::full(t.shape.sizes(), Scalar(1.0), t.dtype));
+    }
+    (void)or_die(bwd.program().run_profiled(bwd_in, bs), "backward");
+  }
+  for (auto [name, prog, secs] : {std::tuple{"fwd", &fwd.program(), &fs}, std::tuple{"bwd", &bwd.program(), &bs}}) {
+    const LoopProgram& lp = prog->program();
+    for (size_t k = 0; k < secs->size(); ++k) {
+      const LoopKernel& kern = lp.kernels[k];
+      static const char* const kKinds[] = {"pointwise", "reduction", "extern", "fused"};
+      std::string what = kKinds[static_cast<int>(kern.kind)];
+      if (kern.kind == KernelKind::Extern) {
+        what += " " + std::string(op_info(kern.op).name());
+        for (const ExternOperand& o : kern.operands) {
+          what += " [";
+          for (size_t d = 0; d < o.sizes.size(); ++d)
+            what += (d ? "," : "") + std::to_string(o.sizes[d]) + ":" + std::to_string(o.strides[d]);
+          what += "]";
+        }
+      }
+      std::string loops;
+      for (int64_t e : kern.loops) loops += (loops.empty() ? "" : "x") + std::to_string(e);
+      rows.push_back({(*secs)[k] / runs, std::string(name) + " @" + kern.name + " " + what + " [" + loops + "]"});
+      total += (*secs)[k] / runs;
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.seconds > b.seconds; });
+  std::printf("per-kernel time per step, %d steps, total %.2f ms\n", runs, 1e3 * total);
+  for (size_t i = 0; i < rows.size() && i < 40; ++i)
+    std::printf("%8.3f ms %5.1f%%  %s\n", 1e3 * rows[i].seconds, 100 * rows[i].seconds / total, rows[i].where.c_str());
+}
+
 double json_number(const std::string& text, const std::string& key) {
   const size_t at = text.find("\"" + key + "\":");
   return at == std::string::npos ? -1 : std::atof(text.c_str() + at + key.size() + 3);
@@ -109,6 +172,12 @@ double json_number(const std::string& text, const std::string& key) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--profile") {
+    Captured c = or_die(test_models::capture_transformer_block(kConfig), "capture");
+    print_profile(c, test_models::transformer_block_input(kConfig), argc > 2 ? std::max(1, std::atoi(argv[2])) : 20,
+                  argc > 3 ? argv[3] : "");
+    return 0;
+  }
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 11;
   const std::string python = argc > 2 ? argv[2] : std::string(KILN_SOURCE_DIR) + "/.venv/bin/python";
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -18,7 +18,7 @@ PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5)  # pip itself is pinned bel
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
               clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
-              libopenblas-dev graphviz)
+              libopenblas-dev libopenblas-openmp-dev graphviz)
 
 say() { echo "setup: $*"; }
 

@@ -47,12 +47,21 @@ TEST(BlasMatmul, LayoutsMatchTheReference) {
 }
 
 TEST(BlasMatmul, CopiesOperandsInOtherLayouts) {
-  // Neither dim of the left operand has unit stride; the right one is a broadcast constant
-  // (all strides 0, as autograd's expand of a scalar tangent gives).
+  // Neither dim of the left operand has unit stride.
   const Tensor spread = Tensor::randn({12}, 3).as_strided({2, 3}, {6, 2}, 0);
   expect_blas_matches(OpKind::Mm, spread, Tensor::randn({3, 2}, 4), 1e-5);
-  const Tensor ones = Tensor::full({1}, 1.0).as_strided({2, 3, 4}, {0, 0, 0}, 0);
-  expect_blas_matches(OpKind::Matmul, ones, Tensor::randn({4, 5}, 5), 1e-5);
+}
+
+TEST(BlasMatmul, UniformOperandsAreRowAndColumnSums) {
+  // All strides 0, as autograd's expand of a scalar tangent gives: left, right, batched
+  // against a broadcast or transposed other operand, f32 and f64.
+  const Tensor half = Tensor::full({1}, 0.5).as_strided({2, 3, 4}, {0, 0, 0}, 0);
+  expect_blas_matches(OpKind::Matmul, half, Tensor::randn({4, 5}, 5), 1e-5);
+  expect_blas_matches(OpKind::Matmul, half, Tensor::randn({2, 4, 5}, 6).as_strided({2, 4, 5}, {20, 1, 4}, 0), 1e-5);
+  const Tensor three = Tensor::full({1}, 3.0, DType::F64).as_strided({4, 6}, {0, 0}, 0);
+  expect_blas_matches(OpKind::Mm, Tensor::randn({5, 4}, 7, DType::F64), three, 1e-12);
+  expect_blas_matches(OpKind::Bmm, Tensor::randn({2, 3, 4}, 8).as_strided({2, 3, 4}, {12, 1, 3}, 0),
+                      Tensor::full({1}, -2.0).as_strided({2, 4, 3}, {0, 0, 0}, 0), 1e-5);
 }
 
 TEST(BlasMatmul, LeavesOtherCasesToTheReference) {

@@ -36,18 +36,66 @@ bool layout_of(const Tensor& t, MatrixLayout& l) {
   return false;
 }
 
-// A contiguous copy of `t`; a broadcast constant (every stride 0: autograd's expanded ones)
-// is filled directly.
-Tensor dense(const Tensor& t) {
-  bool constant = true;
-  for (int64_t s : t.strides()) constant = constant && s == 0;
-  if (!constant) return t.contiguous();
-  const int64_t n = t.numel();
-  Tensor out = Tensor::over_storage(Storage::uninitialized(static_cast<size_t>(n * dtype_size(t.dtype()))), t.dtype(),
-                                    t.sizes(), contiguous_strides(t.sizes()), 0);
-  if (t.dtype() == DType::F32) std::fill_n(out.data<float>(), n, t.data<float>()[0]);
-  else std::fill_n(out.data<double>(), n, t.data<double>()[0]);
-  return out;
+// Strides (in elements) of `t`'s batch dims aligned to `batch` (missing or size-1 dims: 0).
+std::vector<int64_t> batch_strides(const Tensor& t, const std::vector<int64_t>& batch) {
+  const size_t tb = static_cast<size_t>(t.dim() - 2);
+  std::vector<int64_t> s(batch.size(), 0);
+  for (size_t j = 0; j < tb; ++j) {
+    const size_t d = batch.size() - tb + j;
+    s[d] = t.sizes()[j] == 1 ? 0 : t.strides()[j];
+  }
+  return s;
+}
+
+// Whether every element of `t` is the one element it views: all strides 0, as autograd's
+// expand of a scalar tangent (the gradient of a sum or mean loss) gives.
+bool is_uniform(const Tensor& t) {
+  for (int64_t s : t.strides())
+    if (s != 0) return false;
+  return true;
+}
+
+// out = op(a, b) where one operand is uniform with value c: every output row is c times the
+// column sums of b (a uniform), or every output column is c times the row sums of a (b
+// uniform). O(k*(n + m)) per batch instead of the product's O(n*m*k); sums run in double.
+template <typename T>
+void uniform_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int r = out.dim();
+  const std::vector<int64_t> batch(out.sizes().begin(), out.sizes().end() - 2);
+  const int64_t n = out.sizes()[static_cast<size_t>(r - 2)], m = out.sizes()[static_cast<size_t>(r - 1)];
+  const int64_t k = a.sizes()[static_cast<size_t>(a.dim() - 1)];
+  const bool a_uniform = is_uniform(a);
+  const Tensor& other = a_uniform ? b : a;
+  const double c = static_cast<double>((a_uniform ? a : b).template data<T>()[0]);
+  const T* po = other.data<T>();
+  const int64_t rs = other.strides()[static_cast<size_t>(other.dim() - 2)];
+  const int64_t cs = other.strides()[static_cast<size_t>(other.dim() - 1)];
+  const std::vector<int64_t> so = batch_strides(other, batch);
+  T* pc = out.data<T>();
+  std::vector<double> sums(static_cast<size_t>(a_uniform ? m : n));
+  std::vector<int64_t> idx(batch.size(), 0);
+  int64_t batches = 1;
+  for (int64_t s : batch) batches *= s;
+  for (int64_t i = 0; i < batches; ++i, pc += n * m) {
+    const T* base = po;
+    for (size_t d = 0; d < batch.size(); ++d) base += idx[d] * so[d];
+    std::fill(sums.begin(), sums.end(), 0.0);
+    if (a_uniform) {  // column sums of b [k, m]
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t j = 0; j < m; ++j) sums[static_cast<size_t>(j)] += static_cast<double>(base[kk * rs + j * cs]);
+      for (int64_t row = 0; row < n; ++row)
+        for (int64_t j = 0; j < m; ++j) pc[row * m + j] = static_cast<T>(c * sums[static_cast<size_t>(j)]);
+    } else {  // row sums of a [n, k]
+      for (int64_t row = 0; row < n; ++row)
+        for (int64_t kk = 0; kk < k; ++kk) sums[static_cast<size_t>(row)] += static_cast<double>(base[row * rs + kk * cs]);
+      for (int64_t row = 0; row < n; ++row)
+        for (int64_t j = 0; j < m; ++j) pc[row * m + j] = static_cast<T>(c * sums[static_cast<size_t>(row)]);
+    }
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
 }
 
 bool layout_ok(const Tensor& t) {
@@ -68,16 +116,8 @@ void gemm(const MatrixLayout& la, const MatrixLayout& lb, int64_t n, int64_t m, 
   }
 }
 
-// Strides (in elements) of `t`'s batch dims aligned to `batch` (missing or size-1 dims: 0).
-std::vector<int64_t> batch_strides(const Tensor& t, const std::vector<int64_t>& batch) {
-  const size_t tb = static_cast<size_t>(t.dim() - 2);
-  std::vector<int64_t> s(batch.size(), 0);
-  for (size_t j = 0; j < tb; ++j) {
-    const size_t d = batch.size() - tb + j;
-    s[d] = t.sizes()[j] == 1 ? 0 : t.strides()[j];
-  }
-  return s;
-}
+// Multiply-adds under which one GEMM of a batch is not worth splitting over threads.
+constexpr int64_t kSmallGemmMultiplyAdds = int64_t{1} << 22;
 
 template <typename T>
 void run(const Tensor& a, const Tensor& b, const Tensor& out, const MatrixLayout& la, const MatrixLayout& lb) {
@@ -102,18 +142,20 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out, const MatrixLayout
     return;
   }
   const std::vector<int64_t> sa = batch_strides(a, batch), sb = batch_strides(b, batch);
-  std::vector<int64_t> idx(batch.size(), 0);
+  // Small GEMMs (attention's per-head products) are spread over the threads, one whole GEMM
+  // per thread at a time; OpenBLAS (its OpenMP build) runs each on its calling thread. Large
+  // ones run one after another, each threaded by OpenBLAS.
+  const bool spread = batches > 1 && n * m * k <= kSmallGemmMultiplyAdds;
+#pragma omp parallel for schedule(static) if (spread)
   for (int64_t i = 0; i < batches; ++i) {
-    int64_t oa = 0, ob = 0;
-    for (size_t d = 0; d < batch.size(); ++d) {
-      oa += idx[d] * sa[d];
-      ob += idx[d] * sb[d];
+    int64_t oa = 0, ob = 0, rest = i;
+    for (size_t d = batch.size(); d-- > 0;) {
+      const int64_t at = rest % batch[d];
+      rest /= batch[d];
+      oa += at * sa[d];
+      ob += at * sb[d];
     }
     gemm<T>(la, lb, n, m, k, pa + oa, pb + ob, pc + i * n * m);
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
-    }
   }
 }
 
@@ -129,10 +171,15 @@ bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out)
   for (int64_t s : out.sizes())
     if (s == 0) return false;  // nothing to multiply: the reference kernel fills zeros
   if (k == 0 || out.numel() > (int64_t{1} << 31)) return false;
-  // An operand BLAS cannot take as it is (a broadcast constant with zero strides, general
-  // strides) is copied to a contiguous tensor first: a copy is far cheaper than the product.
-  const Tensor ca = a.is_contiguous() || layout_ok(a) ? a : dense(a);
-  const Tensor cb = b.is_contiguous() || layout_ok(b) ? b : dense(b);
+  if (is_uniform(a) || is_uniform(b)) {
+    if (dt == DType::F32) uniform_matmul<float>(a, b, out);
+    else uniform_matmul<double>(a, b, out);
+    return true;
+  }
+  // An operand BLAS cannot take as it is (general strides) is copied to a contiguous tensor
+  // first: a copy is far cheaper than the product.
+  const Tensor ca = a.is_contiguous() || layout_ok(a) ? a : a.contiguous();
+  const Tensor cb = b.is_contiguous() || layout_ok(b) ? b : b.contiguous();
   MatrixLayout la, lb;
   if (!layout_of(ca, la) || !layout_of(cb, lb)) return false;
   if (dt == DType::F32) run<float>(ca, cb, out, la, lb);

@@ -2,8 +2,10 @@
 // matrices are row- or column-major (unit stride in one of their last two dims), with
 // broadcast batch dims. A batch of row-major left operands times one right matrix (a linear
 // layer's `x @ w.T`) is a single GEMM over all rows. An operand in another layout (general
-// strides, a broadcast constant) is copied to a contiguous tensor first. Integer dtypes and
-// 1-d operands are left to the op's reference kernel.
+// strides) is copied to a contiguous tensor first. A uniform operand (all strides 0: the
+// expanded scalar tangent of a sum or mean loss) needs no product at all: the result is the
+// other operand's row or column sums times that value. Integer dtypes and 1-d operands are
+// left to the op's reference kernel.
 #pragma once
 
 #include "core/tensor.h"
