@@ -53,13 +53,22 @@ Tensor transformer_block_input(const TransformerBlockConfig& config) {
   return Tensor::randn({config.batch, config.seq, config.width}, config.seed);
 }
 
+std::unique_ptr<nn::Module> make_transformer_block(const TransformerBlockConfig& config) {
+  return std::make_unique<TransformerBlock>(config);
+}
+
+Expected<Captured> capture_transformer_block(nn::Module& block, const Tensor& x) {
+  auto* b = dynamic_cast<TransformerBlock*>(&block);
+  if (b == nullptr) return make_error("capture_transformer_block: the module is not a transformer block");
+  const CaptureFn1 loss = [b](std::span<const Tensor> inputs) { return sum(b->forward(inputs[0])); };
+  return capture(loss, {x}, {.name = "transformer_block", .input_names = {"x"}, .module = b});
+}
+
 Expected<Captured> capture_transformer_block(const TransformerBlockConfig& config) {
   if (config.heads <= 0 || config.width % config.heads != 0)
     return make_error("transformer block: heads (", config.heads, ") must divide width (", config.width, ")");
   TransformerBlock block(config);
-  const CaptureFn1 loss = [&](std::span<const Tensor> inputs) { return sum(block.forward(inputs[0])); };
-  return capture(loss, {transformer_block_input(config)},
-                 {.name = "transformer_block", .input_names = {"x"}, .module = &block});
+  return capture_transformer_block(block, transformer_block_input(config));
 }
 
 Expected<std::string> transformer_block_text(const TransformerBlockConfig& config) {

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/tensor.h"
 #include "frontend/capture.h"
+#include "frontend/nn/module.h"
 #include "support/diagnostic.h"
 
 namespace kiln::test_models {
@@ -29,6 +31,13 @@ struct TransformerBlockConfig {
 // mlp.fc1.bias, mlp.fc2.weight, mlp.fc2.bias; their values are Captured::lifted.
 // The causal mask is computed in the graph (triu of ones). Fails for heads not dividing width.
 Expected<Captured> capture_transformer_block(const TransformerBlockConfig& config);
+
+// The block as a module (its parameters drawn from config.seed), for callers that time the
+// capture apart from building the model.
+std::unique_ptr<nn::Module> make_transformer_block(const TransformerBlockConfig& config);
+// Captures the loss of `block` (from make_transformer_block) on `x`; `block` must outlive the
+// returned lifted values' use.
+Expected<Captured> capture_transformer_block(nn::Module& block, const Tensor& x);
 
 // The example input x, drawn from config.seed (standard normal, float32).
 Tensor transformer_block_input(const TransformerBlockConfig& config);
