@@ -166,8 +166,10 @@ std::vector<Value*> grad_rule_elu(const GradCall& c) {
   Value* x = c.operand(0);
   Value* neg_slope =
       mul(b, unary(b, OpKind::Exp, mul(b, x, Scalar(input_scale))), Scalar(scale * alpha * input_scale));
-  // The negative branch is taken where x <= 0, so a NaN takes the positive one, as PyTorch.
-  Value* d = where(b, b.apply1(OpKind::Le, {x, Scalar(0.0)}), neg_slope, Scalar(scale));
+  // The positive branch is taken only where x > 0, so a NaN input takes the exponential one and
+  // its gradient is NaN. PyTorch's vectorized kernels disagree with each other here (its AVX2
+  // kernel returns the incoming gradient at NaN, its AVX-512 kernel NaN); kiln picks NaN.
+  Value* d = where(b, b.apply1(OpKind::Gt, {x, Scalar(0.0)}), Scalar(scale), neg_slope);
   return {to_operand(c, 0, mul(b, c.grad(), d))};
 }
 
