@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "core/element.h"
@@ -112,6 +113,11 @@ class Evaluator {
       Status s = k.kind == KernelKind::Extern ? run_extern_kernel(p_, k, storage_) : run_loops(k);
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
+    std::set<int> written;  // inputs a kernel wrote are mutated in place (loop_ir.h)
+    for (const LoopKernel& k : p_.kernels)
+      for (int b : kernel_buffers_written(k)) written.insert(b);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (written.count(p_.inputs[i])) Tensor(inputs[i]).copy_from(buffer_view(p_.inputs[i]));
     std::vector<Tensor> out;
     for (int b : p_.outputs) out.push_back(buffer_view(b).clone());
     return out;

@@ -16,7 +16,7 @@
 namespace kiln {
 
 // Inputs must match the program's input buffers in dtype and sizes. Returns one contiguous
-// tensor per output buffer.
+// tensor per output buffer; inputs the program writes are updated in place (loop_ir.h).
 Expected<std::vector<Tensor>> eval_loops(const LoopProgram& p, std::span<const Tensor> inputs);
 
 }  // namespace kiln

@@ -1,5 +1,7 @@
 #include "lower/loop_ir.h"
 
+#include "ops/op_info.h"
+
 namespace kiln {
 
 int64_t Buffer::storage_size() const {
@@ -46,6 +48,9 @@ std::set<int> kernel_buffers_read(const LoopKernel& k) {
 
 std::set<int> kernel_buffers_written(const LoopKernel& k) {
   std::set<int> out(k.results.begin(), k.results.end());
+  // An in-place extern op (copy_, add_, ...) also writes its first operand.
+  if (k.kind == KernelKind::Extern && op_info(k.op).has(kInplace) && !k.operands.empty() && k.operands[0].buffer >= 0)
+    out.insert(k.operands[0].buffer);
   for (const LoopKernel* p : loop_kernel_parts(k))
     for (const BodyOp& op : p->body)
       if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);

@@ -139,7 +139,10 @@ struct LoopProgram {
 // The pointwise and reduction kernels that make up `k`: a fused kernel's parts, else `k`.
 std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
 
-// Buffers kernel `k` reads (loads, extern operands) and writes (stores, extern results).
+// Buffers kernel `k` reads (loads, extern operands) and writes (stores, extern results, the
+// first operand of an in-place extern op). A program input that some kernel writes is mutated
+// in place: after a run the caller's tensor holds what the program wrote, as the graph's
+// in-place op (copy_, functionalization's write-back) leaves it.
 std::set<int> kernel_buffers_read(const LoopKernel& k);
 std::set<int> kernel_buffers_written(const LoopKernel& k);
 

@@ -1,5 +1,6 @@
 #include "lower/lower.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -106,13 +107,21 @@ class Lowering {
       p_.inputs.push_back(b);
       access_[v] = Access{b, strided(contiguous_strides(sizes), vars(0, static_cast<int>(sizes.size()))), sizes};
     }
+    int position = 0;
     for (const Node* n : g_.nodes()) {
       std::set<const Value*> read;
       for (const Operand& o : n->operands())
         if (o.is_value()) read.insert(o.value);
-      for (const Value* v : read) ++readers_[v];
+      for (const Value* v : read) {
+        ++readers_[v];
+        last_read_[v] = position;
+      }
+      position_[n] = position++;
     }
-    for (const Value* v : g_.outputs()) outputs_.insert(v);
+    for (const Value* v : g_.outputs()) {
+      outputs_.insert(v);
+      last_read_[v] = position;  // the output copies run after every node
+    }
     p_.outputs.assign(g_.outputs().size(), -1);
     for (const Node* n : g_.nodes()) KILN_TRY(node(*n));
     for (size_t j = 0; j < g_.outputs().size(); ++j) {
@@ -196,6 +205,10 @@ class Lowering {
     }
     if (n.op() == OpKind::Sum || n.op() == OpKind::Mean || n.op() == OpKind::Amax || n.op() == OpKind::Amin) {
       KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
+      if (done) return Status::ok();
+    }
+    if (n.op() == OpKind::CopyInplace && options_.fuse) {
+      KILN_ASSIGN_OR_RETURN(bool done, write_back(n));
       if (done) return Status::ok();
     }
     if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
@@ -504,7 +517,75 @@ class Lowering {
     return o;
   }
 
+  // ---- In-place writes (copy_, in-place ops) ----
+
+  // Before a kernel writes buffer `buf` in place: pending values that read `buf` and that a
+  // later node reads get their buffers now, so that they hold what they read before the write
+  // (the graph runs in order: readers before an in-place op see the old values, readers after
+  // it the new ones).
+  void realize_readers_before_write(int buf, const Node& writer) {
+    const int here = position_.at(&writer);
+    std::vector<const Value*> stale;
+    for (const auto& [v, node] : pending_)
+      if (last_read_.count(v) && last_read_.at(v) > here && pending_reads(v, buf)) stale.push_back(v);
+    for (const Value* v : stale) realize(v);
+  }
+
+  // copy_(dst, src) where dst is a whole buffer (a program input: functionalization's
+  // write-back of a mutated input; or a temporary): src is computed straight into dst's buffer,
+  // with no temporary and no copy kernel; for an input, the caller's tensor is updated as the
+  // graph's copy_ updates it (loop_ir.h). copy_'s result is dst's buffer. When the kernel would
+  // read dst at other points than the one it writes (a transposed src), or dst is a view, it
+  // returns false and copy_ stays an extern kernel.
+  Expected<bool> write_back(const Node& n) {
+    if (!n.operand(0).is_value() || !n.operand(1).is_value()) return false;
+    const Value* dst = n.operand(0).value;
+    realize(dst);
+    const Access& a = access_.at(dst);
+    const std::vector<int64_t> sizes = sizes_of(dst);
+    const std::vector<IndexExpr> c = loop_coords(sizes);
+    const Buffer& target = buffer(a.buffer);
+    const IndexExpr at = strided(target.strides, c);
+    if (target.sizes != sizes || !(a.map.substitute(c) == at)) return false;
+    realize_readers_before_write(a.buffer, n);
+    prepare(n.operand(1).value, numel_of(sizes));
+    LoopKernel k = make_kernel(KernelKind::Pointwise);
+    k.loops = sizes;
+    BodyBuilder b{k};
+    const int x = operand(b, n, 1, dst->type().dtype, c);
+    for (const BodyOp& op : k.body)
+      if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && !(op.index == at)) return false;
+    b.store(a.buffer, at, x);
+    access_[n.result()] = a;
+    append(std::move(k));
+    return true;
+  }
+
+  // Whether pending `v`'s inlined body loads from buffer `buf`.
+  bool pending_reads(const Value* v, int buf) const {
+    std::set<const Value*> seen;
+    std::vector<const Value*> work{v};
+    while (!work.empty()) {
+      const Value* y = work.back();
+      work.pop_back();
+      auto it = pending_.find(y);
+      if (it == pending_.end()) {
+        auto a = access_.find(y);
+        if (a != access_.end() && a->second.buffer == buf) return true;
+        continue;
+      }
+      if (!seen.insert(y).second || !reads_operands(*it->second)) continue;
+      for (const Operand& o : it->second->operands())
+        if (o.is_value()) work.push_back(o.value);
+    }
+    return false;
+  }
+
   Status extern_kernel(const Node& n) {
+    if (n.info().has(kInplace) && n.operand(0).is_value()) {
+      realize(n.operand(0).value);
+      realize_readers_before_write(access_.at(n.operand(0).value).buffer, n);
+    }
     std::vector<ExternOperand> ops;
     for (const Operand& o : n.operands()) {
       if (o.is_value()) {
@@ -535,6 +616,8 @@ class Lowering {
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
   std::map<const Value*, int> readers_;          // nodes that read each value
+  std::map<const Node*, int> position_;          // each node's place in graph order
+  std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
   std::set<const Value*> outputs_;
   int temps_ = 0;
 };

@@ -56,14 +56,18 @@ std::vector<Tensor> random_inputs(const LoopProgram& p, uint64_t seed) {
 
 // Compares every output; prints the worst element of the first that differs.
 int check(const Graph& g, const LoopProgram& p, uint64_t seed) {
+  // Each side gets its own copy of the inputs: a graph may write them (copy_, in-place ops).
   const std::vector<Tensor> inputs = random_inputs(p, seed);
-  Expected<std::vector<Tensor>> want = interpret(g, inputs);
+  std::vector<Tensor> interpreted;
+  for (const Tensor& t : inputs) interpreted.push_back(t.clone());
+  Expected<std::vector<Tensor>> want = interpret(g, interpreted);
   if (!want) return fail(want.error());
   Expected<std::vector<Tensor>> got = eval_loops(p, inputs);
   if (!got) return fail(got.error());
   std::vector<std::string> names;
   for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
   if (!outputs_agree("build", "loops", *want, *got, names)) return 1;
+  if (!written_inputs_agree("build", "loops", g, interpreted, inputs)) return 1;
   std::printf("// check: %zu output%s agree with the interpreter (seed %llu)\n", want->size(),
               want->size() == 1 ? "" : "s", static_cast<unsigned long long>(seed));
   return 0;

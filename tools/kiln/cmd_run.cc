@@ -320,6 +320,10 @@ int cmd_run(const Args& args) {
   Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, o) : read_inputs(g, o);
   if (!inputs) return fail(inputs.error());
 
+  // --check runs the interpreter on the inputs as they were: a graph may write its inputs.
+  std::vector<Tensor> pristine;
+  if (o.check)
+    for (const Tensor& t : *inputs) pristine.push_back(t.clone());
   std::vector<std::string> names;
   Expected<std::vector<Tensor>> outputs = o.device == "cpu" ? run_on_cpu(g, *inputs, names) : interpret(g, *inputs);
   if (!outputs) return fail(outputs.error());
@@ -338,9 +342,10 @@ int cmd_run(const Args& args) {
     }
   }
   if (o.check) {
-    Expected<std::vector<Tensor>> want = interpret(g, *inputs);
+    Expected<std::vector<Tensor>> want = interpret(g, pristine);
     if (!want) return fail(want.error());
     if (!outputs_agree("run", "cpu", *want, *outputs, names)) return 1;
+    if (!written_inputs_agree("run", "cpu", g, pristine, *inputs)) return 1;
     std::printf("check: %zu output%s of the cpu backend agree with the interpreter\n", outputs->size(),
                 outputs->size() == 1 ? "" : "s");
   }

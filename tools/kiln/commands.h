@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ir/graph.h"
 
 namespace kiln::cli {
 
@@ -31,5 +32,11 @@ std::string index_text(const Tensor& t, int64_t flat);
 // "kiln CMD: output J (%NAME) differs: ..." with its worst element to stderr.
 bool outputs_agree(const std::string& cmd, const std::string& what, std::span<const Tensor> want,
                    std::span<const Tensor> got, std::span<const std::string> names);
+
+// Whether the inputs a run wrote in place (`after`: the inputs as `what` left them) hold
+// what the interpreter left in its own copies (`interpreted`); prints as outputs_agree does,
+// naming the input.
+bool written_inputs_agree(const std::string& cmd, const std::string& what, const Graph& g,
+                          std::span<const Tensor> interpreted, std::span<const Tensor> after);
 
 }  // namespace kiln::cli

@@ -53,4 +53,11 @@ bool outputs_agree(const std::string& cmd, const std::string& what, std::span<co
   return true;
 }
 
+bool written_inputs_agree(const std::string& cmd, const std::string& what, const Graph& g,
+                          std::span<const Tensor> interpreted, std::span<const Tensor> after) {
+  std::vector<std::string> names;
+  for (const Value* v : g.inputs()) names.push_back(v->name() + ", an input, after the run");
+  return outputs_agree(cmd, what, interpreted, after, names);
+}
+
 }  // namespace kiln::cli

@@ -53,12 +53,8 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   c.plan_ = plan_memory(c.p_);
   c.kernels_.assign(c.p_.kernels.size(), nullptr);
   c.input_written_.assign(c.p_.buffers.size(), false);
-  for (const LoopKernel& k : c.p_.kernels) {
-    for (int b : k.results) c.input_written_[static_cast<size_t>(b)] = true;
-    for (const LoopKernel* part : loop_kernel_parts(k))
-      for (const BodyOp& op : part->body)
-        if (op.kind == BodyOp::Kind::Store) c.input_written_[static_cast<size_t>(op.buffer)] = true;
-  }
+  for (const LoopKernel& k : c.p_.kernels)
+    for (int b : kernel_buffers_written(k)) c.input_written_[static_cast<size_t>(b)] = true;
 
   auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::vector<int>> chunks = split_kernels(c.p_, o);
@@ -164,18 +160,21 @@ Expected<std::vector<Tensor>> CompiledProgram::run_profiled(std::span<const Tens
 
 Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
-  // One flat tensor per buffer (storage_size() elements); contiguous inputs that no kernel
-  // writes are used in place.
+  // One flat tensor per buffer (storage_size() elements); contiguous inputs are used in place
+  // (those a kernel writes are mutated in place, loop_ir.h); others are copied in, and the
+  // written ones copied back after the run.
   std::vector<Tensor> storage(p_.buffers.size());
+  std::vector<size_t> copy_back;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t b = static_cast<size_t>(p_.inputs[i]);
     const Buffer& buf = p_.buffers[b];
     const Tensor& t = inputs[i];
-    if (t.is_contiguous() && is_contiguous_layout(buf) && !input_written_[b]) {
+    if (t.is_contiguous() && is_contiguous_layout(buf)) {
       storage[b] = t.as_strided({buf.storage_size()}, {1}, t.offset());
     } else {
       storage[b] = Tensor::zeros({buf.storage_size()}, buf.dtype);
       storage[b].as_strided(buf.sizes, buf.strides, 0).copy_from(t);
+      if (input_written_[b]) copy_back.push_back(i);
     }
   }
   // Temporaries in the planned arena, outputs in their own (uninitialized) storage: every
@@ -220,6 +219,10 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
     if (profile) (*profile)[i] += seconds_since(t0);
+  }
+  for (size_t i : copy_back) {
+    const size_t b = static_cast<size_t>(p_.inputs[i]);
+    Tensor(inputs[i]).copy_from(storage[b].as_strided(p_.buffers[b].sizes, p_.buffers[b].strides, 0));
   }
   std::vector<Tensor> out;
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
