@@ -142,12 +142,7 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out, const MatrixLayout
     return;
   }
   const std::vector<int64_t> sa = batch_strides(a, batch), sb = batch_strides(b, batch);
-  // Small GEMMs (attention's per-head products) are spread over the threads, one whole GEMM
-  // per thread at a time; OpenBLAS (its OpenMP build) runs each on its calling thread. Large
-  // ones run one after another, each threaded by OpenBLAS.
-  const bool spread = batches > 1 && n * m * k <= kSmallGemmMultiplyAdds;
-#pragma omp parallel for schedule(static) if (spread)
-  for (int64_t i = 0; i < batches; ++i) {
+  auto one = [&](int64_t i) {
     int64_t oa = 0, ob = 0, rest = i;
     for (size_t d = batch.size(); d-- > 0;) {
       const int64_t at = rest % batch[d];
@@ -156,6 +151,17 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out, const MatrixLayout
       ob += at * sb[d];
     }
     gemm<T>(la, lb, n, m, k, pa + oa, pb + ob, pc + i * n * m);
+  };
+  // Small GEMMs (attention's per-head products) are spread over the threads, one whole GEMM
+  // per thread at a time; OpenBLAS (its OpenMP build) runs each on its calling thread. Large
+  // ones run one after another, each threaded by OpenBLAS. Not through `parallel for if
+  // (false)`: inside even an inactive parallel region OpenBLAS runs on one thread (that cost
+  // the weight-gradient GEMMs 2.5x).
+  if (batches > 1 && n * m * k <= kSmallGemmMultiplyAdds) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < batches; ++i) one(i);
+  } else {
+    for (int64_t i = 0; i < batches; ++i) one(i);
   }
 }
 
