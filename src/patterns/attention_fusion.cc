@@ -247,6 +247,34 @@ bool check(const Variant& v, const Match& m) {
   }
 }
 
+// Ops every search graph of `v` holds (checked when it is traced): a graph lacking one is not
+// traced for (patterns/lazy_pattern_set.h).
+std::vector<OpKind> required_ops(const Variant& v) {
+  std::vector<OpKind> ops = {OpKind::Matmul, OpKind::Softmax,
+                             v.key == KeyLayout::Transpose ? OpKind::Transpose : OpKind::Permute};
+  switch (v.scale) {
+    case ScaleSite::None: break;
+    case ScaleSite::ScoresMul:
+    case ScaleSite::QueryMul:
+    case ScaleSite::KeyMul: ops.push_back(OpKind::Mul); break;
+    case ScaleSite::ScoresDiv:
+    case ScaleSite::QueryDiv: ops.push_back(OpKind::Div); break;
+  }
+  switch (v.mask) {
+    case MaskKind::None: break;
+    case MaskKind::AddFloat: ops.push_back(OpKind::Add); break;
+    case MaskKind::FillBool: ops.push_back(OpKind::MaskedFill); break;
+    case MaskKind::FillEqZero: ops.insert(ops.end(), {OpKind::MaskedFill, OpKind::Eq}); break;
+    case MaskKind::CausalTril: ops.insert(ops.end(), {OpKind::MaskedFill, OpKind::Eq, OpKind::Tril}); break;
+    case MaskKind::CausalBiasSlice:
+      ops.insert(ops.end(), {OpKind::MaskedFill, OpKind::Eq, OpKind::Tril, OpKind::Slice});
+      break;
+    case MaskKind::CausalTriu: ops.insert(ops.end(), {OpKind::MaskedFill, OpKind::Triu}); break;
+  }
+  if (v.dropout) ops.push_back(OpKind::Dropout);
+  return ops;
+}
+
 // With `joint`, the pattern is the joint graph of the variant with respect to q, k and v
 // (patterns/joint_pattern.h), for joint graphs: its outputs are the attention and the three
 // gradients, and the replacement differentiates the one sdpa node.
@@ -262,6 +290,7 @@ Replacement make_replacement(const Variant& v, bool joint) {
       .scalar_params = scalar_params(v),
       .extra_check = [v](const Match& m) { return check(v, m); },
       .transform = joint ? joint_pattern({"query", "key", "value"}) : GraphTransform{},
+      .required_ops = required_ops(v),
   };
 }
 

@@ -6,7 +6,9 @@
 #include "passes/fold_constants.h"
 #include "passes/mark_unique_indices.h"
 #include "passes/remove_noop_ops.h"
-#include "patterns/pattern_sets.h"
+#include "patterns/attention_fusion.h"
+#include "patterns/lazy_pattern_set.h"
+#include "patterns/pad_mm.h"
 
 namespace kiln {
 
@@ -17,13 +19,18 @@ using StepFn = Expected<PassResult> (*)(Graph&, const JointGraphPassOptions&);
 struct Step {
   const char* name;
   bool JointGraphPassOptions::*enabled;
-  StepFn run;  // null: the registry's pattern set of this name
+  StepFn run;
 };
 
-// The registry's sets, traced once per process (the reference's lazy_init); immutable after.
-const Expected<std::vector<std::shared_ptr<const PatternSet>>>& registry_sets() {
-  static const Expected<std::vector<std::shared_ptr<const PatternSet>>> sets = builtin_pattern_sets();
-  return sets;
+// fuse-attention's patterns, each traced the first time a graph could match it (the
+// reference's lazy_init, per pattern); immutable apart from those caches.
+const LazyPatternSet& attention_fusion_set() {
+  static const LazyPatternSet set(kAttentionFusionSet, attention_fusion_replacements());
+  return set;
+}
+
+Expected<PassResult> run_fuse_attention(Graph& g, const JointGraphPassOptions&) {
+  return attention_fusion_set().apply(g);
 }
 
 Expected<PassResult> run_pad_mm(Graph& g, const JointGraphPassOptions& o) {
@@ -38,7 +45,7 @@ constexpr Step kSteps[] = {
      [](Graph& g, const JointGraphPassOptions&) { return fold_constants(g); }},
     {"canonicalize", &JointGraphPassOptions::canonicalize,
      [](Graph& g, const JointGraphPassOptions&) { return canonicalize(g); }},
-    {"fuse-attention", &JointGraphPassOptions::fuse_attention, nullptr},
+    {"fuse-attention", &JointGraphPassOptions::fuse_attention, run_fuse_attention},
     // pad-mm after fuse-attention, which turns attention's matmuls into one op.
     {"pad-mm", &JointGraphPassOptions::pad_mm, run_pad_mm},
     {"unique-index", &JointGraphPassOptions::unique_index,
@@ -46,15 +53,6 @@ constexpr Step kSteps[] = {
     {"dce", &JointGraphPassOptions::dce,
      [](Graph& g, const JointGraphPassOptions&) -> Expected<PassResult> { return eliminate_dead_code(g); }},
 };
-
-Expected<PassResult> run_registry_set(Graph& g, const std::string& name, bool& missing) {
-  const auto& sets = registry_sets();
-  if (!sets) return sets.error();
-  for (const auto& set : *sets)
-    if (set->name() == name) return apply_patterns(g, *set);
-  missing = true;
-  return PassResult{};
-}
 
 }  // namespace
 
@@ -68,10 +66,8 @@ Expected<PassResult> joint_graph_passes(Graph& g, const JointGraphPassOptions& o
   PassResult total;
   for (const Step& step : kSteps) {
     if (!(options.*step.enabled)) continue;
-    bool missing = false;
-    Expected<PassResult> r = step.run ? step.run(g, options) : run_registry_set(g, step.name, missing);
+    Expected<PassResult> r = step.run(g, options);
     if (!r) return make_error("joint-graph: ", step.name, ": ", r.error().to_string());
-    if (missing) total.counters[std::string(step.name) + ".missing"] = 1;
     total.changed |= r->changed;
     for (const auto& [counter, value] : r->counters) total.counters[std::string(step.name) + "." + counter] = value;
   }

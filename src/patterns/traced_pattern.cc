@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "frontend/capture.h"
+#include "ops/op_info.h"
 
 namespace kiln {
 
@@ -198,6 +199,11 @@ Expected<Pattern> trace_replacement(const Replacement& r, const Pattern* seriali
     p.search = traced->search;
     p.replacement = traced->replacement;
     if (r.transform) p.scalar_nodes = traced->traced_search_nodes;
+    const std::vector<Node*>& nodes = p.search->nodes();
+    for (OpKind op : r.required_ops)
+      if (std::none_of(nodes.begin(), nodes.end(), [op](const Node* n) { return n->op() == op; }))
+        return make_error("pattern '", r.name, "': required op '", op_info(op).name(),
+                          "' is not in the traced search graph");
   }
   auto shared = std::make_shared<Replacement>(r);
   auto cache = std::make_shared<RetraceCache>();

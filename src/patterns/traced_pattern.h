@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/op_kind.h"
 #include "passes/pattern.h"
 
 namespace kiln {
@@ -41,6 +42,10 @@ struct Replacement {
   std::function<bool(const Match&)> extra_check = {};
   // Applied to both traced graphs (and to both again in the re-trace); none: used as traced.
   GraphTransform transform = {};
+  // Ops the search graph is sure to contain. A graph without one of them cannot match, so a
+  // set applied lazily (patterns/lazy_pattern_set.h) does not even trace the pattern for it.
+  // Tracing checks the claim: an op missing from the traced search graph is an error.
+  std::vector<OpKind> required_ops = {};
 };
 
 // The pattern of `r`: traced, or, when `serialized` is given (parse_patterns), with its search
