@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "interp/symbol_bindings.h"
+#include "core/symbol_bindings.h"
 #include "ir/printer.h"
 #include "support/check.h"
 

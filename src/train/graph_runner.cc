@@ -1,7 +1,11 @@
 // The interpreter runner and the compiled CPU runner.
 #include "train/graph_runner.h"
 
+#include <map>
+#include <mutex>
+
 #include "interp/interpreter.h"
+#include "passes/specialize_shapes.h"
 #include "runtime/cpu/compile_graph.h"
 
 namespace kiln {
@@ -26,6 +30,36 @@ class CpuRunner final : public GraphRunner {
   CompiledGraph compiled_;
 };
 
+// A graph with symbolic input dims: compiled once per distinct input shape, specialized to it
+// (passes/specialize_shapes.h), as torch.compile recompiles for new shapes.
+class SpecializingCpuRunner final : public GraphRunner {
+ public:
+  explicit SpecializingCpuRunner(const Graph& graph) : graph_(graph) {}
+  Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override {
+    std::vector<TensorType> types;
+    for (const Tensor& t : inputs) types.push_back(t.type());
+    std::vector<std::vector<int64_t>> key;
+    for (const Tensor& t : inputs) key.push_back(t.sizes());
+    const CompiledGraph* compiled = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = compiled_.find(key);
+      if (it == compiled_.end()) {
+        KILN_ASSIGN_OR_RETURN(Specialized s, specialize_shapes(graph_, types));
+        KILN_ASSIGN_OR_RETURN(CompiledGraph c, compile_graph_cpu(*s.graph));
+        it = compiled_.emplace(std::move(key), std::make_unique<CompiledGraph>(std::move(c))).first;
+      }
+      compiled = it->second.get();
+    }
+    return compiled->run(inputs);
+  }
+
+ private:
+  const Graph& graph_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<CompiledGraph>> compiled_;
+};
+
 }  // namespace
 
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend) {
@@ -33,6 +67,7 @@ Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Bac
     case Backend::Interpreter:
       return std::unique_ptr<GraphRunner>(std::make_unique<InterpreterRunner>(graph));
     case Backend::Cpu: {
+      if (has_symbolic_inputs(graph)) return std::unique_ptr<GraphRunner>(std::make_unique<SpecializingCpuRunner>(graph));
       KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(graph));
       return std::unique_ptr<GraphRunner>(std::make_unique<CpuRunner>(std::move(compiled)));
     }

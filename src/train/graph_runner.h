@@ -24,8 +24,11 @@ class GraphRunner {
 };
 
 // A runner for `graph` on `backend`. The runner keeps a reference: `graph` must outlive it.
-// Errors: what the backend cannot compile (Backend::Cpu: symbolic shapes, control flow, a
-// missing C++ compiler), named at the node or command.
+// Backend::Cpu compiles a graph with static input shapes now; one with symbolic input dims
+// (a dynamic batch) is compiled on each call with new input sizes, specialized to them, and
+// kept. Errors: what the backend cannot compile (control flow, a symbolic dim no input
+// determines, a missing C++ compiler), named at the node or command; for a specializing
+// runner they come from run.
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend);
 
 }  // namespace kiln

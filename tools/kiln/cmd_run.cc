@@ -3,8 +3,9 @@
 // Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it,
 // prints one summary line per output and, with --outputs, writes DIR/out0.npy, DIR/out1.npy,
 // ... The reference interpreter runs it by default (--device=interpreter); --device=cpu lowers
-// it to loop IR and runs it compiled by the CPU backend (kernels cached in $KILN_CACHE_DIR,
-// default ~/.cache/kiln; the compiler is $CXX or c++), and --check then also runs the
+// it to loop IR (specialized to the inputs' sizes when it has symbolic dims) and runs it
+// compiled by the CPU backend (kernels cached in $KILN_CACHE_DIR, default ~/.cache/kiln; the
+// compiler is $CXX or c++), and --check then also runs the
 // interpreter and fails (exit 1) naming the worst element of an output that differs beyond its
 // dtype's tolerance. With --check-capture the graph is also replayed through the frontend,
 // eagerly and captured-then-interpreted, and every output must agree exactly.
@@ -22,9 +23,10 @@
 #include "core/random.h"
 #include "frontend/replay.h"
 #include "interp/interpreter.h"
-#include "interp/symbol_bindings.h"
+#include "core/symbol_bindings.h"
 #include "ir/parser.h"
 #include "lower/lower.h"
+#include "passes/specialize_shapes.h"
 #include "runtime/cpu/compile_graph.h"
 #include "support/check.h"
 
@@ -294,9 +296,20 @@ Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::
 }
 
 // Compiles g for the CPU (compile_graph.h: decompose, lower, schedule, C++) and runs it;
-// `names` gets the output buffers' names.
+// `names` gets the output buffers' names. A graph with symbolic input dims is specialized to
+// the inputs' sizes first (passes/specialize_shapes.h), and says so.
 Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor> inputs, std::vector<std::string>& names) {
-  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(g));
+  std::optional<Specialized> specialized;
+  if (has_symbolic_inputs(g)) {
+    std::vector<TensorType> types;
+    for (const Tensor& t : inputs) types.push_back(t.type());
+    KILN_ASSIGN_OR_RETURN(specialized, specialize_shapes(g, types));
+    std::string values;
+    for (const auto& [name, value] : specialized->symbols)
+      values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    std::printf("specialized @%s to %s\n", g.name().c_str(), values.c_str());
+  }
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(specialized ? *specialized->graph : g));
   const LoopProgram& p = compiled.program().program();
   for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
   return compiled.run(inputs);

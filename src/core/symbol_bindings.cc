@@ -1,4 +1,4 @@
-#include "interp/symbol_bindings.h"
+#include "core/symbol_bindings.h"
 
 #include "support/check.h"
 

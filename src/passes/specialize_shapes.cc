@@ -1,0 +1,69 @@
+#include "passes/specialize_shapes.h"
+
+#include "core/symbol_bindings.h"
+#include "passes/propagate_shapes.h"
+
+namespace kiln {
+
+namespace {
+
+TensorType substituted(const TensorType& t, const std::map<std::string, int64_t>& symbols) {
+  TensorType out = t;
+  for (int d = 0; d < out.shape.rank(); ++d)
+    if (out.shape[d].is_symbolic()) out.shape[d] = Dim(out.shape[d].expr().substitute(symbols));
+  return out;
+}
+
+void substitute_types(Graph& g, const std::map<std::string, int64_t>& symbols) {
+  for (Value* v : g.inputs()) v->set_type(substituted(v->type(), symbols));
+  for (Node* n : g.nodes()) {
+    for (Value* r : n->results()) r->set_type(substituted(r->type(), symbols));
+    for (int i = 0; i < n->num_subgraphs(); ++i) substitute_types(*n->subgraph(i), symbols);
+  }
+}
+
+}  // namespace
+
+bool has_symbolic_inputs(const Graph& g) {
+  for (const Value* v : g.inputs())
+    for (int d = 0; d < v->type().shape.rank(); ++d)
+      if (v->type().shape[d].is_symbolic()) return true;
+  return false;
+}
+
+Expected<Specialized> specialize_shapes(const Graph& g, std::span<const TensorType> inputs) {
+  if (static_cast<int>(inputs.size()) != g.num_inputs())
+    return make_error("specialize @", g.name(), ": ", inputs.size(), " input types for ", g.num_inputs(), " inputs");
+  SymbolBindings bindings;
+  for (int i = 0; i < g.num_inputs(); ++i)
+    KILN_TRY(bindings.bind(g.input(i)->type(), inputs[static_cast<size_t>(i)], "input %" + g.input(i)->name()));
+  const std::map<std::string, int64_t>& symbols = bindings.values();
+  for (const Graph::Guard& guard : g.guards()) {
+    const std::optional<bool> holds = guard.guard.holds(symbols);
+    if (holds && !*holds) {
+      std::string values;
+      for (const auto& [name, value] : symbols) values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+      return make_error("specialize @", g.name(), ": guard ", guard.guard.to_string(), " does not hold for ", values);
+    }
+  }
+  Specialized s{g.clone(), symbols};
+  substitute_types(*s.graph, symbols);
+  // The op rules again on the concrete types: what a symbolic dim hid (a narrow past the
+  // end of a dim of B) is an error here, naming the node, as the interpreter reports it.
+  Expected<PassResult> checked = propagate_shapes(*s.graph);
+  if (!checked) return checked.error().add_context("while specializing @" + g.name() + " to its inputs' sizes");
+  // Guards the values decide are dropped (they hold); those naming symbols the inputs leave
+  // free stay, on the clone's node at the same place.
+  const std::vector<Node*> before = g.nodes(), after = s.graph->nodes();
+  s.graph->clear_guards();
+  for (const Graph::Guard& guard : g.guards()) {
+    if (guard.guard.holds(symbols)) continue;
+    Node* at = nullptr;
+    for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+      if (before[i] == guard.node) at = after[i];
+    s.graph->add_guard(guard.guard, at);
+  }
+  return s;
+}
+
+}  // namespace kiln
