@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "support/diagnostic.h"
@@ -17,6 +18,13 @@ T or_die(Expected<T> e, const char* what) {
     std::exit(1);
   }
   return std::move(*e);
+}
+
+// The number after "key": in a flat JSON object (what the bench/torch_*.py scripts print); -1
+// when the key is missing.
+inline double json_number(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + key.size() + 3);
 }
 
 }  // namespace kiln::bench

@@ -7,9 +7,11 @@
 //     backward graphs are kiln's own: joint graph, then the default partition), compiled vs
 //     interpreted; "GB/s" counts each input byte read once and each output byte written once,
 //     and "of copy" compares that with the copy kernel's bandwidth.
+// Beside them, PyTorch eager on the same machine in the same run (bench/torch_kernels.py with
+// the project's .venv: its vectorized ATen kernels, the same thread count), when present.
 // Medians of N runs after one warm-up; threads as OpenMP and OpenBLAS choose (OMP_NUM_THREADS).
 //
-//     build/bench/kiln_bench_cpu_kernels [runs]
+//     build/bench/kiln_bench_cpu_kernels [runs] [python]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/joint_graph.h"
@@ -25,10 +28,12 @@
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "runtime/cpu/compile_graph.h"
+#include "runtime/cpu/process.h"
 
 namespace {
 
 using namespace kiln;
+using bench::json_number;
 using bench::or_die;
 using Clock = std::chrono::steady_clock;
 
@@ -84,7 +89,19 @@ struct Row {
   int kernels = 0;
   double compiled = 0, interpreted = 0;
   int64_t bytes = 0;
+  double torch = -1;  // seconds; -1: not measured
 };
+
+// PyTorch's timings of the same cases (bench/torch_kernels.py), as its JSON text; "{}" after
+// saying why when Python or torch is missing.
+std::string torch_timings(const std::string& python, int runs) {
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_kernels.py", "--threads",
+                                           std::to_string(threads), "--runs", std::to_string(runs)});
+  if (r && r->ok()) return r->output.substr(r->output.rfind('{'));
+  std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
+  return "{}";
+}
 
 Row measure(const std::string& name, const Graph& g, int runs, bool interpret_too) {
   CompiledGraph c = or_die(compile_graph_cpu(g), "compile");
@@ -99,6 +116,7 @@ Row measure(const std::string& name, const Graph& g, int runs, bool interpret_to
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 11;
+  const std::string python = argc > 2 ? argv[2] : std::string(KILN_SOURCE_DIR) + "/.venv/bin/python";
   const std::string n = "[4096,4096]";
   const auto copy = parse_or_die("graph @copy(%x: f32" + n + ") -> (f32" + n + ") {\n %0 = _to_copy(%x) : f32" + n +
                                  "\n return %0\n}");
@@ -124,14 +142,25 @@ int main(int argc, char** argv) {
   rows.push_back(measure("layer_norm [8192,1024] forward", *layer_norm, runs, true));
   rows.push_back(measure("layer_norm [8192,1024] backward", *layer_norm_bwd, runs, true));
 
+  const std::string torch = torch_timings(python, runs);
+  const char* const torch_keys[] = {"copy_ms", "chain8_ms", "softmax_fwd_ms", "softmax_bwd_ms", "layer_norm_fwd_ms",
+                                    "layer_norm_bwd_ms"};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const double ms = json_number(torch, torch_keys[i]);
+    if (ms > 0) rows[i].torch = ms / 1e3;
+  }
+
   const double copy_bw = static_cast<double>(rows[0].bytes) / rows[0].compiled;
-  std::printf("%-34s %8s %11s %11s %9s %9s %8s\n", "case", "kernels", "kiln (ms)", "eager (ms)", "speedup", "GB/s", "of copy");
+  std::printf("%-34s %8s %11s %11s %9s %9s %8s %11s %11s\n", "case", "kernels", "kiln (ms)", "eager (ms)", "speedup",
+              "GB/s", "of copy", "torch (ms)", "torch/kiln");
   for (const Row& row : rows) {
     const double bw = static_cast<double>(row.bytes) / row.compiled;
     std::printf("%-34s %8d %11.2f ", row.name.c_str(), row.kernels, 1e3 * row.compiled);
     if (row.interpreted > 0) std::printf("%11.1f %8.1fx ", 1e3 * row.interpreted, row.interpreted / row.compiled);
     else std::printf("%11s %9s ", "-", "-");
-    std::printf("%9.2f %7.0f%%\n", bw / 1e9, 100.0 * bw / copy_bw);
+    std::printf("%9.2f %7.0f%% ", bw / 1e9, 100.0 * bw / copy_bw);
+    if (row.torch > 0) std::printf("%11.2f %10.2fx\n", 1e3 * row.torch, row.torch / row.compiled);
+    else std::printf("%11s %11s\n", "-", "-");
   }
   return 0;
 }

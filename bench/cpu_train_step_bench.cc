@@ -39,6 +39,7 @@
 namespace {
 
 using namespace kiln;
+using bench::json_number;
 using bench::or_die;
 using Clock = std::chrono::steady_clock;
 
@@ -164,11 +165,6 @@ void print_profile(const Captured& c, const Tensor& x, int runs, const std::stri
   std::printf("per-kernel time per step, %d steps, total %.2f ms\n", runs, 1e3 * total);
   for (size_t i = 0; i < rows.size() && i < 40; ++i)
     std::printf("%8.3f ms %5.1f%%  %s\n", 1e3 * rows[i].seconds, 100 * rows[i].seconds / total, rows[i].where.c_str());
-}
-
-double json_number(const std::string& text, const std::string& key) {
-  const size_t at = text.find("\"" + key + "\":");
-  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + key.size() + 3);
 }
 
 }  // namespace
