@@ -8,20 +8,10 @@ float32, the same 8-op pointwise chain, softmax and layer_norm over [8192, 1024]
 and their backward kernels (aten's _softmax_backward_data and native_layer_norm_backward)."""
 import argparse
 import json
-import time
 
 import torch
 
-
-def median_ms(fn, runs):
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return 1e3 * times[len(times) // 2]
+from torch_timing import median_ms
 
 
 def main():

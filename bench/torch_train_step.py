@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "conformance"))
 from torch_min_cut import TransformerBlock  # noqa: E402
+from torch_timing import median_ms  # noqa: E402
 
 
 def rss_bytes():
@@ -38,16 +38,6 @@ def step(model, x):
     loss = model(x)
     loss.backward()
     return loss
-
-
-def median_ms(fn, runs):
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * statistics.median(times)
 
 
 def main():
