@@ -71,7 +71,7 @@ const char* node_role_name(NodeRole r) {
 std::string graph_dot(const Graph& g, const GraphDotRoles& roles) {
   const DotNames d = dot_names(g);
   std::string out = "digraph \"" + dot_escape(g.name()) + "\" {\n";
-  out += "  node [fontname=\"monospace\", fontsize=10];\n  edge [color=\"#555555\"];\n";
+  out += kDotGraphAttributes;
   for (int i = 0; i < g.num_inputs(); ++i) {
     const Value* in = g.input(i);
     const std::string label = d.name.at(in) + "\n" + std::string(input_role_name(in->role())) + " " + in->type().to_string();

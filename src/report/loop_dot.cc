@@ -58,7 +58,7 @@ const char* kernel_kind_name(KernelKind k) {
 
 std::string loop_program_dot(const LoopProgram& p) {
   std::string out = "digraph \"" + dot_escape(p.name) + "\" {\n";
-  out += "  node [fontname=\"monospace\", fontsize=10];\n  edge [color=\"#555555\"];\n";
+  out += kDotGraphAttributes;
   for (size_t b = 0; b < p.buffers.size(); ++b) {
     const Buffer& buf = p.buffers[b];
     const std::string label = "%" + buf.name + "\n" + buffer_kind_name(buf.kind) + " " +
