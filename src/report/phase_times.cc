@@ -43,6 +43,11 @@ void PhaseTimes::add(const CpuPhaseTimes& t) {
   add(Phase::Load, t.load);
 }
 
+void PhaseTimes::add(const PhaseTimes& other) {
+  for (size_t p = 0; p < kNumPhases; ++p)
+    if (other.seconds_[p]) add(static_cast<Phase>(p), *other.seconds_[p]);
+}
+
 double PhaseTimes::total() const {
   double sum = 0;
   for (const std::optional<double>& s : seconds_) sum += s.value_or(0.0);

@@ -24,6 +24,8 @@ class PhaseTimes {
   void add(Phase p, double seconds);
   // Adds the CPU backend's passes, lowering, scheduling, emit, compile and load times.
   void add(const CpuPhaseTimes& t);
+  // Adds every phase `other` ran.
+  void add(const PhaseTimes& other);
 
   std::optional<double> seconds(Phase p) const { return seconds_[static_cast<size_t>(p)]; }
   double total() const;
