@@ -104,6 +104,28 @@ TEST(ReportDot, PartitionRolesMarkSavedOutputsAndInputs) {
   EXPECT_EQ(fw.nodes.size(), p->forward->num_nodes());
 }
 
+// The min-cut partitioner saves the matmul and recomputes the cheap pointwise chain after it.
+TEST(ReportDot, RecomputedBackwardNodesAreTheirOwnRole) {
+  auto g = parse_graph(
+      "graph @chain(%x: f32[64,64], %w: param f32[64,64]) -> (f32[]) {\n"
+      "  %0 = matmul(%x, %w) : f32[64,64]\n  %1 = sin(%0) : f32[64,64]\n  %2 = exp(%1) : f32[64,64]\n"
+      "  %3 = mul(%2, %1) : f32[64,64]\n  %4 = sum(%3) : f32[]\n  return %4\n}");
+  ASSERT_TRUE(g) << g.error().to_string();
+  auto joint = joint_graph(**g, JointOptions{.wrt = {"w"}});
+  ASSERT_TRUE(joint) << joint.error().to_string();
+  auto p = partition(*joint);
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_GT(p->recomputed_nodes, 0);
+  ASSERT_EQ(p->recomputed.size(), static_cast<size_t>(p->recomputed_nodes));
+  const GraphDotRoles bw = backward_graph_roles(*p);
+  int recomputed = 0;
+  for (const Node* n : p->backward->nodes()) recomputed += bw.nodes.at(n) == NodeRole::Recomputed;
+  EXPECT_EQ(recomputed, p->recomputed_nodes);
+  for (const Node* n : p->recomputed) EXPECT_EQ(n->graph(), p->backward.get());
+  const std::string dot = graph_dot(*p->backward, bw);
+  EXPECT_TRUE(has(dot, node_role_colour(NodeRole::Recomputed))) << dot;
+}
+
 TEST(ReportDot, LoopProgramKernelsAreFilledByKind) {
   auto g = parse_graph(
       "graph @k(%x: f32[32,16], %w: f32[16,8]) -> (f32[32,8], f32[32]) {\n"
