@@ -10,12 +10,18 @@
 namespace kiln {
 
 ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles& roles) {
-  return {std::move(title), print_graph(g), graph_dot(g, roles)};
+  return {std::move(title), print_graph(g), graph_dot(g, roles), g.num_inputs() + static_cast<int64_t>(g.num_nodes())};
 }
 
 ReportProgram report_program(std::string title, const CompiledGraph& c, const CppEmitOptions& emit) {
   const LoopProgram& p = c.program().program();
-  ReportProgram r{std::move(title), print_loops(p), loop_program_dot(p), emit_cpp(p, emit), {}, {}};
+  ReportProgram r{std::move(title),
+                  print_loops(p),
+                  loop_program_dot(p),
+                  static_cast<int64_t>(p.kernels.size() + p.buffers.size()),
+                  emit_cpp(p, emit),
+                  {},
+                  {}};
   for (const LoopKernel& k : p.kernels) ++r.kernels_by_kind[static_cast<size_t>(k.kind)];
   r.memory = memory_series(p, c.program().memory_plan());
   return r;

@@ -26,12 +26,14 @@ struct ReportGraph {
   std::string title;  // the stage: "captured", "joint", "forward", ...
   std::string text;   // print_graph
   std::string dot;    // graph_dot, with the stage's roles
+  int64_t dot_nodes = 0;  // inputs and nodes drawn
 };
 
 struct ReportProgram {
   std::string title;   // the graph it was lowered from: "forward", ...
   std::string loops;   // print_loops
   std::string dot;     // loop_program_dot
+  int64_t dot_nodes = 0;  // kernels and buffers drawn
   std::string cpp;     // the generated C++ of every kernel (one unit)
   std::array<int, 4> kernels_by_kind = {};  // indexed by KernelKind
   MemorySeries memory;
@@ -68,6 +70,10 @@ struct ReportOptions {
   // Graphviz's dot: a path, or a name looked up in PATH; "" is "dot". When it cannot be found
   // or fails, the report is still written: the DOT files, and a note saying why there is no SVG.
   std::string dot_program;
+  // Graphs with more DOT nodes than this are not drawn (a note says so; the .dot file is
+  // written): dot's layout time grows faster than linearly, about 2 s for the 400 nodes of a
+  // two-layer GPT's joint graph and 30 s for 2000 on this machine.
+  int64_t max_drawn_nodes = 1000;
 };
 
 // Writes DIR/index.html and the files it links (graphs/, programs/), creating DIR. Errors name

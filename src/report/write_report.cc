@@ -50,6 +50,7 @@ Status write_file(const fs::path& path, const std::string& text) {
 // Where the SVGs come from: dot, or the reason there are none.
 struct Renderer {
   Expected<std::string> dot;
+  int64_t max_nodes = 0;
   std::string note(const std::string& dot_file, const std::string& why) const {
     return "<p class=\"note\">No drawing: " + html_escape(why) + ". The graph is in <a href=\"" + html_escape(dot_file) +
            "\">" + html_escape(dot_file) + "</a> (DOT text; <code>dot -Tsvg</code> draws it).</p>\n";
@@ -58,10 +59,14 @@ struct Renderer {
 
 // Writes BASE.dot and, when dot runs, BASE.svg; returns the HTML that shows it.
 Expected<std::string> drawing(const fs::path& dir, const std::string& base, const std::string& dot_text,
-                              const Renderer& renderer) {
+                              int64_t nodes, const Renderer& renderer) {
   const std::string dot_file = base + ".dot", svg_file = base + ".svg";
   KILN_TRY(write_file(dir / dot_file, dot_text));
   if (!renderer.dot) return renderer.note(dot_file, renderer.dot.error().message());
+  if (nodes > renderer.max_nodes)
+    return renderer.note(dot_file, std::to_string(nodes) + " nodes are more than the " +
+                                       std::to_string(renderer.max_nodes) +
+                                       " drawn in reasonable time (ReportOptions::max_drawn_nodes)");
   Status drawn = render_svg(*renderer.dot, (dir / dot_file).string(), (dir / svg_file).string());
   if (!drawn) return renderer.note(dot_file, drawn.error().message());
   return "<div class=\"graph\"><img src=\"" + html_escape(svg_file) + "\" alt=\"" + html_escape(base) +
@@ -99,7 +104,7 @@ Expected<std::string> graphs_section(const CompileReport& r, const fs::path& dir
     const ReportGraph& g = r.graphs[i];
     const std::string base = "graphs/" + std::to_string(i + 1) + "-" + slug(g.title);
     KILN_TRY(write_file(dir / (base + ".txt"), g.text));
-    KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, g.dot, renderer));
+    KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, g.dot, g.dot_nodes, renderer));
     out += "<h3>" + html_escape(g.title) + "</h3>\n" + drawn + details("graph text (" + base + ".txt)", g.text);
   }
   return out;
@@ -131,7 +136,7 @@ Expected<std::string> kernels_section(const CompileReport& r, const fs::path& di
     const std::string base = "programs/" + std::to_string(i + 1) + "-" + slug(p.title);
     KILN_TRY(write_file(dir / (base + ".loops"), p.loops));
     KILN_TRY(write_file(dir / (base + ".cpp"), p.cpp));
-    KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, p.dot, renderer));
+    KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, p.dot, p.dot_nodes, renderer));
     out += "<h3>" + html_escape(p.title) + "</h3>\n<p>";
     for (KernelKind k : {KernelKind::Pointwise, KernelKind::Reduction, KernelKind::Fused, KernelKind::Extern})
       out += std::to_string(p.kernels_by_kind[static_cast<size_t>(k)]) + " " + kernel_kind_name(k) + " &nbsp; ";
@@ -162,7 +167,7 @@ Status write_compile_report(const CompileReport& r, const std::string& dir_name,
     fs::create_directories(d, ec);
     if (ec) return make_error("report: cannot create directory '", d.string(), "': ", ec.message());
   }
-  const Renderer renderer{find_dot_program(o.dot_program)};
+  const Renderer renderer{find_dot_program(o.dot_program), o.max_drawn_nodes};
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kiln compile report: " +
                      html_escape(r.title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
   html += "<h1>kiln compile report: " + html_escape(r.title) + "</h1>\n";

@@ -93,6 +93,19 @@ TEST(ReportWrite, WithGraphvizEachGraphIsDrawn) {
   EXPECT_TRUE(has(read_text(fs::path(dir.path()) / "index.html"), "<img src=\"graphs/1-parsed.svg\""));
 }
 
+TEST(ReportWrite, GraphsOverTheNodeLimitAreNotDrawn) {
+  if (access("/usr/bin/dot", X_OK) != 0) GTEST_SKIP() << "Graphviz is not installed (scripts/setup.sh installs it)";
+  TempDir dir("kiln-report");
+  const CompileReport r = small_report();
+  ASSERT_EQ(r.graphs[0].dot_nodes, 5);  // two inputs, three nodes
+  ReportOptions o{.dot_program = "/usr/bin/dot", .max_drawn_nodes = 4};
+  ASSERT_TRUE(write_compile_report(r, dir.path(), o).is_ok());
+  EXPECT_FALSE(fs::exists(fs::path(dir.path()) / "graphs" / "1-parsed.svg"));
+  EXPECT_TRUE(fs::exists(fs::path(dir.path()) / "graphs" / "1-parsed.dot"));
+  EXPECT_TRUE(has(read_text(fs::path(dir.path()) / "index.html"),
+                  "No drawing: 5 nodes are more than the 4 drawn in reasonable time"));
+}
+
 TEST(ReportWrite, AnUnwritableDirectoryIsAnErrorNamingIt) {
   TempDir dir("kiln-report");
   const fs::path file = fs::path(dir.path()) / "a-file";
