@@ -65,6 +65,8 @@ struct Partition {
   int64_t saved_bytes = 0;
   // Nodes of the backward graph that the forward graph also computes (recomputation).
   int recomputed_nodes = 0;
+  // Those nodes, in the backward graph (which the Partition owns), in its order.
+  std::vector<const Node*> recomputed;
 };
 
 // Fails for a memory budget outside [0, 1].

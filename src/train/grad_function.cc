@@ -2,6 +2,7 @@
 #include "train/grad_function.h"
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "ops/rng_state.h"
@@ -18,6 +19,7 @@ struct CompiledGrad {
   std::unique_ptr<GraphRunner> forward_runner;
   std::unique_ptr<GraphRunner> backward_runner;
   uint64_t seed = 0;
+  PhaseTimes times;
   mutable std::atomic<int64_t> next_rng_offset{0};
 };
 
@@ -59,6 +61,24 @@ Expected<std::vector<Tensor>> output_gradients(const CompiledGrad& c, const std:
   return grads;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A runner for one side of the partition; for the CPU backend, its phase times go to `times`
+// and, when reporting, its program to the report.
+Expected<std::unique_ptr<GraphRunner>> side_runner(const Graph& g, const char* side, const GradOptions& options,
+                                                   PhaseTimes& times) {
+  if (options.backend != Backend::Cpu) return make_graph_runner(g, options.backend);
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(g));
+  times.add(compiled.times());
+  if (options.report) {
+    options.report->graphs.push_back(report_graph(std::string(side) + " after the CPU backend's passes", compiled.graph()));
+    options.report->programs.push_back(report_program(side, compiled));
+  }
+  return make_cpu_graph_runner(std::move(compiled));
+}
+
 }  // namespace
 
 int64_t Saved::bytes() const {
@@ -73,17 +93,35 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
     return make_error("grad function: graph @", forward.name(), " has ", forward.num_inputs(), " inputs, fewer than the ",
                       lifted.size(), " lifted values");
   auto c = std::make_shared<CompiledGrad>();
+  CompileReport* report = options.report;
+  auto t0 = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(c->joint, joint_graph(forward, options.joint));
-  if (options.run_joint_passes) KILN_TRY(joint_graph_passes(*c->joint.graph, options.joint_passes).status());
+  c->times.add(Phase::Autodiff, seconds_since(t0));
+  if (report) report->graphs.push_back(report_graph("joint", *c->joint.graph, joint_graph_roles(*c->joint.graph)));
+  if (options.run_joint_passes) {
+    t0 = std::chrono::steady_clock::now();
+    KILN_TRY(joint_graph_passes(*c->joint.graph, options.joint_passes).status());
+    c->times.add(Phase::Passes, seconds_since(t0));
+    if (report)
+      report->graphs.push_back(report_graph("joint after the joint passes", *c->joint.graph,
+                                            joint_graph_roles(*c->joint.graph)));
+  }
+  t0 = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(c->partition, kiln::partition(c->joint, options.partition));
+  c->times.add(Phase::Partition, seconds_since(t0));
+  if (report) {
+    report->graphs.push_back(report_graph("forward", *c->partition.forward, forward_graph_roles(c->partition)));
+    report->graphs.push_back(report_graph("backward", *c->partition.backward, backward_graph_roles(c->partition)));
+    report->partition = report_partition(c->partition);
+  }
   c->num_user_inputs = forward.num_inputs() - static_cast<int>(lifted.size());
   c->lifted = std::move(lifted);
   c->seed = options.seed;
   // The backward graph's tangents come in joint-input order, which is output order.
   for (size_t out = 0; out < c->joint.tangent_input.size(); ++out)
     if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
-  KILN_ASSIGN_OR_RETURN(c->forward_runner, make_graph_runner(*c->partition.forward, options.backend));
-  KILN_ASSIGN_OR_RETURN(c->backward_runner, make_graph_runner(*c->partition.backward, options.backend));
+  KILN_ASSIGN_OR_RETURN(c->forward_runner, side_runner(*c->partition.forward, "forward", options, c->times));
+  KILN_ASSIGN_OR_RETURN(c->backward_runner, side_runner(*c->partition.backward, "backward", options, c->times));
   return GradFunction(std::move(c));
 }
 
@@ -148,5 +186,7 @@ int GradFunction::num_differentiable_outputs() const {
 const JointGraph& GradFunction::joint() const { return compiled_->joint; }
 
 const Partition& GradFunction::partition() const { return compiled_->partition; }
+
+const PhaseTimes& GradFunction::phase_times() const { return compiled_->times; }
 
 }  // namespace kiln

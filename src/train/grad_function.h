@@ -20,6 +20,8 @@
 #include "core/tensor.h"
 #include "ir/graph.h"
 #include "patterns/joint_graph_passes.h"
+#include "report/compile_report.h"
+#include "report/phase_times.h"
 #include "support/diagnostic.h"
 #include "train/graph_runner.h"
 
@@ -38,6 +40,11 @@ struct GradOptions {
   // n-th forward of this function draws with (seed, n), so every step draws fresh numbers,
   // the same ones in every run, and its backward replays them.
   uint64_t seed = 0;
+  // When set, create() adds its stages to this report (not owned; docs/REPORT.md): the joint
+  // graph before and after the joint passes, the forward and backward graphs, the partition's
+  // saved and recomputed values and, for Backend::Cpu, both compiled programs. Phase times are
+  // in GradFunction::phase_times() either way.
+  CompileReport* report = nullptr;
 };
 
 struct CompiledGrad;  // the joint graph, its partition and their runners (grad_function.cc)
@@ -99,6 +106,9 @@ class GradFunction {
   int num_differentiable_outputs() const;
   const JointGraph& joint() const;
   const Partition& partition() const;
+  // What create() spent in each phase: autodiff, passes, partition and, for Backend::Cpu, the
+  // backend's phases for both graphs together.
+  const PhaseTimes& phase_times() const;
 
  private:
   explicit GradFunction(std::shared_ptr<const CompiledGrad> compiled) : compiled_(std::move(compiled)) {}

@@ -69,10 +69,14 @@ Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Bac
     case Backend::Cpu: {
       if (has_symbolic_inputs(graph)) return std::unique_ptr<GraphRunner>(std::make_unique<SpecializingCpuRunner>(graph));
       KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(graph));
-      return std::unique_ptr<GraphRunner>(std::make_unique<CpuRunner>(std::move(compiled)));
+      return make_cpu_graph_runner(std::move(compiled));
     }
   }
   return make_error("unknown backend");
+}
+
+std::unique_ptr<GraphRunner> make_cpu_graph_runner(CompiledGraph compiled) {
+  return std::make_unique<CpuRunner>(std::move(compiled));
 }
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "runtime/cpu/compile_graph.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -30,5 +31,9 @@ class GraphRunner {
 // determines, a missing C++ compiler), named at the node or command; for a specializing
 // runner they come from run.
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend);
+
+// A runner for a graph the CPU backend has already compiled (for callers that keep its phase
+// times or program, as the compile report does).
+std::unique_ptr<GraphRunner> make_cpu_graph_runner(CompiledGraph compiled);
 
 }  // namespace kiln

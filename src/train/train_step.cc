@@ -2,13 +2,17 @@
 // and feed each step the module's current state.
 #include "train/train_step.h"
 
+#include <chrono>
+
 #include "frontend/capture.h"
 #include "frontend/error.h"
+#include "report/compile_report.h"
 
 namespace kiln {
 
-TrainStep::TrainStep(std::shared_ptr<const Graph> loss_graph, GradFunction fn, std::vector<TensorType> batch_types)
-    : loss_graph_(std::move(loss_graph)), fn_(std::move(fn)), batch_types_(std::move(batch_types)) {
+TrainStep::TrainStep(std::shared_ptr<const Graph> loss_graph, GradFunction fn, std::vector<TensorType> batch_types,
+                     PhaseTimes times)
+    : loss_graph_(std::move(loss_graph)), fn_(std::move(fn)), batch_types_(std::move(batch_types)), times_(times) {
   for (int index : fn_.joint().wrt_inputs) grad_names_.push_back(loss_graph_->input(index)->name());
 }
 
@@ -20,8 +24,11 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
     return loss_fn(module, batch);
   };
   CaptureOptions capture_options{.name = options.name, .input_names = options.batch_names, .module = &module};
+  const auto t0 = std::chrono::steady_clock::now();
   Captured captured = value_or_throw(capture(std::move(fn), std::move(example_batch), capture_options));
   std::shared_ptr<const Graph> g(std::move(captured.graph));
+  PhaseTimes times;
+  times.add(Phase::Capture, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   const TensorType loss_type = g->outputs()[0]->type();
   if (!is_floating(loss_type.dtype) || loss_type.shape.rank() != 0)
@@ -40,8 +47,18 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
                            .partition = options.partition,
                            .backend = options.backend,
                            .seed = options.seed};
+  CompileReport report{.title = "train step @" + g->name()};
+  if (!options.report_dir.empty()) {
+    report.graphs.push_back(report_graph("captured", *g));
+    grad_options.report = &report;
+  }
   GradFunction grad = value_or_throw(GradFunction::create(*g, std::move(captured.lifted), grad_options));
-  return TrainStep(std::move(g), std::move(grad), std::move(batch_types));
+  times.add(grad.phase_times());
+  if (!options.report_dir.empty()) {
+    report.times = times;
+    if (Status s = write_compile_report(report, options.report_dir); !s) throw Error(s.error());
+  }
+  return TrainStep(std::move(g), std::move(grad), std::move(batch_types), times);
 }
 
 StepResult TrainStep::operator()(const std::vector<Tensor>& batch) const {

@@ -39,6 +39,10 @@ struct TrainStepOptions {
   Backend backend = Backend::Interpreter;
   // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).
   uint64_t seed = 0;
+  // When not empty, compile_train_step writes a compile report of the step to this directory
+  // (docs/REPORT.md): captured, joint, forward and backward graphs, saved vs recomputed values,
+  // and with Backend::Cpu the kernels and planned memory of both programs.
+  std::string report_dir = {};
 };
 
 struct StepResult {
@@ -56,19 +60,24 @@ class TrainStep {
   // The captured loss graph (batch inputs first, then the lifted module state).
   const Graph& loss_graph() const { return *loss_graph_; }
   const GradFunction& grad_function() const { return fn_; }
+  // Time spent compiling the step: capture, then GradFunction::phase_times().
+  const PhaseTimes& phase_times() const { return times_; }
 
  private:
   friend TrainStep compile_train_step(nn::Module&, LossFn, std::vector<Tensor>, const TrainStepOptions&);
-  TrainStep(std::shared_ptr<const Graph> loss_graph, GradFunction fn, std::vector<TensorType> batch_types);
+  TrainStep(std::shared_ptr<const Graph> loss_graph, GradFunction fn, std::vector<TensorType> batch_types,
+            PhaseTimes times);
 
   std::shared_ptr<const Graph> loss_graph_;
   GradFunction fn_;
   std::vector<TensorType> batch_types_;
   std::vector<std::string> grad_names_;
+  PhaseTimes times_;
 };
 
 // Fails when capture fails, when the loss is not one scalar floating tensor, when it reads
-// no floating parameter of `module`, or where the gradient compilation fails.
+// no floating parameter of `module`, where the gradient compilation fails, or when the report
+// directory cannot be written (the error names it).
 TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Tensor> example_batch,
                              const TrainStepOptions& options = {});
 

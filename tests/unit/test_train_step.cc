@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "autograd/value_and_grad.h"
+#include "cpu_backend_util.h"
 #include "demo/train_demo.h"
 #include "frontend/capture.h"
 #include "frontend/functional.h"
@@ -124,6 +128,43 @@ TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
         EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
             << want.grads[g].first << " element " << i;
     }
+  }
+}
+
+// report_dir writes the step's compile report: the training stages, the partition, both
+// compiled programs and the phase times, which the step keeps either way.
+TEST(TrainStep, ReportDirWritesTheCompileReport) {
+  Mlp m;
+  TempDir dir("kiln-train-report");
+  TrainStepOptions options;
+  options.backend = Backend::Cpu;
+  options.report_dir = dir.path() + "/step";
+  TrainStep step = compile_train_step(m, mlp_loss, batch_of(1), options);
+  std::ifstream in(options.report_dir + "/index.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  for (const char* part : {"<h3>captured</h3>", "<h3>joint</h3>", "<h3>forward</h3>", "<h3>backward</h3>",
+                           "The forward saves", "<tr><td>capture</td>", "<tr><td>partition</td>"})
+    EXPECT_NE(html.str().find(part), std::string::npos) << part;
+  EXPECT_TRUE(std::filesystem::exists(options.report_dir + "/programs/2-backward.cpp"));
+  EXPECT_TRUE(step.phase_times().seconds(Phase::Capture));
+  EXPECT_TRUE(step.phase_times().seconds(Phase::Compile));
+}
+
+TEST(TrainStep, AnUnwritableReportDirThrowsNamingIt) {
+  Mlp m;
+  TempDir dir("kiln-train-report");
+  const std::string file = dir.path() + "/a-file";
+  std::ofstream(file) << "x";
+  TrainStepOptions options;
+  options.report_dir = file + "/step";
+  try {
+    compile_train_step(m, mlp_loss, batch_of(1), options);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.diagnostic().to_string().find("report: cannot create directory '" + options.report_dir + "'"),
+              std::string::npos)
+        << e.diagnostic().to_string();
   }
 }
 

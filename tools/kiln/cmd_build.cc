@@ -1,5 +1,6 @@
 // kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check [--seed=N]]
 // kiln build FILE --device=cpu --emit=cpp
+// kiln build FILE --device=cpu --report DIR [--emit=cpp]
 // kiln build FILE --parse-loops
 // Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node, no
 // inlining of elementwise producers; --no-schedule: inlining, but no kernel merging). --check
@@ -7,7 +8,10 @@
 // naming the output and its worst element when they differ beyond the dtype's tolerance.
 // --emit=cpp prints the C++ the CPU backend generates from the loop IR instead (one unit per
 // graph, every kernel; docs/CODEGEN.md); `kiln run --device=cpu` compiles and runs it.
+// --report DIR compiles each graph with the CPU backend and writes a compile report to DIR
+// (docs/REPORT.md: graphs, kernels, planned memory, time per phase; `capture` is parsing FILE).
 // --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -21,6 +25,7 @@
 #include "lower/loop_eval.h"
 #include "lower/loop_text.h"
 #include "lower/lower.h"
+#include "report/compile_report.h"
 #include "runtime/cpu/compile_graph.h"
 
 namespace kiln::cli {
@@ -30,6 +35,7 @@ namespace {
 constexpr const char* kBuildUsage =
     "usage: kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check] [--seed=N]\n"
     "       kiln build FILE --device=cpu --emit=cpp [--no-fuse | --no-schedule]\n"
+    "       kiln build FILE --device=cpu --report DIR [--emit=cpp] [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
 
 int usage_error(const std::string& msg) {
@@ -73,15 +79,42 @@ int check(const Graph& g, const LoopProgram& p, uint64_t seed) {
   return 0;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Compiles every graph with the CPU backend and writes the report of all of them to `dir`.
+int write_report(const std::string& file, const std::vector<std::unique_ptr<Graph>>& graphs, double parse_seconds,
+                 const LowerOptions& lower_options, const std::string& dir) {
+  CompileReport r{.title = file};
+  r.times.add(Phase::Capture, parse_seconds);
+  for (const auto& g : graphs) {
+    Expected<CompiledGraph> c = compile_graph_cpu(*g, CpuGraphOptions{.lower = lower_options});
+    if (!c) return fail(c.error());
+    r.graphs.push_back(report_graph("@" + g->name() + " as parsed", *g));
+    r.graphs.push_back(report_graph("@" + g->name() + " after the CPU backend's passes", c->graph()));
+    r.programs.push_back(report_program("@" + g->name(), *c));
+    r.times.add(c->times());
+  }
+  if (Status s = write_compile_report(r, dir); !s) return fail(s.error());
+  std::printf("// compile report: %s/index.html\n%s", dir.c_str(), r.times.to_text().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_build(const Args& args) {
-  std::string file, emit, device;
+  std::string file, emit, device, report_dir;
   bool do_check = false, parse_only = false;
   uint64_t seed = 0;
   LowerOptions lower_options;
-  for (const std::string& a : args) {
-    if (a.rfind("--emit=", 0) == 0) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--report" || a.rfind("--report=", 0) == 0) {
+      if (a == "--report" && i + 1 == args.size()) return usage_error("--report needs a directory");
+      report_dir = a == "--report" ? args[++i] : a.substr(9);
+      if (report_dir.empty()) return usage_error("--report needs a directory");
+    } else if (a.rfind("--emit=", 0) == 0) {
       emit = a.substr(7);
       if (emit != "loops" && emit != "cpp") return usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
     } else if (a.rfind("--device=", 0) == 0) {
@@ -116,11 +149,17 @@ int cmd_build(const Args& args) {
   }
   if (file.empty()) return usage_error("no FILE given");
   if (parse_only && (do_check || !emit.empty() || !device.empty())) return usage_error("--parse-loops takes no other options");
-  if (!parse_only && emit.empty()) return usage_error("give --emit=loops, --emit=cpp or --parse-loops");
+  if (parse_only && !report_dir.empty()) return usage_error("--parse-loops takes no other options");
+  if (!report_dir.empty() && device != "cpu") return usage_error("--report is the CPU backend's: give --device=cpu");
+  if (!report_dir.empty() && (do_check || emit == "loops"))
+    return usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
+  if (!parse_only && emit.empty() && report_dir.empty())
+    return usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
   if (emit == "cpp" && device != "cpu") return usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
   if (emit == "cpp" && do_check)
     return usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
+  const auto t0 = std::chrono::steady_clock::now();
   if (!read_file(file, text)) return 1;
   if (parse_only) {
     Expected<std::vector<LoopProgram>> programs = parse_loop_programs(text, file);
@@ -131,7 +170,9 @@ int cmd_build(const Args& args) {
   auto graphs = parse_graphs(text, file);
   if (!graphs) return fail(graphs.error());
   if (graphs->empty()) return fail(make_error(file, " holds no graph"));
+  const double parse_seconds = seconds_since(t0);
   for (const auto& g : *graphs) {
+    if (emit.empty()) break;  // --report alone: write_report compiles them
     // The CPU backend decomposes composite ops first (runtime/cpu/compile_graph.h).
     Expected<LoopProgram> p =
         device == "cpu" ? lower_graph_cpu(*g, CpuGraphOptions{.lower = lower_options}) : lower_graph(*g, lower_options);
@@ -144,7 +185,7 @@ int cmd_build(const Args& args) {
     if (do_check)
       if (int status = check(*g, *p, seed)) return status;
   }
-  return 0;
+  return report_dir.empty() ? 0 : write_report(file, *graphs, parse_seconds, lower_options, report_dir);
 }
 
 }  // namespace kiln::cli

@@ -2,10 +2,12 @@
 // cross-entropy loss, written with the C++ API, is captured with a dynamic batch dim B, its
 // graph printed, then run eagerly and through the reference interpreter on seeded random
 // data of another batch size; the outputs must agree exactly. Then it trains two models with
-// compile_train_step and AdamW (demo/train_demo.h): an MLP on a regression task and a
-// two-layer GPT on arithmetic sequences, printing the loss as it falls and checking it ends
-// below a stated threshold. `--train-steps=N` runs N steps of each (thresholds are checked
-// only at the default counts, which they are set for).
+// compile_train_step and AdamW (demo/train_demo.h), compiled for the CPU (Backend::Cpu): an
+// MLP on a regression task and a two-layer GPT on arithmetic sequences, printing the time
+// each phase of compiling the step took, then the loss as it falls, checking it ends below a
+// stated threshold. `--train-steps=N` runs N steps of each (thresholds are checked only at the
+// default counts, which they are set for); `--report DIR` writes the compile reports of both
+// steps to DIR/mlp and DIR/gpt (docs/REPORT.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -79,21 +81,25 @@ bool report_losses(const demo::TrainReport& r, double threshold, bool check, dou
 }
 
 // The training half of the demo.
-bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check) {
+bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::string& report_dir) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
-  std::printf("\ntraining with compile_train_step + AdamW on the reference interpreter:\n");
-  demo::MlpTask mlp{.steps = mlp_steps};
+  auto train_options = [&](const char* name) {
+    return demo::TrainOptions{.backend = Backend::Cpu, .report_dir = report_dir.empty() ? "" : report_dir + "/" + name};
+  };
+  std::printf("\ntraining with compile_train_step + AdamW, compiled for the CPU:\n");
+  demo::MlpTask mlp{.steps = mlp_steps, .train = train_options("mlp")};
   auto t0 = Clock::now();
   demo::TrainReport m = demo::train_mlp_regression(mlp);
   std::printf("mlp regression (4 -> %lld -> 1, %lld points, %lld parameters, forward saves %lld bytes):\n",
               static_cast<long long>(mlp.hidden), static_cast<long long>(mlp.points),
               static_cast<long long>(m.num_parameters), static_cast<long long>(m.saved_bytes));
+  std::printf("  compiling the step:\n%s", m.compile_times.to_text().c_str());
   const bool mlp_ok = report_losses(m, kMlpThreshold, check, seconds_since(t0));
 
-  demo::GptTask gpt{.steps = gpt_steps};
+  demo::GptTask gpt{.steps = gpt_steps, .train = train_options("gpt")};
   t0 = Clock::now();
   demo::TrainReport g = demo::train_gpt(gpt);
   const demo::GptConfig& c = gpt.model;
@@ -103,6 +109,7 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check) {
               static_cast<long long>(c.width), static_cast<long long>(c.num_heads), static_cast<long long>(c.context),
               static_cast<long long>(gpt.batch), static_cast<long long>(g.num_parameters),
               static_cast<long long>(g.saved_bytes));
+  std::printf("  compiling the step:\n%s", g.compile_times.to_text().c_str());
   const bool gpt_ok = report_losses(g, kGptThreshold, check, seconds_since(t0));
   return mlp_ok && gpt_ok;
 }
@@ -112,12 +119,18 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check) {
 int cmd_demo(const Args& args) {
   int64_t mlp_steps = kMlpSteps, gpt_steps = kGptSteps;
   bool check = true;
-  for (const std::string& a : args) {
+  std::string report_dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--report" && i + 1 < args.size() && !args[i + 1].empty()) {
+      report_dir = args[++i];
+      continue;
+    }
     const std::string flag = "--train-steps=";
     char* end = nullptr;
     const long long n = a.rfind(flag, 0) == 0 ? std::strtoll(a.c_str() + flag.size(), &end, 10) : -1;
     if (n < 0 || !end || *end != '\0' || end == a.c_str() + flag.size()) {
-      std::fprintf(stderr, "usage: kiln demo [--train-steps=N]\n");
+      std::fprintf(stderr, "usage: kiln demo [--train-steps=N] [--report DIR]\n");
       return 2;
     }
     mlp_steps = gpt_steps = n;
@@ -168,7 +181,7 @@ int cmd_demo(const Args& args) {
   std::printf(agree ? "eager and interpreted outputs agree exactly\n" : "eager and interpreted outputs DISAGREE\n");
   if (!agree) return 1;
   try {
-    return train_models(mlp_steps, gpt_steps, check) ? 0 : 1;
+    return train_models(mlp_steps, gpt_steps, check, report_dir) ? 0 : 1;
   } catch (const Error& e) {
     std::fprintf(stderr, "%s\n", e.diagnostic().to_string().c_str());
     return 1;

@@ -1,5 +1,5 @@
 // kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b]
-//                 [--joint-passes] [--json] [--emit=partition|joint]:
+//                 [--joint-passes] [--json] [--emit=partition|joint] [--device=cpu --report DIR]:
 // differentiates the first graph of FILE (joint graph, autograd/joint_graph.h), with
 // --joint-passes rewrites it as GradFunction does (patterns/joint_graph_passes.h: cleanups,
 // attention fusion, matmul padding; the text output then lists the rewrites made), splits it into
@@ -9,6 +9,9 @@
 // for the backward (takes a tangent, or why not; a write-back of a mutated input). --emit=joint
 // prints the joint graph itself instead (inputs: primals, then one tangent per output that
 // takes one; outputs: forward outputs, then the gradients), a graph `kiln run` can execute.
+// --device=cpu --report DIR also compiles the gradient as training does (GradFunction with
+// the same options, both graphs for the CPU) and writes its compile report (docs/REPORT.md).
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -21,6 +24,8 @@
 #include "ir/printer.h"
 #include "ops/attr.h"
 #include "patterns/joint_graph_passes.h"
+#include "report/compile_report.h"
+#include "train/grad_function.h"
 
 namespace kiln::cli {
 
@@ -33,11 +38,22 @@ struct GradArgs {
   bool json = false;
   bool emit_joint = false;
   bool joint_passes = false;
+  std::string device;      // "" or "cpu": --report compiles both graphs for the CPU
+  std::string report_dir;  // --report DIR
 };
 
 bool parse_args(const Args& args, GradArgs& out) {
-  for (const std::string& a : args) {
-    if (a.rfind("--wrt=", 0) == 0) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--report" || a.rfind("--report=", 0) == 0) {
+      out.report_dir = a == "--report" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(9);
+      if (out.report_dir.empty()) {
+        std::fprintf(stderr, "kiln grad: --report needs a directory\n");
+        return false;
+      }
+    } else if (a == "--device=cpu") {
+      out.device = "cpu";
+    } else if (a.rfind("--wrt=", 0) == 0) {
       std::stringstream ss(a.substr(6));
       std::string name;
       while (std::getline(ss, name, ','))
@@ -85,7 +101,11 @@ bool parse_args(const Args& args, GradArgs& out) {
   if (out.file.empty()) {
     std::fprintf(stderr,
                  "usage: kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b] "
-                 "[--joint-passes] [--json] [--emit=partition|joint]\n");
+                 "[--joint-passes] [--json] [--emit=partition|joint] [--device=cpu --report DIR]\n");
+    return false;
+  }
+  if (!out.report_dir.empty() && out.device != "cpu") {
+    std::fprintf(stderr, "kiln grad: --report compiles the forward and backward graphs for the CPU: give --device=cpu\n");
     return false;
   }
   if (out.emit_joint && out.json) {
@@ -141,18 +161,45 @@ void print_text(const JointGraph& joint, const Graph& forward, const Partition& 
     std::printf("  %zu: %s\n", k, output_role(joint, forward, k).c_str());
 }
 
+// The compile report of the gradient as training compiles it (GradFunction, Backend::Cpu):
+// the parsed graph, joint, forward and backward graphs, the partition, both programs.
+int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
+  CompileReport r{.title = "gradient of @" + g.name()};
+  r.graphs.push_back(report_graph("@" + g.name() + " as parsed", g));
+  Expected<GradFunction> fn = GradFunction::create(g, {},
+                                                   GradOptions{.joint = args.joint,
+                                                               .run_joint_passes = args.joint_passes,
+                                                               .partition = args.partition,
+                                                               .backend = Backend::Cpu,
+                                                               .report = &r});
+  if (!fn) {
+    std::fprintf(stderr, "%s\n", fn.error().to_string().c_str());
+    return 1;
+  }
+  r.times.add(Phase::Capture, parse_seconds);
+  r.times.add(fn->phase_times());
+  if (Status s = write_compile_report(r, args.report_dir); !s) {
+    std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
+    return 1;
+  }
+  std::printf("compile report: %s/index.html\n%s", args.report_dir.c_str(), r.times.to_text().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_grad(const Args& raw) {
   GradArgs args;
   if (!parse_args(raw, args)) return 2;
   std::string text;
+  const auto t0 = std::chrono::steady_clock::now();
   if (!read_file(args.file, text)) return 1;
   auto graphs = parse_graphs(text, args.file);
   if (!graphs) {
     std::fprintf(stderr, "%s\n", graphs.error().to_string().c_str());
     return 1;
   }
+  const double parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto joint = joint_graph(*graphs->front(), args.joint);
   if (!joint) {
     std::fprintf(stderr, "%s\n", joint.error().to_string().c_str());
@@ -186,7 +233,7 @@ int cmd_grad(const Args& raw) {
   else
     print_text(*joint, *graphs->front(), *p, default_bytes);
   if (args.joint_passes && !args.json) std::printf("joint-graph passes:\n%s", rewrites.empty() ? "  (no rewrites)\n" : rewrites.c_str());
-  return 0;
+  return args.report_dir.empty() ? 0 : write_report(args, *graphs->front(), parse_seconds);
 }
 
 }  // namespace kiln::cli

@@ -27,21 +27,27 @@ commands:
                        differentiate a graph: print the forward and backward graphs and
                        the values the forward saves for the backward; --emit=joint
                        prints the joint graph (primals and tangents in, outputs and
-                       gradients out) instead
+                       gradients out) instead; --device=cpu --report DIR also compiles
+                       it as training does and writes a compile report to DIR
   build FILE --emit=loops [--check] [--seed=N]
                        lower the first graph to the loop IR and print it; --check also
                        runs the loop-IR evaluator and the interpreter on seeded random
                        inputs and fails naming the worst element when they differ
   build FILE --device=cpu --emit=cpp
                        print the C++ the CPU backend generates for the first graph
+  build FILE --device=cpu --report DIR
+                       compile each graph for the CPU and write a compile report to
+                       DIR/index.html: graphs, kernels, planned memory, phase times
   build FILE --parse-loops
                        parse loop IR and print it back (round trip)
   ops                  list the op table: name, traits, schema
-  demo [--train-steps=N]
+  demo [--train-steps=N] [--report DIR]
                        capture a small model written in C++, print it, run it eagerly and
                        through the interpreter, and show that they agree; then train an
-                       MLP and a small GPT with compile_train_step + AdamW and show the
-                       loss falling below a stated threshold (N steps each: a shorter run)
+                       MLP and a small GPT with compile_train_step + AdamW compiled for the
+                       CPU, print the compile time per phase, and show the loss falling
+                       below a stated threshold (N steps each: a shorter run); --report
+                       writes both steps' compile reports to DIR/mlp and DIR/gpt
   --help               this text
 )";
 

@@ -46,13 +46,14 @@ std::unordered_set<const Value*> saved_and_tangents(const JointView& view, const
   return available;
 }
 
-void copy_node(const Node& n, Graph& to, ValueMap& map) {
+const Node* copy_node(const Node& n, Graph& to, ValueMap& map) {
   Graph::NewNode nn{n.op(), {}, n.attrs(), {}, {}, n.loc()};
   for (const Operand& o : n.operands()) nn.operands.push_back(o.value ? Operand(map.at(o.value)) : o);
   for (Value* r : n.results()) nn.result_types.push_back(r->type());
   for (int i = 0; i < n.num_subgraphs(); ++i) nn.subgraphs.push_back(n.subgraph(i)->clone());
   Node* copy = to.append(std::move(nn));
   for (int i = 0; i < n.num_results(); ++i) map[n.result(i)] = copy->result(i);
+  return copy;
 }
 
 // The autograd engine's order: from the first user of a tangent on, each backward item
@@ -157,8 +158,10 @@ Partition extract_partition(const JointView& view, const std::vector<const Value
   for (Value* in : g.inputs())
     if (in->role() == InputRole::Tangent) bmap[in] = p.backward->add_input(in->name(), in->type(), InputRole::Tangent);
   for (int i : autograd_engine_order(view, bw_items)) {
-    copy_node(*view.item(i).node, *p.backward, bmap);
-    if (fw_needed[static_cast<size_t>(i)]) ++p.recomputed_nodes;
+    const Node* copy = copy_node(*view.item(i).node, *p.backward, bmap);
+    if (!fw_needed[static_cast<size_t>(i)]) continue;
+    ++p.recomputed_nodes;
+    p.recomputed.push_back(copy);
   }
   std::vector<Value*> bouts;
   for (const Value* v : gradient_outputs(view)) bouts.push_back(bmap.at(v));

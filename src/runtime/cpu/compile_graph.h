@@ -29,12 +29,13 @@ struct CpuGraphOptions {
 // Seconds spent in each phase of compile_graph_cpu.
 struct CpuPhaseTimes {
   double passes = 0;    // copy, decompose, DCE, CSE
-  double lowering = 0;  // lowering and scheduling
+  double lowering = 0;    // lowering to the loop IR (inlining elementwise producers)
+  double scheduling = 0;  // the scheduler's kernel merging (lower/schedule.h)
   double emit = 0;      // C++ text of every chunk
   double compile = 0;   // the system compiler (0 on cache hits), finding it included
   double load = 0;      // dlopen and dlsym
 
-  double total() const { return passes + lowering + emit + compile + load; }
+  double total() const { return passes + lowering + scheduling + emit + compile + load; }
 };
 
 class CompiledGraph {

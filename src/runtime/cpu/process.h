@@ -21,6 +21,10 @@ struct ProcessResult {
 // only when it cannot be started (the Diagnostic names the program and why).
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv);
 
+// `name` as an executable path: itself when it holds a '/' (if executable), else the first
+// executable match in $PATH; "" when there is none.
+std::string resolve_program(const std::string& name);
+
 // argv as a shell would need it typed, for messages: `c++ -O3 '/tmp/a b.cpp'`.
 std::string command_line_text(const std::vector<std::string>& argv);
 

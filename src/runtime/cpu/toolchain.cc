@@ -27,23 +27,6 @@ std::string first_lines(const std::string& text, int n) {
   return out;
 }
 
-// `name` as an executable path: itself when it holds a '/', else the first match in $PATH.
-std::string resolve(const std::string& name) {
-  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
 Diagnostic failed(const std::string& what, const std::vector<std::string>& argv, const ProcessResult& r) {
   Diagnostic d = make_error(what, " (exit status ", r.exit_code, "): ", command_line_text(argv));
   if (!r.output.empty()) d.add_context("its output begins:\n" + first_lines(r.output, kMessageLines));
@@ -86,7 +69,7 @@ Status CpuToolchain::compile(const std::string& source, const std::string& outpu
 Expected<CpuToolchain> find_cpu_toolchain(const std::string& compiler) {
   CpuToolchain t;
   t.compiler = compiler.empty() ? default_cpu_compiler() : compiler;
-  t.path = resolve(t.compiler);
+  t.path = resolve_program(t.compiler);
   if (t.path.empty())
     return make_error("C++ compiler '", t.compiler, "' not found", t.compiler.find('/') == std::string::npos ? " in PATH" : "",
                       " (set CXX or the compiler option to a C++17 compiler with OpenMP, e.g. g++)");

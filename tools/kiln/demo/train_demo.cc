@@ -28,8 +28,12 @@ int64_t count_elements(const nn::Module& m) {
 }
 
 // The demo's step: default partition until the min-cut partitioner is the default.
-TrainStepOptions step_options(std::vector<std::string> batch_names) {
-  return {.name = "train_step", .batch_names = std::move(batch_names), .partition = {.kind = PartitionKind::Default}};
+TrainStepOptions step_options(std::vector<std::string> batch_names, const TrainOptions& o) {
+  return {.name = "train_step",
+          .batch_names = std::move(batch_names),
+          .partition = {.kind = PartitionKind::Default},
+          .backend = o.backend,
+          .report_dir = o.report_dir};
 }
 
 TrainReport run(nn::Module& model, const TrainStep& step, double lr, int64_t steps,
@@ -37,6 +41,7 @@ TrainReport run(nn::Module& model, const TrainStep& step, double lr, int64_t ste
   TrainReport report;
   report.num_parameters = count_elements(model);
   report.saved_bytes = step.grad_function().partition().saved_bytes;
+  report.compile_times = step.phase_times();
   optim::AdamW optimizer(model.named_parameters(), {.lr = lr, .weight_decay = 0.0});
   for (int64_t s = 0; s < steps; ++s) {
     StepResult r = step(batch_at(s));
@@ -71,7 +76,7 @@ TrainReport train_mlp_regression(const MlpTask& task) {
   const Tensor target = Tensor::from_doubles(y, {task.points, 1});
   RegressionMlp model(task.hidden, task.seed);
   auto loss = [](RegressionMlp& m, std::span<const Tensor> b) { return mse_loss(m.forward(b[0]), b[1]); };
-  TrainStep step = compile_train_step(model, loss, {x, target}, step_options({"x", "y"}));
+  TrainStep step = compile_train_step(model, loss, {x, target}, step_options({"x", "y"}, task.train));
   return run(model, step, task.lr, task.steps, [&](int64_t) { return std::vector<Tensor>{x, target}; });
 }
 
@@ -83,7 +88,7 @@ TrainReport train_gpt(const GptTask& task) {
     return std::vector<Tensor>{tokens, targets};
   };
   auto loss = [](Gpt& m, std::span<const Tensor> b) { return m.loss(b[0], b[1]); };
-  TrainStep step = compile_train_step(model, loss, batch_at(0), step_options({"tokens", "targets"}));
+  TrainStep step = compile_train_step(model, loss, batch_at(0), step_options({"tokens", "targets"}, task.train));
   return run(model, step, task.lr, task.steps, batch_at);
 }
 

@@ -1,5 +1,6 @@
 // The training half of `kiln demo`: two tasks on generated data, each trained with
-// compile_train_step and AdamW on the reference interpreter. Deterministic: the data, the
+// compile_train_step and AdamW, on the reference interpreter or compiled for the CPU
+// (TrainOptions::backend; `kiln demo` compiles). Deterministic: the data, the
 // initialization and the arithmetic depend only on the options, so two runs with the same
 // options give bit-identical losses (tests/unit/test_train_step.cc checks it).
 #pragma once
@@ -8,8 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include <string>
+
 #include "core/tensor.h"
 #include "demo/gpt.h"
+#include "report/phase_times.h"
+#include "train/graph_runner.h"
 
 namespace kiln::demo {
 
@@ -17,6 +22,13 @@ struct TrainReport {
   std::vector<double> losses;  // the loss of every step, before that step's update
   int64_t num_parameters = 0;  // elements
   int64_t saved_bytes = 0;     // what the forward graph saves for the backward, per step
+  PhaseTimes compile_times;    // compiling the train step (TrainStep::phase_times)
+};
+
+// How a task's train step is compiled (TrainStepOptions::backend, report_dir).
+struct TrainOptions {
+  Backend backend = Backend::Interpreter;
+  std::string report_dir = {};  // "": no compile report
 };
 
 // Regression with an MLP (4 -> hidden -> 1, tanh-GELU): y = sin(2 x0) x1 + x2^2 / 2 - x3 on a
@@ -27,6 +39,7 @@ struct MlpTask {
   int64_t hidden = 32;
   double lr = 1e-2;
   uint64_t seed = 0;
+  TrainOptions train = {};
 };
 TrainReport train_mlp_regression(const MlpTask& task);
 
@@ -40,6 +53,7 @@ struct GptTask {
   int64_t batch = 8;
   double lr = 3e-3;
   uint64_t seed = 0;
+  TrainOptions train = {};
 };
 TrainReport train_gpt(const GptTask& task);
 

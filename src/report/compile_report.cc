@@ -1,0 +1,44 @@
+#include "report/compile_report.h"
+
+#include <unordered_set>
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "ir/printer.h"
+#include "lower/loop_text.h"
+#include "report/loop_dot.h"
+
+namespace kiln {
+
+ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles& roles) {
+  return {std::move(title), print_graph(g), graph_dot(g, roles), g.num_inputs() + static_cast<int64_t>(g.num_nodes())};
+}
+
+ReportProgram report_program(std::string title, const CompiledGraph& c, const CppEmitOptions& emit) {
+  const LoopProgram& p = c.program().program();
+  ReportProgram r{std::move(title),
+                  print_loops(p),
+                  loop_program_dot(p),
+                  static_cast<int64_t>(p.kernels.size() + p.buffers.size()),
+                  emit_cpp(p, emit),
+                  {},
+                  {}};
+  for (const LoopKernel& k : p.kernels) ++r.kernels_by_kind[static_cast<size_t>(k.kind)];
+  r.memory = memory_series(p, c.program().memory_plan());
+  return r;
+}
+
+ReportPartition report_partition(const Partition& p) {
+  ReportPartition r;
+  r.saved_bytes = p.saved_bytes;
+  const std::vector<Value*>& outs = p.forward->outputs();
+  for (size_t k = 0; k < p.saved.size(); ++k) {
+    const SavedValue& s = p.saved[k];
+    const Value* v = outs[static_cast<size_t>(p.num_forward_outputs) + k];
+    r.saved.push_back({s.name, s.type.to_string(), s.bytes,
+                       v->producer() ? print_node(*v->producer()) : "input %" + v->name()});
+  }
+  for (const Node* n : p.recomputed) r.recomputed.push_back(print_node(*n));
+  return r;
+}
+
+}  // namespace kiln

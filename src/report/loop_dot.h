@@ -1,0 +1,18 @@
+// A loop program (lower/loop_ir.h) as Graphviz DOT text, for the compile report: each kernel a
+// box filled by its kind (pointwise, reduction, fused: the scheduler's fusion groups, extern:
+// a library or reference kernel), each buffer an ellipse (inputs, outputs, temporaries), an
+// edge from a buffer to each kernel that reads it and from a kernel to each buffer it writes.
+#pragma once
+
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace kiln {
+
+const char* kernel_kind_colour(KernelKind k);  // "#rrggbb", shared with the report's legend
+const char* kernel_kind_name(KernelKind k);    // "pointwise", ...
+
+std::string loop_program_dot(const LoopProgram& p);
+
+}  // namespace kiln
