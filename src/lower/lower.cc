@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 #include "ir/printer.h"
 #include "lower/body_builder.h"
+#include "lower/subgraph.h"
 #include "lower/view_index.h"
 #include "ops/reduce_dims.h"
 #include "ops/type_rules.h"
@@ -188,8 +189,7 @@ class Lowering {
   }
 
   Status node(const Node& n) {
-    if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder))
-      return node_error(n, "control flow and other higher-order ops are not lowered yet");
+    if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder)) return higher_order(n);
     for (int r = 0; r < n.num_results(); ++r)
       if (!n.result(r)->type().shape.is_static())
         return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
@@ -272,7 +272,7 @@ class Lowering {
     k.loops = sizes;
     BodyBuilder b{k};
     const std::vector<IndexExpr> c = loop_coords(sizes);
-    const int x = emit_pointwise(b, n, c);
+    const int x = emit_pending(b, n, v, c);
     pending_.erase(it);
     const int out = result_buffer(v, sizes);
     b.store(out, strided(buffer(out).strides, c), x);
@@ -281,7 +281,8 @@ class Lowering {
 
   // Value `v` at its coordinates `coords`: a load, or its pending body inlined.
   int value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& coords) {
-    if (auto it = pending_.find(v); it != pending_.end()) return emit_pointwise(b, *it->second, coords);
+    if (auto it = pending_.find(v); it != pending_.end()) return emit_pending(b, *it->second, v, coords);
+    if (auto it = body_of_.find(v); it != body_of_.end()) return body_value_at(b, *it->second, v, coords);
     const Access& a = access_.at(v);
     return b.load(a.buffer, v->type().dtype, a.map.substitute(coords));
   }
@@ -291,6 +292,62 @@ class Lowering {
     const Operand& o = n.operand(i);
     if (!o.is_value()) return b.constant(o.literal, dt);
     return b.cast(value_at(b, o.value, broadcast_coords(sizes_of(o.value), coords)), dt);
+  }
+
+  // ---- Higher-order ops (subgraph.h) ----
+
+  // map with a pointwise body_fn: no kernel; each result stays pending, and a reader computes
+  // body_fn's body inlined at its coordinates (the mapped dim is the leading coordinate).
+  // scan, cond and while_loop are refused; so is a body that is not pointwise.
+  Status higher_order(const Node& n) {
+    if (n.op() != OpKind::Map && n.op() != OpKind::Scan)
+      return node_error(n, "control flow and other higher-order ops are not lowered yet");
+    for (int i = 0; i < n.num_subgraphs(); ++i)
+      if (Status s = check_pointwise_subgraph(n, i, options_.allowed_mutations, &lowers_as_pointwise); !s)
+        return node_error(n, s.error().message());
+    if (n.op() == OpKind::Scan)
+      return node_error(n, "scan: combine_fn is pointwise, but scan kernels are not lowered yet");
+    for (int r = 0; r < n.num_results(); ++r)
+      if (!n.result(r)->type().shape.is_static())
+        return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
+                                 "; only static shapes are lowered");
+    const Graph& body = *n.subgraph(0);
+    for (int i = 0; i < body.num_inputs(); ++i) body_of_[body.input(i)] = &n;
+    for (const Node* x : body.nodes()) body_of_[x->result()] = &n;
+    for (int r = 0; r < n.num_results(); ++r) {
+      pending_[n.result(r)] = &n;
+      if (!options_.fuse || outputs_.count(n.result(r))) realize(n.result(r));
+    }
+    return Status::ok();
+  }
+
+  // Pending `v`, the result of `n` (an elementwise node or a map), at coordinates `c`.
+  int emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c) {
+    if (n.op() != OpKind::Map) return emit_pointwise(b, n, c);
+    const Graph& body = *n.subgraph(0);
+    const Value* out = body.outputs()[static_cast<size_t>(v->index())];
+    // The map's leading coordinate is the one its mapped operands' slices are taken at; the
+    // previous one is restored after, for a map read while inlining another map's operand.
+    const std::optional<IndexExpr> outer = map_index_.count(&n) ? std::optional(map_index_.at(&n)) : std::nullopt;
+    map_index_[&n] = c.at(0);
+    const std::vector<IndexExpr> rest(c.begin() + 1, c.end());
+    const DType dt = v->type().dtype;
+    const int x = b.cast(value_at(b, out, broadcast_coords(sizes_of(out), rest)), dt);
+    if (outer) map_index_[&n] = *outer;
+    else map_index_.erase(&n);
+    return x;
+  }
+
+  // A value of map `n`'s body at its coordinates: a body node inlined, or a body input read
+  // from the map's operand (a mapped one at the map's current leading coordinate).
+  int body_value_at(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& coords) {
+    if (!v->is_input()) return emit_pointwise(b, *v->producer(), coords);
+    const int i = v->index();
+    const Value* operand = n.operand(i).value;
+    if (i >= OpCallBase(n.op(), n.attrs()).attr_int("num_mapped")) return value_at(b, operand, coords);
+    std::vector<IndexExpr> c{map_index_.at(&n)};
+    c.insert(c.end(), coords.begin(), coords.end());
+    return value_at(b, operand, c);
   }
 
   // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
@@ -615,6 +672,8 @@ class Lowering {
   LoopProgram p_;
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::map<const Value*, const Node*> body_of_;  // values of inlined map bodies -> the map
+  std::map<const Node*, IndexExpr> map_index_;   // while a map's body is inlined: its leading coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)

@@ -5,6 +5,8 @@
 // (fusion by inlining, lower.cc says when a value is stored instead).
 #pragma once
 
+#include <set>
+
 #include "ir/graph.h"
 #include "lower/loop_ir.h"
 #include "lower/schedule.h"
@@ -17,9 +19,13 @@ struct LowerOptions {
   // (schedule.h); false: one kernel per node.
   bool fuse = true;
   ScheduleOptions schedule = {};
+  // Ops that may create or mutate a buffer inside a higher-order op's body (SPEC.md 4's
+  // allowed_mutations; subgraph.h). Empty: bodies must be pointwise.
+  std::set<OpKind> allowed_mutations = {};
 };
 
-// Requires static shapes and no subgraphs; otherwise an error naming the node in IR syntax.
+// Requires static shapes; of the higher-order ops only `map` with a pointwise body_fn is
+// lowered (inlined into its readers, subgraph.h). Otherwise an error naming the node in IR syntax.
 Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options = {});
 
 }  // namespace kiln
