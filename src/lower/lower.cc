@@ -82,6 +82,12 @@ int64_t numel_of(const std::vector<int64_t>& sizes) {
 
 std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
 
+Shape with_static_sizes(const std::vector<int64_t>& sizes) {
+  std::vector<Dim> dims;
+  for (int64_t s : sizes) dims.push_back(Dim(s));
+  return Shape(std::move(dims));
+}
+
 // The coordinates at which an operand of sizes `sizes` is read by a result whose coordinates are
 // `coords` (broadcasting: missing leading dims are dropped, size-1 dims read coordinate 0).
 std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords) {
@@ -298,15 +304,14 @@ class Lowering {
 
   // map with a pointwise body_fn: no kernel; each result stays pending, and a reader computes
   // body_fn's body inlined at its coordinates (the mapped dim is the leading coordinate).
-  // scan, cond and while_loop are refused; so is a body that is not pointwise.
+  // scan with a pointwise combine_fn: a scan kernel (scan_kernel). cond and while_loop are
+  // refused; so is a body that is not pointwise.
   Status higher_order(const Node& n) {
     if (n.op() != OpKind::Map && n.op() != OpKind::Scan)
       return node_error(n, "control flow and other higher-order ops are not lowered yet");
     for (int i = 0; i < n.num_subgraphs(); ++i)
       if (Status s = check_pointwise_subgraph(n, i, options_.allowed_mutations, &lowers_as_pointwise); !s)
         return node_error(n, s.error().message());
-    if (n.op() == OpKind::Scan)
-      return node_error(n, "scan: combine_fn is pointwise, but scan kernels are not lowered yet");
     for (int r = 0; r < n.num_results(); ++r)
       if (!n.result(r)->type().shape.is_static())
         return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
@@ -314,6 +319,7 @@ class Lowering {
     const Graph& body = *n.subgraph(0);
     for (int i = 0; i < body.num_inputs(); ++i) body_of_[body.input(i)] = &n;
     for (const Node* x : body.nodes()) body_of_[x->result()] = &n;
+    if (n.op() == OpKind::Scan) return scan_kernel(n);
     for (int r = 0; r < n.num_results(); ++r) {
       pending_[n.result(r)] = &n;
       if (!options_.fuse || outputs_.count(n.result(r))) realize(n.result(r));
@@ -338,16 +344,84 @@ class Lowering {
     return x;
   }
 
-  // A value of map `n`'s body at its coordinates: a body node inlined, or a body input read
-  // from the map's operand (a mapped one at the map's current leading coordinate).
+  // A value of map or scan `n`'s body at its coordinates: a body node inlined, or a body
+  // input: a map's extra operand as it is, a mapped or scanned operand at the current mapped
+  // or scan coordinate, a scan's carry loaded from its buffer (the previous step's store).
   int body_value_at(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& coords) {
     if (!v->is_input()) return emit_pointwise(b, *v->producer(), coords);
     const int i = v->index();
     const Value* operand = n.operand(i).value;
-    if (i >= OpCallBase(n.op(), n.attrs()).attr_int("num_mapped")) return value_at(b, operand, coords);
-    std::vector<IndexExpr> c{map_index_.at(&n)};
-    c.insert(c.end(), coords.begin(), coords.end());
+    const OpCallBase call(n.op(), n.attrs());
+    std::vector<IndexExpr> c = coords;
+    if (n.op() == OpKind::Map) {
+      if (i >= call.attr_int("num_mapped")) return value_at(b, operand, coords);
+      c.insert(c.begin(), map_index_.at(&n));
+      return value_at(b, operand, c);
+    }
+    if (i < call.attr_int("num_init")) {
+      const Access& carry = access_.at(n.result(i));
+      return b.load(carry.buffer, v->type().dtype, carry.map.substitute(coords));
+    }
+    const auto dim = wrap_dim(call.attr_int("dim"), static_cast<int>(coords.size()) + 1);
+    c.insert(c.begin() + *dim, map_index_.at(&n));
     return value_at(b, operand, c);
+  }
+
+  // scan over `dim` with carries: the carries' buffers (the final-carry results) get the
+  // initial values (a copy kernel each), then one scan kernel loops over the slice's points
+  // and, innermost and in order, over the scanned dim: it loads the carries, computes the
+  // combine_fn body inlined, and stores the new carries and the step's outputs. Lowered when
+  // the carries, the slices and the outputs all have the slice shape.
+  Status scan_kernel(const Node& n) {
+    const OpCallBase call(n.op(), n.attrs());
+    const int num_init = static_cast<int>(call.attr_int("num_init"));
+    const Value* x0 = n.operand(num_init).value;
+    const int rank = static_cast<int>(sizes_of(x0).size()) - 1;
+    const int dim = *wrap_dim(call.attr_int("dim"), rank + 1);
+    std::vector<int64_t> slice = sizes_of(x0);
+    const int64_t length = slice[static_cast<size_t>(dim)];
+    slice.erase(slice.begin() + dim);
+    const Graph& body = *n.subgraph(0);
+    const std::string slice_text = with_static_sizes(slice).to_string();
+    for (const Value* v : body.outputs())
+      if (sizes_of(v) != slice)
+        return node_error(n, "scan: combine_fn returns " + v->type().to_string() + "; a scan kernel needs every carry, slice "
+                              "and output to have the slice shape " + slice_text);
+    for (int i = 0; i < body.num_inputs(); ++i)
+      if (sizes_of(body.input(i)) != slice)
+        return node_error(n, "scan: combine_fn takes " + body.input(i)->type().to_string() + "; a scan kernel needs every "
+                              "carry, slice and output to have the slice shape " + slice_text);
+    const std::vector<IndexExpr> c = loop_coords(slice);
+    for (int j = 0; j < num_init; ++j) {
+      const Value* init = n.operand(j).value;
+      prepare(init, numel_of(slice));
+      LoopKernel k = make_kernel(KernelKind::Pointwise);
+      k.loops = slice;
+      BodyBuilder b{k};
+      const int x = value_at(b, init, c);
+      const int out = result_buffer(n.result(j), slice);
+      b.store(out, strided(buffer(out).strides, c), x);
+      append(std::move(k));
+    }
+    for (int j = num_init; j < n.num_operands(); ++j) prepare(n.operand(j).value, numel_of(slice) * length);
+    LoopKernel k = make_kernel(KernelKind::Scan);
+    k.loops = slice;
+    k.loops.push_back(length);
+    const IndexExpr step = length == 1 ? IndexExpr() : IndexExpr::var(rank);
+    map_index_[&n] = step;
+    BodyBuilder b{k};
+    std::vector<int> values;
+    for (int r = 0; r < n.num_results(); ++r)
+      values.push_back(b.cast(value_at(b, body.outputs()[static_cast<size_t>(r)], c), n.result(r)->type().dtype));
+    map_index_.erase(&n);
+    for (int r = 0; r < n.num_results(); ++r) {
+      std::vector<IndexExpr> at = c;
+      if (r >= num_init) at.insert(at.begin() + dim, step);
+      const int out = r < num_init ? access_.at(n.result(r)).buffer : result_buffer(n.result(r), sizes_of(n.result(r)));
+      b.store(out, strided(buffer(out).strides, at), values[static_cast<size_t>(r)]);
+    }
+    append(std::move(k));
+    return Status::ok();
   }
 
   // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
