@@ -308,7 +308,8 @@ class Lowering {
   // refused; so is a body that is not pointwise.
   Status higher_order(const Node& n) {
     if (n.op() != OpKind::Map && n.op() != OpKind::Scan)
-      return node_error(n, "control flow and other higher-order ops are not lowered yet");
+      return node_error(n, "control flow (cond, while_loop) is not lowered yet; of the higher-order ops only map and "
+                           "scan with pointwise bodies are");
     for (int i = 0; i < n.num_subgraphs(); ++i)
       if (Status s = check_pointwise_subgraph(n, i, options_.allowed_mutations, &lowers_as_pointwise); !s)
         return node_error(n, s.error().message());
