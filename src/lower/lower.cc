@@ -232,19 +232,24 @@ class Lowering {
   // Whether a pending node reads its operands' values (creation ops like ones_like do not).
   static bool reads_operands(const Node& n) { return !n.info().has(kCreation); }
 
-  // Distinct pending nodes the body of pending `v` inlines, counting stops past `cap`.
+  // Distinct pending nodes the body of pending `v` inlines (a map counts its body's nodes),
+  // counting stops past `cap`.
   int inline_cost(const Value* v, int cap) const {
     std::set<const Value*> seen;
+    int cost = 0;
     std::vector<const Value*> work{v};
-    while (!work.empty() && static_cast<int>(seen.size()) <= cap) {
+    while (!work.empty() && cost <= cap) {
       const Value* x = work.back();
       work.pop_back();
       auto it = pending_.find(x);
-      if (it == pending_.end() || !seen.insert(x).second || !reads_operands(*it->second)) continue;
-      for (const Operand& o : it->second->operands())
+      if (it == pending_.end() || !seen.insert(x).second) continue;
+      const Node& n = *it->second;
+      cost += n.op() == OpKind::Map ? std::max<int>(1, static_cast<int>(n.subgraph(0)->num_nodes())) : 1;
+      if (!reads_operands(n)) continue;
+      for (const Operand& o : n.operands())
         if (o.is_value()) work.push_back(o.value);
     }
-    return static_cast<int>(seen.size());
+    return cost;
   }
 
   bool must_realize(const Value* v, int64_t points) const {
