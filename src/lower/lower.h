@@ -2,7 +2,8 @@
 // kernels, sum/mean/amax/amin become reduction kernels, views become index arithmetic in
 // their consumers' loads (no kernel of their own), and every other op is an extern kernel run
 // by its reference kernel. Elementwise producers are inlined into the kernels that read them
-// (fusion by inlining, lower.cc says when a value is stored instead).
+// (fusion by inlining, lower.cc says when a value is stored instead); so are the pointwise
+// bodies of `map`, and `scan` with a pointwise combine_fn becomes a scan kernel (subgraph.h).
 #pragma once
 
 #include <set>
