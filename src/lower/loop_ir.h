@@ -52,6 +52,7 @@
 // the same rows, so each row is brought from memory once); parts have their own value names.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -101,6 +102,7 @@ struct BodyOp {
 // stored (the carries of `scan`, kept in buffers indexed by the outer loops only). The
 // scheduler never joins it with another kernel; code generation runs it serially.
 enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused, Scan };
+inline constexpr size_t kNumKernelKinds = 5;  // tables indexed by KernelKind
 
 // An operand of an extern kernel: a buffer viewed with explicit layout, or an inline literal.
 struct ExternOperand {
