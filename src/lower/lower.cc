@@ -340,13 +340,13 @@ class Lowering {
     const Value* out = body.outputs()[static_cast<size_t>(v->index())];
     // The map's leading coordinate is the one its mapped operands' slices are taken at; the
     // previous one is restored after, for a map read while inlining another map's operand.
-    const std::optional<IndexExpr> outer = map_index_.count(&n) ? std::optional(map_index_.at(&n)) : std::nullopt;
-    map_index_[&n] = c.at(0);
+    const std::optional<IndexExpr> outer = body_index_.count(&n) ? std::optional(body_index_.at(&n)) : std::nullopt;
+    body_index_[&n] = c.at(0);
     const std::vector<IndexExpr> rest(c.begin() + 1, c.end());
     const DType dt = v->type().dtype;
     const int x = b.cast(value_at(b, out, broadcast_coords(sizes_of(out), rest)), dt);
-    if (outer) map_index_[&n] = *outer;
-    else map_index_.erase(&n);
+    if (outer) body_index_[&n] = *outer;
+    else body_index_.erase(&n);
     return x;
   }
 
@@ -361,7 +361,7 @@ class Lowering {
     std::vector<IndexExpr> c = coords;
     if (n.op() == OpKind::Map) {
       if (i >= call.attr_int("num_mapped")) return value_at(b, operand, coords);
-      c.insert(c.begin(), map_index_.at(&n));
+      c.insert(c.begin(), body_index_.at(&n));
       return value_at(b, operand, c);
     }
     if (i < call.attr_int("num_init")) {
@@ -369,7 +369,7 @@ class Lowering {
       return b.load(carry.buffer, v->type().dtype, carry.map.substitute(coords));
     }
     const auto dim = wrap_dim(call.attr_int("dim"), static_cast<int>(coords.size()) + 1);
-    c.insert(c.begin() + *dim, map_index_.at(&n));
+    c.insert(c.begin() + *dim, body_index_.at(&n));
     return value_at(b, operand, c);
   }
 
@@ -414,12 +414,12 @@ class Lowering {
     k.loops = slice;
     k.loops.push_back(length);
     const IndexExpr step = length == 1 ? IndexExpr() : IndexExpr::var(rank);
-    map_index_[&n] = step;
+    body_index_[&n] = step;
     BodyBuilder b{k};
     std::vector<int> values;
     for (int r = 0; r < n.num_results(); ++r)
       values.push_back(b.cast(value_at(b, body.outputs()[static_cast<size_t>(r)], c), n.result(r)->type().dtype));
-    map_index_.erase(&n);
+    body_index_.erase(&n);
     for (int r = 0; r < n.num_results(); ++r) {
       std::vector<IndexExpr> at = c;
       if (r >= num_init) at.insert(at.begin() + dim, step);
@@ -752,8 +752,8 @@ class Lowering {
   LoopProgram p_;
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
-  std::map<const Value*, const Node*> body_of_;  // values of inlined map bodies -> the map
-  std::map<const Node*, IndexExpr> map_index_;   // while a map's body is inlined: its leading coordinate
+  std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
+  std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
