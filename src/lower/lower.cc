@@ -82,12 +82,6 @@ int64_t numel_of(const std::vector<int64_t>& sizes) {
 
 std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
 
-Shape with_static_sizes(const std::vector<int64_t>& sizes) {
-  std::vector<Dim> dims;
-  for (int64_t s : sizes) dims.push_back(Dim(s));
-  return Shape(std::move(dims));
-}
-
 // The coordinates at which an operand of sizes `sizes` is read by a result whose coordinates are
 // `coords` (broadcasting: missing leading dims are dropped, size-1 dims read coordinate 0).
 std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords) {
@@ -374,29 +368,29 @@ class Lowering {
   }
 
   // scan over `dim` with carries: the carries' buffers (the final-carry results) get the
-  // initial values (a copy kernel each), then one scan kernel loops over the slice's points
-  // and, innermost and in order, over the scanned dim: it loads the carries, computes the
-  // combine_fn body inlined, and stores the new carries and the step's outputs. Lowered when
-  // the carries, the slices and the outputs all have the slice shape.
+  // initial values (a copy kernel each), then one scan kernel loops over the points of
+  // combine_fn's outputs and, innermost and in order, over the scanned dim: it loads the
+  // carries, computes the combine_fn body inlined (slices broadcast as its ops say), and stores
+  // the new carries and the step's outputs. Lowered when all outputs (so all carries) have one
+  // shape; each point then owns its carries.
   Status scan_kernel(const Node& n) {
     const OpCallBase call(n.op(), n.attrs());
     const int num_init = static_cast<int>(call.attr_int("num_init"));
     const Value* x0 = n.operand(num_init).value;
-    const int rank = static_cast<int>(sizes_of(x0).size()) - 1;
-    const int dim = *wrap_dim(call.attr_int("dim"), rank + 1);
-    std::vector<int64_t> slice = sizes_of(x0);
-    const int64_t length = slice[static_cast<size_t>(dim)];
-    slice.erase(slice.begin() + dim);
+    const int dim = *wrap_dim(call.attr_int("dim"), static_cast<int>(sizes_of(x0).size()));
+    const int64_t length = sizes_of(x0)[static_cast<size_t>(dim)];
     const Graph& body = *n.subgraph(0);
-    const std::string slice_text = with_static_sizes(slice).to_string();
+    if (body.outputs().empty()) return Status::ok();
+    const std::vector<int64_t> slice = sizes_of(body.outputs()[0]);
+    const int rank = static_cast<int>(slice.size());
     for (const Value* v : body.outputs())
       if (sizes_of(v) != slice)
-        return node_error(n, "scan: combine_fn returns " + v->type().to_string() + "; a scan kernel needs every carry, slice "
-                              "and output to have the slice shape " + slice_text);
-    for (int i = 0; i < body.num_inputs(); ++i)
-      if (sizes_of(body.input(i)) != slice)
-        return node_error(n, "scan: combine_fn takes " + body.input(i)->type().to_string() + "; a scan kernel needs every "
-                              "carry, slice and output to have the slice shape " + slice_text);
+        return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() + " and " +
+                                 v->type().to_string() + "; a scan kernel needs all its outputs (carries and "
+                                 "per-step outputs) in one shape");
+    if (dim > rank)
+      return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() +
+                               ", too few dims to insert the scanned dim " + std::to_string(dim));
     const std::vector<IndexExpr> c = loop_coords(slice);
     for (int j = 0; j < num_init; ++j) {
       const Value* init = n.operand(j).value;
