@@ -14,6 +14,7 @@
 #include "lower/view_index.h"
 #include "ops/reduce_dims.h"
 #include "ops/type_rules.h"
+#include "support/check.h"
 
 namespace kiln {
 
@@ -388,9 +389,6 @@ class Lowering {
         return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() + " and " +
                                  v->type().to_string() + "; a scan kernel needs all its outputs (carries and "
                                  "per-step outputs) in one shape");
-    if (dim > rank)
-      return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() +
-                               ", too few dims to insert the scanned dim " + std::to_string(dim));
     const std::vector<IndexExpr> c = loop_coords(slice);
     for (int j = 0; j < num_init; ++j) {
       const Value* init = n.operand(j).value;
@@ -416,7 +414,10 @@ class Lowering {
     body_index_.erase(&n);
     for (int r = 0; r < n.num_results(); ++r) {
       std::vector<IndexExpr> at = c;
-      if (r >= num_init) at.insert(at.begin() + dim, step);
+      if (r >= num_init) {
+        KILN_CHECK(dim <= rank) << "scan: per-step output of rank " << rank << " has no dim " << dim << " (the type rule inserts it)";
+        at.insert(at.begin() + dim, step);
+      }
       const int out = r < num_init ? access_.at(n.result(r)).buffer : result_buffer(n.result(r), sizes_of(n.result(r)));
       b.store(out, strided(buffer(out).strides, at), values[static_cast<size_t>(r)]);
     }
