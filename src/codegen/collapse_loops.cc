@@ -54,7 +54,7 @@ void merge_loops(LoopKernel& k, int d) {
 
 LoopKernel collapse_loops(const LoopKernel& original) {
   LoopKernel k = original;
-  if (k.kind == KernelKind::Extern || k.kind == KernelKind::Fused) return k;
+  if (k.kind == KernelKind::Extern || k.kind == KernelKind::Fused || k.kind == KernelKind::Scan) return k;
   for (int d = static_cast<int>(k.loops.size()) - 1; d >= 0; --d) {
     const bool last_reduce = k.kind == KernelKind::Reduction && d >= k.num_outer_loops() && k.num_reduce_loops == 1;
     if (k.loops[static_cast<size_t>(d)] == 1 && !last_reduce) drop_loop(k, d);

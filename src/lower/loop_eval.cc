@@ -280,7 +280,7 @@ class Evaluator {
     vars_.resize(k.loops.size());
     vals_.assign(k.body.size(), Val{});
     const size_t outer = static_cast<size_t>(k.num_outer_loops());
-    if (k.kind == KernelKind::Pointwise)
+    if (k.kind == KernelKind::Pointwise || k.kind == KernelKind::Scan)  // scan: for_each runs steps in order
       return for_each(k, fixed, k.loops.size(), [&] { return run_body(k, 0, k.body.size()); });
     const size_t red = static_cast<size_t>(k.reduce_op);
     const BodyOp& rop = k.body[red];

@@ -52,6 +52,7 @@
 // the same rows, so each row is brought from memory once); parts have their own value names.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -96,7 +97,12 @@ struct BodyOp {
   bool has_result() const { return kind != Kind::Store; }
 };
 
-enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused };
+// Scan: a pointwise kernel whose innermost loop (at least one loop) is sequential: its steps
+// run in order at each point of the outer loops, and a step may load what an earlier step
+// stored (the carries of `scan`, kept in buffers indexed by the outer loops only). The
+// scheduler never joins it with another kernel; code generation runs it serially.
+enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused, Scan };
+inline constexpr size_t kNumKernelKinds = 5;  // tables indexed by KernelKind
 
 // An operand of an extern kernel: a buffer viewed with explicit layout, or an inline literal.
 struct ExternOperand {

@@ -535,6 +535,8 @@ Status LoopParser::kernel() {
     k.kind = KernelKind::Pointwise;
   } else if (at_ident("reduction")) {
     k.kind = KernelKind::Reduction;
+  } else if (at_ident("scan")) {
+    k.kind = KernelKind::Scan;
   } else if (at_ident("fused")) {
     k.kind = KernelKind::Fused;
     bump();
@@ -544,13 +546,15 @@ Status LoopParser::kernel() {
     p_.kernels.push_back(std::move(k));
     return Status::ok();
   } else {
-    return error_at(tok_, "expected 'pointwise', 'reduction', 'fused' or 'extern', got ", describe(tok_));
+    return error_at(tok_, "expected 'pointwise', 'reduction', 'scan', 'fused' or 'extern', got ", describe(tok_));
   }
   bump();
   KILN_TRY(expect(TokenKind::LBrace, "'{'"));
   KILN_TRY(block(k, 0, false));
   if (k.kind == KernelKind::Reduction && k.reduce_op < 0)
     return error_at(name_tok, "reduction kernel @", k.name, " has no reduce loop followed by a 'reduce' op");
+  if (k.kind == KernelKind::Scan && k.loops.empty())
+    return error_at(name_tok, "scan kernel @", k.name, " has no loop to scan over");
   bump();  // '}'
   p_.kernels.push_back(std::move(k));
   return Status::ok();

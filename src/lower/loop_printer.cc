@@ -69,7 +69,8 @@ class Printer {
       line(1, "}");
       return;
     }
-    line(1, "kernel @" + k.name + (k.kind == KernelKind::Pointwise ? " pointwise {" : " reduction {"));
+    const char* kind = k.kind == KernelKind::Pointwise ? " pointwise {" : k.kind == KernelKind::Scan ? " scan {" : " reduction {";
+    line(1, "kernel @" + k.name + kind);
     loop_nest(k, 0, 2);
     line(1, "}");
   }

@@ -10,9 +10,11 @@
 #include "core/tensor.h"
 #include "ir/printer.h"
 #include "lower/body_builder.h"
+#include "lower/subgraph.h"
 #include "lower/view_index.h"
 #include "ops/reduce_dims.h"
 #include "ops/type_rules.h"
+#include "support/check.h"
 
 namespace kiln {
 
@@ -188,8 +190,7 @@ class Lowering {
   }
 
   Status node(const Node& n) {
-    if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder))
-      return node_error(n, "control flow and other higher-order ops are not lowered yet");
+    if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder)) return higher_order(n);
     for (int r = 0; r < n.num_results(); ++r)
       if (!n.result(r)->type().shape.is_static())
         return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
@@ -226,19 +227,24 @@ class Lowering {
   // Whether a pending node reads its operands' values (creation ops like ones_like do not).
   static bool reads_operands(const Node& n) { return !n.info().has(kCreation); }
 
-  // Distinct pending nodes the body of pending `v` inlines, counting stops past `cap`.
+  // Distinct pending nodes the body of pending `v` inlines (a map counts its body's nodes),
+  // counting stops past `cap`.
   int inline_cost(const Value* v, int cap) const {
     std::set<const Value*> seen;
+    int cost = 0;
     std::vector<const Value*> work{v};
-    while (!work.empty() && static_cast<int>(seen.size()) <= cap) {
+    while (!work.empty() && cost <= cap) {
       const Value* x = work.back();
       work.pop_back();
       auto it = pending_.find(x);
-      if (it == pending_.end() || !seen.insert(x).second || !reads_operands(*it->second)) continue;
-      for (const Operand& o : it->second->operands())
+      if (it == pending_.end() || !seen.insert(x).second) continue;
+      const Node& n = *it->second;
+      cost += n.op() == OpKind::Map ? std::max<int>(1, static_cast<int>(n.subgraph(0)->num_nodes())) : 1;
+      if (!reads_operands(n)) continue;
+      for (const Operand& o : n.operands())
         if (o.is_value()) work.push_back(o.value);
     }
-    return static_cast<int>(seen.size());
+    return cost;
   }
 
   bool must_realize(const Value* v, int64_t points) const {
@@ -272,7 +278,7 @@ class Lowering {
     k.loops = sizes;
     BodyBuilder b{k};
     const std::vector<IndexExpr> c = loop_coords(sizes);
-    const int x = emit_pointwise(b, n, c);
+    const int x = emit_pending(b, n, v, c);
     pending_.erase(it);
     const int out = result_buffer(v, sizes);
     b.store(out, strided(buffer(out).strides, c), x);
@@ -281,7 +287,8 @@ class Lowering {
 
   // Value `v` at its coordinates `coords`: a load, or its pending body inlined.
   int value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& coords) {
-    if (auto it = pending_.find(v); it != pending_.end()) return emit_pointwise(b, *it->second, coords);
+    if (auto it = pending_.find(v); it != pending_.end()) return emit_pending(b, *it->second, v, coords);
+    if (auto it = body_of_.find(v); it != body_of_.end()) return body_value_at(b, *it->second, v, coords);
     const Access& a = access_.at(v);
     return b.load(a.buffer, v->type().dtype, a.map.substitute(coords));
   }
@@ -291,6 +298,131 @@ class Lowering {
     const Operand& o = n.operand(i);
     if (!o.is_value()) return b.constant(o.literal, dt);
     return b.cast(value_at(b, o.value, broadcast_coords(sizes_of(o.value), coords)), dt);
+  }
+
+  // ---- Higher-order ops (subgraph.h) ----
+
+  // map with a pointwise body_fn: no kernel; each result stays pending, and a reader computes
+  // body_fn's body inlined at its coordinates (the mapped dim is the leading coordinate).
+  // scan with a pointwise combine_fn: a scan kernel (scan_kernel). cond and while_loop are
+  // refused; so is a body that is not pointwise.
+  Status higher_order(const Node& n) {
+    if (n.op() != OpKind::Map && n.op() != OpKind::Scan)
+      return node_error(n, "control flow (cond, while_loop) is not lowered yet; of the higher-order ops only map and "
+                           "scan with pointwise bodies are");
+    for (int i = 0; i < n.num_subgraphs(); ++i)
+      if (Status s = check_pointwise_subgraph(n, i, options_.allowed_mutations, &lowers_as_pointwise); !s)
+        return node_error(n, s.error().message());
+    for (int r = 0; r < n.num_results(); ++r)
+      if (!n.result(r)->type().shape.is_static())
+        return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
+                                 "; only static shapes are lowered");
+    const Graph& body = *n.subgraph(0);
+    for (int i = 0; i < body.num_inputs(); ++i) body_of_[body.input(i)] = &n;
+    for (const Node* x : body.nodes()) body_of_[x->result()] = &n;
+    if (n.op() == OpKind::Scan) return scan_kernel(n);
+    for (int r = 0; r < n.num_results(); ++r) {
+      pending_[n.result(r)] = &n;
+      if (!options_.fuse || outputs_.count(n.result(r))) realize(n.result(r));
+    }
+    return Status::ok();
+  }
+
+  // Pending `v`, the result of `n` (an elementwise node or a map), at coordinates `c`.
+  int emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c) {
+    if (n.op() != OpKind::Map) return emit_pointwise(b, n, c);
+    const Graph& body = *n.subgraph(0);
+    const Value* out = body.outputs()[static_cast<size_t>(v->index())];
+    // The map's leading coordinate is the one its mapped operands' slices are taken at; the
+    // previous one is restored after, for a map read while inlining another map's operand.
+    const std::optional<IndexExpr> outer = body_index_.count(&n) ? std::optional(body_index_.at(&n)) : std::nullopt;
+    body_index_[&n] = c.at(0);
+    const std::vector<IndexExpr> rest(c.begin() + 1, c.end());
+    const DType dt = v->type().dtype;
+    const int x = b.cast(value_at(b, out, broadcast_coords(sizes_of(out), rest)), dt);
+    if (outer) body_index_[&n] = *outer;
+    else body_index_.erase(&n);
+    return x;
+  }
+
+  // A value of map or scan `n`'s body at its coordinates: a body node inlined, or a body
+  // input: a map's extra operand as it is, a mapped or scanned operand at the current mapped
+  // or scan coordinate, a scan's carry loaded from its buffer (the previous step's store).
+  int body_value_at(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& coords) {
+    if (!v->is_input()) return emit_pointwise(b, *v->producer(), coords);
+    const int i = v->index();
+    const Value* operand = n.operand(i).value;
+    const OpCallBase call(n.op(), n.attrs());
+    std::vector<IndexExpr> c = coords;
+    if (n.op() == OpKind::Map) {
+      if (i >= call.attr_int("num_mapped")) return value_at(b, operand, coords);
+      c.insert(c.begin(), body_index_.at(&n));
+      return value_at(b, operand, c);
+    }
+    if (i < call.attr_int("num_init")) {
+      const Access& carry = access_.at(n.result(i));
+      return b.load(carry.buffer, v->type().dtype, carry.map.substitute(coords));
+    }
+    const auto dim = wrap_dim(call.attr_int("dim"), static_cast<int>(coords.size()) + 1);
+    c.insert(c.begin() + *dim, body_index_.at(&n));
+    return value_at(b, operand, c);
+  }
+
+  // scan over `dim` with carries: the carries' buffers (the final-carry results) get the
+  // initial values (a copy kernel each), then one scan kernel loops over the points of
+  // combine_fn's outputs and, innermost and in order, over the scanned dim: it loads the
+  // carries, computes the combine_fn body inlined (slices broadcast as its ops say), and stores
+  // the new carries and the step's outputs. Lowered when all outputs (so all carries) have one
+  // shape; each point then owns its carries.
+  Status scan_kernel(const Node& n) {
+    const OpCallBase call(n.op(), n.attrs());
+    const int num_init = static_cast<int>(call.attr_int("num_init"));
+    const Value* x0 = n.operand(num_init).value;
+    const int dim = *wrap_dim(call.attr_int("dim"), static_cast<int>(sizes_of(x0).size()));
+    const int64_t length = sizes_of(x0)[static_cast<size_t>(dim)];
+    const Graph& body = *n.subgraph(0);
+    if (body.outputs().empty()) return Status::ok();
+    const std::vector<int64_t> slice = sizes_of(body.outputs()[0]);
+    const int rank = static_cast<int>(slice.size());
+    for (const Value* v : body.outputs())
+      if (sizes_of(v) != slice)
+        return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() + " and " +
+                                 v->type().to_string() + "; a scan kernel needs all its outputs (carries and "
+                                 "per-step outputs) in one shape");
+    const std::vector<IndexExpr> c = loop_coords(slice);
+    for (int j = 0; j < num_init; ++j) {
+      const Value* init = n.operand(j).value;
+      prepare(init, numel_of(slice));
+      LoopKernel k = make_kernel(KernelKind::Pointwise);
+      k.loops = slice;
+      BodyBuilder b{k};
+      const int x = value_at(b, init, c);
+      const int out = result_buffer(n.result(j), slice);
+      b.store(out, strided(buffer(out).strides, c), x);
+      append(std::move(k));
+    }
+    for (int j = num_init; j < n.num_operands(); ++j) prepare(n.operand(j).value, numel_of(slice) * length);
+    LoopKernel k = make_kernel(KernelKind::Scan);
+    k.loops = slice;
+    k.loops.push_back(length);
+    const IndexExpr step = length == 1 ? IndexExpr() : IndexExpr::var(rank);
+    body_index_[&n] = step;
+    BodyBuilder b{k};
+    std::vector<int> values;
+    for (int r = 0; r < n.num_results(); ++r)
+      values.push_back(b.cast(value_at(b, body.outputs()[static_cast<size_t>(r)], c), n.result(r)->type().dtype));
+    body_index_.erase(&n);
+    for (int r = 0; r < n.num_results(); ++r) {
+      std::vector<IndexExpr> at = c;
+      if (r >= num_init) {
+        KILN_CHECK(dim <= rank) << "scan: per-step output of rank " << rank << " has no dim " << dim << " (the type rule inserts it)";
+        at.insert(at.begin() + dim, step);
+      }
+      const int out = r < num_init ? access_.at(n.result(r)).buffer : result_buffer(n.result(r), sizes_of(n.result(r)));
+      b.store(out, strided(buffer(out).strides, at), values[static_cast<size_t>(r)]);
+    }
+    append(std::move(k));
+    return Status::ok();
   }
 
   // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
@@ -615,6 +747,8 @@ class Lowering {
   LoopProgram p_;
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
+  std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)

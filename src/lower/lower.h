@@ -2,8 +2,11 @@
 // kernels, sum/mean/amax/amin become reduction kernels, views become index arithmetic in
 // their consumers' loads (no kernel of their own), and every other op is an extern kernel run
 // by its reference kernel. Elementwise producers are inlined into the kernels that read them
-// (fusion by inlining, lower.cc says when a value is stored instead).
+// (fusion by inlining, lower.cc says when a value is stored instead); so are the pointwise
+// bodies of `map`, and `scan` with a pointwise combine_fn becomes a scan kernel (subgraph.h).
 #pragma once
+
+#include <set>
 
 #include "ir/graph.h"
 #include "lower/loop_ir.h"
@@ -17,9 +20,13 @@ struct LowerOptions {
   // (schedule.h); false: one kernel per node.
   bool fuse = true;
   ScheduleOptions schedule = {};
+  // Ops that may create or mutate a buffer inside a higher-order op's body (SPEC.md 4's
+  // allowed_mutations; subgraph.h). Empty: bodies must be pointwise.
+  std::set<OpKind> allowed_mutations = {};
 };
 
-// Requires static shapes and no subgraphs; otherwise an error naming the node in IR syntax.
+// Requires static shapes; of the higher-order ops only `map` with a pointwise body_fn is
+// lowered (inlined into its readers, subgraph.h). Otherwise an error naming the node in IR syntax.
 Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options = {});
 
 }  // namespace kiln

@@ -108,6 +108,8 @@ class Scheduler {
   // Joins `b` to `a` (the kernel before it) when legal and worth it.
   bool join(LoopKernel& a, const LoopKernel& b) const {
     if (a.kind == KernelKind::Extern || b.kind == KernelKind::Extern || b.kind == KernelKind::Fused) return false;
+    // A scan kernel's later steps read what its earlier ones stored; no join keeps that order.
+    if (a.kind == KernelKind::Scan || b.kind == KernelKind::Scan) return false;
     if (overwrites(a, b) || !related(a, b)) return false;
     if (o_.merge_pointwise && a.kind == KernelKind::Pointwise && b.kind == KernelKind::Pointwise && a.loops == b.loops)
       return merge_pointwise(a, b);

@@ -69,7 +69,8 @@ class KernelWriter {
              ", " + std::to_string(original.parts.size()) + " parts run per row\n";
       return;
     }
-    out_ = "// kernel @" + original.name + ": " + (original.kind == KernelKind::Reduction ? "reduction" : "pointwise") +
+    const char* kind = original.kind == KernelKind::Reduction ? "reduction" : original.kind == KernelKind::Scan ? "scan" : "pointwise";
+    out_ = "// kernel @" + original.name + ": " + kind +
            ", " + loops_text(original);
     if (k_.loops != original.loops) out_ += " (run as " + loops_text(k_).substr(6) + ")";
     out_ += "\n";
@@ -103,7 +104,7 @@ class KernelWriter {
   // The loops from first_ on and the body.
   void nest() {
     const int n = static_cast<int>(k_.loops.size());
-    if (k_.kind == KernelKind::Pointwise) {
+    if (k_.kind == KernelKind::Pointwise || k_.kind == KernelKind::Scan) {
       const std::vector<bool> hoisted = invariant_below(first_, 0, k_.body.size());
       ops(0, k_.body.size(), hoisted, true);
       for (int d = first_; d < n; ++d) open_loop(d);

@@ -57,6 +57,7 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   CppSchedule s;
   const int n = static_cast<int>(k.loops.size());
   if (!o.openmp || n == 0 || k.kind == KernelKind::Fused) return s;  // fused: cpp_kernel.cc parallelizes rows
+  if (k.kind == KernelKind::Scan) return s;  // steps depend on earlier ones: serial
   const bool large = points(k, 0, k.loops.size()) >= o.parallel_threshold;
   if (k.kind == KernelKind::Pointwise) {
     if (!stores_independent(k, n)) return s;
