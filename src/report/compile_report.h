@@ -35,7 +35,7 @@ struct ReportProgram {
   std::string dot;     // loop_program_dot
   int64_t dot_nodes = 0;  // kernels and buffers drawn
   std::string cpp;     // the generated C++ of every kernel (one unit)
-  std::array<int, 4> kernels_by_kind = {};  // indexed by KernelKind
+  std::array<int, kNumKernelKinds> kernels_by_kind = {};  // indexed by KernelKind
   MemorySeries memory;
 };
 

@@ -42,6 +42,7 @@ const char* kernel_kind_colour(KernelKind k) {
     case KernelKind::Reduction: return "#cfe2ff";
     case KernelKind::Fused: return "#e2d4f0";
     case KernelKind::Extern: return "#f8d7da";
+    case KernelKind::Scan: return "#fff3cd";
   }
   return "#ffffff";
 }
@@ -52,6 +53,7 @@ const char* kernel_kind_name(KernelKind k) {
     case KernelKind::Reduction: return "reduction";
     case KernelKind::Fused: return "fused";
     case KernelKind::Extern: return "extern";
+    case KernelKind::Scan: return "scan";
   }
   return "?";
 }

@@ -93,7 +93,7 @@ std::string graph_legend() {
 
 std::string kernel_legend() {
   std::string out = "<p>";
-  for (KernelKind k : {KernelKind::Pointwise, KernelKind::Reduction, KernelKind::Fused, KernelKind::Extern})
+  for (KernelKind k : kReportedKernelKinds)
     out += legend_item(kernel_kind_colour(k), kernel_kind_name(k));
   return out + " ellipses: buffers (dashed: temporaries)</p>\n";
 }
@@ -138,7 +138,7 @@ Expected<std::string> kernels_section(const CompileReport& r, const fs::path& di
     KILN_TRY(write_file(dir / (base + ".cpp"), p.cpp));
     KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, p.dot, p.dot_nodes, renderer));
     out += "<h3>" + html_escape(p.title) + "</h3>\n<p>";
-    for (KernelKind k : {KernelKind::Pointwise, KernelKind::Reduction, KernelKind::Fused, KernelKind::Extern})
+    for (KernelKind k : kReportedKernelKinds)
       out += std::to_string(p.kernels_by_kind[static_cast<size_t>(k)]) + " " + kernel_kind_name(k) + " &nbsp; ";
     out += "· generated C++: <a href=\"" + html_escape(base + ".cpp") + "\">" + html_escape(base + ".cpp") +
            "</a> · loop IR: <a href=\"" + html_escape(base + ".loops") + "\">" + html_escape(base + ".loops") + "</a></p>\n";
