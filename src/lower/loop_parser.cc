@@ -300,6 +300,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
   if (w == "store" && name) return error_at(op_tok, "store has no result");
   bump();
   if (w == "store") {
+    if (reduction && in_reduce) return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
     op.kind = BodyOp::Kind::Store;
     KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(true));
     KILN_TRY(expect(TokenKind::LBracket, "'['"));

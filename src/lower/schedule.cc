@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "lower/body_builder.h"
-#include "lower/reuse_row_values.h"
 
 namespace kiln {
 
@@ -235,7 +234,6 @@ void schedule_kernels(LoopProgram& p, const ScheduleOptions& options) {
     out.push_back(std::move(k));
   }
   p.kernels = std::move(out);
-  if (options.reuse_row_values) reuse_row_values(p);
   remove_unread_temporaries(p);
   for (size_t i = 0; i < p.kernels.size(); ++i) p.kernels[i].name = "k" + std::to_string(i);
 }

@@ -7,8 +7,7 @@
 //  - kernels over the same rows into one fused kernel: when their outer loops share a prefix
 //    (the rows) and each later kernel reads what an earlier one wrote only in the same row,
 //    the parts run one after another per row, so a row comes from memory once (softmax,
-//    layer_norm: reductions then a pointwise epilogue); then, inside those, values a reduction
-//    part computed per element are stored for a later pointwise part (reuse_row_values.h).
+//    layer_norm: reductions then a pointwise epilogue).
 // Temporaries no kernel reads any more disappear with the ops that computed them.
 #pragma once
 
@@ -26,9 +25,6 @@ struct ScheduleOptions {
   // ... and each part's row (points of its own loops) must be at most this many elements, so
   // that it stays in cache between parts.
   int64_t max_row_elements = 32768;
-  // Within fused kernels, a pointwise part loads an expensive value an earlier reduction part
-  // of the row computed instead of recomputing it (reuse_row_values.h).
-  bool reuse_row_values = true;
 };
 
 void schedule_kernels(LoopProgram& p, const ScheduleOptions& options = {});

@@ -37,18 +37,21 @@ extern "C" void kiln_softmax_k0(char* const* buffers) {
         const float v0 = b0_x[128 * i0 + i1];
         const float v2 = (v0 - v1);
         const float v3 = kiln_expf(v2);
-        b3_out0[128 * i0 + i1] = v3;
         acc += v3;
       }
-      const float v5 = acc;
-      b2_t1[i0] = v5;
+      const float v4 = acc;
+      b2_t1[i0] = v4;
     }
     {  // part 2: pointwise
-      const float v1 = b2_t1[i0];
+      const float v1 = b1_t0[i0];
+      const float v4 = b2_t1[i0];
+      #pragma omp simd
       for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b3_out0[128 * i0 + i1];
-        const float v2 = (v0 / v1);
-        b3_out0[128 * i0 + i1] = v2;
+        const float v0 = b0_x[128 * i0 + i1];
+        const float v2 = (v0 - v1);
+        const float v3 = kiln_expf(v2);
+        const float v5 = (v3 / v4);
+        b3_out0[128 * i0 + i1] = v5;
       }
     }
   }
