@@ -62,6 +62,14 @@ TEST(BlasMatmul, UniformOperandsAreRowAndColumnSums) {
   expect_blas_matches(OpKind::Mm, Tensor::randn({5, 4}, 7, DType::F64), three, 1e-12);
   expect_blas_matches(OpKind::Bmm, Tensor::randn({2, 3, 4}, 8).as_strided({2, 3, 4}, {12, 1, 3}, 0),
                       Tensor::full({1}, -2.0).as_strided({2, 4, 3}, {0, 0, 0}, 0), 1e-5);
+  // Large enough for the threaded paths: sums of one unbatched operand split by column blocks
+  // (700 columns: a partial last block), sums per batch of a batched one, row sums.
+  const Tensor quarter = Tensor::full({1}, 0.25).as_strided({2, 300, 400}, {0, 0, 0}, 0);
+  expect_blas_matches(OpKind::Matmul, quarter, Tensor::randn({400, 700}, 9), 1e-5);
+  expect_blas_matches(OpKind::Bmm, Tensor::full({1}, 1.5).as_strided({3, 200, 300}, {0, 0, 0}, 0),
+                      Tensor::randn({3, 300, 200}, 10), 1e-5);
+  expect_blas_matches(OpKind::Mm, Tensor::randn({500, 400}, 11), Tensor::full({1}, 2.0).as_strided({400, 300}, {0, 0}, 0),
+                      1e-5);
 }
 
 TEST(BlasMatmul, LeavesOtherCasesToTheReference) {

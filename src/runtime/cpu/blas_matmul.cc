@@ -57,7 +57,9 @@ bool is_uniform(const Tensor& t) {
 
 // out = op(a, b) where one operand is uniform with value c: every output row is c times the
 // column sums of b (a uniform), or every output column is c times the row sums of a (b
-// uniform). O(k*(n + m)) per batch instead of the product's O(n*m*k); sums run in double.
+// uniform). O(k*(n + m)) per batch instead of the product's O(n*m*k); sums run in double,
+// once when the other operand has no batch dims of its own; the output is filled by all
+// threads (it is the large part: the expanded tangent of a sum loss makes [B, T, width]).
 template <typename T>
 void uniform_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int r = out.dim();
@@ -71,29 +73,48 @@ void uniform_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t rs = other.strides()[static_cast<size_t>(other.dim() - 2)];
   const int64_t cs = other.strides()[static_cast<size_t>(other.dim() - 1)];
   const std::vector<int64_t> so = batch_strides(other, batch);
-  T* pc = out.data<T>();
-  std::vector<double> sums(static_cast<size_t>(a_uniform ? m : n));
-  std::vector<int64_t> idx(batch.size(), 0);
+  const bool other_batched = std::any_of(so.begin(), so.end(), [](int64_t s) { return s != 0; });
   int64_t batches = 1;
   for (int64_t s : batch) batches *= s;
-  for (int64_t i = 0; i < batches; ++i, pc += n * m) {
+  const int64_t width = a_uniform ? m : n;  // one sum per output column (a uniform) or row
+  // c times the sums of batch i's `other` (the first batch's when it has no batch dims). One
+  // parallel region at a time: nested regions (even inside an inactive one) start new threads.
+  const int64_t sum_batches = other_batched ? batches : 1;
+  std::vector<T> scaled(static_cast<size_t>(sum_batches * width));
+  auto sum_block = [&](int64_t i, int64_t j0, int64_t j1) {  // sums j0..j1-1 of batch i
     const T* base = po;
-    for (size_t d = 0; d < batch.size(); ++d) base += idx[d] * so[d];
-    std::fill(sums.begin(), sums.end(), 0.0);
+    for (int64_t d = static_cast<int64_t>(batch.size()) - 1, rest = i; d >= 0; --d) {
+      base += (rest % batch[static_cast<size_t>(d)]) * so[static_cast<size_t>(d)];
+      rest /= batch[static_cast<size_t>(d)];
+    }
+    std::vector<double> sums(static_cast<size_t>(j1 - j0), 0.0);
     if (a_uniform) {  // column sums of b [k, m]
       for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t j = 0; j < m; ++j) sums[static_cast<size_t>(j)] += static_cast<double>(base[kk * rs + j * cs]);
-      for (int64_t row = 0; row < n; ++row)
-        for (int64_t j = 0; j < m; ++j) pc[row * m + j] = static_cast<T>(c * sums[static_cast<size_t>(j)]);
+        for (int64_t j = j0; j < j1; ++j) sums[static_cast<size_t>(j - j0)] += static_cast<double>(base[kk * rs + j * cs]);
     } else {  // row sums of a [n, k]
-      for (int64_t row = 0; row < n; ++row)
-        for (int64_t kk = 0; kk < k; ++kk) sums[static_cast<size_t>(row)] += static_cast<double>(base[row * rs + kk * cs]);
-      for (int64_t row = 0; row < n; ++row)
-        for (int64_t j = 0; j < m; ++j) pc[row * m + j] = static_cast<T>(c * sums[static_cast<size_t>(row)]);
+      for (int64_t row = j0; row < j1; ++row)
+        for (int64_t kk = 0; kk < k; ++kk) sums[static_cast<size_t>(row - j0)] += static_cast<double>(base[row * rs + kk * cs]);
     }
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
+    for (int64_t j = j0; j < j1; ++j) scaled[static_cast<size_t>(i * width + j)] = static_cast<T>(c * sums[static_cast<size_t>(j - j0)]);
+  };
+  const bool large = sum_batches * width * k > (int64_t{1} << 16);
+  if (sum_batches > 1) {
+#pragma omp parallel for schedule(static) if (large)
+    for (int64_t i = 0; i < sum_batches; ++i) sum_block(i, 0, width);
+  } else {
+    constexpr int64_t kBlock = 64;
+#pragma omp parallel for schedule(static) if (large)
+    for (int64_t j0 = 0; j0 < width; j0 += kBlock) sum_block(0, j0, std::min(width, j0 + kBlock));
+  }
+  T* pc = out.data<T>();
+#pragma omp parallel for schedule(static) if (batches * n * m > (int64_t{1} << 16))
+  for (int64_t row = 0; row < batches * n; ++row) {
+    const T* s = scaled.data() + (other_batched ? (row / n) * width : 0);
+    T* dst = pc + row * m;
+    if (a_uniform) {
+      std::copy(s, s + m, dst);
+    } else {
+      std::fill(dst, dst + m, s[row % n]);
     }
   }
 }
