@@ -2,7 +2,10 @@
 // 256, 4 heads, float32) compiled by kiln's CPU backend, against PyTorch eager and
 // torch.compile (Inductor's C++/OpenMP backend) measured in the same run by
 // bench/torch_train_step.py with the same thread count (docs/PERF.md records the results):
-//   - step time: median forward + backward;
+//   - step time: median forward + backward over `runs` steps, the best of several rounds on each
+//     side (kiln: one round before the PyTorch process and two after it; PyTorch: three rounds
+//     of eager and torch.compile, interleaved), so that a slow window of a noisy machine that
+//     hits one side's round does not decide the ratio; every round's median is printed;
 //   - memory: kiln's planned peak of a step (the larger of the forward's and the backward's:
 //     outputs, saved values, gradients and the temporaries' arena; parameters and the input
 //     excluded) against the growth of PyTorch's peak RSS over one eager step;
@@ -167,6 +170,12 @@ void print_profile(const Captured& c, const Tensor& x, int runs, const std::stri
     std::printf("%8.3f ms %5.1f%%  %s\n", 1e3 * rows[i].seconds, 100 * rows[i].seconds / total, rows[i].where.c_str());
 }
 
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,29 +216,40 @@ int main(int argc, char** argv) {
   GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.backend = Backend::Cpu}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "warm-up");
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = Clock::now();
-    (void)or_die(fn(in), "step");
-    t.push_back(since(t0));
-  }
-  std::sort(t.begin(), t.end());
-  const double step_ms = 1e3 * t[t.size() / 2];
+  auto round_ms = [&] {  // the median of `runs` steps
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+      const auto t0 = Clock::now();
+      (void)or_die(fn(in), "step");
+      t.push_back(since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return 1e3 * t[t.size() / 2];
+  };
+  std::vector<double> kiln_rounds = {round_ms()};
   const int64_t peak = planned_step_peak(c);
-  std::filesystem::remove_all(cache);
 
   std::string torch = "{}";
   Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_train_step.py", "--batch",
                                            "8", "--seq", "128", "--width", "256", "--heads", "4", "--threads",
-                                           std::to_string(threads), "--runs", std::to_string(runs)});
+                                           std::to_string(threads), "--runs", std::to_string(runs), "--rounds", "3"});
   if (r && r->ok()) torch = r->output.substr(r->output.rfind('{'));
   else std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
+  kiln_rounds.push_back(round_ms());
+  kiln_rounds.push_back(round_ms());
+  std::filesystem::remove_all(cache);
+  const double step_ms = *std::min_element(kiln_rounds.begin(), kiln_rounds.end());
   const double eager = json_number(torch, "eager_ms"), compiled = json_number(torch, "compiled_ms");
   const double torch_cold = json_number(torch, "compile_cold_s"), torch_peak = json_number(torch, "eager_peak_bytes");
 
   std::printf("transformer block train step, batch 8, seq 128, width 256, 4 heads, f32, %d threads\n", threads);
   std::printf("%-44s %12s %12s\n", "", "kiln", "ratio");
   std::printf("%-44s %12.2f\n", "kiln step (ms)", step_ms);
+  std::printf("%-44s %12s\n", "  kiln rounds (ms)",
+              (fixed(kiln_rounds[0]) + " " + fixed(kiln_rounds[1]) + " " + fixed(kiln_rounds[2])).c_str());
+  const size_t eager_at = torch.find("\"eager_rounds_ms\""), compiled_at = torch.find("\"compiled_rounds_ms\"");
+  if (eager_at != std::string::npos)
+    std::printf("  torch rounds: %s\n", torch.substr(eager_at, torch.find(']', compiled_at) + 1 - eager_at).c_str());
   if (eager > 0) std::printf("%-44s %12.2f %11.2fx\n", "torch eager step (ms), eager / kiln", eager, eager / step_ms);
   if (compiled > 0)
     std::printf("%-44s %12.2f %11.2fx\n", "torch.compile step (ms), compiled / kiln", compiled, compiled / step_ms);
