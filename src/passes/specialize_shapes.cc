@@ -1,28 +1,23 @@
 #include "passes/specialize_shapes.h"
 
+#include <vector>
+
 #include "core/symbol_bindings.h"
 #include "passes/propagate_shapes.h"
 
 namespace kiln {
 
-namespace {
-
-TensorType substituted(const TensorType& t, const std::map<std::string, int64_t>& symbols) {
-  TensorType out = t;
-  for (int d = 0; d < out.shape.rank(); ++d)
-    if (out.shape[d].is_symbolic()) out.shape[d] = Dim(out.shape[d].expr().substitute(symbols));
-  return out;
+std::string symbol_values_text(const std::map<std::string, int64_t>& symbols) {
+  std::string text;
+  for (const auto& [name, value] : symbols) text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return text;
 }
 
-void substitute_types(Graph& g, const std::map<std::string, int64_t>& symbols) {
-  for (Value* v : g.inputs()) v->set_type(substituted(v->type(), symbols));
-  for (Node* n : g.nodes()) {
-    for (Value* r : n->results()) r->set_type(substituted(r->type(), symbols));
-    for (int i = 0; i < n->num_subgraphs(); ++i) substitute_types(*n->subgraph(i), symbols);
-  }
+Expected<Specialized> specialize_shapes(const Graph& g, std::span<const Tensor> inputs) {
+  std::vector<TensorType> types;
+  for (const Tensor& t : inputs) types.push_back(t.type());
+  return specialize_shapes(g, types);
 }
-
-}  // namespace
 
 bool has_symbolic_inputs(const Graph& g) {
   for (const Value* v : g.inputs())
@@ -41,15 +36,15 @@ Expected<Specialized> specialize_shapes(const Graph& g, std::span<const TensorTy
   for (const Graph::Guard& guard : g.guards()) {
     const std::optional<bool> holds = guard.guard.holds(symbols);
     if (holds && !*holds) {
-      std::string values;
-      for (const auto& [name, value] : symbols) values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-      return make_error("specialize @", g.name(), ": guard ", guard.guard.to_string(), " does not hold for ", values);
+      return make_error("specialize @", g.name(), ": guard ", guard.guard.to_string(), " does not hold for ",
+                        symbol_values_text(symbols));
     }
   }
   Specialized s{g.clone(), symbols};
-  substitute_types(*s.graph, symbols);
-  // The op rules again on the concrete types: what a symbolic dim hid (a narrow past the
-  // end of a dim of B) is an error here, naming the node, as the interpreter reports it.
+  // The concrete input types, then the op rules on them give every other type (subgraphs
+  // included); what a symbolic dim hid (a narrow past the end of a dim of B) is an error
+  // here, naming the node, as the interpreter reports it.
+  for (int i = 0; i < g.num_inputs(); ++i) s.graph->input(i)->set_type(inputs[static_cast<size_t>(i)]);
   Expected<PassResult> checked = propagate_shapes(*s.graph);
   if (!checked) return checked.error().add_context("while specializing @" + g.name() + " to its inputs' sizes");
   // Guards the values decide are dropped (they hold); those naming symbols the inputs leave

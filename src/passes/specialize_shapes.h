@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "core/tensor.h"
 #include "core/tensor_type.h"
 #include "ir/graph.h"
 #include "support/diagnostic.h"
@@ -24,10 +25,15 @@ struct Specialized {
   std::map<std::string, int64_t> symbols;  // the value of each symbol the inputs bound
 };
 
+// "B=64, T=32": symbol values as messages print them.
+std::string symbol_values_text(const std::map<std::string, int64_t>& symbols);
+
 // `inputs` holds one concrete type per graph input, in order. Errors: a count, dtype, rank or
 // static-dim mismatch, a symbol given two values, a guard that fails (each names the input or
 // guard).
 Expected<Specialized> specialize_shapes(const Graph& g, std::span<const TensorType> inputs);
+// The same, to the types of concrete input tensors.
+Expected<Specialized> specialize_shapes(const Graph& g, std::span<const Tensor> inputs);
 
 // Whether any input of `g` has a symbolic dim.
 bool has_symbolic_inputs(const Graph& g);

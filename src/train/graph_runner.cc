@@ -36,8 +36,6 @@ class SpecializingCpuRunner final : public GraphRunner {
  public:
   explicit SpecializingCpuRunner(const Graph& graph) : graph_(graph) {}
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override {
-    std::vector<TensorType> types;
-    for (const Tensor& t : inputs) types.push_back(t.type());
     std::vector<std::vector<int64_t>> key;
     for (const Tensor& t : inputs) key.push_back(t.sizes());
     const CompiledGraph* compiled = nullptr;
@@ -45,7 +43,7 @@ class SpecializingCpuRunner final : public GraphRunner {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = compiled_.find(key);
       if (it == compiled_.end()) {
-        KILN_ASSIGN_OR_RETURN(Specialized s, specialize_shapes(graph_, types));
+        KILN_ASSIGN_OR_RETURN(Specialized s, specialize_shapes(graph_, inputs));
         KILN_ASSIGN_OR_RETURN(CompiledGraph c, compile_graph_cpu(*s.graph));
         it = compiled_.emplace(std::move(key), std::make_unique<CompiledGraph>(std::move(c))).first;
       }

@@ -301,13 +301,8 @@ Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::
 Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor> inputs, std::vector<std::string>& names) {
   std::optional<Specialized> specialized;
   if (has_symbolic_inputs(g)) {
-    std::vector<TensorType> types;
-    for (const Tensor& t : inputs) types.push_back(t.type());
-    KILN_ASSIGN_OR_RETURN(specialized, specialize_shapes(g, types));
-    std::string values;
-    for (const auto& [name, value] : specialized->symbols)
-      values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-    std::printf("specialized @%s to %s\n", g.name().c_str(), values.c_str());
+    KILN_ASSIGN_OR_RETURN(specialized, specialize_shapes(g, inputs));
+    std::printf("specialized @%s to %s\n", g.name().c_str(), symbol_values_text(specialized->symbols).c_str());
   }
   KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(specialized ? *specialized->graph : g));
   const LoopProgram& p = compiled.program().program();
