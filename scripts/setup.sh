@@ -2,9 +2,10 @@
 # Installs what kiln needs on Debian 12 (bookworm), idempotently:
 #   - Debian packages: compiler, CMake, Ninja, ccache, GoogleTest/Benchmark, clang with its
 #     sanitizer/libFuzzer runtime, LLVM's FileCheck, OpenBLAS (extern matmuls of the CPU backend),
-#     Graphviz (compile reports);
+#     Graphviz (compile reports), ONNX's C++ library and protobuf (ONNX export);
 #   - a project-local Python virtual environment at .venv (Debian's /usr/bin/python3) with
-#     pinned torch, numpy and lit, used by the oracle and lit tests.
+#     pinned torch, numpy and lit (oracle and lit tests), onnx and onnxruntime (the runner that
+#     verifies ONNX exports).
 # Run as root, or as a user with sudo. A re-run installs nothing and takes about a second.
 set -euo pipefail
 
@@ -13,12 +14,13 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Pinned Python packages (PyPI). torch from PyPI is the CUDA build: it pulls nvidia-* wheels
 # (about 5.5 GB in .venv, ~75 s to install); kiln only uses it on the CPU as the oracle.
-PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5)  # pip itself is pinned below
+PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5 onnx==1.23.2 onnxruntime==1.31.1)  # pip itself is pinned below
 
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
               clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
-              libopenblas-dev libopenblas-openmp-dev graphviz)
+              libopenblas-dev libopenblas-openmp-dev graphviz
+              libonnx-dev libprotobuf-dev protobuf-compiler)
 
 say() { echo "setup: $*"; }
 
@@ -64,7 +66,7 @@ else
   say "pip install $WANT (torch is large: ~75 s, ~5.5 GB)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check pip==26.3
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
-  "$VENV/bin/python" -c "import torch, numpy, lit"
+  "$VENV/bin/python" -c "import torch, numpy, lit, onnx, onnxruntime"
   echo "$WANT" > "$STAMP"
 fi
 say "done"

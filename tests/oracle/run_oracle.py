@@ -11,6 +11,10 @@ torch.allclose(equal_nan=True) with the case's rtol/atol (exact equality for int
 A case with expect_error must make kiln exit with status 1 and print that text on stderr.
 Prints one line per failure and ends with `N passed, M failed`; exits 1 if any failed.
 
+With --device onnx each case is exported to ONNX and run in ONNX Runtime instead, compared with
+kiln's interpreter at verify's default tolerances (onnx_case.py); ops kiln documents as not
+exportable are skipped with the reason.
+
 With --device cpu the cases run compiled by the CPU backend instead (`kiln run --device=cpu
 --check`: lowered, fused, compiled to C++ and run; --check also runs the interpreter and fails
 when an output differs beyond its dtype's tolerance), and the compiled outputs are compared
@@ -36,6 +40,10 @@ import torch
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import oracle_case  # noqa: E402
+import onnx_case  # noqa: E402
+
+# --device onnx: the opset to export and whether to also run ONNX's reference evaluator.
+ONNX_OPTIONS = {"opset": 17, "reference": False}
 
 DTYPE_NAMES = {torch.bool: "bool", torch.uint8: "u8", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
                torch.int64: "i64", torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
@@ -120,6 +128,13 @@ def run_case(case, kiln, workdir, device="interpreter"):
     for i, t in enumerate(case.inputs):
         paths.append(os.path.join(workdir, f"in{i}.npy"))
         save_tensor(paths[-1], t)
+    if device == "onnx":
+        if case.expect_error is not None:
+            raise Skipped("the case checks an error of kiln's interpreter")
+        try:
+            return onnx_case.run_case_onnx(kiln, workdir, kir, paths, ONNX_OPTIONS["opset"], ONNX_OPTIONS["reference"])
+        except onnx_case.NotExportable as why:
+            raise Skipped(str(why))
     out_dir = os.path.join(workdir, "out")
     cmd = [kiln, "run", kir, "--inputs=" + ",".join(paths), "--outputs", out_dir]
     cmd += ["--device=cpu", "--check"] if device == "cpu" else ["--check-capture"]
@@ -206,9 +221,14 @@ def scratch_directory(prefix, keep):
 
 def main():
     ap = oracle_arguments(__doc__)
-    ap.add_argument("--device", choices=["interpreter", "cpu"], default="interpreter",
-                    help="run the cases on the interpreter (default) or compiled by the CPU backend")
+    ap.add_argument("--device", choices=["interpreter", "cpu", "onnx"], default="interpreter",
+                    help="run the cases on the interpreter (default), compiled by the CPU backend, or exported "
+                         "to ONNX and run in ONNX Runtime (compared with the interpreter; onnx_case.py)")
+    ap.add_argument("--opset", type=int, default=17, help="--device onnx: the ONNX opset to export (default 17)")
+    ap.add_argument("--onnx-reference", action="store_true",
+                    help="--device onnx: also run ONNX's reference evaluator")
     args = ap.parse_args()
+    ONNX_OPTIONS.update(opset=args.opset, reference=args.onnx_reference)
     kiln = kiln_binary(args, "run_oracle")
     if kiln is None:
         return 2

@@ -43,10 +43,6 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
-int fail(const Diagnostic& d) {
-  std::fprintf(stderr, "%s\n", d.to_string().c_str());
-  return 1;
-}
 
 std::vector<Tensor> random_inputs(const LoopProgram& p, uint64_t seed) {
   std::vector<Tensor> inputs;

@@ -56,33 +56,6 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
-int fail(const Diagnostic& d) {
-  std::fprintf(stderr, "%s\n", d.to_string().c_str());
-  return 1;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
-
-std::optional<int64_t> parse_int(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  size_t used = 0;
-  try {
-    long long v = std::stoll(s, &used, 10);
-    if (used != s.size()) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
 
 // Returns 0 when the command line is good, else the exit status (after printing why).
 int parse_args(const Args& args, RunOptions& o) {
@@ -158,60 +131,6 @@ int parse_args(const Args& args, RunOptions& o) {
   return 0;
 }
 
-std::string input_name(const Graph& g, int i) { return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")"; }
-
-Expected<std::vector<Tensor>> read_inputs(const Graph& g, const RunOptions& o) {
-  if (static_cast<int>(o.input_files.size()) != g.num_inputs())
-    return make_error("graph @", g.name(), " takes ", g.num_inputs(), " input", g.num_inputs() == 1 ? "" : "s",
-                      ", but --inputs gives ", o.input_files.size());
-  std::vector<Tensor> inputs;
-  SymbolBindings symbols;
-  for (int i = 0; i < g.num_inputs(); ++i) {
-    const std::string& path = o.input_files[static_cast<size_t>(i)];
-    KILN_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
-    KILN_TRY(symbols.bind(g.input(i)->type(), t.type(), input_name(g, i) + " from " + path));
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
-
-constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
-
-// Seeded inputs: randn for floats, integers in [-8, 8) ([0, 16) unsigned), random bools.
-Expected<std::vector<Tensor>> random_inputs(const Graph& g, const RunOptions& o) {
-  std::vector<Tensor> inputs;
-  for (int i = 0; i < g.num_inputs(); ++i) {
-    const TensorType& type = g.input(i)->type();
-    std::vector<int64_t> sizes;
-    for (const Dim& d : type.shape.dims()) {
-      if (d.is_static()) {
-        sizes.push_back(d.value());
-        continue;
-      }
-      std::optional<int64_t> size = d.expr().evaluate(o.dims);
-      if (!size && d.is_symbol())
-        return make_error(input_name(g, i), " has the symbolic dim ", d.symbol_name(), ": give its size with --dim ",
-                          d.symbol_name(), "=N");
-      if (!size)
-        return make_error(input_name(g, i), " has the symbolic dim ", d.to_string(),
-                          ": give the size of each symbol in it with --dim NAME=N");
-      sizes.push_back(*size);
-    }
-    int64_t numel = 1;
-    for (int64_t s : sizes)
-      if (__builtin_mul_overflow(numel, s, &numel) || numel > kMaxRandomElements)
-        return make_error(input_name(g, i), " would have more than 2^32 elements; give smaller --dim sizes");
-    uint64_t seed = random_u64(RandomStream{*o.seed, 0}, static_cast<uint64_t>(i));
-    DType dt = type.dtype;
-    if (is_floating(dt))
-      inputs.push_back(Tensor::randn(sizes, seed, dt));
-    else if (dt == DType::Bool)
-      inputs.push_back(Tensor::randint(0, 2, sizes, seed, DType::I64).to(DType::Bool));
-    else
-      inputs.push_back(Tensor::randint(is_signed(dt) ? -8 : 0, is_signed(dt) ? 8 : 16, sizes, seed, dt));
-  }
-  return inputs;
-}
 
 std::string format_number(double v) {
   char buf[64];
@@ -325,7 +244,7 @@ int cmd_run(const Args& args) {
 
   if (o.input_files.empty() && !o.seed && g.num_inputs() > 0)
     return usage_error("graph @" + g.name() + " has inputs: give --inputs a.npy,... or --random-inputs SEED");
-  Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, o) : read_inputs(g, o);
+  Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, *o.seed, o.dims) : read_inputs(g, o.input_files);
   if (!inputs) return fail(inputs.error());
 
   // --check runs the interpreter on the inputs as they were: a graph may write its inputs.

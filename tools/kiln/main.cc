@@ -63,6 +63,7 @@ constexpr Command kCommands[] = {
     {"build", kiln::cli::cmd_build},
     {"ops", kiln::cli::cmd_ops},
     {"demo", kiln::cli::cmd_demo},
+    {"export", kiln::cli::cmd_export},
 };
 
 }  // namespace

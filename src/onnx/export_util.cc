@@ -1,0 +1,41 @@
+#include "onnx/export_util.h"
+
+namespace kiln::onnx {
+
+DType compute_dtype(DType result) { return result == DType::F16 || result == DType::BF16 ? DType::F32 : result; }
+
+Expected<std::vector<std::string>> compute_as_result(ExportContext& cx, int num_operands, const ComputeFn& f) {
+  const DType out = cx.result_type().dtype;
+  const DType c = compute_dtype(out);
+  std::vector<std::string> xs;
+  for (int i = 0; i < num_operands; ++i) xs.push_back(cx.operand_as(i, c));
+  KILN_ASSIGN_OR_RETURN(std::string r, f(cx, xs, c));
+  return std::vector<std::string>{cx.b.cast(r, c, out)};
+}
+
+std::string where(OnnxBuilder& b, const std::string& cond, const std::string& x, const std::string& y) {
+  return b.op("Where", {cond, x, y});
+}
+
+std::string is_nan(OnnxBuilder& b, const std::string& x) { return b.op("Not", {b.op("Equal", {x, x})}); }
+
+std::string int_floor_div(OnnxBuilder& b, const std::string& a, const std::string& bb) {
+  const std::string rem = b.op("Mod", {a, bb}, {{"fmod", int64_t{0}}});  // the divisor's sign: exact
+  return b.op("Div", {b.op("Sub", {a, rem}), bb});
+}
+
+std::string trunc(OnnxBuilder& b, const std::string& x, DType d) {
+  return where(b, b.op("Less", {x, b.scalar(0, d)}), b.op("Ceil", {x}), b.op("Floor", {x}));
+}
+
+std::string log1p(OnnxBuilder& b, const std::string& x, DType d) {
+  const std::string one = b.scalar(1, d);
+  const std::string u = b.op("Add", {one, x});
+  const std::string um1 = b.op("Sub", {u, one});
+  const std::string scaled = b.op("Mul", {b.op("Log", {u}), b.op("Div", {x, um1})});
+  // u == 1: log1p(x) = x; u == inf: inf (x / (u - 1) would be NaN).
+  const std::string big = b.op("IsInf", {u}, {{"detect_negative", int64_t{0}}});
+  return where(b, b.op("Equal", {um1, b.scalar(0, d)}), x, where(b, big, u, scaled));
+}
+
+}  // namespace kiln::onnx

@@ -1,0 +1,34 @@
+// Shorthands the per-op exporters share: computing in a wider dtype than ONNX Runtime
+// supports for an op, and elementwise arithmetic on ONNX value names.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "onnx/op_exporter.h"
+
+namespace kiln::onnx {
+
+// The dtype an exporter computes a floating result in: f16 and bf16 through f32 (ONNX
+// Runtime's CPU kernels lack most ops for them; kiln's reference kernels compute in double
+// and round on store, so f32 is at least as close), every other dtype as it is.
+DType compute_dtype(DType result);
+
+// Exports a node with one result computed by `f` from its operands cast to the compute
+// dtype of the result, then cast to the result dtype. `f` gets the operands' names and the
+// compute dtype.
+using ComputeFn = std::function<Expected<std::string>(ExportContext&, const std::vector<std::string>&, DType)>;
+Expected<std::vector<std::string>> compute_as_result(ExportContext& cx, int num_operands, const ComputeFn& f);
+
+// Elementwise helpers on names of the same dtype `d`.
+std::string where(OnnxBuilder& b, const std::string& cond, const std::string& x, const std::string& y);
+std::string is_nan(OnnxBuilder& b, const std::string& x);  // Not(Equal(x, x)): any numeric dtype
+// floor(a / b) for integers (Python's floor division, exact).
+std::string int_floor_div(OnnxBuilder& b, const std::string& a, const std::string& bb);
+// Truncation toward zero of a floating value.
+std::string trunc(OnnxBuilder& b, const std::string& x, DType d);
+// log(1 + x) without losing small x (Kahan: log(u) * x / (u - 1) with u = 1 + x).
+std::string log1p(OnnxBuilder& b, const std::string& x, DType d);
+
+}  // namespace kiln::onnx

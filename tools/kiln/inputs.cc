@@ -1,0 +1,70 @@
+// Graph inputs for the subcommands that run graphs (run, verify): read from .npy files or
+// made from a seed.
+#include <map>
+
+#include "commands.h"
+#include "core/npy.h"
+#include "core/random.h"
+#include "core/symbol_bindings.h"
+
+namespace kiln::cli {
+
+namespace {
+
+std::string input_name(const Graph& g, int i) { return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")"; }
+
+constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
+
+}  // namespace
+
+Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files) {
+  if (static_cast<int>(files.size()) != g.num_inputs())
+    return make_error("graph @", g.name(), " takes ", g.num_inputs(), " input", g.num_inputs() == 1 ? "" : "s",
+                      ", but --inputs gives ", files.size());
+  std::vector<Tensor> inputs;
+  SymbolBindings symbols;
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    const std::string& path = files[static_cast<size_t>(i)];
+    KILN_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
+    KILN_TRY(symbols.bind(g.input(i)->type(), t.type(), input_name(g, i) + " from " + path));
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value, const std::map<std::string, int64_t>& dims) {
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < g.num_inputs(); ++i) {
+    const TensorType& type = g.input(i)->type();
+    std::vector<int64_t> sizes;
+    for (const Dim& d : type.shape.dims()) {
+      if (d.is_static()) {
+        sizes.push_back(d.value());
+        continue;
+      }
+      std::optional<int64_t> size = d.expr().evaluate(dims);
+      if (!size && d.is_symbol())
+        return make_error(input_name(g, i), " has the symbolic dim ", d.symbol_name(), ": give its size with --dim ",
+                          d.symbol_name(), "=N");
+      if (!size)
+        return make_error(input_name(g, i), " has the symbolic dim ", d.to_string(),
+                          ": give the size of each symbol in it with --dim NAME=N");
+      sizes.push_back(*size);
+    }
+    int64_t numel = 1;
+    for (int64_t s : sizes)
+      if (__builtin_mul_overflow(numel, s, &numel) || numel > kMaxRandomElements)
+        return make_error(input_name(g, i), " would have more than 2^32 elements; give smaller --dim sizes");
+    uint64_t seed = random_u64(RandomStream{seed_value, 0}, static_cast<uint64_t>(i));
+    DType dt = type.dtype;
+    if (is_floating(dt))
+      inputs.push_back(Tensor::randn(sizes, seed, dt));
+    else if (dt == DType::Bool)
+      inputs.push_back(Tensor::randint(0, 2, sizes, seed, DType::I64).to(DType::Bool));
+    else
+      inputs.push_back(Tensor::randint(is_signed(dt) ? -8 : 0, is_signed(dt) ? 8 : 16, sizes, seed, dt));
+  }
+  return inputs;
+}
+
+}  // namespace kiln::cli
