@@ -32,7 +32,25 @@ OpExporter computed(int arity, std::function<std::string(OnnxBuilder&, const Nam
   };
 }
 
+// `simple` for ops ONNX Runtime implements in float32 only (Tan, Atan, Erf): a float64
+// result is computed in float32, within verify's tolerance but not float64-exact.
+OpExporter simple_f32(const std::string& op_type) {
+  return [op_type](ExportContext& cx) -> Expected<Names> {
+    const DType out = cx.result_type().dtype;
+    const DType c = DType::F32;
+    return Names{cx.b.cast(cx.b.op(op_type, {cx.operand_as(0, c)}), c, out)};
+  };
+}
+
 std::string sc(OnnxBuilder& b, double v, DType d) { return b.scalar(v, d); }
+
+// Erf and Atan of dtype d; ONNX Runtime has them in float32 only, so float64 goes through it.
+std::string f32_op(OnnxBuilder& b, const std::string& op, const std::string& x, DType d) {
+  if (d != DType::F64) return b.op(op, {x});
+  return b.cast(b.op(op, {b.cast(x, d, DType::F32)}), DType::F32, d);
+}
+std::string atan(OnnxBuilder& b, const std::string& x, DType d) { return f32_op(b, "Atan", x, d); }
+std::string erf(OnnxBuilder& b, const std::string& x, DType d) { return f32_op(b, "Erf", x, d); }
 
 // NaN when either operand is NaN (ONNX's Max and Min do not promise it), else op(a, b).
 std::string nan_propagating(OnnxBuilder& b, const std::string& op, const Names& x, DType d) {
@@ -92,18 +110,51 @@ OpExporter bitwise(const std::string& bool_op, const std::string& int_op) {
   };
 }
 
-// 2^n as the integer dtype d, for shift amounts n (0 <= n < bits).
-std::string pow2(OnnxBuilder& b, const std::string& n, DType d) {
-  const std::string f = b.op("Pow", {b.scalar(2, DType::F64), b.cast(n, d, DType::F64)});
-  return b.cast(f, DType::F64, d);
+// Shifts of integers, as kiln's kernels shift: a << n wraps (0 once n reaches the width),
+// a >> n is arithmetic for signed dtypes (the sign once n reaches width - 1) and logical for
+// u8 (0 once n reaches 8). The compute dtype may be wider than the result (i32 for i8): the
+// width is the result's.
+Expected<Names> shift(ExportContext& cx, bool left) {
+  const DType out = cx.result_type().dtype;
+  if (!is_integral(out)) return make_error(cx.call.name(), " of ", dtype_name(out), " has no ONNX mapping");
+  const DType d = compute_dtype(out);
+  OnnxBuilder& b = cx.b;
+  const std::string a = cx.operand_as(0, d), n = cx.operand_as(1, d);
+  const int64_t bits = 8 * dtype_size(out);
+  const std::string zero = b.scalar(0, d);
+  // 2^min(n, cap) for 0 <= n; negative shift amounts count as wide (kiln shifts unsigned).
+  auto pow2 = [&](int64_t cap) {
+    const std::string m = b.op("Max", {b.op("Min", {n, b.scalar(static_cast<double>(cap), d)}), zero});
+    return b.op("Pow", {b.scalar(2, d), m});
+  };
+  auto wide = [&](int64_t limit) {
+    return b.op("Or", {b.op("GreaterOrEqual", {n, b.scalar(static_cast<double>(limit), d)}), b.op("Less", {n, zero})});
+  };
+  std::string r;
+  if (left) {
+    r = where(b, wide(bits), zero, b.op("Mul", {a, pow2(bits - 1)}));
+  } else if (is_signed(out)) {
+    const std::string sign = where(b, b.op("Less", {a, zero}), b.scalar(-1, d), zero);
+    r = where(b, wide(bits - 1), sign, int_floor_div(b, a, pow2(bits - 2)));
+  } else {
+    r = where(b, wide(bits), zero, int_floor_div(b, a, pow2(bits - 1)));
+  }
+  return Names{b.cast(r, d, out)};
 }
 
-Expected<Names> shift(ExportContext& cx, bool left) {
-  const DType d = cx.result_type().dtype;
-  if (!is_integral(d)) return make_error(cx.call.name(), " of ", dtype_name(d), " has no ONNX mapping");
-  const std::string a = cx.operand_as(0, d), n = cx.operand_as(1, d);
-  if (left) return Names{cx.b.op("Mul", {a, pow2(cx.b, n, d)})};  // wraps as PyTorch's shift does
-  return Names{int_floor_div(cx.b, a, pow2(cx.b, n, d))};          // arithmetic shift: floor(a / 2^n)
+// PyTorch's floor division of floats (div_floor_floating): through fmod, so that the result
+// is the exactly rounded floor; x / 0 stays x / 0 (inf or NaN).
+std::string float_floor_div(OnnxBuilder& b, const std::string& a, const std::string& y, DType d) {
+  const std::string zero = b.scalar(0, d), one = b.scalar(1, d);
+  const std::string mod = b.op("Mod", {a, y}, {{"fmod", int64_t{1}}});
+  std::string q = b.op("Div", {b.op("Sub", {a, mod}), y});
+  const std::string adjust = b.op("And", {b.op("Not", {b.op("Equal", {mod, zero})}),
+                                          b.op("Xor", {b.op("Less", {y, zero}), b.op("Less", {mod, zero})})});
+  q = where(b, adjust, b.op("Sub", {q, one}), q);
+  std::string fl = b.op("Floor", {q});
+  fl = where(b, b.op("Greater", {b.op("Sub", {q, fl}), b.scalar(0.5, d)}), b.op("Add", {fl, one}), fl);
+  fl = where(b, b.op("Equal", {q, zero}), zero, fl);
+  return where(b, b.op("Equal", {y, zero}), b.op("Div", {a, y}), fl);
 }
 
 Expected<Names> div(ExportContext& cx) {
@@ -116,7 +167,7 @@ Expected<Names> div(ExportContext& cx) {
     r = cx.b.op("Div", {a, b});
   } else if (is_floating(c)) {
     const std::string q = cx.b.op("Div", {a, b});
-    r = *mode == "floor" ? cx.b.op("Floor", {q}) : trunc(cx.b, q, c);
+    r = *mode == "floor" ? float_floor_div(cx.b, a, b, c) : trunc(cx.b, q, c);
   } else {
     r = *mode == "floor" ? int_floor_div(cx.b, a, b) : cx.b.op("Div", {a, b});  // ONNX's integer Div truncates
   }
@@ -143,16 +194,22 @@ std::string remainder(OnnxBuilder& b, const Names& x, DType d) {
   return where(b, fix, b.op("Add", {r, x[1]}), r);
 }
 
+// atan2 from Atan by quadrant; both infinite gives +-pi/4 or +-3pi/4, NaN propagates.
 std::string atan2(OnnxBuilder& b, const Names& x, DType d) {
   const std::string& y = x[0];
   const std::string& xx = x[1];
   const std::string zero = sc(b, 0, d), pi = sc(b, std::numbers::pi, d), half_pi = sc(b, std::numbers::pi / 2, d);
-  const std::string base = b.op("Atan", {b.op("Div", {y, xx})});
+  const std::string base = atan(b, b.op("Div", {y, xx}), d);
   const std::string y_neg = b.op("Less", {y, zero});
   const std::string left = b.op("Add", {base, where(b, y_neg, b.op("Neg", {pi}), pi)});
   const std::string on_axis =
       where(b, b.op("Greater", {y, zero}), half_pi, where(b, y_neg, b.op("Neg", {half_pi}), zero));
-  return where(b, b.op("Greater", {xx, zero}), base, where(b, b.op("Less", {xx, zero}), left, on_axis));
+  std::string r = where(b, b.op("Greater", {xx, zero}), base, where(b, b.op("Less", {xx, zero}), left, on_axis));
+  const std::string corner = where(b, b.op("Greater", {xx, zero}), sc(b, std::numbers::pi / 4, d),
+                                   sc(b, 3 * std::numbers::pi / 4, d));
+  const std::string both_inf = b.op("And", {b.op("IsInf", {y}), b.op("IsInf", {xx})});
+  r = where(b, both_inf, b.op("Mul", {b.op("Sign", {y}), corner}), r);
+  return where(b, b.op("Or", {is_nan(b, y), is_nan(b, xx)}), b.op("Add", {y, xx}), r);
 }
 
 std::string gelu(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
@@ -163,7 +220,7 @@ std::string gelu(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call
     const std::string poly = b.op("Add", {x[0], b.op("Mul", {cube, sc(b, 0.044715, d)})});
     inner = b.op("Tanh", {b.op("Mul", {poly, sc(b, std::sqrt(2.0 / std::numbers::pi), d)})});
   } else {
-    inner = b.op("Erf", {b.op("Mul", {x[0], sc(b, 1.0 / std::numbers::sqrt2, d)})});
+    inner = erf(b, b.op("Mul", {x[0], sc(b, 1.0 / std::numbers::sqrt2, d)}), d);
   }
   return b.op("Mul", {half_x, b.op("Add", {inner, sc(b, 1, d)})});
 }
@@ -198,10 +255,34 @@ std::string elu(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call)
   return where(b, b.op("Greater", {x[0], sc(b, 0, d)}), pos, neg);
 }
 
+// A NaN bound makes every element NaN, as kiln's min(max(x, lo), hi) does.
 std::string clip(OnnxBuilder& b, const std::string& x, DType d, const Scalar& lo, const Scalar& hi) {
+  const bool nan_bound = (!lo.is_none() && std::isnan(lo.to_double())) || (!hi.is_none() && std::isnan(hi.to_double()));
+  if (nan_bound && is_floating(d)) return b.op("Add", {x, sc(b, std::nan(""), d)});
   Names in{x, lo.is_none() ? "" : b.constant(Tensor::full({}, lo, d))};
   if (!hi.is_none()) in.push_back(b.constant(Tensor::full({}, hi, d)));
   return b.op("Clip", in);
+}
+
+// Integer pow with a negative exponent is 1 for base 1, +-1 for base -1, else 0 (kiln, as
+// PyTorch); ONNX's integer Pow leaves it undefined.
+std::string pow(OnnxBuilder& b, const Names& x, DType d) {
+  if (is_floating(d)) return b.op("Pow", {x[0], x[1]});
+  // Integer powers wrap as kiln's repeated multiplication does; ONNX Runtime's integer Pow
+  // goes through double and saturates. Square-and-multiply over every exponent bit.
+  const std::string two = sc(b, 2, d), one_ = sc(b, 1, d);
+  std::string r = one_, p = x[0], e = b.op("Max", {x[1], sc(b, 0, d)});
+  for (int bit = 0; bit < 8 * dtype_size(d) - 1; ++bit) {
+    const std::string odd = b.op("Equal", {b.op("Mod", {e, two}, {{"fmod", int64_t{0}}}), one_});
+    r = where(b, odd, b.op("Mul", {r, p}), r);
+    p = b.op("Mul", {p, p});
+    e = b.op("Div", {e, two});
+  }
+  const std::string zero = sc(b, 0, d), one = sc(b, 1, d), minus_one = sc(b, -1, d);
+  const std::string even = b.op("Equal", {b.op("Mod", {x[1], sc(b, 2, d)}, {{"fmod", int64_t{0}}}), zero});
+  const std::string special = where(b, b.op("Equal", {x[0], one}), one,
+                                    where(b, b.op("Equal", {x[0], minus_one}), where(b, even, one, minus_one), zero));
+  return where(b, b.op("Less", {x[1], zero}), special, r);
 }
 
 std::string round(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
@@ -230,8 +311,8 @@ std::vector<OpExporterEntry> elementwise_exporters() {
       {OpKind::Reciprocal, simple("Reciprocal", 1)},
       {OpKind::Sin, simple("Sin", 1)},
       {OpKind::Cos, simple("Cos", 1)},
-      {OpKind::Tan, simple("Tan", 1)},
-      {OpKind::Atan, simple("Atan", 1)},
+      {OpKind::Tan, simple_f32("Tan")},
+      {OpKind::Atan, simple_f32("Atan")},
       {OpKind::Tanh, simple("Tanh", 1)},
       {OpKind::Sigmoid, simple("Sigmoid", 1)},
       {OpKind::Relu, computed(1, [](B& b, const Names& x, DType d, const OpCallBase&) {
@@ -242,8 +323,11 @@ std::vector<OpExporterEntry> elementwise_exporters() {
       {OpKind::Silu, computed(1, [](B& b, const Names& x, DType, const OpCallBase&) {
          return b.op("Mul", {x[0], b.op("Sigmoid", {x[0]})});
        })},
-      {OpKind::Erf, simple("Erf", 1)},
-      {OpKind::Sign, simple("Sign", 1)},
+      {OpKind::Erf, simple_f32("Erf")},
+      {OpKind::Sign, computed(1, [](B& b, const Names& x, DType d, const OpCallBase&) {
+         const std::string r = b.op("Sign", {x[0]});
+         return is_floating(d) ? where(b, is_nan(b, x[0]), sc(b, 0, d), r) : r;  // sign(NaN) is 0 in kiln
+       })},
       {OpKind::Floor, computed(1, [](B& b, const Names& x, DType d, const OpCallBase&) {
          return is_floating(d) ? b.op("Floor", {x[0]}) : b.op("Identity", {x[0]});
        })},
@@ -268,10 +352,12 @@ std::vector<OpExporterEntry> elementwise_exporters() {
          if (!is_floating(cx.dtype(0))) return Names{cx.b.op("Equal", {x, x})};
          return Names{cx.b.op("Not", {cx.b.op("Or", {cx.b.op("IsInf", {x}), is_nan(cx.b, x)})})};
        }},
-      {OpKind::BitwiseNot, computed(1, [](B& b, const Names& x, DType d, const OpCallBase&) {
-         if (d == DType::Bool) return b.op("Not", {x[0]});
-         return b.op("Sub", {sc(b, -1, d), x[0]});  // ~x == -1 - x in two's complement (255 - x for u8)
-       })},
+      {OpKind::BitwiseNot, [](ExportContext& cx) -> Expected<Names> {
+         if (cx.result_type().dtype == DType::Bool) return Names{cx.b.op("Not", {cx.operand_as(0, DType::Bool)})};
+         return compute_as_result(cx, 1, [](ExportContext& c, const Names& x, DType d) -> Expected<std::string> {
+           return c.b.op("Sub", {sc(c.b, -1, d), x[0]});  // ~x == -1 - x in two's complement, wrapped on the cast
+         });
+       }},
       {OpKind::LeakyRelu, computed(1, [](B& b, const Names& x, DType, const OpCallBase& call) {
          return b.op("LeakyRelu", {x[0]}, {{"alpha", call.attr_scalar("negative_slope").to_double()}});
        })},
@@ -284,7 +370,7 @@ std::vector<OpExporterEntry> elementwise_exporters() {
       {OpKind::Sub, add_sub("Sub")},
       {OpKind::Mul, simple("Mul", 2)},
       {OpKind::Div, div},
-      {OpKind::Pow, simple("Pow", 2)},
+      {OpKind::Pow, computed(2, [](B& b, const Names& x, DType d, const OpCallBase&) { return pow(b, x, d); })},
       {OpKind::Maximum, computed(2, [](B& b, const Names& x, DType d, const OpCallBase&) {
          return nan_propagating(b, "Max", x, d);
        })},

@@ -2,7 +2,17 @@
 
 namespace kiln::onnx {
 
-DType compute_dtype(DType result) { return result == DType::F16 || result == DType::BF16 ? DType::F32 : result; }
+DType compute_dtype(DType result) {
+  switch (result) {
+    case DType::F16:
+    case DType::BF16: return DType::F32;
+    case DType::Bool:
+    case DType::U8:
+    case DType::I8:
+    case DType::I16: return DType::I32;
+    default: return result;
+  }
+}
 
 Expected<std::vector<std::string>> compute_as_result(ExportContext& cx, int num_operands, const ComputeFn& f) {
   const DType out = cx.result_type().dtype;

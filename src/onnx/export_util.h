@@ -10,9 +10,10 @@
 
 namespace kiln::onnx {
 
-// The dtype an exporter computes a floating result in: f16 and bf16 through f32 (ONNX
-// Runtime's CPU kernels lack most ops for them; kiln's reference kernels compute in double
-// and round on store, so f32 is at least as close), every other dtype as it is.
+// The dtype an exporter computes a result in: f16 and bf16 through f32, bool and 8/16-bit
+// integers through i32 (ONNX Runtime's CPU kernels lack most ops for them; kiln's reference
+// kernels compute wide and round or wrap on store, and ONNX's Cast to a narrower integer
+// wraps the same way), every other dtype as it is.
 DType compute_dtype(DType result);
 
 // Exports a node with one result computed by `f` from its operands cast to the compute
