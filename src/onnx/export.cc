@@ -69,19 +69,6 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
 
 namespace {
 
-void set_type(::onnx::ValueInfoProto& vi, const std::string& name, const TensorType& t) {
-  vi.set_name(name);
-  ::onnx::TypeProto_Tensor* tt = vi.mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx_dtype(t.dtype));
-  ::onnx::TensorShapeProto* sp = tt->mutable_shape();
-  for (const Dim& d : t.shape.dims()) {
-    ::onnx::TensorShapeProto_Dimension* pd = sp->add_dim();
-    if (d.is_static())
-      pd->set_dim_value(d.value());
-    else
-      pd->set_dim_param(d.to_string());
-  }
-}
 
 // Where each symbolic dim can be read at run time: a graph input whose dim `dim` is it.
 struct DimSource {
@@ -133,8 +120,8 @@ class Exporter {
   // Exports g's nodes into b; `names` maps g's values (inputs filled by the caller) to ONNX names.
   Status export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map<const Value*, std::string>& names,
                       const std::map<std::string, DimSource>& dims);
-  Expected<std::shared_ptr<::onnx::GraphProto>> export_subgraph(const Graph& g, OnnxBuilder& parent,
-                                                                const std::map<std::string, DimSource>& outer);
+  Expected<std::vector<std::string>> export_inline(const Graph& g, OnnxBuilder& b, const std::vector<std::string>& inputs,
+                                                  const std::map<std::string, DimSource>& outer);
 
   const ExportOptions& o_;
 };
@@ -172,8 +159,10 @@ Status Exporter::export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map
     if (fn == nullptr)
       return where(make_error("op '", n->info().name(), "' has no ONNX mapping (docs/ONNX.md lists the ops that do)"));
     ExportContext cx{b, *n, OpCallBase(n->op(), n->attrs()), {}, o_.opset, o_.training, nullptr, dim_value};
+    cx.inline_graph = [this, &dims](const Graph& sub, OnnxBuilder& into, const std::vector<std::string>& inputs) {
+      return export_inline(sub, into, inputs, dims);
+    };
     for (const Operand& op : n->operands()) cx.inputs.push_back(op.is_value() ? names.at(op.value) : std::string());
-    cx.export_subgraph = [&](const Graph& sub) { return export_subgraph(sub, b, dims); };
     Expected<std::vector<std::string>> outs = (*fn)(cx);
     if (!outs) return where(outs.error());
     if (static_cast<int>(outs->size()) != n->num_results())
@@ -184,27 +173,17 @@ Status Exporter::export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map
   return Status::ok();
 }
 
-Expected<std::shared_ptr<::onnx::GraphProto>> Exporter::export_subgraph(const Graph& g, OnnxBuilder& parent,
-                                                                        const std::map<std::string, DimSource>& outer) {
-  auto proto = std::make_shared<::onnx::GraphProto>();
-  OnnxBuilder b(*proto, &parent);
-  proto->set_name(b.fresh(g.name()));
+Expected<std::vector<std::string>> Exporter::export_inline(const Graph& g, OnnxBuilder& b,
+                                                           const std::vector<std::string>& inputs,
+                                                           const std::map<std::string, DimSource>& outer) {
   std::unordered_map<const Value*, std::string> names;
-  std::vector<std::string> input_names;
-  for (int i = 0; i < g.num_inputs(); ++i) {
-    input_names.push_back(b.fresh(g.input(i)->name().empty() ? "in" : g.input(i)->name()));
-    names[g.input(i)] = input_names.back();
-    set_type(*proto->add_input(), input_names.back(), g.input(i)->type());
-  }
+  for (int i = 0; i < g.num_inputs(); ++i) names[g.input(i)] = inputs.at(static_cast<size_t>(i));
   std::map<std::string, DimSource> dims = outer;
-  collect_dims(g, input_names, dims);
+  collect_dims(g, inputs, dims);
   KILN_TRY(export_nodes(g, b, names, dims));
-  for (const Value* v : g.outputs()) {
-    // Subgraph outputs must be values produced in the subgraph, each named once.
-    const std::string out = b.op("Identity", {names.at(v)});
-    set_type(*proto->add_output(), out, v->type());
-  }
-  return proto;
+  std::vector<std::string> outs;
+  for (const Value* v : g.outputs()) outs.push_back(names.at(v));
+  return outs;
 }
 
 Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tensor> params, bool intermediates) {
@@ -284,7 +263,7 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
       fill_tensor_proto(value, name, *gp.add_initializer());
       if (!o_.keep_initializers_as_inputs) continue;
     }
-    set_type(*gp.add_input(), name, in->type());
+    b.add_input(name, in->type());
     m.input_names_.push_back(name);
     m.model_inputs_.push_back(i);
   }
@@ -311,13 +290,13 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
     const Value* v = g->outputs()[i];
     b.node("Identity", {names.at(v)}, {}, 0);
     gp.mutable_node(gp.node_size() - 1)->add_output(out_names[i]);
-    set_type(*gp.add_output(), out_names[i], v->type());
+    b.add_output(out_names[i], v->type());
   }
   m.output_names_ = out_names;
   for (Node* n : g->nodes())
     for (int i = 0; i < n->num_results(); ++i) m.value_names_.emplace_back(n->result(i), names.at(n->result(i)));
   if (intermediates) {
-    for (const auto& [v, name] : m.value_names_) set_type(*gp.add_output(), name, v->type());
+    for (const auto& [v, name] : m.value_names_) b.add_output(name, v->type());
   }
   m.exported_graph_ = std::move(g);
 

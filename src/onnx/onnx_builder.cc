@@ -121,4 +121,40 @@ std::string OnnxBuilder::cast(const std::string& x, DType from, DType to) {
   return op("Cast", {x}, {{"to", static_cast<int64_t>(onnx_dtype(to))}});
 }
 
+std::shared_ptr<::onnx::GraphProto> new_graph_proto() { return std::make_shared<::onnx::GraphProto>(); }
+
+namespace {
+
+void set_value_type(::onnx::ValueInfoProto& vi, const std::string& name, DType d, const Shape* shape, int rank) {
+  vi.set_name(name);
+  ::onnx::TypeProto_Tensor* tt = vi.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx_dtype(d));
+  if (shape == nullptr && rank < 0) return;
+  ::onnx::TensorShapeProto* sp = tt->mutable_shape();
+  if (shape == nullptr) {
+    for (int i = 0; i < rank; ++i) sp->add_dim();
+    return;
+  }
+  for (const Dim& dim : shape->dims()) {
+    ::onnx::TensorShapeProto_Dimension* pd = sp->add_dim();
+    if (dim.is_static())
+      pd->set_dim_value(dim.value());
+    else
+      pd->set_dim_param(dim.to_string());
+  }
+}
+
+}  // namespace
+
+void OnnxBuilder::add_input(const std::string& name, const TensorType& t) {
+  set_value_type(*graph_->add_input(), name, t.dtype, &t.shape, t.shape.rank());
+}
+void OnnxBuilder::add_input(const std::string& name, DType d, int rank) {
+  set_value_type(*graph_->add_input(), name, d, nullptr, rank);
+}
+void OnnxBuilder::add_output(const std::string& name, const TensorType& t) {
+  set_value_type(*graph_->add_output(), name, t.dtype, &t.shape, t.shape.rank());
+}
+void OnnxBuilder::set_name(const std::string& name) { graph_->set_name(name); }
+
 }  // namespace kiln::onnx

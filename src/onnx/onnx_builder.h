@@ -12,6 +12,7 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "core/tensor_type.h"
 
 namespace onnx {
 class GraphProto;
@@ -35,6 +36,9 @@ int onnx_dtype(DType d);
 // A TensorProto holding t's elements, row-major, as raw data (bool as bytes, f16/bf16 as
 // their 16-bit patterns).
 void fill_tensor_proto(const Tensor& t, const std::string& name, ::onnx::TensorProto& out);
+
+// A new, empty GraphProto for a subgraph (If branches, Loop and Scan bodies).
+std::shared_ptr<::onnx::GraphProto> new_graph_proto();
 
 class OnnxBuilder {
  public:
@@ -65,6 +69,14 @@ class OnnxBuilder {
 
   // x cast to `to` (no node when `from == to`).
   std::string cast(const std::string& x, DType from, DType to);
+
+  // The graph's signature: an input or output named `name` of type t (symbolic dims as
+  // dim_params named as the dim), or of dtype d and unknown shape of rank `rank`
+  // (rank < 0: unknown rank).
+  void add_input(const std::string& name, const TensorType& t);
+  void add_input(const std::string& name, DType d, int rank);
+  void add_output(const std::string& name, const TensorType& t);
+  void set_name(const std::string& name);
 
  private:
   ::onnx::GraphProto* graph_;

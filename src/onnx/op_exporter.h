@@ -17,10 +17,11 @@
 
 namespace kiln::onnx {
 
-// Exports a subgraph (cond branch, loop body, scan combine function) as an ONNX GraphProto
-// whose inputs and outputs are given ONNX types from the kiln graph. `input_names` name its
-// inputs (fresh names when empty).
-using SubgraphExporter = std::function<Expected<std::shared_ptr<::onnx::GraphProto>>(const Graph& g)>;
+// Exports the nodes of a kiln subgraph (cond branch, loop body, scan combine function) into
+// the builder `into` (the enclosing graph, or a new ONNX subgraph), with the subgraph's inputs
+// bound to the ONNX names `inputs`; returns the ONNX names of its outputs.
+using InlineGraph =
+    std::function<Expected<std::vector<std::string>>(const Graph& g, OnnxBuilder& into, const std::vector<std::string>& inputs)>;
 
 struct ExportContext {
   OnnxBuilder& b;
@@ -29,7 +30,7 @@ struct ExportContext {
   std::vector<std::string> inputs;  // ONNX names of the value operands; "" for literals and none
   int opset = 17;
   bool training = false;
-  SubgraphExporter export_subgraph;
+  InlineGraph inline_graph;
   // The ONNX name of a symbolic dim's value as a 0-d int64 (Shape + Gather of an input that
   // has the symbol as a bare dim); nullopt when no graph input carries it.
   std::function<std::optional<std::string>(const std::string& symbol)> symbol_value;
