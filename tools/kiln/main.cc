@@ -41,6 +41,16 @@ commands:
   build FILE --parse-loops
                        parse loop IR and print it back (round trip)
   ops                  list the op table: name, traits, schema
+  export FILE -o model.onnx [--opset N] [--dynamic] [--training]
+         [--keep-initializers-as-inputs] [--input-names a,b] [--output-names y]
+                       export the first graph to ONNX (checked by ONNX's checker and
+                       shape inference; docs/ONNX.md)
+  verify FILE [model.onnx] [--inputs a.npy,... | --random-inputs SEED [--dim B=4]]
+         [--rtol R] [--atol A] [--acceptable-error-percentage P] [--intermediates]
+         [--backend=ort|reference] [--opset N] [--dynamic]
+                       export (or take model.onnx), run it in ONNX Runtime and the graph
+                       in the interpreter, print the comparison; exit 1 on a mismatch;
+                       --intermediates names the first node whose result diverges
   demo [--train-steps=N] [--report DIR]
                        capture a small model written in C++, print it, run it eagerly and
                        through the interpreter, and show that they agree; then train an
@@ -64,6 +74,7 @@ constexpr Command kCommands[] = {
     {"ops", kiln::cli::cmd_ops},
     {"demo", kiln::cli::cmd_demo},
     {"export", kiln::cli::cmd_export},
+    {"verify", kiln::cli::cmd_verify},
 };
 
 }  // namespace
