@@ -157,7 +157,10 @@ OutputReport compare_output(const Tensor& onnx_in, const Tensor& kiln_in, const 
     const double u = px[i], v = py[i];
     bool close;
     double err;
-    if (std::isnan(u) || std::isnan(v)) {
+    if (exact) {  // integers and bools: equal or not (doubles would merge values past 2^53)
+      close = a.item_int(i) == b.item_int(i);
+      err = close ? 0 : std::max(std::fabs(u - v), 1.0);
+    } else if (std::isnan(u) || std::isnan(v)) {
       close = std::isnan(u) && std::isnan(v);
       err = close ? 0 : INFINITY;
     } else if (u == v) {  // equal infinities too
@@ -165,8 +168,7 @@ OutputReport compare_output(const Tensor& onnx_in, const Tensor& kiln_in, const 
       err = 0;
     } else {
       err = std::fabs(u - v);
-      close = exact ? a.item_int(i) == b.item_int(i) : err <= o.atol + o.rtol * std::fabs(v);
-      if (exact && close) err = 0;
+      close = err <= o.atol + o.rtol * std::fabs(v);
     }
     if (!close) ++bad;
     if (err > worst_err) {

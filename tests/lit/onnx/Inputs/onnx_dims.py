@@ -1,0 +1,12 @@
+"""Prints each input and output of an ONNX model with its dims (dim_param names or sizes)
+after ONNX's Python full checker accepts it: `input x: [B, 8]`."""
+import sys
+
+import onnx
+
+model = onnx.load(sys.argv[1])
+onnx.checker.check_model(model, full_check=True)
+for kind, values in (("input", model.graph.input), ("output", model.graph.output)):
+    for v in values:
+        dims = [d.dim_param if d.HasField("dim_param") else str(d.dim_value) for d in v.type.tensor_type.shape.dim]
+        print(f"{kind} {v.name}: [{', '.join(dims)}]")
