@@ -214,6 +214,7 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
   KILN_TRY(fold_constants(*g).status());
   (void)eliminate_dead_code(*g);
   m.num_user_outputs_ = mutation.num_user_outputs;
+  m.write_back_inputs_ = mutation.write_back_inputs;
 
   // ---- inputs and initializers ----
   ::onnx::ModelProto& model = *m.proto_;

@@ -68,6 +68,8 @@ class ExportedModel {
   const std::vector<int>& model_inputs() const { return model_inputs_; }
   // Graph outputs before the write-back outputs of inputs the graph writes.
   int num_user_outputs() const { return num_user_outputs_; }
+  // The graph inputs the graph writes, in the order of their write-back outputs.
+  const std::vector<int>& write_back_inputs() const { return write_back_inputs_; }
   int opset() const { return opset_; }
   // The ONNX name of each exported kiln value of the top graph, for intermediates.
   const std::vector<std::pair<const Value*, std::string>>& value_names() const { return value_names_; }
@@ -87,6 +89,7 @@ class ExportedModel {
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> model_inputs_;
   int num_user_outputs_ = 0;
+  std::vector<int> write_back_inputs_;
   int opset_ = 17;
   std::vector<std::pair<const Value*, std::string>> value_names_;
   std::shared_ptr<Graph> exported_graph_;  // the graph after the export passes (value_names_ point into it)

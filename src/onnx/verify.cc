@@ -223,14 +223,14 @@ Expected<VerifyReport> verify(const Graph& g, std::span<const Tensor> inputs, co
   for (size_t s = 0; s < sets.size(); ++s) {
     // kiln's side: the interpreter on copies (the graph may write its inputs), then the
     // written inputs as the write-back outputs the model has after the user outputs.
-    std::vector<Tensor> copies;
-    for (const Tensor& t : sets[s]) {
-      Tensor c = Tensor::empty(t.sizes(), t.dtype());
-      c.copy_from(t);
-      copies.push_back(std::move(c));
+    std::vector<Tensor> all;
+    for (std::span<const Tensor> part : {std::span<const Tensor>(sets[s]), param_values}) {
+      for (const Tensor& t : part) {
+        Tensor c = Tensor::empty(t.sizes(), t.dtype());
+        c.copy_from(t);
+        all.push_back(std::move(c));
+      }
     }
-    std::vector<Tensor> all = copies;
-    all.insert(all.end(), param_values.begin(), param_values.end());
     if (static_cast<int>(all.size()) != g.num_inputs())
       return make_error("verify: the graph takes ", g.num_inputs(), " inputs, ", all.size(), " given");
     std::unordered_map<const Node*, std::vector<Tensor>> seen;
@@ -240,11 +240,7 @@ Expected<VerifyReport> verify(const Graph& g, std::span<const Tensor> inputs, co
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> want, interpret(run_graph, all, io));
     if (!o.compare_intermediates) {
       // The model's write-back outputs hold the inputs' final values.
-      for (size_t k = static_cast<size_t>(m.num_user_outputs()); k < m.output_names().size(); ++k) {
-        const std::string& name = m.output_names()[k];
-        for (size_t i = 0; i < m.input_names().size(); ++i)
-          if (name == m.input_names()[i] + ".updated") want.push_back(all[static_cast<size_t>(m.model_inputs()[i])]);
-      }
+      for (int i : m.write_back_inputs()) want.push_back(all[static_cast<size_t>(i)]);
     }
     // The model's inputs: the graph inputs that are not initializers, optionally a subset.
     std::vector<Tensor> feed;
