@@ -20,24 +20,28 @@
 
 namespace kiln::onnx {
 
-ExportedModel::ExportedModel() : proto_(std::make_unique<::onnx::ModelProto>()) {}
+struct ExportedModel::Proto {
+  ::onnx::ModelProto model;
+};
+
+ExportedModel::ExportedModel() : proto_(std::make_unique<Proto>()) {}
 ExportedModel::~ExportedModel() = default;
 ExportedModel::ExportedModel(ExportedModel&&) noexcept = default;
 ExportedModel& ExportedModel::operator=(ExportedModel&&) noexcept = default;
 
-std::string ExportedModel::serialize() const { return proto_->SerializeAsString(); }
+std::string ExportedModel::serialize() const { return proto_->model.SerializeAsString(); }
 
 Status ExportedModel::save(const std::string& path, int64_t external_data_threshold) const {
   int64_t weight_bytes = 0;
-  for (const ::onnx::TensorProto& t : proto_->graph().initializer()) weight_bytes += static_cast<int64_t>(t.raw_data().size());
+  for (const ::onnx::TensorProto& t : proto_->model.graph().initializer()) weight_bytes += static_cast<int64_t>(t.raw_data().size());
   if (weight_bytes <= external_data_threshold) {
     std::ofstream f(path, std::ios::binary);
-    if (!f || !proto_->SerializeToOstream(&f)) return make_error("cannot write ", path);
+    if (!f || !proto_->model.SerializeToOstream(&f)) return make_error("cannot write ", path);
     return Status::ok();
   }
   // External data: every initializer's bytes go to <path>.data, 64-byte aligned, and the
   // proto keeps their location, offset and length.
-  ::onnx::ModelProto copy = *proto_;
+  ::onnx::ModelProto copy = proto_->model;
   const std::string data_path = path + ".data";
   const std::string location = data_path.substr(data_path.find_last_of('/') + 1);
   std::ofstream data(data_path, std::ios::binary);
@@ -217,7 +221,7 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
   m.write_back_inputs_ = mutation.write_back_inputs;
 
   // ---- inputs and initializers ----
-  ::onnx::ModelProto& model = *m.proto_;
+  ::onnx::ModelProto& model = m.proto_->model;
   model.set_ir_version(8);
   model.set_producer_name("kiln");
   model.set_producer_version("0.1.0");

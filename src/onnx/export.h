@@ -15,10 +15,6 @@
 #include "ir/graph.h"
 #include "support/diagnostic.h"
 
-namespace onnx {
-class ModelProto;
-}
-
 namespace kiln::onnx {
 
 // Opsets the exporter writes and tests. 17 is what Debian's ONNX library (1.12) checks; 18
@@ -52,7 +48,8 @@ struct ExportOptions {
   bool check = true;
 };
 
-// An exported model. The proto is kept in memory; save() writes it (and its external data).
+// An exported model. The ModelProto is kept in memory; save() writes it (and its external
+// data), serialize() gives its bytes.
 class ExportedModel {
  public:
   ExportedModel();
@@ -60,8 +57,6 @@ class ExportedModel {
   ExportedModel(ExportedModel&&) noexcept;
   ExportedModel& operator=(ExportedModel&&) noexcept;
 
-  const ::onnx::ModelProto& proto() const { return *proto_; }
-  ::onnx::ModelProto& proto() { return *proto_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
   const std::vector<std::string>& output_names() const { return output_names_; }
   // Which graph inputs are model inputs (the others are initializers), in order.
@@ -85,7 +80,8 @@ class ExportedModel {
 
  private:
   friend class Exporter;
-  std::unique_ptr<::onnx::ModelProto> proto_;
+  struct Proto;  // the ModelProto (export.cc): no protobuf type in this header
+  std::unique_ptr<Proto> proto_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> model_inputs_;
   int num_user_outputs_ = 0;
