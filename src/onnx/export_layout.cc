@@ -364,7 +364,13 @@ Expected<Names> constant_pad_nd(ExportContext& cx) {
 Expected<Names> flip(ExportContext& cx) {
   const int rank = cx.rank(0);
   if (rank == 0) return Names{identity(cx)};
-  std::vector<int64_t> axes = wrap_axes(cx.call.attr_ints("dims"), rank);
+  std::vector<int64_t> axes;
+  for (int64_t d : wrap_axes(cx.call.attr_ints("dims"), rank)) {
+    const Dim& size = cx.type(0).shape[static_cast<int>(d)];
+    // Flipping a dim of size 0 or 1 changes nothing (and ONNX 1.1x's shape inference gets
+    // a reversed Slice of an empty dim wrong).
+    if (!size.is_static() || size.value() > 1) axes.push_back(d);
+  }
   if (axes.empty()) return Names{identity(cx)};
   const auto n = axes.size();
   return Names{cx.b.op("Slice", {cx.operand(0), cx.b.ints(std::vector<int64_t>(n, -1)),
