@@ -41,6 +41,12 @@ std::string wrap_negative(ExportContext& cx, const std::string& idx, const std::
 // GatherElements and ScatterElements pair the elements of equal shapes.
 std::string fit_to(ExportContext& cx, const std::string& x, const Shape& xs, const std::string& like,
                    const Shape& ls, int skip) {
+  if (xs.rank() != ls.rank()) {  // both at most 1-d: x's first elements, shaped as `like`
+    const std::string flat = cx.b.op("Reshape", {x, cx.b.ints({-1})});
+    const std::string n = cx.b.op("Size", {like});
+    const std::string first = cx.b.op("Slice", {flat, cx.b.ints({0}), cx.b.op("Unsqueeze", {n, cx.b.ints({0})})});
+    return cx.b.op("Reshape", {first, cx.b.op("Shape", {like})});
+  }
   std::vector<int64_t> axes;
   for (int k = 0; k < ls.rank(); ++k)
     if (k != skip && !(xs[k] == ls[k])) axes.push_back(k);

@@ -70,3 +70,5 @@ add("masked_fill_i16_tensor_value", "masked_fill(%a, %b, %c)", [randint(0, 9, 4,
     lambda a, m, v: a.masked_fill(m, v))
 add("embedding_i32_3d", "embedding(%a, %b)", [randn(5, 2, dtype=torch.float16), torch.tensor([[[4]], [[0]]], dtype=torch.int32)],
     lambda w, i: F.embedding(i, w))
+add("scatter_scalar_src_tensor", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor([2]), torch.tensor(4.0)],
+    lambda a, i, s: a.scatter(0, i, s))
