@@ -6,7 +6,7 @@ ONNX Runtime's kernels lack (bf16, i16, bool)."""
 import torch
 import torch.nn.functional as F
 
-from oracle_case import randn, randint, rand_bool
+from oracle_case import Case, randn, randint, rand_bool
 from single_op import SingleOpCases
 
 CASES = SingleOpCases()
@@ -72,3 +72,21 @@ add("embedding_i32_3d", "embedding(%a, %b)", [randn(5, 2, dtype=torch.float16), 
     lambda w, i: F.embedding(i, w))
 add("scatter_scalar_src_tensor", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor([2]), torch.tensor(4.0)],
     lambda a, i, s: a.scatter(0, i, s))
+
+
+def add_symbolic(name, call, types, inputs, out_type, ref):
+    """A one-op graph whose inputs have the (possibly symbolic) `types`."""
+    params = ", ".join(f"%{chr(97 + i)}: {t}" for i, t in enumerate(types))
+    graph = f"graph @g({params}) -> ({out_type}) {{\n  %0 = {call} : {out_type}\n  return %0\n}}"
+    CASES.append(Case(name, graph, inputs=inputs, ref=ref))
+
+
+add_symbolic("index_symbolic", "index(%a, none, %b)", ["f32[B,N]", "i64[K]"], [randn(3, 4), torch.tensor([-1, 0])],
+             "f32[B,K]", lambda a, i: a[:, i])
+add_symbolic("index_put_symbolic", "index_put(%a, none, %b, %c) {accumulate=true}", ["f32[B,N]", "i64[K]", "f32[K]"],
+             [randn(3, 4), torch.tensor([-1, 3]), randn(2)], "f32[B,N]",
+             lambda a, i, v: torch.ops.aten.index_put(a, [None, i], v, True))
+add_symbolic("index_add_symbolic", "index_add(%a, %b, %c) {dim=1}", ["f32[B,N]", "i64[K]", "f32[B,K]"],
+             [randn(3, 4), torch.tensor([1, 1]), randn(3, 2)], "f32[B,N]", lambda a, i, s: a.index_add(1, i, s))
+add_symbolic("gather_symbolic", "gather(%a, %b) {dim=1}", ["f32[B,N]", "i64[B,K]"],
+             [randn(3, 4), torch.tensor([[0], [3], [1]])], "f32[B,K]", lambda a, i: a.gather(1, i))
