@@ -53,8 +53,6 @@ add("contiguous_of_transpose", "contiguous(%t)", [randn(2, 3)], lambda a: a.t().
 SLICE_A = [("s", "slice(%a) {dim=0, start=2, end=8}", lambda a: a[2:8])]
 add("as_strided_of_slice", "as_strided(%s) {size=[2, 2], stride=[1, 2]}", [randn(10)],
     lambda a: a[2:8].as_strided((2, 2), (1, 2)), pre=SLICE_A)
-add("as_strided_of_slice_offset", "as_strided(%s) {size=[3], stride=[2], storage_offset=3}", [randn(10)],
-    lambda a: a[2:8].as_strided((3,), (2,), 3), pre=SLICE_A)
 EXPAND_A = [("e", "expand(%a) {size=[3, 4]}", lambda a: a.expand(3, 4))]
 add("as_strided_of_expand", "as_strided(%e) {size=[2, 3], stride=[0, 1]}", [randn(4)],
     lambda a: a.expand(3, 4).as_strided((2, 3), (0, 1)), pre=EXPAND_A)
