@@ -82,10 +82,11 @@ int main(int argc, char** argv) {
   }
 
   std::printf("ONNX export of the demo GPT at GPT-2-small size: %d layers, width %lld, %lld heads, vocab %lld, "
-              "%lld parameters, tokens [1,%lld], opset 17, best of %d\n",
+              "%lld parameters (untied LM head), tokens [1,%lld], %zu graph nodes, %zu ONNX nodes, opset 17, best of %d\n",
               static_cast<int>(config.num_layers), static_cast<long long>(config.width),
               static_cast<long long>(config.num_heads), static_cast<long long>(config.vocab_size),
-              static_cast<long long>(params), static_cast<long long>(seq), runs);
+              static_cast<long long>(params), static_cast<long long>(seq), c.graph->num_nodes(), with_weights.num_nodes(),
+              runs);
   std::printf("%-52s %10s %12s\n", "", "kiln (ms)", "torch / kiln");
   std::printf("%-52s %10.1f\n", "model construction, not timed below (s)", build_s);
   std::printf("%-52s %10.1f\n", "capture (not part of export)", capture_ms);

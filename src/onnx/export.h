@@ -31,10 +31,11 @@ struct ExportOptions {
   // Parameters become initializers and are also listed as graph inputs (overridable at run
   // time), as the reference's keep_initializers_as_inputs.
   bool keep_initializers_as_inputs = false;
-  // Training export: dropout stays a Dropout with training_mode=true, batch_norm normalizes
-  // with batch statistics. Eval (default): dropout is the identity, batch_norm uses the
-  // running statistics; a batch_norm with training=true in the graph is exported as written
-  // either way (its semantics are in the graph).
+  // Eval export (default), as the reference exports a model switched to eval(): dropout is
+  // the identity whatever its `train` attribute. Training export: dropout keeps its `train`
+  // attribute, and a dropout that draws (0 < p < 1) is not exportable (its mask comes from
+  // kiln's Philox stream, which ONNX cannot reproduce). batch_norm is exported as the graph
+  // says either way (running or batch statistics).
   bool training = false;
   // dim 0 of every input with role `input` becomes the symbol "batch" (after which the
   // graph's types are re-inferred): a model exported from a graph traced at one batch size
@@ -71,6 +72,9 @@ class ExportedModel {
 
   // The graph after the export passes (functionalized, folded): what the model computes.
   const Graph& exported_graph() const { return *exported_graph_; }
+
+  // Nodes of the model's main graph (subgraphs not counted).
+  size_t num_nodes() const;
 
   // The serialized ModelProto (initializers inline).
   std::string serialize() const;

@@ -20,15 +20,6 @@ using Names = std::vector<std::string>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// An ONNX Reduce* node: axes an attribute before opset 18 (ReduceSum: an input since 13).
-std::string reduce_op(ExportContext& cx, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
-                      bool keepdims) {
-  std::vector<OnnxAttr> attrs{{"keepdims", int64_t{keepdims ? 1 : 0}}};
-  if (op == "ReduceSum" || cx.opset >= 18) return cx.b.op(op, {x, cx.b.ints(axes)}, attrs);
-  attrs.push_back({"axes", axes});
-  return cx.b.op(op, {x}, attrs);
-}
-
 std::vector<int64_t> range(int64_t from, int64_t to) {
   std::vector<int64_t> r;
   for (int64_t i = from; i < to; ++i) r.push_back(i);

@@ -18,15 +18,6 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-// An ONNX Reduce* node: axes an attribute before opset 18 (ReduceSum: an input since 13).
-std::string reduce_op(ExportContext& cx, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
-                      bool keepdims) {
-  std::vector<OnnxAttr> attrs{{"keepdims", int64_t{keepdims ? 1 : 0}}};
-  if (op == "ReduceSum" || cx.opset >= 18) return cx.b.op(op, {x, cx.b.ints(axes)}, attrs);
-  attrs.push_back({"axes", axes});
-  return cx.b.op(op, {x}, attrs);
-}
-
 // Operand 0 cast to `d`, with the ONNX axes it reduces over and whether to keep them. A 0-d
 // input becomes [1] reduced over axis 0 without keepdims, so the result stays 0-d.
 struct Reduction {

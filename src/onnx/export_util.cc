@@ -48,4 +48,12 @@ std::string log1p(OnnxBuilder& b, const std::string& x, DType d) {
   return where(b, b.op("Equal", {um1, b.scalar(0, d)}), x, where(b, big, u, scaled));
 }
 
+std::string reduce_op(ExportContext& cx, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
+                      bool keepdims) {
+  std::vector<OnnxAttr> attrs{{"keepdims", int64_t{keepdims ? 1 : 0}}};
+  if (op == "ReduceSum" || cx.opset >= 18) return cx.b.op(op, {x, cx.b.ints(axes)}, attrs);
+  attrs.push_back({"axes", axes});
+  return cx.b.op(op, {x}, attrs);
+}
+
 }  // namespace kiln::onnx

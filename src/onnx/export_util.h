@@ -32,4 +32,9 @@ std::string trunc(OnnxBuilder& b, const std::string& x, DType d);
 // log(1 + x) without losing small x (Kahan: log(u) * x / (u - 1) with u = 1 + x).
 std::string log1p(OnnxBuilder& b, const std::string& x, DType d);
 
+// An ONNX Reduce* node over `axes`: the axes an attribute before opset 18 (ReduceSum's an
+// input since opset 13), an input from opset 18 on.
+std::string reduce_op(ExportContext& cx, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
+                      bool keepdims);
+
 }  // namespace kiln::onnx

@@ -28,7 +28,7 @@ void fill_tensor_proto(const Tensor& t, const std::string& name, ::onnx::TensorP
   for (int64_t s : t.sizes()) out.add_dims(s);
   const Tensor c = t.contiguous();
   const size_t bytes = static_cast<size_t>(c.numel()) * static_cast<size_t>(dtype_size(c.dtype()));
-  out.set_raw_data(std::string(reinterpret_cast<const char*>(c.data_bytes()), bytes));
+  out.mutable_raw_data()->assign(reinterpret_cast<const char*>(c.data_bytes()), bytes);
 }
 
 OnnxBuilder::OnnxBuilder(::onnx::GraphProto& graph, OnnxBuilder* parent)

@@ -28,6 +28,11 @@ add("scatter", "scatter(%a, %b, %c) {dim=1}", [torch.zeros(3, 4), GIDX, randn(3,
 add("scatter_scalar", "scatter(%a, %b, 7) {dim=1}", [randint(0, 3, 3, 4), GIDX], lambda a, i: a.scatter(1, i, 7))
 add("scatter_add", "scatter_add(%a, %b, %c) {dim=0}", [randn(3, 3), torch.tensor([[0, 1, 0], [0, 0, 2]]), randn(2, 3)],
     lambda a, i, s: a.scatter_add(0, i, s))
+# A 0-d index into a 1-d self reads as the index [0] (this used to crash the interpreter).
+add("scatter_add_0d_index", "scatter_add(%a, %b, %c) {dim=0}", [randn(3), torch.tensor(1), randn(2)],
+    lambda a, i, s: a.scatter_add(0, i, s))
+add("scatter_0d_index", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor(2), randn(2)],
+    lambda a, i, s: a.scatter(0, i, s))
 add("index_one", "index(%a, %b)", [randn(5, 3), torch.tensor([4, -1, 0])], lambda a, i: a[i])
 add("index_adjacent", "index(%a, none, %b, %c)", [randn(2, 3, 4), torch.tensor([[0], [2]]), torch.tensor([1, 3])],
     lambda a, i, j: a[:, i, j])

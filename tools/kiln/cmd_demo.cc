@@ -7,17 +7,20 @@
 // each phase of compiling the step took, then the loss as it falls, checking it ends below a
 // stated threshold. `--train-steps=N` runs N steps of each (thresholds are checked only at the
 // default counts, which they are set for); `--report DIR` writes the compile reports of both
-// steps to DIR/mlp and DIR/gpt (docs/REPORT.md).
+// steps to DIR/mlp and DIR/gpt (docs/REPORT.md). Last, the trained GPT is exported to ONNX
+// and verified in ONNX Runtime against the interpreter (docs/ONNX.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "commands.h"
 #include "demo/train_demo.h"
 #include "kiln/kiln.h"
+#include "onnx/verify.h"
 
 namespace kiln::cli {
 namespace {
@@ -80,6 +83,44 @@ bool report_losses(const demo::TrainReport& r, double threshold, bool check, dou
   return ok;
 }
 
+// The trained GPT's forward exported to ONNX with a dynamic batch (weights as initializers),
+// written to DIR/gpt.onnx (DIR: --report's, else the temporary directory), and verified
+// against the interpreter in ONNX Runtime at batch 2 and 5.
+bool export_and_verify(demo::Gpt& gpt, const std::string& report_dir, std::string& out) {
+  const demo::GptConfig& c = gpt.config;
+  const Tensor tokens = demo::arithmetic_sequences(2, c.context, c.vocab_size, 999).first;
+  Expected<Captured> captured =
+      capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.forward(in[0])}; }, {tokens},
+              {.dynamic = {{.dim = 0, .symbol = "B", .input = 0}}, .name = "gpt", .input_names = {"tokens"}, .module = &gpt});
+  if (!captured) {
+    std::fprintf(stderr, "%s\n", captured.error().to_string().c_str());
+    return false;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Expected<onnx::ExportedModel> model = onnx::export_graph(*captured->graph, captured->lifted);
+  const double export_ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string dir = report_dir.empty() ? std::filesystem::temp_directory_path().string() : report_dir;
+  const std::string path = dir + (report_dir.empty() ? "/kiln_demo_gpt.onnx" : "/gpt.onnx");
+  Status saved = model ? model->save(path) : Status(model.error());
+  if (!saved) {
+    std::fprintf(stderr, "%s\n", saved.error().to_string().c_str());
+    return false;
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "\nONNX export of the trained gpt (opset 17, batch dim B dynamic): %s in %.1f ms\n",
+                path.c_str(), export_ms);
+  out = line;
+  onnx::VerifyOptions o;
+  o.additional_inputs = {{demo::arithmetic_sequences(5, c.context, c.vocab_size, 1000).first}};
+  Expected<onnx::VerifyReport> report = onnx::verify(*captured, std::vector<Tensor>{tokens}, o);
+  if (!report) {
+    std::fprintf(stderr, "%s\n", report.error().to_string().c_str());
+    return false;
+  }
+  out += report->to_table();
+  return report->passed;
+}
+
 // The training half of the demo.
 bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::string& report_dir) {
   using Clock = std::chrono::steady_clock;
@@ -100,6 +141,9 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::s
   const bool mlp_ok = report_losses(m, kMlpThreshold, check, seconds_since(t0));
 
   demo::GptTask gpt{.steps = gpt_steps, .train = train_options("gpt")};
+  bool exported_ok = false;
+  std::string exported;
+  gpt.on_trained = [&](demo::Gpt& trained) { exported_ok = export_and_verify(trained, report_dir, exported); };
   t0 = Clock::now();
   demo::TrainReport g = demo::train_gpt(gpt);
   const demo::GptConfig& c = gpt.model;
@@ -111,7 +155,8 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::s
               static_cast<long long>(g.saved_bytes));
   std::printf("  compiling the step:\n%s", g.compile_times.to_text().c_str());
   const bool gpt_ok = report_losses(g, kGptThreshold, check, seconds_since(t0));
-  return mlp_ok && gpt_ok;
+  std::printf("%s", exported.c_str());
+  return mlp_ok && gpt_ok && exported_ok;
 }
 
 }  // namespace

@@ -89,7 +89,9 @@ TrainReport train_gpt(const GptTask& task) {
   };
   auto loss = [](Gpt& m, std::span<const Tensor> b) { return m.loss(b[0], b[1]); };
   TrainStep step = compile_train_step(model, loss, batch_at(0), step_options({"tokens", "targets"}, task.train));
-  return run(model, step, task.lr, task.steps, batch_at);
+  TrainReport report = run(model, step, task.lr, task.steps, batch_at);
+  if (task.on_trained) task.on_trained(model);
+  return report;
 }
 
 }  // namespace kiln::demo

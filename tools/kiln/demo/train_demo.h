@@ -5,6 +5,8 @@
 // options give bit-identical losses (tests/unit/test_train_step.cc checks it).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -54,6 +56,8 @@ struct GptTask {
   double lr = 3e-3;
   uint64_t seed = 0;
   TrainOptions train = {};
+  // Called with the trained model after the last step (the demo exports it to ONNX).
+  std::function<void(Gpt& trained)> on_trained = {};
 };
 TrainReport train_gpt(const GptTask& task);
 

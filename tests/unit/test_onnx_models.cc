@@ -1,0 +1,98 @@
+// The model suite of the ONNX issue: an MLP (with a dynamic batch, verified at batch 1 and
+// 7), a small CNN (conv, batch norm in eval and in training mode, pooling), the transformer
+// block of the autograd tests and the demo's GPT, each captured, exported with its parameters
+// as initializers, run in ONNX Runtime and compared with the interpreter (onnx::verify at
+// its default tolerances). Skips when the project's Python environment is missing.
+#include <gtest/gtest.h>
+
+#include "demo/gpt.h"
+#include "frontend/capture.h"
+#include "frontend/functional.h"
+#include "frontend/nn/batch_norm2d.h"
+#include "frontend/nn/conv2d.h"
+#include "frontend/nn/linear.h"
+#include "onnx/verify.h"
+#include "transformer_block.h"
+
+namespace kiln::onnx {
+namespace {
+
+// Verifies and prints the table; skips when verify cannot run Python at all.
+void expect_verified(const Captured& c, std::span<const Tensor> inputs, const VerifyOptions& o = {}) {
+  Expected<VerifyReport> r = verify(c, inputs, o);
+  if (!r && (r.error().message().find("verify needs Python") != std::string::npos ||
+             r.error().message().find("is missing") != std::string::npos))
+    GTEST_SKIP() << r.error().message();
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_TRUE(r->passed) << r->to_table();
+  ASSERT_FALSE(r->outputs.empty());
+}
+
+class Mlp : public nn::Module {
+ public:
+  Mlp() : fc1(16, 32, true, 1), fc2(32, 4, true, 2) {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  Tensor forward(const Tensor& x) { return fc2.forward(gelu(fc1.forward(x), "tanh")); }
+  nn::Linear fc1, fc2;
+};
+
+TEST(OnnxModels, MlpWithDynamicBatchVerifiesAtBatch1And7) {
+  Mlp mlp;
+  Expected<Captured> c = capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{mlp.forward(in[0])}; },
+                                 {Tensor::randn({7, 16}, 3)},
+                                 {.dynamic = {{.dim = 0, .symbol = "B", .input = 0}}, .name = "mlp", .module = &mlp});
+  ASSERT_TRUE(c) << c.error().to_string();
+  VerifyOptions o;
+  o.additional_inputs = {{Tensor::randn({1, 16}, 4)}};
+  expect_verified(*c, std::vector<Tensor>{Tensor::randn({7, 16}, 5)}, o);
+}
+
+class SmallCnn : public nn::Module {
+ public:
+  SmallCnn() : conv(3, 8, 3, {.padding = {1, 1}}), bn(8), head(8 * 4 * 4, 10, true, 7) {
+    register_module("conv", conv);
+    register_module("bn", bn);
+    register_module("head", head);
+  }
+  Tensor forward(const Tensor& x) {
+    Tensor h = max_pool2d(relu(bn.forward(conv.forward(x))), {2, 2});
+    return head.forward(flatten(h, 1));
+  }
+  nn::Conv2d conv;
+  nn::BatchNorm2d bn;
+  nn::Linear head;
+};
+
+TEST(OnnxModels, SmallCnnVerifiesInEvalAndTrainingMode) {
+  for (bool training : {false, true}) {
+    SmallCnn cnn;
+    cnn.train(training);
+    const Tensor x = Tensor::randn({2, 3, 8, 8}, 11);
+    Expected<Captured> c = capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{cnn.forward(in[0])}; },
+                                   {x}, {.name = "cnn", .module = &cnn});
+    ASSERT_TRUE(c) << c.error().to_string();
+    SCOPED_TRACE(training ? "training" : "eval");
+    expect_verified(*c, std::vector<Tensor>{x});
+  }
+}
+
+TEST(OnnxModels, TransformerBlockVerifies) {
+  const test_models::TransformerBlockConfig config{.batch = 2, .seq = 16, .width = 32, .heads = 4, .seed = 1};
+  Expected<Captured> c = test_models::capture_transformer_block(config);
+  ASSERT_TRUE(c) << c.error().to_string();
+  expect_verified(*c, std::vector<Tensor>{test_models::transformer_block_input(config)});
+}
+
+TEST(OnnxModels, DemoGptVerifies) {
+  demo::Gpt gpt(demo::GptConfig{});
+  const Tensor tokens = Tensor::randint(0, 16, {2, 16}, 5);
+  Expected<Captured> c = capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.forward(in[0])}; },
+                                 {tokens}, {.name = "gpt", .input_names = {"tokens"}, .module = &gpt});
+  ASSERT_TRUE(c) << c.error().to_string();
+  expect_verified(*c, std::vector<Tensor>{tokens});
+}
+
+}  // namespace
+}  // namespace kiln::onnx
