@@ -337,7 +337,7 @@ Status check_model_file(const std::string& path) {
   ::onnx::ModelProto m;
   if (!m.ParseFromIstream(&f)) return make_error(path, ": not an ONNX model (the protobuf does not parse)");
   try {
-    ::onnx::checker::check_model(m);
+    ::onnx::checker::check_model(path);  // by path: external data is found beside it
   } catch (const std::exception& e) {
     return make_error(path, ": fails ONNX's checker: ", e.what());
   }

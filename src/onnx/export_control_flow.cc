@@ -4,8 +4,9 @@
 //   while_loop(carried...)    -> Loop with no trip count: the first condition is cond_fn
 //                                inlined before the loop; the body runs body_fn and then
 //                                cond_fn on the new values, giving the next condition.
-//   scan(init..., xs...)      -> Scan: the carries are its state, xs its scan inputs along
-//                                `dim`, combine_fn's extra outputs its scan outputs along `dim`.
+//   scan(init..., xs...)      -> Scan: the carries are its state, xs its scan inputs and
+//                                combine_fn's extra outputs its scan outputs, with `dim`
+//                                moved to the front and back by Transposes.
 //   map(xs..., extra...)      -> Scan without state over dim 0; the extra operands are read
 //                                from the enclosing scope.
 #include "onnx/export_util.h"
@@ -109,13 +110,33 @@ Expected<Names> scan_like(ExportContext& cx, int num_state, int num_scanned, int
     add_outputs(sb, body_fn, outs);
     return Status::ok();
   }));
-  Names inputs(operands.begin(), operands.begin() + num_state + num_scanned);
-  const std::vector<int64_t> in_axes(static_cast<size_t>(num_scanned), dim);
-  const std::vector<int64_t> out_axes(static_cast<size_t>(num_outputs - num_state), dim);
-  std::vector<OnnxAttr> attrs = {{"body", body}, {"num_scan_inputs", int64_t{num_scanned}}};
-  if (num_scanned > 0) attrs.push_back({"scan_input_axes", in_axes});
-  if (num_outputs > num_state) attrs.push_back({"scan_output_axes", out_axes});
-  return cx.b.node("Scan", inputs, attrs, num_outputs);
+  // The scanned dim is moved to the front and back again with Transposes rather than given
+  // as scan_input_axes/scan_output_axes: ONNX's reference evaluator scans axis 0 only.
+  auto to_front = [&](int rank) {
+    std::vector<int64_t> perm = {dim};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim) perm.push_back(d);
+    return perm;
+  };
+  auto from_front = [&](int rank) {
+    std::vector<int64_t> perm;
+    for (int64_t d = 1; d < rank; ++d) {
+      if (d == dim + 1) perm.push_back(0);
+      perm.push_back(d);
+    }
+    if (dim + 1 >= rank) perm.push_back(0);
+    return perm;
+  };
+  Names inputs(operands.begin(), operands.begin() + num_state);
+  for (int i = num_state; i < num_state + num_scanned; ++i) {
+    const std::string& x = operands[static_cast<size_t>(i)];
+    inputs.push_back(dim == 0 ? x : cx.b.op("Transpose", {x}, {{"perm", to_front(cx.rank(i))}}));
+  }
+  Names outs = cx.b.node("Scan", inputs, {{"body", body}, {"num_scan_inputs", int64_t{num_scanned}}}, num_outputs);
+  for (int i = num_state; i < num_outputs && dim != 0; ++i)
+    outs[static_cast<size_t>(i)] =
+        cx.b.op("Transpose", {outs[static_cast<size_t>(i)]}, {{"perm", from_front(cx.result_type(i).shape.rank())}});
+  return outs;
 }
 
 Expected<Names> scan(ExportContext& cx) {
