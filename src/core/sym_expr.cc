@@ -266,6 +266,18 @@ std::optional<SymExpr> SymExpr::exact_div(const SymExpr& a, const SymExpr& b) {
   return SymExpr(normalize(std::move(terms), constant));
 }
 
+std::vector<SymTerm> SymExpr::terms() const {
+  std::vector<SymTerm> out;
+  for (const Term& t : rep_->terms) {
+    SymTerm term{t.coef, {}};
+    for (const AtomPtr& a : t.atoms) term.factors.push_back(SymFactor{a->name, a->num, a->den});
+    out.push_back(std::move(term));
+  }
+  return out;
+}
+
+int64_t SymExpr::constant_term() const { return rep_->constant; }
+
 std::string SymExpr::to_string() const { return rep_->text; }
 bool operator==(const SymExpr& a, const SymExpr& b) { return a.rep_ == b.rep_ || a.rep_->text == b.rep_->text; }
 bool operator<(const SymExpr& a, const SymExpr& b) { return a.rep_->text < b.rep_->text; }

@@ -21,6 +21,8 @@ struct SymExprOverflow : std::overflow_error {
   using std::overflow_error::overflow_error;
 };
 
+struct SymTerm;  // below
+
 // Immutable and cheap to copy: a shared pointer to a normalized polynomial.
 //
 // The canonical form is  c1*m1 + c2*m2 + ... + c0  where each monomial m is a sorted product
@@ -55,6 +57,11 @@ class SymExpr {
   // (B*T*16 / (16*T) = B); nullopt when that cannot be shown symbolically.
   static std::optional<SymExpr> exact_div(const SymExpr& a, const SymExpr& b);
 
+  // The canonical form's parts, for code that computes the expression elsewhere (the ONNX
+  // exporter builds it from ops): to_string() is constant_term() plus the sum of terms().
+  std::vector<SymTerm> terms() const;
+  int64_t constant_term() const;
+
   std::string to_string() const;
   friend bool operator==(const SymExpr& a, const SymExpr& b);
   friend bool operator<(const SymExpr& a, const SymExpr& b);  // a total order, for sorting and maps
@@ -64,6 +71,18 @@ class SymExpr {
  private:
   explicit SymExpr(std::shared_ptr<const Rep> rep) : rep_(std::move(rep)) {}
   std::shared_ptr<const Rep> rep_;  // never null
+};
+
+// A factor of a term: a symbol, or floor(num / den) with den >= 2 when `num` is set.
+struct SymFactor {
+  std::string symbol;
+  std::optional<SymExpr> num;
+  int64_t den = 0;
+};
+// coeff * the product of the factors (never empty).
+struct SymTerm {
+  int64_t coeff = 0;
+  std::vector<SymFactor> factors;
 };
 
 // A relation between dims that a shape rule assumed ("B*T == 4096", "T >= 1"). Rules record

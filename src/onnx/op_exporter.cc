@@ -1,5 +1,7 @@
 #include "onnx/op_exporter.h"
 
+#include "onnx/export_util.h"
+
 #include <array>
 
 namespace kiln::onnx {
@@ -21,6 +23,29 @@ std::string ExportContext::operand_as(int i, DType d) {
   return b.constant(Tensor::full({}, o.literal, d));
 }
 
+Expected<std::string> ExportContext::dim_value(const SymExpr& e) {
+  if (e.is_constant()) return b.int_scalar(e.constant_value());
+  // An input with this very dim, else the expression built from its symbols.
+  if (std::optional<std::string> v = symbol_value(e.to_string())) return *v;
+  if (e.as_symbol()) return make_error("the symbol ", e.to_string(), " is not a dim of any input");
+  std::string sum = b.int_scalar(e.constant_term());
+  for (const SymTerm& t : e.terms()) {
+    std::string product = b.int_scalar(t.coeff);
+    for (const SymFactor& f : t.factors) {
+      std::string v;
+      if (f.num) {
+        KILN_ASSIGN_OR_RETURN(std::string num, dim_value(*f.num));
+        v = int_floor_div(b, num, b.int_scalar(f.den));
+      } else {
+        KILN_ASSIGN_OR_RETURN(v, dim_value(SymExpr::symbol(f.symbol)));
+      }
+      product = b.op("Mul", {product, v});
+    }
+    sum = b.op("Add", {sum, product});
+  }
+  return sum;
+}
+
 Expected<std::string> ExportContext::shape_tensor(const Shape& shape) {
   if (shape.is_static()) return b.ints(shape.sizes());
   std::vector<std::string> parts;
@@ -29,10 +54,10 @@ Expected<std::string> ExportContext::shape_tensor(const Shape& shape) {
       parts.push_back(b.ints({d.value()}));
       continue;
     }
-    std::optional<std::string> v = symbol_value(d.to_string());
+    Expected<std::string> v = dim_value(d.expr());
     if (!v)
-      return make_error("the size ", d.to_string(), " of ", shape.to_string(),
-                        " is not a dim of any input, so the ONNX model cannot compute it");
+      return make_error("the size ", d.to_string(), " of ", shape.to_string(), " cannot be computed in the ONNX model: ",
+                        v.error().message());
     parts.push_back(b.op("Unsqueeze", {*v, b.ints({0})}));
   }
   return b.op("Concat", parts, {{"axis", int64_t{0}}});

@@ -31,8 +31,8 @@ struct ExportContext {
   int opset = 17;
   bool training = false;
   InlineGraph inline_graph;
-  // The ONNX name of a symbolic dim's value as a 0-d int64 (Shape + Gather of an input that
-  // has the symbol as a bare dim); nullopt when no graph input carries it.
+  // The ONNX name of a symbolic dim's value as a 0-d int64 (Shape + Gather of an input with
+  // that dim, bare symbol or expression); nullopt when no graph input has it.
   std::function<std::optional<std::string>(const std::string& symbol)> symbol_value;
 
   int num_operands() const { return node.num_operands(); }
@@ -49,8 +49,11 @@ struct ExportContext {
   std::string operand(int i) { return operand_as(i, dtype(i)); }
 
   // A 1-d int64 shape tensor for `shape`: a constant when static, else built from the
-  // symbols' values (Shape/Gather of the inputs that carry them, then Mul/Add/Div).
+  // symbols' values (Shape/Gather of the inputs that carry them, then Mul/Add/floor-Div).
   Expected<std::string> shape_tensor(const Shape& shape);
+  // A dim's value as a 0-d int64: an input's dim when one is this expression, else computed
+  // from its symbols; an error names a symbol no input carries.
+  Expected<std::string> dim_value(const SymExpr& e);
 };
 
 using OpExporter = std::function<Expected<std::vector<std::string>>(ExportContext&)>;
