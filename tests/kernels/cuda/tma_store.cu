@@ -1,9 +1,12 @@
 // Hopper bulk stores from shared memory, written as inline PTX: a TMA tensor store through the
 // tensor map `out_map` (a __grid_constant__ parameter: the store writes the tensor it
-// describes) and a plain bulk copy to `dst`. `x` is only read.
-#include <cuda.h>
+// describes) and a plain bulk copy to `dst`. `x` is only read. The tensor map type is declared
+// here as cuda.h declares CUtensorMap (128 opaque bytes), so NVRTC compiles it without cuda.h.
+struct alignas(128) TensorMap {
+  unsigned long long opaque[16];
+};
 
-extern "C" __global__ void tma_store(const __grid_constant__ CUtensorMap out_map, float* dst,
+extern "C" __global__ void tma_store(const __grid_constant__ TensorMap out_map, float* dst,
                                      const float* x) {
   __shared__ alignas(128) float tile[64];
   int t = threadIdx.x;
