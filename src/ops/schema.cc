@@ -15,7 +15,7 @@ struct TypeName {
 constexpr TypeName kTypeNames[] = {
     {"Tensor", ArgType::Tensor},         {"Tensor?", ArgType::OptionalTensor},
     {"Tensor[]", ArgType::TensorList},   {"Tensor?[]", ArgType::OptionalTensorList},
-    {"Tensor|Scalar", ArgType::TensorOrScalar},
+    {"Tensor|Scalar", ArgType::TensorOrScalar},  {"Tensor|Scalar[]", ArgType::TensorOrScalarList},
     {"Scalar", ArgType::Scalar},         {"Scalar?", ArgType::OptionalScalar},
     {"int", ArgType::Int},               {"int?", ArgType::OptionalInt},
     {"int[]", ArgType::Ints},            {"int[]?", ArgType::OptionalInts},
@@ -93,7 +93,7 @@ std::string_view arg_type_name(ArgType t) {
 
 bool arg_type_is_operand(ArgType t) {
   return t == ArgType::Tensor || t == ArgType::OptionalTensor || t == ArgType::TensorList ||
-         t == ArgType::OptionalTensorList || t == ArgType::TensorOrScalar;
+         t == ArgType::OptionalTensorList || t == ArgType::TensorOrScalar || t == ArgType::TensorOrScalarList;
 }
 
 bool arg_type_is_optional(ArgType t) {

@@ -20,6 +20,7 @@ enum class ArgType {
   TensorList,          // Tensor[]
   OptionalTensorList,  // Tensor?[]
   TensorOrScalar,      // Tensor|Scalar
+  TensorOrScalarList,  // Tensor|Scalar[]: tensors and inline literals (a user kernel's arguments)
   Scalar,              // Scalar
   OptionalScalar,      // Scalar?
   Int,                 // int
@@ -48,7 +49,9 @@ struct ArgSchema {
   bool is_operand() const { return arg_type_is_operand(type) && !kwarg_only; }
   bool is_subgraph() const { return type == ArgType::Graph; }
   bool is_attr() const { return !is_operand() && !is_subgraph(); }
-  bool is_variadic() const { return type == ArgType::TensorList || type == ArgType::OptionalTensorList; }
+  bool is_variadic() const {
+    return type == ArgType::TensorList || type == ArgType::OptionalTensorList || type == ArgType::TensorOrScalarList;
+  }
 };
 
 struct OpSchema {

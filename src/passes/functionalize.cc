@@ -7,6 +7,7 @@
 
 #include "ir/printer.h"
 #include "ir/view_chain.h"
+#include "ops/kernel_call_layout.h"
 #include "ops/strided_geometry.h"
 #include "passes/functionalize_views.h"
 #include "support/check.h"
@@ -387,6 +388,77 @@ class Functionalizer {
     return Status::ok();
   }
 
+  // ---- user kernels ----
+
+  // kernel_call -> kernel_call_functional. The tensors the kernel writes come back as new
+  // values and are written like an in-place op's target. Arguments that share a storage with
+  // a written one are passed as views of that storage's whole value, so the functional call
+  // clones it once and the kernel sees the aliasing it saw in eager execution.
+  Status rewrite_kernel_call(Node* n, const std::vector<Value*>& originals) {
+    std::vector<bool> is_tensor;
+    for (Value* v : originals) is_tensor.push_back(v != nullptr);
+    KILN_ASSIGN_OR_RETURN(KernelCallLayout layout, decode_kernel_call(OpCallBase(n->op(), n->attrs()), is_tensor));
+    std::unordered_map<int, std::vector<size_t>> by_storage;  // storage -> its tensor arguments
+    for (size_t a = 0; a < originals.size(); ++a)
+      if (originals[a]) by_storage[alias(originals[a]).storage].push_back(a);
+    std::vector<Operand> operands(n->operands().begin(), n->operands().end());
+    std::vector<KernelArgView> views;
+    std::unordered_map<size_t, int> group_storage;  // a view group's first argument -> its storage
+    for (auto& [storage, args] : by_storage) {
+      bool written = false;
+      for (size_t a : args) written |= layout.written[a];
+      if (args.size() < 2 || !written) continue;
+      std::sort(args.begin(), args.end());
+      KILN_ASSIGN_OR_RETURN(Value * base, base_value(storage));
+      for (size_t a : args) {
+        const std::optional<Layout>& l = alias(originals[a]).layout;
+        if (!l)
+          return make_error("functionalize: kernel arguments ", args[0], " and ", args[1],
+                            " share storage and the kernel writes one; that needs their layouts, which a symbolic shape hides");
+        views.push_back({static_cast<int64_t>(a), static_cast<int64_t>(args[0]), l->offset, l->sizes, l->strides});
+        operands[a] = Operand(base);
+      }
+      group_storage[args[0]] = storage;
+    }
+    std::sort(views.begin(), views.end(), [](const KernelArgView& x, const KernelArgView& y) { return x.arg < y.arg; });
+    AttrMap attrs;
+    attrs.set("kernel", n->attrs().find("kernel")->as_string());
+    if (const AttrValue* grid = n->attrs().find("grid")) attrs.set("grid", *grid);
+    std::vector<int64_t> written;
+    for (size_t a = 0; a < layout.written.size(); ++a)
+      if (layout.written[a]) written.push_back(static_cast<int64_t>(a));
+    attrs.set("written", written);
+    if (!views.empty()) attrs.set("views", encode_kernel_views(views));
+    KILN_ASSIGN_OR_RETURN(KernelCallLayout functional, decode_kernel_call(OpCallBase(OpKind::KernelCallFunctional, attrs), is_tensor));
+    KILN_ASSIGN_OR_RETURN(std::vector<Value*> results, maker_.make(OpKind::KernelCallFunctional, std::move(operands), attrs));
+    for (size_t r = 0; r < results.size(); ++r) {
+      const size_t a = static_cast<size_t>(functional.result_args[r]);
+      if (functional.view[a]) {
+        KILN_TRY(write_storage(group_storage.at(a), results[r]));
+      } else {
+        Value* target = canonical(originals[a]);
+        KILN_TRY(write(target, results[r]));
+        record_input_write(root_of(target), alias(target).storage);
+      }
+    }
+    rewritten_.push_back(n);
+    return Status::ok();
+  }
+
+  // Records that the whole of `storage` now holds `value` (packed, the base's type).
+  Status write_storage(int storage, Value* value) {
+    Storage& st = storages_[static_cast<size_t>(storage)];
+    if (st.base) {
+      KILN_TRY(write(st.base, value));
+      record_input_write(root_of(st.base), storage);
+      return Status::ok();
+    }
+    st.current = value;
+    ++st.version;
+    record_input_write(WriteRoot{-1, true, true}, storage);
+    return Status::ok();
+  }
+
   Status visit(Node* n) {
     maker_.set_position(n, n->loc());
     KILN_TRY(functionalize_subgraphs(n));
@@ -402,6 +474,7 @@ class Functionalizer {
     for (size_t i = 0; i < now.size(); ++i)
       if (now[i] && now[i] != originals[i]) g_.set_operand(n, static_cast<int>(i), now[i]);
     if (n->info().has(kInplace)) return in_node(rewrite_inplace(n, originals[0]), n);
+    if (n->op() == OpKind::KernelCall) return in_node(rewrite_kernel_call(n, originals), n);
     if (n->info().has(kView) && originals[0]) {
       register_view(n, originals[0]);
       return Status::ok();
