@@ -51,6 +51,12 @@ commands:
                        export (or take model.onnx), run it in ONNX Runtime and the graph
                        in the interpreter, print the comparison; exit 1 on a mismatch;
                        --intermediates names the first node whose result diverges
+  kernel-mutations FILE [--function NAME] [--names-only]
+                       which pointer parameters a user kernel writes, from its IR: Triton
+                       TTIR (.ttir), PTX (.ptx) or CUDA C++ (.cu, compiled with NVRTC);
+                       each pointer parameter `written` or `read-only`, with the reason
+                       where the analysis had to be conservative; --names-only prints
+                       only the written parameters' names, one per line
   demo [--train-steps=N] [--report DIR]
                        capture a small model written in C++, print it, run it eagerly and
                        through the interpreter, and show that they agree; then train an
@@ -75,6 +81,7 @@ constexpr Command kCommands[] = {
     {"demo", kiln::cli::cmd_demo},
     {"export", kiln::cli::cmd_export},
     {"verify", kiln::cli::cmd_verify},
+    {"kernel-mutations", kiln::cli::cmd_kernel_mutations},
 };
 
 }  // namespace
