@@ -1,7 +1,9 @@
 // `kiln demo`: the end-to-end tour on built-in data. A small MLP with a softmax and a
 // cross-entropy loss, written with the C++ API, is captured with a dynamic batch dim B, its
 // graph printed, then run eagerly and through the reference interpreter on seeded random
-// data of another batch size; the outputs must agree exactly. Then it trains two models with
+// data of another batch size; the outputs must agree exactly. A Triton kernel is registered
+// from its TTIR, its mutation analysis printed, and a program calling it captured,
+// functionalized and checked against eager execution (demo/user_kernel_demo.h). Then it trains two models with
 // compile_train_step and AdamW (demo/train_demo.h), compiled for the CPU (Backend::Cpu): an
 // MLP on a regression task and a two-layer GPT on arithmetic sequences, printing the time
 // each phase of compiling the step took, then the loss as it falls, checking it ends below a
@@ -19,6 +21,7 @@
 
 #include "commands.h"
 #include "demo/train_demo.h"
+#include "demo/user_kernel_demo.h"
 #include "kiln/kiln.h"
 #include "onnx/verify.h"
 
@@ -225,6 +228,7 @@ int cmd_demo(const Args& args) {
   }
   std::printf(agree ? "eager and interpreted outputs agree exactly\n" : "eager and interpreted outputs DISAGREE\n");
   if (!agree) return 1;
+  if (!demo::user_kernel_tour()) return 1;
   try {
     return train_models(mlp_steps, gpt_steps, check, report_dir) ? 0 : 1;
   } catch (const Error& e) {
