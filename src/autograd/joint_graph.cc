@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "ir/view_chain.h"
 #include "ir/verifier.h"
+#include "ir/written_operands.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
 #include "passes/lift_rng_state.h"
@@ -63,7 +64,7 @@ std::unordered_set<const Value*> active_values(const Graph& g, const std::vector
   std::unordered_set<const Value*> active;
   for (int i : wrt) active.insert(g.input(i));
   for (const Node* n : g.nodes()) {
-    KILN_CHECK(!n->info().has(kInplace)) << "joint_graph: in-place node left after functionalization: " << print_node(*n);
+    KILN_CHECK(!writes_operands(*n)) << "joint_graph: in-place node left after functionalization: " << print_node(*n);
     bool reads_active = std::ranges::any_of(n->operands(), [&](const Operand& o) { return active.contains(o.value); });
     if (!reads_active || derivative_info(n->op()).kind == Differentiability::NotDifferentiable) continue;
     for (const Value* r : n->results())
@@ -74,7 +75,7 @@ std::unordered_set<const Value*> active_values(const Graph& g, const std::vector
 
 bool has_inplace_ops(const Graph& g) {
   for (const Node* n : g.nodes()) {
-    if (n->info().has(kInplace)) return true;
+    if (writes_operands(*n)) return true;
     for (int i = 0; i < n->num_subgraphs(); ++i)
       if (has_inplace_ops(*n->subgraph(i))) return true;
   }

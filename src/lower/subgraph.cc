@@ -3,6 +3,7 @@
 // offender.
 #include "lower/subgraph.h"
 
+#include "ir/written_operands.h"
 #include "ops/op_info.h"
 
 namespace kiln {
@@ -13,7 +14,7 @@ std::string body_name(const Node& hop, int index) {
   return std::string(hop.info().schema.subgraph_args()[static_cast<size_t>(index)]->name);
 }
 
-bool mutates(const Node& n) { return n.info().has(kInplace) || n.op() == OpKind::CopyInplace; }
+bool mutates(const Node& n) { return writes_operands(n); }
 
 bool has_static_types(const Node& n) {
   for (int r = 0; r < n.num_results(); ++r)

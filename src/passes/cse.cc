@@ -1,5 +1,6 @@
 #include "passes/cse.h"
 
+#include "ir/written_operands.h"
 #include "passes/subgraph_walk.h"
 
 #include <map>
@@ -11,18 +12,19 @@ namespace kiln {
 
 namespace {
 
-// Values that an in-place op writes, and every view of them: their contents are not
-// a function of the node that produced them, so reading them is not a pure expression.
+// Values that an in-place op or a kernel call writes, and every view of them: their contents
+// are not a function of the node that produced them, so reading them is not a pure expression.
 std::set<const Value*> mutated_values(const Graph& g) {
   std::set<const Value*> out;
   for (Node* n : g.nodes()) {
-    if (!n->info().has(kInplace)) continue;
-    const Value* v = n->operand(0).value;
-    // Walk up through views: writing a view writes its base.
-    while (v) {
-      out.insert(v);
-      Node* p = v->producer();
-      v = p && p->info().has(kView) ? p->operand(0).value : nullptr;
+    for (int i : written_operands(*n)) {
+      const Value* v = n->operand(i).value;
+      // Walk up through views: writing a view writes its base.
+      while (v) {
+        out.insert(v);
+        Node* p = v->producer();
+        v = p && p->info().has(kView) ? p->operand(0).value : nullptr;
+      }
     }
   }
   // Views of a mutated value see the mutation too.

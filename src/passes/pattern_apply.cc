@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "ir/written_operands.h"
 #include "passes/pattern_internal.h"
 #include "passes/topo_sort.h"
 #include "support/check.h"
@@ -24,7 +25,7 @@ Regions mutation_regions(const Graph& g) {
   int region = 0;
   for (Node* n : g.nodes()) {
     regions[n] = region;
-    if (n->info().has(kInplace)) ++region;
+    if (writes_operands(*n)) ++region;
   }
   return regions;
 }

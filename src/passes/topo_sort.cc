@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/view_chain.h"
+#include "ir/written_operands.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -30,7 +31,9 @@ std::vector<std::pair<Node*, Node*>> hidden_edges(const std::vector<Node*>& node
   }
   for (auto& [root, users] : touches) {
     for (size_t i = 0; i < users.size(); ++i) {
-      if (!users[i]->info().has(kInplace) || storage_root(users[i]->operand(0).value) != root) continue;
+      bool writes_root = false;
+      for (int k : written_operands(*users[i])) writes_root |= storage_root(users[i]->operand(k).value) == root;
+      if (!writes_root) continue;
       for (size_t j = 0; j < users.size(); ++j)
         if (j != i) edges.emplace_back(j < i ? users[j] : users[i], j < i ? users[i] : users[j]);
     }

@@ -1,6 +1,8 @@
 // Storage roots and output/input aliasing for forwarding rewrites.
 #include "passes/value_forwarding.h"
 
+#include "ir/written_operands.h"
+
 namespace kiln {
 
 namespace {
@@ -8,7 +10,7 @@ namespace {
 bool collect(const Graph& g, std::unordered_set<const Graph*>& out) {
   bool mutates = false;
   for (Node* n : g.nodes()) {
-    mutates |= n->info().has(kInplace);
+    mutates |= writes_operands(*n);
     for (int i = 0; i < n->num_subgraphs(); ++i) mutates |= collect(*n->subgraph(i), out);
   }
   if (mutates) out.insert(&g);

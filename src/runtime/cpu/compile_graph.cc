@@ -5,6 +5,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/decompose.h"
+#include "passes/functionalize.h"
 
 namespace kiln {
 
@@ -14,8 +15,20 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+bool calls_user_kernels(const Graph& g) {
+  for (const Node* n : g.nodes())
+    if (n->op() == OpKind::KernelCall) return true;
+  return false;
+}
+
 Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions& o) {
   std::unique_ptr<Graph> copy = g.clone();
+  // A kernel call writes several arguments in place: the backend runs its functional form,
+  // with the writes into inputs kept as trailing copy_ write-backs.
+  if (calls_user_kernels(*copy)) {
+    Expected<ViewAndMutationInfo> f = functionalize(*copy);
+    if (!f) return f.error().add_context("while functionalizing @" + g.name() + " for the CPU backend");
+  }
   if (o.decompose) {
     Expected<PassResult> r = decompose(*copy);
     if (!r) return r.error().add_context("while decomposing @" + g.name() + " for the CPU backend");
