@@ -27,4 +27,13 @@ inline double json_number(const std::string& text, const std::string& key) {
   return at == std::string::npos ? -1 : std::atof(text.c_str() + at + key.size() + 3);
 }
 
+// The string after "key": in a flat JSON object (no escapes); empty when the key is missing.
+inline std::string json_string(const std::string& text, const std::string& key) {
+  const std::string open = "\"" + key + "\": \"";
+  const size_t at = text.find(open);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + open.size();
+  return text.substr(begin, text.find('"', begin) - begin);
+}
+
 }  // namespace kiln::bench
