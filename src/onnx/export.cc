@@ -162,6 +162,9 @@ Status Exporter::export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map
       return make_error("cannot export to ONNX (opset ", o_.opset, "): ", d.message(), "\n  at ", print_node(*n))
           .with_loc(n->loc());
     };
+    if (n->op() == OpKind::KernelCall || n->op() == OpKind::KernelCallFunctional)
+      return where(make_error("user kernel '", n->attrs().find("kernel")->as_string(),
+                              "' is not exportable to ONNX: it runs the user's own GPU code, which no ONNX op expresses"));
     if (fn == nullptr)
       return where(make_error("op '", n->info().name(), "' has no ONNX mapping (docs/ONNX.md lists the ops that do)"));
     ExportContext cx{b, *n, OpCallBase(n->op(), n->attrs()), {}, o_.opset, o_.training, nullptr, dim_value};
