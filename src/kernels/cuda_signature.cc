@@ -161,14 +161,15 @@ bool is_builtin_type_word(std::string_view w) {
          w == "double" || w == "signed" || w == "unsigned" || w == "__half" || w == "auto";
 }
 
-// "const float* __restrict__": a space between words, none before `*`, `&`, `>`, `,`, `[`.
+// "const float* __restrict__", "Pair<float*, int>": a space between words, none around template
+// brackets or before `*`, `&`, `,`.
 std::string join_type(const std::vector<const Token*>& toks) {
   std::string out;
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i]->text;
     if (i > 0) {
       const std::string& prev = toks[i - 1]->text;
-      bool tight = t == "*" || t == "&" || t == ">" || t == "," || t == "[" || t == "]" || t == "::" ||
+      bool tight = t == "*" || t == "&" || t == "<" || t == ">" || t == "," || t == "[" || t == "]" || t == "::" ||
                    prev == "::" || prev == "<" || prev == "[";
       if (!tight) out += ' ';
     }

@@ -198,6 +198,7 @@ class FunctionGraph {
   void add_instruction(int k);
   void add_compute(const PtxInstruction& inst);
   void add_load(int k, const PtxInstruction& inst);
+  void add_read_from_memory(int k, const PtxInstruction& inst);
   void add_write(int k, const PtxInstruction& inst);
   void add_call(int k, const PtxInstruction& inst);
   void add_call_effects(int k, const PtxFunction& callee, const Summary& s, const PtxOperand* args,
@@ -316,17 +317,20 @@ void FunctionGraph::add_instruction(int k) {
     case OpClass::Load: return add_load(k, inst);
     case OpClass::Write: return add_write(k, inst);
     case OpClass::Atomic:
-      for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].loads.push_back(k);
+      add_read_from_memory(k, inst);
       return add_write(k, inst);
     case OpClass::MalformedWrite: return fallback(inst, inst.opcode + " writes memory but has no address operand");
     case OpClass::Call: return add_call(k, inst);
-    case OpClass::OtherMemory:
-      for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].loads.push_back(k);
-      return;
+    case OpClass::OtherMemory: return add_read_from_memory(k, inst);
     case OpClass::UnknownMemory:
-      for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].loads.push_back(k);
+      add_read_from_memory(k, inst);
       return fallback(inst, inst.opcode + ": an instruction with a memory operand that the analysis does not know");
   }
+}
+
+// The instruction's destinations hold values read from memory.
+void FunctionGraph::add_read_from_memory(int k, const PtxInstruction& inst) {
+  for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].loads.push_back(k);
 }
 
 void FunctionGraph::add_compute(const PtxInstruction& inst) {
@@ -356,15 +360,9 @@ void FunctionGraph::add_compute(const PtxInstruction& inst) {
 void FunctionGraph::add_load(int k, const PtxInstruction& inst) {
   const PtxOperand& addr = inst.operands[first_address(inst)];
   bool from_param = is_param_space(first_space(inst)) && addr.has_base_name();
-  int src = from_param ? node(addr.text, inst.scope) : -1;
-  for (const std::string* d : destinations(inst)) {
-    Node& n = nodes_[node(*d, inst.scope)];
-    if (from_param) {
-      n.defs.push_back(Edge{src, Transform::Keep, 0});
-    } else {
-      n.loads.push_back(k);
-    }
-  }
+  if (!from_param) return add_read_from_memory(k, inst);
+  int src = node(addr.text, inst.scope);
+  for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].defs.push_back(Edge{src, Transform::Keep, 0});
 }
 
 // st.param defines a call's argument (or the function's result); a write to global or generic
@@ -383,7 +381,10 @@ void FunctionGraph::add_write(int k, const PtxInstruction& inst) {
     for (size_t i = 0; i < inst.operands.size(); ++i)
       if (static_cast<int>(i) != a) collect_names(inst.operands[i], srcs);
     // A wide slot may be filled by narrow stores (st.param.b32 twice, read back as .b64).
-    for (const std::string* s : srcs) nodes_[slot].defs.push_back(Edge{node(*s, inst.scope), Transform::KeepWide, 0});
+    for (const std::string* s : srcs) {
+      int src = node(*s, inst.scope);  // before indexing: it may add a node
+      nodes_[slot].defs.push_back(Edge{src, Transform::KeepWide, 0});
+    }
   } else if (space.empty() || space == "global") {
     seeds_.push_back(Seed{node(addr.text, inst.scope), kBase, k});
   }

@@ -298,14 +298,15 @@ class Parser {
   }
 
   // Skips the rest of a directive: through ';' at depth 0, or up to (not including) a token on
-  // a later line at depth 0 (directives such as .maxntid end at the end of their line), or
+  // a later line at depth 0 (directives such as .maxntid end at the end of their line; a
+  // block that opens on the next line, as `.section` has, still belongs to the directive), or
   // up to a closer that does not match.
   void skip_directive() {
     int depth = 0;
     int line = next().line;
     while (!at_end()) {
       const Token& t = peek();
-      if (depth == 0 && t.line > line) return;
+      if (depth == 0 && t.line > line && !t.is('{')) return;
       if (t.is(';') && depth == 0) {
         next();
         return;
@@ -486,6 +487,7 @@ class Parser {
 
   Status skip_initializer() {
     next();  // =
+    if (peek().is(',') || peek().is(';')) return error_at(peek(), "expected an initializer after '='");
     while (!peek().is(',') && !peek().is(';')) {
       if (at_end() || peek().is('}') || peek().is(')') || peek().is(']'))
         return error_at(peek(), "expected ';' after the initializer, found ", describe(peek()));
@@ -603,14 +605,14 @@ class Parser {
   Expected<std::vector<Range>> split_commas(size_t b, size_t e) const {
     std::vector<Range> parts;
     if (b == e) return parts;
-    std::vector<char> open;
+    std::vector<size_t> open;  // the opening brackets not yet closed
     size_t start = b;
     for (size_t i = b; i < e; ++i) {
       const Token& t = toks_[i];
-      if (t.is('{') || t.is('(') || t.is('[')) open.push_back(t.text[0]);
+      if (t.is('{') || t.is('(') || t.is('[')) open.push_back(i);
       if (t.is('}') || t.is(')') || t.is(']')) {
         char want = t.is('}') ? '{' : t.is(')') ? '(' : '[';
-        if (open.empty() || open.back() != want) return error_at(t, "unbalanced '", t.text, "' in operands");
+        if (open.empty() || !toks_[open.back()].is(want)) return error_at(t, "unbalanced '", t.text, "' in operands");
         open.pop_back();
       }
       if (t.is(',') && open.empty()) {
@@ -619,7 +621,7 @@ class Parser {
         start = i + 1;
       }
     }
-    if (!open.empty()) return error_at(toks_[e - 1], "unclosed '", open.back(), "' in operands");
+    if (!open.empty()) return error_at(toks_[open.back()], "unclosed '", toks_[open.back()].text, "' in operands");
     if (start == e) return error_at(toks_[e - 1], "empty operand after ','");
     parts.emplace_back(start, e);
     return parts;

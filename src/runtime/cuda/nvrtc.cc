@@ -128,7 +128,12 @@ Expected<std::string> compile_cuda_to_ptx(std::string_view source, const NvrtcOp
   NvrtcResult r = api.compile_program(program.get(), static_cast<int>(argv.size()), argv.data());
   if (r != kNvrtcSuccess) {
     Expected<std::string> log = read_text(api, program.get(), api.get_log_size, api.get_log, "nvrtcGetProgramLog");
-    std::string what = r == kNvrtcErrorCompilation ? "does not compile" : std::string("failed: ") + api.error_string(r);
+    std::string what = "does not compile";
+    if (r != kNvrtcErrorCompilation) {
+      what = std::string("failed: ") + api.error_string(r) + " (options:";
+      for (const std::string& f : flags) what += " " + f;
+      what += ")";
+    }
     return make_error("NVRTC: ", options.name, " ", what, "\n", log ? *log : log.error().message());
   }
   return read_text(api, program.get(), api.get_ptx_size, api.get_ptx, "nvrtcGetPTX");
