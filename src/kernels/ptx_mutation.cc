@@ -193,6 +193,7 @@ class FunctionGraph {
   };
 
   int node(const std::string& name, int scope);
+  int resolve(const std::string& name, int scope);
   int resolve_local(const std::string& name, int scope) const;
   int add_node(int bits);
   void add_instruction(int k);
@@ -212,6 +213,8 @@ class FunctionGraph {
   Analyzer& analyzer_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> node_ids_;
+  // node() by (scope, name); the names are views of the module's text, which outlives this.
+  std::unordered_map<int, std::unordered_map<std::string_view, int>> resolved_;
   std::unordered_map<std::string_view, std::vector<int>> locals_by_name_;
   std::vector<Seed> seeds_;
   Summary summary_;
@@ -290,6 +293,14 @@ int FunctionGraph::resolve_local(const std::string& name, int scope) const {
 // The node of `name` as seen from `scope`: a local (register, call parameter, variable), a
 // parameter, a module variable, or an undeclared name (special registers, labels).
 int FunctionGraph::node(const std::string& name, int scope) {
+  std::unordered_map<std::string_view, int>& seen = resolved_[scope];
+  if (auto it = seen.find(name); it != seen.end()) return it->second;
+  int id = resolve(name, scope);
+  seen.emplace(name, id);
+  return id;
+}
+
+int FunctionGraph::resolve(const std::string& name, int scope) {
   int local = resolve_local(name, scope);
   std::string key;
   if (local >= 0) {

@@ -31,7 +31,8 @@ struct Token {
 };
 
 bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.';
+  char lower = static_cast<char>(c | 0x20);
+  return (c >= '0' && c <= '9') || (lower >= 'a' && lower <= 'z') || c == '_' || c == '$' || c == '%' || c == '.';
 }
 
 class Lexer {
@@ -40,6 +41,7 @@ class Lexer {
 
   Expected<std::vector<Token>> run() {
     std::vector<Token> out;
+    out.reserve(text_.size() / 6);  // nvcc's PTX has about one token per 6 bytes
     while (skip_space_and_comments()) {
       if (failed_) return *failed_;
       out.push_back(lex_one());
@@ -574,6 +576,7 @@ class Parser {
     size_t end = pos_;
     next();  // ;
     KILN_ASSIGN_OR_RETURN(std::vector<Range> parts, split_commas(begin, end));
+    inst.operands.reserve(parts.size());
     for (const Range& r : parts) {
       KILN_ASSIGN_OR_RETURN(PtxOperand o, parse_operand(r, 0));
       inst.operands.push_back(std::move(o));
