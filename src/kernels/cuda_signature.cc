@@ -98,7 +98,8 @@ class Lexer {
     } else if (is_ident_char(c)) {
       // A number may hold digit separators: 1'000'000.
       bool number = std::isdigit(static_cast<unsigned char>(c));
-      while (pos_ < text_.size() && (is_ident_char(at()) || (number && at() == '\'' && is_ident_char(at(1))))) advance();
+      while (pos_ < text_.size() && (is_ident_char(at()) || (number && at() == '\'' && is_ident_char(at(1)))))
+        advance();
       t.kind = TokenKind::Word;
     } else if (c == ':' && at(1) == ':') {
       advance();
@@ -309,7 +310,8 @@ class Scanner {
     CudaKernelSignature sig;
     sig.extern_c = in_extern_c();
     for (const Context& c : contexts_)
-      if (c.kind == Context::Kind::Namespace) sig.namespaces.insert(sig.namespaces.end(), c.names.begin(), c.names.end());
+      if (c.kind == Context::Kind::Namespace)
+        sig.namespaces.insert(sig.namespaces.end(), c.names.begin(), c.names.end());
     std::vector<std::string> qualifiers;
     while (i_ < toks_.size() && !toks_[i_].is(";") && !toks_[i_].is("{")) {
       const Token& t = toks_[i_];
@@ -354,7 +356,8 @@ class Scanner {
         b = i_ + 1;
       }
     }
-    if (i_ >= toks_.size()) return Diagnostic("unclosed parameter list of " + sig.name, SourceLoc{file_, open.line, open.col});
+    if (i_ >= toks_.size())
+      return Diagnostic("unclosed parameter list of " + sig.name, SourceLoc{file_, open.line, open.col});
     if (i_ > b) parts.emplace_back(b, i_);
     ++i_;
     bool only_void = parts.size() == 1 && parts[0].second - parts[0].first == 1 && toks_[parts[0].first].is("void");
@@ -381,7 +384,8 @@ std::vector<std::string_view> mangled_name_components(std::string_view m) {
   if (nested) m.remove_prefix(1);
   while (!m.empty() && std::isdigit(static_cast<unsigned char>(m[0]))) {
     size_t len = 0, k = 0;
-    for (; k < m.size() && std::isdigit(static_cast<unsigned char>(m[k])) && len < 100000; ++k) len = len * 10 + (m[k] - '0');
+    for (; k < m.size() && std::isdigit(static_cast<unsigned char>(m[k])) && len < 100000; ++k)
+      len = len * 10 + (m[k] - '0');
     if (len == 0 || k + len > m.size()) return {};
     out.push_back(m.substr(k, len));
     m.remove_prefix(k + len);

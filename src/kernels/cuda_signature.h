@@ -22,8 +22,8 @@
 namespace kiln::kernels {
 
 struct CudaParam {
-  std::string name;  // empty for an unnamed parameter
-  std::string type;  // as written, spaces normalized: "const float*", "size_t", "float* __restrict__"
+  std::string name;         // empty for an unnamed parameter
+  std::string type;         // as written, spaces normalized: "const float*", "size_t", "float* __restrict__"
   bool is_pointer = false;  // a `*` in the type (outside template arguments) or an array `x[]`
 };
 
@@ -41,7 +41,7 @@ struct CudaKernelSignature {
 // Every `__global__` function declared or defined in `source`, in source order. Errors
 // (an unterminated comment or string, a `__global__` without a parameter list) name file:line:col.
 Expected<std::vector<CudaKernelSignature>> read_cuda_signatures(std::string_view source,
-                                                                 const std::string& file = "<cuda>");
+                                                                const std::string& file = "<cuda>");
 
 // The first signature that matches `ptx_name`, or null.
 const CudaKernelSignature* find_cuda_signature(const std::vector<CudaKernelSignature>& signatures,

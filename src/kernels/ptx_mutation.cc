@@ -94,8 +94,8 @@ enum class OpClass {
   Atomic,          // writes memory and reads the old value into a register
   MalformedWrite,  // a memory-writing opcode without an address operand
   Call,
-  OtherMemory,     // known to touch no global memory: shared-only, prefetches, barriers
-  UnknownMemory,   // an instruction with a memory operand the analysis does not know
+  OtherMemory,    // known to touch no global memory: shared-only, prefetches, barriers
+  UnknownMemory,  // an instruction with a memory operand the analysis does not know
 };
 
 bool is_write_opcode(const PtxInstruction& inst) {
@@ -120,8 +120,8 @@ bool is_load_opcode(const PtxInstruction& inst) {
 // operations (mbarrier objects and stmatrix live in shared memory), prefetches, cache hints.
 bool is_other_memory_opcode(const PtxInstruction& inst) {
   static constexpr std::string_view kBases[] = {
-      "prefetch", "prefetchu", "txq",      "suq",   "stmatrix", "mbarrier", "applypriority", "createpolicy",
-      "fence",    "tcgen05",   "getctarank", "mapa", "isspacep", "cvta",    "istypep",       "clusterlaunchcontrol"};
+      "prefetch", "prefetchu", "txq",        "suq",  "stmatrix", "mbarrier", "applypriority", "createpolicy",
+      "fence",    "tcgen05",   "getctarank", "mapa", "isspacep", "cvta",     "istypep",       "clusterlaunchcontrol"};
   if (std::find(std::begin(kBases), std::end(kBases), inst.base()) != std::end(kBases)) return true;
   return inst.base() == "cp" && (inst.has_modifier("prefetch") || inst.has_modifier("mbarrier"));
 }
@@ -188,8 +188,8 @@ class FunctionGraph {
 
  private:
   struct WalkResult {
-    std::vector<uint8_t> params;                   // roles in which each parameter was met
-    std::vector<std::pair<int, int>> loaded;       // (load instruction, seed instruction)
+    std::vector<uint8_t> params;              // roles in which each parameter was met
+    std::vector<std::pair<int, int>> loaded;  // (load instruction, seed instruction)
   };
 
   int node(const std::string& name, int scope);
@@ -213,7 +213,7 @@ class FunctionGraph {
   Analyzer& analyzer_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> node_ids_;
-  // node() by (scope, name); the names are views of the module's text, which outlives this.
+  // node() by (scope, name); the names are views of the module's strings, which outlive this.
   std::unordered_map<int, std::unordered_map<std::string_view, int>> resolved_;
   std::unordered_map<std::string_view, std::vector<int>> locals_by_name_;
   std::vector<Seed> seeds_;
@@ -278,7 +278,8 @@ int FunctionGraph::add_node(int bits) {
 // The declaration of `name` visible from `scope`: the innermost enclosing block's.
 int FunctionGraph::resolve_local(const std::string& name, int scope) const {
   std::vector<int> candidates;
-  for (std::string_view key : {std::string_view(name), std::string_view(name).substr(0, name.find_last_not_of("0123456789") + 1)}) {
+  for (std::string_view key :
+       {std::string_view(name), std::string_view(name).substr(0, name.find_last_not_of("0123456789") + 1)}) {
     auto it = locals_by_name_.find(key);
     if (it == locals_by_name_.end()) continue;
     for (int c : it->second)
@@ -324,15 +325,21 @@ void FunctionGraph::fallback(const PtxInstruction& inst, const std::string& mess
 void FunctionGraph::add_instruction(int k) {
   const PtxInstruction& inst = f_.instructions[k];
   switch (classify(inst)) {
-    case OpClass::Compute: return add_compute(inst);
-    case OpClass::Load: return add_load(k, inst);
-    case OpClass::Write: return add_write(k, inst);
+    case OpClass::Compute:
+      return add_compute(inst);
+    case OpClass::Load:
+      return add_load(k, inst);
+    case OpClass::Write:
+      return add_write(k, inst);
     case OpClass::Atomic:
       add_read_from_memory(k, inst);
       return add_write(k, inst);
-    case OpClass::MalformedWrite: return fallback(inst, inst.opcode + " writes memory but has no address operand");
-    case OpClass::Call: return add_call(k, inst);
-    case OpClass::OtherMemory: return add_read_from_memory(k, inst);
+    case OpClass::MalformedWrite:
+      return fallback(inst, inst.opcode + " writes memory but has no address operand");
+    case OpClass::Call:
+      return add_call(k, inst);
+    case OpClass::OtherMemory:
+      return add_read_from_memory(k, inst);
     case OpClass::UnknownMemory:
       add_read_from_memory(k, inst);
       return fallback(inst, inst.opcode + ": an instruction with a memory operand that the analysis does not know");
@@ -373,7 +380,8 @@ void FunctionGraph::add_load(int k, const PtxInstruction& inst) {
   bool from_param = is_param_space(first_space(inst)) && addr.has_base_name();
   if (!from_param) return add_read_from_memory(k, inst);
   int src = node(addr.text, inst.scope);
-  for (const std::string* d : destinations(inst)) nodes_[node(*d, inst.scope)].defs.push_back(Edge{src, Transform::Keep, 0});
+  for (const std::string* d : destinations(inst))
+    nodes_[node(*d, inst.scope)].defs.push_back(Edge{src, Transform::Keep, 0});
 }
 
 // st.param defines a call's argument (or the function's result); a write to global or generic
@@ -446,7 +454,8 @@ void FunctionGraph::add_call_effects(int k, const PtxFunction& callee, const Sum
     if (ret.kind != PtxOperand::Kind::Name) continue;
     Node& n = nodes_[node(ret.text, inst.scope)];
     for (size_t p = 0; p < arg_nodes.size(); ++p)
-      if (s.returns[r][p] != 0 && arg_nodes[p] >= 0) n.defs.push_back(Edge{arg_nodes[p], Transform::Mapped, s.returns[r][p]});
+      if (s.returns[r][p] != 0 && arg_nodes[p] >= 0)
+        n.defs.push_back(Edge{arg_nodes[p], Transform::Mapped, s.returns[r][p]});
     if (s.return_loaded[r]) n.loads.push_back(k);
   }
 }
@@ -512,9 +521,9 @@ Summary FunctionGraph::summarize() {
   summary_.written = std::move(w.params);
   for (auto [load, origin] : w.loaded) {
     const PtxInstruction& l = f_.instructions[load];
-    summary_.loaded_stores.push_back(at(f_.instructions[origin].loc, "stores through a pointer loaded from memory (" +
-                                                                        l.opcode + " at line " +
-                                                                        std::to_string(l.loc.line) + ")"));
+    summary_.loaded_stores.push_back(at(
+        f_.instructions[origin].loc,
+        "stores through a pointer loaded from memory (" + l.opcode + " at line " + std::to_string(l.loc.line) + ")"));
   }
   for (size_t r = 0; r < f_.returns.size(); ++r) {
     WalkResult rw = walk({Seed{static_cast<int>(f_.params.size() + r), kBase, -1}});
@@ -547,9 +556,7 @@ Expected<const PtxFunction*> choose_function(const PtxModule& module, const PtxA
   return make_error(module.file, ": no .entry in the module");
 }
 
-bool is_integer_type(std::string_view t) {
-  return t.size() >= 3 && (t[1] == 'u' || t[1] == 'b' || t[1] == 's');
-}
+bool is_integer_type(std::string_view t) { return t.size() >= 3 && (t[1] == 'u' || t[1] == 'b' || t[1] == 's'); }
 
 // Without a signature: an integer of pointer width (or wider, under 32-bit addressing).
 bool may_be_pointer(const PtxVariable& p, const CudaParam* sig, int pointer_bits) {

@@ -160,9 +160,9 @@ std::optional<int64_t> parse_int(std::string_view s) {
 
 bool is_type_directive(std::string_view d) {
   static constexpr std::string_view kTypes[] = {
-      ".b8",  ".b16", ".b32", ".b64", ".b128", ".u8",  ".u16",   ".u32",    ".u64",    ".s8",     ".s16",
-      ".s32", ".s64", ".f16", ".f32", ".f64",  ".bf16", ".f16x2", ".bf16x2", ".pred",   ".texref", ".surfref",
-      ".samplerref", ".tf32", ".e4m3", ".e5m2", ".f8x2", ".u16x2", ".s16x2"};
+      ".b8",     ".b16",     ".b32",        ".b64",  ".b128", ".u8",   ".u16",  ".u32",   ".u64",    ".s8",
+      ".s16",    ".s32",     ".s64",        ".f16",  ".f32",  ".f64",  ".bf16", ".f16x2", ".bf16x2", ".pred",
+      ".texref", ".surfref", ".samplerref", ".tf32", ".e4m3", ".e5m2", ".f8x2", ".u16x2", ".s16x2"};
   return std::find(std::begin(kTypes), std::end(kTypes), d) != std::end(kTypes);
 }
 
@@ -202,8 +202,7 @@ constexpr int kMaxOperandNesting = 8;
 // ---------------------------------------------------------------------------------------------
 
 bool PtxOperand::has_base_name() const {
-  return kind == Kind::Address && !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
-         text[0] != '-';
+  return kind == Kind::Address && !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) && text[0] != '-';
 }
 
 bool PtxInstruction::has_modifier(std::string_view m) const {
@@ -215,8 +214,8 @@ int PtxVariable::bits() const {
   if (t == ".pred") return 1;
   if (t == ".b8" || t == ".u8" || t == ".s8" || t == ".e4m3" || t == ".e5m2") return 8;
   if (t == ".b16" || t == ".u16" || t == ".s16" || t == ".f16" || t == ".bf16" || t == ".f8x2") return 16;
-  if (t == ".b32" || t == ".u32" || t == ".s32" || t == ".f32" || t == ".f16x2" || t == ".bf16x2" ||
-      t == ".tf32" || t == ".u16x2" || t == ".s16x2")
+  if (t == ".b32" || t == ".u32" || t == ".s32" || t == ".f32" || t == ".f16x2" || t == ".bf16x2" || t == ".tf32" ||
+      t == ".u16x2" || t == ".s16x2")
     return 32;
   if (t == ".b64" || t == ".u64" || t == ".s64" || t == ".f64") return 64;
   if (t == ".b128") return 128;
@@ -369,7 +368,8 @@ class Parser {
     f.linkage = linkage;
     f.loc = loc(kw);
     if (!f.is_entry && peek().is('(')) KILN_TRY(parse_param_list(f.returns));
-    if (!peek().is_name()) return error_at(peek(), "expected a function name after ", kw.text, ", found ", describe(peek()));
+    if (!peek().is_name())
+      return error_at(peek(), "expected a function name after ", kw.text, ", found ", describe(peek()));
     f.name = std::string(next().text);
     if (peek().is('(')) KILN_TRY(parse_param_list(f.params));
     // Performance directives (.maxntid 256, 1, 1; .noreturn; ...) up to the body or ';'.
@@ -638,7 +638,7 @@ class Parser {
     o.col = first.col;
     bool bracketed = e - b >= 2 && toks_[e - 1].is(first.is('[') ? ']' : first.is('{') ? '}' : ')');
     if ((first.is('[') || first.is('{') || first.is('(')) && bracketed) {
-      o.kind = first.is('[') ? PtxOperand::Kind::Address
+      o.kind = first.is('[')   ? PtxOperand::Kind::Address
                : first.is('{') ? PtxOperand::Kind::Vector
                                : PtxOperand::Kind::List;
       KILN_ASSIGN_OR_RETURN(std::vector<Range> parts, split_commas(b + 1, e - 1));
@@ -707,7 +707,9 @@ class Parser {
     }
     if (n == 3 && first.is_name() && toks_[b + 1].is('|') && toks_[b + 2].is_name()) {
       o.kind = PtxOperand::Kind::Pair;
-      for (size_t i : {b, b + 2}) o.elements.push_back(PtxOperand{PtxOperand::Kind::Name, std::string(toks_[i].text), 0, false, {}, toks_[i].col});
+      for (size_t i : {b, b + 2})
+        o.elements.push_back(
+            PtxOperand{PtxOperand::Kind::Name, std::string(toks_[i].text), 0, false, {}, toks_[i].col});
       return o;
     }
     if (first.is_name() && (toks_[b + 1].is('+') || toks_[b + 1].is('-'))) {
@@ -726,8 +728,7 @@ class Parser {
     o.kind = PtxOperand::Kind::Expression;
     for (size_t i = r.first; i < r.second; ++i) {
       const Token& t = toks_[i];
-      if (t.kind == TokenKind::String || t.is(';'))
-        return error_at(t, "unexpected ", describe(t), " in an operand");
+      if (t.kind == TokenKind::String || t.is(';')) return error_at(t, "unexpected ", describe(t), " in an operand");
       if (!o.text.empty()) o.text += ' ';
       o.text += t.text;
       if (t.is_name())

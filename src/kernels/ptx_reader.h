@@ -60,9 +60,9 @@ struct PtxVariable {
   std::string space;  // ".param", ".reg", ".local", ".shared", ".global", ".const", ...
   std::string type;   // ".u64", ".b32", ".pred", ".b8"; empty when none was given
   std::string name;
-  int count = -1;       // N of `name<N>`; -1 for a single name
-  int array_size = -1;  // N of `name[N]`; 0 for `name[]`; -1 for a scalar
-  int vector = 1;       // 2 or 4 for `.v2`/`.v4`
+  int count = -1;         // N of `name<N>`; -1 for a single name
+  int array_size = -1;    // N of `name[N]`; 0 for `name[]`; -1 for a scalar
+  int vector = 1;         // 2 or 4 for `.v2`/`.v4`
   std::string ptr_space;  // the state space of a parameter's `.ptr` attribute (".global"), if any
   int scope = 0;          // the block it is declared in; 0 for parameters and module variables
   SourceLoc loc;
@@ -100,9 +100,9 @@ struct PtxFunction {
 
 struct PtxModule {
   std::string file;
-  std::string version;    // "9.0"
-  std::string target;     // "sm_90"
-  int address_size = 32;  // PTX's default when `.address_size` is absent
+  std::string version;               // "9.0"
+  std::string target;                // "sm_90"
+  int address_size = 32;             // PTX's default when `.address_size` is absent
   std::vector<PtxVariable> globals;  // module-level variables
   std::vector<PtxFunction> functions;
 

@@ -45,11 +45,16 @@ k(const float* __restrict__ a, float *out, float x[], size_t n, unsigned long lo
     const char* type;
     bool pointer;
   };
-  const Want want[] = {{"a", "const float* __restrict__", true}, {"out", "float*", true},
-                       {"x", "float*", true},                     {"n", "size_t", false},
-                       {"count", "unsigned long long", false},    {"m", "const __grid_constant__ Map", false},
-                       {"pair", "Pair<float*, int>", false},      {"", "int", false},
-                       {"", "float*", true},                      {"", "const int", false}};
+  const Want want[] = {{"a", "const float* __restrict__", true},
+                       {"out", "float*", true},
+                       {"x", "float*", true},
+                       {"n", "size_t", false},
+                       {"count", "unsigned long long", false},
+                       {"m", "const __grid_constant__ Map", false},
+                       {"pair", "Pair<float*, int>", false},
+                       {"", "int", false},
+                       {"", "float*", true},
+                       {"", "const int", false}};
   ASSERT_EQ(k.params.size(), std::size(want));
   for (size_t i = 0; i < std::size(want); ++i) {
     EXPECT_EQ(k.params[i].name, want[i].name) << i;

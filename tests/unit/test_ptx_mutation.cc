@@ -208,8 +208,9 @@ TEST(PtxMutation, MemoryInstructionsThatWriteNoGlobalMemory) {
 }
 
 TEST(PtxMutation, WhatItCannotFollowIsAFallback) {
-  expect_conservative(analyze(kernel("frob.global.u32 [%rd4], %r1;")), true,
-                      "t.ptx:14:1: frob.global.u32: an instruction with a memory operand that the analysis does not know");
+  expect_conservative(
+      analyze(kernel("frob.global.u32 [%rd4], %r1;")), true,
+      "t.ptx:14:1: frob.global.u32: an instruction with a memory operand that the analysis does not know");
   expect_conservative(analyze(kernel("st.global.f32 %rd4, %f1;")), true,
                       "t.ptx:14:1: st.global.f32 writes memory but has no address operand");
   expect_conservative(analyze(kernel("st.global.u32 [4096], %r1;")), true, "writes to a constant address 4096");
@@ -219,11 +220,11 @@ TEST(PtxMutation, WhatItCannotFollowIsAFallback) {
 
 // The predicate that chooses between two pointers carries no address.
 TEST(PtxMutation, SelectedPointersAreBothWrittenTheirPredicateIsNot) {
-  std::string ptx = std::string(kHeader) +
-                    ".visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1, .param .u64 k_param_2)\n{\n" +
-                    kRegs +
-                    "ld.param.u64 %rd1, [k_param_0];\nld.param.u64 %rd2, [k_param_1];\nld.param.u64 %rd3, [k_param_2];\n"
-                    "setp.ge.u64 %p1, %rd9, %rd3;\nselp.b64 %rd4, %rd1, %rd2, %p1;\nst.global.f32 [%rd4], %f1;\n}\n";
+  std::string ptx =
+      std::string(kHeader) +
+      ".visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1, .param .u64 k_param_2)\n{\n" + kRegs +
+      "ld.param.u64 %rd1, [k_param_0];\nld.param.u64 %rd2, [k_param_1];\nld.param.u64 %rd3, [k_param_2];\n"
+      "setp.ge.u64 %p1, %rd9, %rd3;\nselp.b64 %rd4, %rd1, %rd2, %p1;\nst.global.f32 [%rd4], %f1;\n}\n";
   expect_precise(analyze(ptx), {"arg0", "arg1"});
 }
 
@@ -258,11 +259,12 @@ TEST(PtxMutation, AggregateParametersCountAsPointers) {
 }
 
 TEST(PtxMutation, ThirtyTwoBitAddressing) {
-  std::string ptx = ".version 9.0\n.target sm_90\n.address_size 32\n"
-                    ".visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .f32 k_param_2)\n{\n"
-                    ".reg .b32 %r<9>;\n.reg .f32 %f<2>;\n"
-                    "ld.param.u32 %r1, [k_param_0];\nld.param.u32 %r2, [k_param_1];\n"
-                    "ld.global.u32 %r3, [%r2];\nadd.s32 %r4, %r1, 4;\nst.global.f32 [%r4], %f1;\n}\n";
+  std::string ptx =
+      ".version 9.0\n.target sm_90\n.address_size 32\n"
+      ".visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .f32 k_param_2)\n{\n"
+      ".reg .b32 %r<9>;\n.reg .f32 %f<2>;\n"
+      "ld.param.u32 %r1, [k_param_0];\nld.param.u32 %r2, [k_param_1];\n"
+      "ld.global.u32 %r3, [%r2];\nadd.s32 %r4, %r1, 4;\nst.global.f32 [%r4], %f1;\n}\n";
   MutationAnalysis r = analyze(ptx);
   expect_precise(r, {"arg0"});
   EXPECT_TRUE(r.params[1].is_pointer);
@@ -316,12 +318,13 @@ TEST(PtxMutation, CallsItCannotFollowAreFallbacks) {
                       "call to ext, whose body is not in the module");
   expect_conservative(analyze(kernel("call.uni _Z3putPfi, (param0);", kStoreHelper)), true,
                       "call to _Z3putPfi with 1 arguments and 0 results; it has 2 and 0");
-  const char* recursive = ".func f(.param .b64 f_param_0)\n{\n.reg .b64 %rd<2>;\n"
-                          "ld.param.u64 %rd1, [f_param_0];\n{\n.param .b64 param0;\n"
-                          "st.param.b64 [param0+0], %rd1;\ncall.uni f, (param0);\n}\nret;\n}\n";
-  expect_conservative(analyze(kernel("{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd1;\ncall.uni f, (param0);\n}",
-                                     recursive)),
-                      true, "recursive call to f");
+  const char* recursive =
+      ".func f(.param .b64 f_param_0)\n{\n.reg .b64 %rd<2>;\n"
+      "ld.param.u64 %rd1, [f_param_0];\n{\n.param .b64 param0;\n"
+      "st.param.b64 [param0+0], %rd1;\ncall.uni f, (param0);\n}\nret;\n}\n";
+  expect_conservative(
+      analyze(kernel("{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd1;\ncall.uni f, (param0);\n}", recursive)),
+      true, "recursive call to f");
   expect_precise(analyze(kernel("call.uni (retval0), vprintf, (param0, param1);\nst.global.f32 [%rd4], %f1;",
                                 ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n")),
                  {"arg1"}, "printf");
@@ -347,7 +350,8 @@ TEST(PtxMutation, InputsThatDoNotFitTogetherAreErrors) {
     PtxAnalysisOptions options;
     const char* error;
   };
-  Expected<std::vector<CudaKernelSignature>> other = read_cuda_signatures("extern \"C\" __global__ void other(int* p) {}");
+  Expected<std::vector<CudaKernelSignature>> other =
+      read_cuda_signatures("extern \"C\" __global__ void other(int* p) {}");
   Expected<std::vector<CudaKernelSignature>> k1 = read_cuda_signatures("extern \"C\" __global__ void k(int* p) {}");
   ASSERT_TRUE(other && k1);
   const Case cases[] = {
@@ -443,15 +447,17 @@ TEST(Nvrtc, FlagsAreTheDocumentedOnes) {
   o.arch = "compute_100";
   o.include_dirs = {"/opt/inc"};
   o.extra = {"-lineinfo"};
-  EXPECT_EQ(nvrtc_flags(o), (Names{"--gpu-architecture=compute_100", "-default-device", "-std=c++17", "-I/opt/inc",
-                                   "-lineinfo"}));
+  EXPECT_EQ(nvrtc_flags(o),
+            (Names{"--gpu-architecture=compute_100", "-default-device", "-std=c++17", "-I/opt/inc", "-lineinfo"}));
 }
 
 TEST(Nvrtc, CompileErrorsCarryNvrtcsLog) {
-  if (Expected<std::string> v = nvrtc_version(); !v) GTEST_SKIP() << "NVRTC is not installed here: " << v.error().message();
+  if (Expected<std::string> v = nvrtc_version(); !v)
+    GTEST_SKIP() << "NVRTC is not installed here: " << v.error().message();
   NvrtcOptions o;
   o.name = "broken.cu";
-  Expected<std::string> ptx = compile_cuda_to_ptx("extern \"C\" __global__ void k(float* o) { o[0] = nothing_here; }", o);
+  Expected<std::string> ptx =
+      compile_cuda_to_ptx("extern \"C\" __global__ void k(float* o) { o[0] = nothing_here; }", o);
   ASSERT_FALSE(ptx);
   std::string e = ptx.error().to_string();
   EXPECT_NE(e.find("NVRTC: broken.cu does not compile"), std::string::npos) << e;
@@ -463,8 +469,10 @@ TEST(Nvrtc, CompileErrorsCarryNvrtcsLog) {
 }
 
 TEST(Nvrtc, CompiledPtxReadsAndAnalyzes) {
-  if (Expected<std::string> v = nvrtc_version(); !v) GTEST_SKIP() << "NVRTC is not installed here: " << v.error().message();
-  const char* source = "namespace ops { __global__ void copy(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; } }";
+  if (Expected<std::string> v = nvrtc_version(); !v)
+    GTEST_SKIP() << "NVRTC is not installed here: " << v.error().message();
+  const char* source =
+      "namespace ops { __global__ void copy(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; } }";
   Expected<std::string> ptx = compile_cuda_to_ptx(source);
   ASSERT_TRUE(ptx) << ptx.error().to_string();
   EXPECT_NE(ptx->find(".target sm_90"), std::string::npos);
