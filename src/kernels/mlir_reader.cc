@@ -115,7 +115,8 @@ class Lexer {
   }
 
   Status skip_resources() {
-    size_t start = pos_;
+    size_t start = pos_, start_line_start = line_start_;
+    int start_line = line_;
     for (pos_ += 3; pos_ + 2 < text_.size(); ++pos_) {
       if (text_[pos_] == '\n') newline();
       if (text_.compare(pos_, 3, "#-}") == 0) {
@@ -123,7 +124,8 @@ class Lexer {
         return Status::ok();
       }
     }
-    pos_ = start;
+    line_ = start_line;
+    line_start_ = start_line_start;
     return error(start, "unterminated '{-#' resource section");
   }
 

@@ -382,7 +382,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bad_attribute", "tt.func @f() {\n  x.y {= 1} : () -> ()\n}\n",
                  "bad.ttir:2:8: error: expected an attribute name, found '='"},
         BadInput{"unexpected_byte", "tt.func @f() {\n  \x01\n}\n", "bad.ttir:2:3: error: unexpected character (byte 1)"},
-        BadInput{"unclosed_attribute", "x.y {a = 1", "bad.ttir:1:5: error: no closing bracket for this '{'"}),
+        BadInput{"unclosed_attribute", "x.y {a = 1", "bad.ttir:1:5: error: no closing bracket for this '{'"},
+        BadInput{"mismatched_bracket", "x.y {a = (1]}\n", "bad.ttir:1:12: error: unexpected ']'"},
+        BadInput{"no_attribute_value", "x.y {a = }\n", "bad.ttir:1:10: error: expected an attribute value after '='"},
+        BadInput{"attribute_without_comma", "x.y {a b}\n", "bad.ttir:1:8: error: expected ',' or '}' in the attributes"},
+        BadInput{"unterminated_resources", "x.y\n{-# blob\n", "bad.ttir:2:1: error: unterminated '{-#' resource section"},
+        BadInput{"bad_block_name", "tt.func @f() {\n^ :\n}\n", "bad.ttir:2:1: error: expected a block name after '^'"},
+        BadInput{"bad_symbol_name", "tt.call @ ()\n", "bad.ttir:1:9: error: expected a symbol name after '@'"},
+        BadInput{"bad_result_name", "%a, 5 = x.y\n", "bad.ttir:1:5: error: expected a result name, found '5'"},
+        BadInput{"numbered_result", "%a#1 = x.y\n", "bad.ttir:1:1: error: a result name cannot have a '#' number"},
+        BadInput{"numbered_definition", "scf.for %i#1 = %a to %b step %c {\n}\n",
+                 "bad.ttir:1:9: error: a definition cannot have a '#' number"},
+        BadInput{"block_args_without_comma", "tt.func @f() {\n^bb0(%a: i32 loc(unknown) x):\n}\n",
+                 "bad.ttir:2:27: error: expected ',' or ')' in the block arguments"},
+        BadInput{"label_without_colon", "tt.func @f() {\n^bb0\n  tt.return\n}\n",
+                 "bad.ttir:3:3: error: expected ':' after the block label"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.what); });
 
 // Nesting deeper than the reader allows is an error, not a stack overflow.
