@@ -59,8 +59,12 @@ struct Summary {
   std::vector<std::string> fallbacks;         // why the analysis gave up
 };
 
-// Calls to these functions read their arguments and write no memory the kernel can see.
-bool is_known_pure_callee(std::string_view name) { return name == "vprintf" || name == "__assertfail"; }
+// CUDA's device runtime functions that write no memory a parameter points to: printf and
+// assert read their arguments; malloc returns fresh heap memory (no parameter's), free releases
+// it. Their results derive from no parameter.
+bool is_known_runtime_callee(std::string_view name) {
+  return name == "vprintf" || name == "__assertfail" || name == "malloc" || name == "free";
+}
 
 constexpr size_t kMaxCallDepth = 64;
 
@@ -421,7 +425,7 @@ void FunctionGraph::add_call(int k, const PtxInstruction& inst) {
     return fallback(inst, "indirect call through " + name);
   const PtxFunction* callee = analyzer_.module().find(name);
   if (!callee || !callee->has_body) {
-    if (!is_known_pure_callee(name)) fallback(inst, "call to " + name + ", whose body is not in the module");
+    if (!is_known_runtime_callee(name)) fallback(inst, "call to " + name + ", whose body is not in the module");
     return;
   }
   size_t nargs = args ? args->elements.size() : 0, nrets = rets ? rets->elements.size() : 0;

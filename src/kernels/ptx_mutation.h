@@ -21,9 +21,10 @@
 //   `out[idx[i]]`) are offsets and keep the answer precise. A 64-bit value rebuilt from 32-bit
 //   halves (`mov.b64 %rd, {%r1, %r2}`) is still a possible pointer.
 // - Anything else it cannot follow (a call through a register, a call to a function without a
-//   body, recursion, a memory-writing instruction of a form it does not know, an unknown
-//   instruction with a memory operand) is a fallback: every pointer parameter written,
-//   `fallback = true`, with the reason and its place.
+//   body other than CUDA's vprintf, __assertfail, malloc and free, recursion, a memory-writing
+//   instruction of a form it does not know, an unknown instruction with a memory operand) is a
+//   fallback: every pointer parameter written, `fallback = true`, with the reason and its place.
+//   An unknown instruction without a memory operand is followed through all its operands.
 //
 // Pointer parameters. Without the CUDA signature, every 64-bit integer parameter (.u64, .b64,
 // .s64; 32-bit ones under `.address_size 32`) may be a pointer or a size_t, and is reported

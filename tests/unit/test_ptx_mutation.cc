@@ -328,6 +328,10 @@ TEST(PtxMutation, CallsItCannotFollowAreFallbacks) {
   expect_precise(analyze(kernel("call.uni (retval0), vprintf, (param0, param1);\nst.global.f32 [%rd4], %f1;",
                                 ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n")),
                  {"arg1"}, "printf");
+  expect_precise(analyze(kernel("call.uni (retval0), malloc, (param0);\nld.param.b64 %rd5, [retval0];\n"
+                                "st.global.f32 [%rd5], %f1;",
+                                ".extern .func (.param .b64 func_retval0) malloc(.param .b64 p);\n")),
+                 {}, "a store to fresh memory from malloc");
 }
 
 // A fallback reports every pointer parameter, never an empty set, each with the reason.
