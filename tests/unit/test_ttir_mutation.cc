@@ -295,6 +295,26 @@ TEST(TtirMutation, LoadedIndexScatterStaysPrecise) {
   EXPECT_EQ(written("early_return"), Names{"out"});    // cf branches around the store
 }
 
+// scf.execute_region passes its yield out like scf.if's branches; a pointer-to-pointer bitcast
+// keeps what the pointer points into, so the loaded index after it stays an offset.
+TEST(TtirMutation, ExecuteRegionAndBitcastAreDataflow) {
+  MutationAnalysis r = analyze(R"(tt.func public @k(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %idx: !tt.ptr<i32>) {
+  %p = scf.execute_region -> !tt.ptr<f32> {
+    scf.yield %a : !tt.ptr<f32>
+  }
+  %q = tt.bitcast %p : !tt.ptr<f32> -> !tt.ptr<i32>
+  %i = tt.load %idx : !tt.ptr<i32>
+  %r = tt.addptr %q, %i : !tt.ptr<i32>, i32
+  %v = tt.load %b : !tt.ptr<f32>
+  %w = arith.bitcast %v : f32 to i32
+  tt.store %r, %w : !tt.ptr<i32>
+  tt.return
+}
+)");
+  EXPECT_EQ(r.written_names(), Names{"a"});
+  expect_precise(r);
+}
+
 // Through calls: a helper that returns a loaded pointer, a helper that turns its integer
 // parameter into the address it stores to (the caller's loaded integer), and a helper that
 // adds a loaded index to its pointer parameter (precise).
