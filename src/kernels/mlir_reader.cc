@@ -13,10 +13,10 @@
 namespace kiln::kernels {
 namespace {
 
-constexpr int kMaxRegionDepth = 128;     // deeper nesting is an error, not a stack overflow
-constexpr int kMaxLocDepth = 32;         // loc("a"("b"(...))) nesting
-constexpr int64_t kMaxResults = 4096;    // `%x:N` with a larger N is an error
-constexpr int kMaxAliasChain = 64;       // #loc1 = loc(#loc2), #loc2 = loc(#loc3), ...
+constexpr int kMaxRegionDepth = 128;   // deeper nesting is an error, not a stack overflow
+constexpr int kMaxLocDepth = 32;       // loc("a"("b"(...))) nesting
+constexpr int64_t kMaxResults = 4096;  // `%x:N` with a larger N is an error
+constexpr int kMaxAliasChain = 64;     // #loc1 = loc(#loc2), #loc2 = loc(#loc3), ...
 
 // ---------------------------------------------------------------------------------------------
 // Lexer
@@ -48,8 +48,10 @@ std::string decode_string(std::string_view body) {
       continue;
     }
     char e = body[++i];
-    if (e == 'n') out += '\n';
-    else if (e == 't') out += '\t';
+    if (e == 'n')
+      out += '\n';
+    else if (e == 't')
+      out += '\t';
     else if (is_hex(e) && i + 1 < body.size() && is_hex(body[i + 1])) {
       out += static_cast<char>(std::stoi(std::string(body.substr(i, 2)), nullptr, 16));
       ++i;
@@ -240,7 +242,9 @@ struct NameKey {
   bool operator==(const NameKey& o) const { return number == o.number && base == o.base; }
 };
 struct NameKeyHash {
-  size_t operator()(const NameKey& k) const { return std::hash<std::string_view>()(k.base) * 31 + static_cast<size_t>(k.number); }
+  size_t operator()(const NameKey& k) const {
+    return std::hash<std::string_view>()(k.base) * 31 + static_cast<size_t>(k.number);
+  }
 };
 
 NameKey split_use(std::string_view name) {
@@ -282,13 +286,13 @@ struct HeaderDef {
 // The state of one statement's header while its tokens are read.
 struct Statement {
   MlirOpId op = -1;
-  int line = 0;                   // the line the statement continues on
-  std::vector<size_t> open;       // token indices of unclosed '(' and '['
-  size_t successor_group = 0;     // open.size() inside a `^bb(...)` operand list, else 0
+  int line = 0;                // the line the statement continues on
+  std::vector<size_t> open;    // token indices of unclosed '(' and '['
+  size_t successor_group = 0;  // open.size() inside a `^bb(...)` operand list, else 0
   bool after_caret = false;
-  bool keyword_open = true;       // no token read yet after the name
+  bool keyword_open = true;  // no token read yet after the name
   std::vector<HeaderDef> defs;
-  int typed_def = -1;             // index into defs whose type / loc is being read
+  int typed_def = -1;  // index into defs whose type / loc is being read
   size_t type_begin = 0, type_end = 0;
   bool in_type = false;
 };
@@ -348,9 +352,12 @@ class Reader {
       const Token& t = tok(i);
       if (t.kind != Tok::Punct) continue;
       char c = text_[t.begin];
-      if (c == '(') want.push_back(')');
-      else if (c == '[') want.push_back(']');
-      else if (c == '{') want.push_back('}');
+      if (c == '(')
+        want.push_back(')');
+      else if (c == '[')
+        want.push_back(']');
+      else if (c == '{')
+        want.push_back('}');
       else if (c == ')' || c == ']' || c == '}') {
         if (want.empty() || want.back() != c) return error_at(t, std::string("unexpected '") + c + "'");
         want.pop_back();
@@ -367,8 +374,10 @@ class Reader {
     scope_marks_.pop_back();
     while (undo_.size() > mark) {
       auto& [key, previous] = undo_.back();
-      if (previous) bindings_[key] = *previous;
-      else bindings_.erase(key);
+      if (previous)
+        bindings_[key] = *previous;
+      else
+        bindings_.erase(key);
       undo_.pop_back();
     }
   }
@@ -418,8 +427,13 @@ class Reader {
     ops_.emplace_back();
     ops_.back().loc = where(start);
     ops_.back().parent = at.op;
-    if (at.op < 0) top_level_.push_back(id);
-    else ops_[static_cast<size_t>(at.op)].regions[static_cast<size_t>(at.region)].blocks[static_cast<size_t>(at.block)].ops.push_back(id);
+    if (at.op < 0)
+      top_level_.push_back(id);
+    else
+      ops_[static_cast<size_t>(at.op)]
+          .regions[static_cast<size_t>(at.region)]
+          .blocks[static_cast<size_t>(at.block)]
+          .ops.push_back(id);
     return id;
   }
 
@@ -455,9 +469,9 @@ class Reader {
   std::vector<std::pair<NameKey, std::optional<Binding>>> undo_;
   std::vector<size_t> scope_marks_;
   std::unordered_map<NameKey, std::pair<MlirValueId, size_t>, NameKeyHash> pending_;  // -> (id, token)
-  std::unordered_map<std::string_view, LocInfo> aliases_;            // "#loc3" -> its location
-  std::unordered_set<std::string_view> other_aliases_;               // "#blocked", "!ty"
-  std::vector<size_t> alias_uses_;                                   // #alias tokens inside loc(...)
+  std::unordered_map<std::string_view, LocInfo> aliases_;                             // "#loc3" -> its location
+  std::unordered_set<std::string_view> other_aliases_;                                // "#blocked", "!ty"
+  std::vector<size_t> alias_uses_;                                                    // #alias tokens inside loc(...)
   std::vector<PendingLoc> pending_locs_;
 };
 
@@ -510,7 +524,8 @@ Status Reader::parse_result_list(std::vector<std::pair<size_t, int64_t>>& result
     if (is_punct(cur(), ':')) {
       const Token& n = tok(pos_ + 1);
       auto r = std::from_chars(text_.data() + n.begin, text_.data() + n.end, count);
-      if (n.kind != Tok::Number || r.ec != std::errc() || r.ptr != text_.data() + n.end || count < 1 || count > kMaxResults)
+      if (n.kind != Tok::Number || r.ec != std::errc() || r.ptr != text_.data() + n.end || count < 1 ||
+          count > kMaxResults)
         return error_at(n, "expected a result count (1 to " + std::to_string(kMaxResults) + ") after ':'");
       pos_ += 2;
       count = -count;  // negative: written with an explicit count, so results are named %x#i
@@ -666,8 +681,10 @@ void Reader::read_def_type(HeaderDef& def) {
 Status Reader::parse_header_loc(Statement& s) {
   LocInfo info;
   KILN_TRY(parse_loc(info));
-  if (s.typed_def >= 0) s.defs[static_cast<size_t>(s.typed_def)].loc = std::move(info);
-  else if (s.open.empty()) pending_locs_.push_back(PendingLoc{true, s.op, std::move(info)});
+  if (s.typed_def >= 0)
+    s.defs[static_cast<size_t>(s.typed_def)].loc = std::move(info);
+  else if (s.open.empty())
+    pending_locs_.push_back(PendingLoc{true, s.op, std::move(info)});
   return Status::ok();
 }
 
@@ -677,7 +694,9 @@ Status Reader::parse_region(MlirOpId op, std::vector<HeaderDef> entry, size_t op
   int region = static_cast<int>(ops_[static_cast<size_t>(op)].regions.size());
   ops_[static_cast<size_t>(op)].regions.emplace_back();
   push_scope();
-  auto blocks = [&]() -> std::vector<MlirBlock>& { return ops_[static_cast<size_t>(op)].regions[static_cast<size_t>(region)].blocks; };
+  auto blocks = [&]() -> std::vector<MlirBlock>& {
+    return ops_[static_cast<size_t>(op)].regions[static_cast<size_t>(region)].blocks;
+  };
   if (!entry.empty()) {
     blocks().emplace_back();
     for (const HeaderDef& def : entry) KILN_TRY(add_block_arg(op, region, 0, def));
@@ -715,8 +734,10 @@ Status Reader::parse_block_label(MlirOpId op, int region) {
       read_def_type(def);
       if (is_loc_start(pos_)) KILN_TRY(parse_loc(def.loc));
       args.push_back(std::move(def));
-      if (is_punct(cur(), ',')) ++pos_;
-      else if (!is_punct(cur(), ')')) return error_at(cur(), "expected ',' or ')' in the block arguments");
+      if (is_punct(cur(), ','))
+        ++pos_;
+      else if (!is_punct(cur(), ')'))
+        return error_at(cur(), "expected ',' or ')' in the block arguments");
     }
     ++pos_;
   }
@@ -736,7 +757,8 @@ Status Reader::add_block_arg(MlirOpId op, int region, int block, const HeaderDef
   const Token& t = tok(def.token);
   MlirValue v{std::string(text(t)), def.type, {}, op, region, block, static_cast<int>(b.args.size())};
   KILN_ASSIGN_OR_RETURN(MlirValueId id, define(NameKey{text(t), 0}, std::move(v), t));
-  ops_[static_cast<size_t>(op)].regions[static_cast<size_t>(region)].blocks[static_cast<size_t>(block)].args.push_back(id);
+  ops_[static_cast<size_t>(op)].regions[static_cast<size_t>(region)].blocks[static_cast<size_t>(block)].args.push_back(
+      id);
   if (!def.loc.names.empty() || def.loc.alias_token) pending_locs_.push_back(PendingLoc{false, id, def.loc});
   return Status::ok();
 }

@@ -26,8 +26,8 @@ struct MlirAttribute {
   std::string key;    // unquoted: "noinline", "ttg.num-warps"
   std::string value;  // the raw text after `=` ("false", "1 : i32", "@f"); empty for a unit attribute
 
-  std::optional<bool> as_bool() const;  // "true" / "false"; a unit attribute is true
-  std::optional<int64_t> as_int() const;  // "4 : i32" -> 4
+  std::optional<bool> as_bool() const;           // "true" / "false"; a unit attribute is true
+  std::optional<int64_t> as_int() const;         // "4 : i32" -> 4
   std::optional<std::string> as_string() const;  // "\"text\"" -> text (escapes decoded)
   std::optional<std::string> as_symbol() const;  // "@helper" -> helper
 };
@@ -46,23 +46,23 @@ struct MlirOp {
   std::string name;      // "tt.store", "scf.for", "tt.reduce" (generic names are unquoted)
   bool generic = false;  // printed in generic form: `"tt.reduce"(%4) ...`
   std::vector<MlirValueId> results;
-  std::vector<MlirValueId> operands;  // in the order they appear in the op's text
+  std::vector<MlirValueId> operands;      // in the order they appear in the op's text
   std::vector<MlirAttribute> attributes;  // `{...}`, `<{...}>`, `attributes {...}`, in order
-  std::string keyword;    // the first bare word of custom syntax: "fadd", "public", "slt", "x"
-  std::string symbol;     // the first `@symbol` of the op's text, without '@': callee, function
-  std::string type_text;  // the raw text after the op's first ':' outside parentheses
+  std::string keyword;                    // the first bare word of custom syntax: "fadd", "public", "slt", "x"
+  std::string symbol;                     // the first `@symbol` of the op's text, without '@': callee, function
+  std::string type_text;                  // the raw text after the op's first ':' outside parentheses
   std::vector<MlirRegion> regions;
-  SourceLoc loc;          // where the op's statement starts in the text
-  std::string loc_name;   // "pid" from loc("pid"(...)), directly or through a #loc alias
-  std::string source;     // the location's "file:line:col" (the Python line), when it has one
-  MlirOpId parent = -1;   // the op whose region holds this op; -1 at top level
+  SourceLoc loc;         // where the op's statement starts in the text
+  std::string loc_name;  // "pid" from loc("pid"(...)), directly or through a #loc alias
+  std::string source;    // the location's "file:line:col" (the Python line), when it has one
+  MlirOpId parent = -1;  // the op whose region holds this op; -1 at top level
 
   const MlirAttribute* attribute(std::string_view key) const;  // null when absent
 };
 
 struct MlirValue {
-  std::string name;      // as written: "%offs_3", "%7#1", "%arg0"
-  std::string type;      // block arguments only: "!tt.ptr<f32>"
+  std::string name;  // as written: "%offs_3", "%7#1", "%arg0"
+  std::string type;  // block arguments only: "!tt.ptr<f32>"
   // Block arguments only: the names of the argument's location, outermost first. Triton names a
   // parameter `in0` loc("in0"(#loc)), and renames it when the kernel rebinds it (`a = in0`):
   // loc("a"(#loc15)) with #loc15 = loc("in0"(#loc)) gives {"a", "in0"}.
@@ -79,7 +79,7 @@ struct MlirValue {
 
 struct MlirModule {
   std::string file;
-  std::vector<MlirOp> ops;         // every op, nested ones included; an op precedes its regions' ops
+  std::vector<MlirOp> ops;  // every op, nested ones included; an op precedes its regions' ops
   std::vector<MlirValue> values;
   std::vector<MlirOpId> top_level;  // ops outside any region (usually one `module`)
 

@@ -56,9 +56,9 @@ bool known_region_op(std::string_view name) {
 
 // Ops that move, reshape or select pointers without changing what they point into.
 bool pointer_preserving(std::string_view name) {
-  return one_of(name, {"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.cat",
-                       "tt.join", "tt.split", "tt.unsplat", "tt.gather", "tt.addptr", "tt.advance",
-                       "tt.make_tensor_ptr", "tt.make_tensor_descriptor", "tt.reinterpret_tensor_descriptor"}) ||
+  return one_of(name, {"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.cat", "tt.join",
+                       "tt.split", "tt.unsplat", "tt.gather", "tt.addptr", "tt.advance", "tt.make_tensor_ptr",
+                       "tt.make_tensor_descriptor", "tt.reinterpret_tensor_descriptor"}) ||
          name.starts_with("arith.") || name.starts_with("math.");
 }
 
@@ -70,7 +70,8 @@ uint8_t operand_mode(const MlirOp& op, size_t i, uint8_t mode) {
   if (n == "tt.ptr_to_int") return kPointer;
   if (n == "arith.select") return i == 0 ? kOffset : mode;
   if (one_of(n, {"tt.addptr", "tt.advance", "tt.make_tensor_ptr", "tt.make_tensor_descriptor",
-                 "tt.reinterpret_tensor_descriptor", "tt.gather"}) && i > 0)
+                 "tt.reinterpret_tensor_descriptor", "tt.gather"}) &&
+      i > 0)
     return mode == kIntAddress ? kIntAddress : kOffset;  // offsets, shapes, strides, indices
   if (n == "tt.bitcast") {  // a pointer-to-pointer cast keeps the mode; int-to-pointer does not
     std::string_view t = op.type_text;
@@ -218,8 +219,10 @@ void Walk::fallback(const MlirOp& at, const std::string& why) { out_.fallback.pu
 void Walk::step(MlirValueId v, uint8_t mode) {
   const MlirValue& val = m_.value(v);
   if (val.op < 0) return;
-  if (val.is_block_arg()) step_block_arg(val, mode);
-  else step_result(val, mode);
+  if (val.is_block_arg())
+    step_block_arg(val, mode);
+  else
+    step_result(val, mode);
 }
 
 void Walk::follow_terminators(const MlirOp& op, size_t region, std::string_view name, size_t operand, uint8_t mode) {
@@ -234,7 +237,8 @@ void Walk::follow_terminators(const MlirOp& op, size_t region, std::string_view 
       }
     }
   }
-  if (!found) fallback(op, "no " + std::string(name) + " gives value " + std::to_string(operand) + " (" + op.name + ")");
+  if (!found)
+    fallback(op, "no " + std::string(name) + " gives value " + std::to_string(operand) + " (" + op.name + ")");
 }
 
 void Walk::follow_all_terminator_operands(const MlirOp& op, size_t region, std::string_view name, uint8_t mode) {
@@ -348,9 +352,12 @@ void Analyzer::seed_writes(MlirOpId func, Walk& walk, Reach& out, int call_depth
     std::string name = callee_name(op);
     MlirOpId callee = find(name);
     const Reach* r = nullptr;
-    if (callee < 0) out.fallback.push_back(place(op) + ": call to @" + name + ", which the module does not define");
-    else if (call_depth >= kMaxCallDepth) out.fallback.push_back(place(op) + ": calls nested too deeply");
-    else if (!(r = writes(callee, call_depth + 1))) out.fallback.push_back(place(op) + ": recursive call to @" + name);
+    if (callee < 0)
+      out.fallback.push_back(place(op) + ": call to @" + name + ", which the module does not define");
+    else if (call_depth >= kMaxCallDepth)
+      out.fallback.push_back(place(op) + ": calls nested too deeply");
+    else if (!(r = writes(callee, call_depth + 1)))
+      out.fallback.push_back(place(op) + ": recursive call to @" + name);
     if (!r) continue;
     out.merge_reasons(*r);
     for (size_t i = 0; i < r->params.size() && i < op.operands.size(); ++i) walk.add(op.operands[i], r->params[i]);

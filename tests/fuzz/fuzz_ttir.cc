@@ -19,7 +19,8 @@ using kiln::kernels::MlirOp;
 
 // A location inside the input: 1-based, at most one past its end.
 bool inside(const kiln::SourceLoc& loc, size_t size) {
-  return loc.line >= 1 && loc.col >= 1 && static_cast<size_t>(loc.line) <= size + 1 && static_cast<size_t>(loc.col) <= size + 1;
+  return loc.line >= 1 && loc.col >= 1 && static_cast<size_t>(loc.line) <= size + 1 &&
+         static_cast<size_t>(loc.col) <= size + 1;
 }
 
 void check_module(const MlirModule& m, size_t size) {
@@ -45,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto module = kiln::kernels::read_mlir(text, "fuzz.ttir");
   if (!module) {
-    KILN_CHECK(inside(module.error().loc(), size)) << "rejection not located in the input: " << module.error().to_string();
+    KILN_CHECK(inside(module.error().loc(), size))
+        << "rejection not located in the input: " << module.error().to_string();
     return 0;
   }
   check_module(*module, size);
@@ -53,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!analysis) return 0;  // no tt.func: an error in the input, not a crash
   for (const auto& p : analysis->params) {
     KILN_CHECK(!p.written || p.is_pointer) << p.name << ": a non-pointer parameter written";
-    if (!analysis->reasons.empty() && p.is_pointer) KILN_CHECK(p.written) << p.name << ": conservative answer misses it";
+    if (!analysis->reasons.empty() && p.is_pointer)
+      KILN_CHECK(p.written) << p.name << ": conservative answer misses it";
   }
   KILN_CHECK(!analysis->fallback || !analysis->reasons.empty()) << "fallback without a reason";
   return 0;

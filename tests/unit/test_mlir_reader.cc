@@ -79,13 +79,14 @@ constexpr const char* kOps = R"(module {
 TEST(MlirReader, OpsResultsAndOperandsInOrder) {
   // %t is used before any definition: a forward reference, defined at the end of the body.
   std::string text = kOps;
-  text.insert(text.find("    tt.return"), "    %t = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<4x2xf32>\n");
+  text.insert(text.find("    tt.return"),
+              "    %t = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<4x2xf32>\n");
   MlirModule m = read_ok(text);
   ASSERT_EQ(m.top_level.size(), 1u);
   EXPECT_EQ(m.op(m.top_level[0]).name, "module");
   EXPECT_EQ(names(m, body(m)),
-            (std::vector<std::string>{"arith.constant", "tt.addptr", "arith.cmpi", "tt.split", "test.pair", "arith.addf",
-                                      "tt.store", "tt.make_range", "tt.return"}));
+            (std::vector<std::string>{"arith.constant", "tt.addptr", "arith.cmpi", "tt.split", "test.pair",
+                                      "arith.addf", "tt.store", "tt.make_range", "tt.return"}));
   const MlirOp& addptr = find_op(m, "tt.addptr");
   EXPECT_EQ(operand_names(m, addptr), (std::vector<std::string>{"%arg0", "%c1_i32"}));
   EXPECT_EQ(addptr.type_text, "!tt.ptr<f32>, i32");
@@ -374,19 +375,23 @@ INSTANTIATE_TEST_SUITE_P(
                  "bad.ttir:1:11: error: this bracket is not closed on its line"},
         BadInput{"unexpected_paren", "tt.func @f() {\n  %0 = \"x.y\"()) : () -> i32\n}\n",
                  "bad.ttir:2:15: error: unexpected ')'"},
-        BadInput{"no_op_name", "tt.func @f() {\n  %0 = 42\n}\n", "bad.ttir:2:8: error: expected an operation name, found '42'"},
+        BadInput{"no_op_name", "tt.func @f() {\n  %0 = 42\n}\n",
+                 "bad.ttir:2:8: error: expected an operation name, found '42'"},
         BadInput{"bad_result_count", "tt.func @f() {\n  %0:0 = x.y\n}\n",
                  "bad.ttir:2:6: error: expected a result count (1 to 4096) after ':'"},
         BadInput{"bad_block_arg", "tt.func @f() {\n^bb0(%a):\n  tt.return\n}\n",
                  "bad.ttir:2:6: error: expected a block argument '%name: type'"},
         BadInput{"bad_attribute", "tt.func @f() {\n  x.y {= 1} : () -> ()\n}\n",
                  "bad.ttir:2:8: error: expected an attribute name, found '='"},
-        BadInput{"unexpected_byte", "tt.func @f() {\n  \x01\n}\n", "bad.ttir:2:3: error: unexpected character (byte 1)"},
+        BadInput{"unexpected_byte", "tt.func @f() {\n  \x01\n}\n",
+                 "bad.ttir:2:3: error: unexpected character (byte 1)"},
         BadInput{"unclosed_attribute", "x.y {a = 1", "bad.ttir:1:5: error: no closing bracket for this '{'"},
         BadInput{"mismatched_bracket", "x.y {a = (1]}\n", "bad.ttir:1:12: error: unexpected ']'"},
         BadInput{"no_attribute_value", "x.y {a = }\n", "bad.ttir:1:10: error: expected an attribute value after '='"},
-        BadInput{"attribute_without_comma", "x.y {a b}\n", "bad.ttir:1:8: error: expected ',' or '}' in the attributes"},
-        BadInput{"unterminated_resources", "x.y\n{-# blob\n", "bad.ttir:2:1: error: unterminated '{-#' resource section"},
+        BadInput{"attribute_without_comma", "x.y {a b}\n",
+                 "bad.ttir:1:8: error: expected ',' or '}' in the attributes"},
+        BadInput{"unterminated_resources", "x.y\n{-# blob\n",
+                 "bad.ttir:2:1: error: unterminated '{-#' resource section"},
         BadInput{"bad_block_name", "tt.func @f() {\n^ :\n}\n", "bad.ttir:2:1: error: expected a block name after '^'"},
         BadInput{"bad_symbol_name", "tt.call @ ()\n", "bad.ttir:1:9: error: expected a symbol name after '@'"},
         BadInput{"bad_result_name", "%a, 5 = x.y\n", "bad.ttir:1:5: error: expected a result name, found '5'"},

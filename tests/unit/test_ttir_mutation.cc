@@ -171,7 +171,7 @@ TEST(TtirMutation, BackEdgeFindsPointersSwappedAcrossIterations) {
 
 TEST(TtirMutation, Scenario5HelperCalls) {
   EXPECT_EQ(written("helper_call_kernel"), Names{"out"});  // out2 = helper_id(out) (noinline)
-  MutationAnalysis outer = analyze_file("outer_kernel");  // inner_store(out_ptr, n): ptr + n
+  MutationAnalysis outer = analyze_file("outer_kernel");   // inner_store(out_ptr, n): ptr + n
   EXPECT_EQ(outer.written_names(), Names{"out_ptr"});
   expect_precise(outer);
   // The callee on its own.
@@ -234,7 +234,8 @@ TEST(TtirMutation, ExperimentalDescriptorOps) {
 )");
   EXPECT_EQ(store.written_names(), Names{"out_desc"});
   expect_precise(store);
-  MutationAnalysis tmap = analyze(R"(tt.func public @k(%desc_mem: !tt.ptr<i8>, %src: !tt.ptr<f16>, %dst: !tt.ptr<f16>, %m: i32, %n: i32) {
+  MutationAnalysis tmap =
+      analyze(R"(tt.func public @k(%desc_mem: !tt.ptr<i8>, %src: !tt.ptr<f16>, %dst: !tt.ptr<f16>, %m: i32, %n: i32) {
   %c1 = arith.constant 1 : i32
   %c64 = arith.constant 64 : i32
   %c128_i64 = arith.constant 128 : i64
@@ -255,8 +256,9 @@ TEST(TtirMutation, StoreThroughLoadedPointerIsConservative) {
   expect_all_pointers_written(r);
   ASSERT_EQ(r.reasons.size(), 1u);
   // Where in the TTIR, and where in the Python (whose line moves when make_ttir.py changes).
-  EXPECT_TRUE(r.reasons[0].starts_with("loaded_ptr_kernel.ttir:14:5: stores through a pointer loaded from memory "
-                                       "(tt.load at tests/kernels/ttir_hand/make_ttir.py:"))
+  EXPECT_TRUE(
+      r.reasons[0].starts_with("loaded_ptr_kernel.ttir:14:5: stores through a pointer loaded from memory "
+                               "(tt.load at tests/kernels/ttir_hand/make_ttir.py:"))
       << r.reasons[0];
   EXPECT_EQ(r.params[1].reason, r.reasons[0]);
   // A load whose result is itself a pointer; y's write is proved, the others carry the reason.
@@ -290,9 +292,9 @@ TEST(TtirMutation, LoadedIndexScatterStaysPrecise) {
   MutationAnalysis r = analyze_file("scatter_kernel");
   EXPECT_EQ(r.written_names(), Names{"out"});
   expect_precise(r);
-  EXPECT_EQ(written("where_ptr"), (Names{"a", "b"}));  // tl.where(flag > 0, a, b): either
+  EXPECT_EQ(written("where_ptr"), (Names{"a", "b"}));   // tl.where(flag > 0, a, b): either
   EXPECT_EQ(written("join_split"), (Names{"a", "b"}));  // split of a join: not told apart
-  EXPECT_EQ(written("early_return"), Names{"out"});    // cf branches around the store
+  EXPECT_EQ(written("early_return"), Names{"out"});     // cf branches around the store
 }
 
 // scf.execute_region passes its yield out like scf.if's branches; a pointer-to-pointer bitcast
@@ -500,7 +502,8 @@ TEST(TtirMutation, MatchesTheCorpus) {
     if (!std::filesystem::exists(json_path)) continue;
     SCOPED_TRACE(entry.path().filename().string());
     std::string json = read_file(json_path);
-    Expected<MutationAnalysis> r = analyze_ttir_text(read_file(entry.path().string()), entry.path().filename().string());
+    Expected<MutationAnalysis> r =
+        analyze_ttir_text(read_file(entry.path().string()), entry.path().filename().string());
     ASSERT_TRUE(r) << r.error().to_string();
     bool deliberate = json.find("\"kiln_expected\"") != std::string::npos;
     Names expected = json_list(json, deliberate ? "kiln_expected" : "torch_written");
@@ -537,8 +540,8 @@ TEST(TtirMutation, TimePerKernel) {
   ASSERT_FALSE(per_kernel_ms.empty());
   std::sort(per_kernel_ms.begin(), per_kernel_ms.end());
   double median = per_kernel_ms[per_kernel_ms.size() / 2], worst = per_kernel_ms.back();
-  std::printf("TTIR read + analysis over %zu kernels: median %.3f ms, slowest %.3f ms\n", per_kernel_ms.size(),
-              median, worst);
+  std::printf("TTIR read + analysis over %zu kernels: median %.3f ms, slowest %.3f ms\n", per_kernel_ms.size(), median,
+              worst);
 #if defined(NDEBUG) && !defined(KILN_SANITIZED)
   EXPECT_LT(median, 5.0);
   EXPECT_LT(worst, 5.0);
