@@ -26,17 +26,8 @@ def main():
     import triton
     import torch._higher_order_ops.triton_kernel_wrap as tkw
     import triton_corpus as corpus
-    from triton.backends.compiler import GPUTarget
 
-    class NoGpuDriver:
-        def get_current_target(self):
-            return GPUTarget("cuda", 90, 32)
-
-        def get_active_torch_device(self):
-            return torch.device("cpu")
-
-    triton.runtime.driver.set_active(NoGpuDriver())
-    corpus.DEVICE = "cpu"
+    corpus.use_cpu_without_gpu()
     out = {"torch": torch.__version__, "triton": triton.__version__}
     for name, kernel, make, _, _ in corpus.cases():
         kwargs = make()

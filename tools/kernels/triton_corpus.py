@@ -493,22 +493,28 @@ def torch_answer(kernel, kwargs):
     return list(names), fallback, api, handler.messages
 
 
+def use_cpu_without_gpu():
+    """Lets Triton and PyTorch lower the kernels to TTIR on a machine without a GPU: CPU tensors
+    and a driver that answers a fixed sm_90 target."""
+    global DEVICE
+    from triton.backends.compiler import GPUTarget
+    DEVICE = "cpu"
+
+    class NoGpuDriver:
+        def get_current_target(self):
+            return GPUTarget("cuda", 90, 32)
+
+        def get_active_torch_device(self):
+            return torch.device("cpu")
+
+    triton.runtime.driver.set_active(NoGpuDriver())
+
+
 def main(out_path, dry_run):
     """dry_run: no GPU (a check of this script here): CPU tensors, a fixed sm_90 target, no launch."""
-    global DEVICE
     import torch._higher_order_ops.triton_kernel_wrap as tkw
     if dry_run:
-        from triton.backends.compiler import GPUTarget
-        DEVICE = "cpu"
-
-        class NoGpuDriver:
-            def get_current_target(self):
-                return GPUTarget("cuda", 90, 32)
-
-            def get_active_torch_device(self):
-                return torch.device("cpu")
-
-        triton.runtime.driver.set_active(NoGpuDriver())
+        use_cpu_without_gpu()
     else:
         # Descriptors made in a kernel need a global scratch allocation at launch.
         triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
