@@ -10,6 +10,7 @@
 
 #include "ir/node_types.h"
 #include "ir/printer.h"
+#include "ops/kernel_call_layout.h"
 #include "ops/rng_state.h"
 #include "ops/schema_check.h"
 
@@ -128,6 +129,20 @@ Status check_result_types(const Node& n) {
   return Status::ok();
 }
 
+// The arguments kernel_call_functional views in one storage pass that storage's one value.
+Status check_kernel_views(const Node& n) {
+  if (n.op() != OpKind::KernelCallFunctional) return Status::ok();
+  std::vector<bool> is_tensor;
+  for (const Operand& o : n.operands()) is_tensor.push_back(o.is_value());
+  Expected<KernelCallLayout> layout = decode_kernel_call(OpCallBase(n.op(), n.attrs()), is_tensor);
+  if (!layout) return Status::ok();  // the type rules report it
+  for (const std::optional<KernelArgView>& v : layout->view)
+    if (v && n.operand(static_cast<int>(v->arg)).value != n.operand(static_cast<int>(v->group)).value)
+      return node_error(n, "kernel_call_functional: argument ", v->arg, " is viewed in the storage of argument ", v->group,
+                        " but passes another value");
+  return Status::ok();
+}
+
 Status check_node(const Graph& g, const Node& n, const UseFacts& facts, const std::unordered_set<const Value*>& defined) {
   const OpSchema& schema = n.info().schema;
   if (n.graph() != &g) return node_error(n, schema.name, ": node belongs to another graph");
@@ -142,6 +157,7 @@ Status check_node(const Graph& g, const Node& n, const UseFacts& facts, const st
   KILN_TRY(check_operands(g, n, defined));
   KILN_TRY(check_attrs(n));
   KILN_TRY(check_subgraphs(n));
+  KILN_TRY(check_kernel_views(n));
   for (const Value* r : n.results()) {
     Status uses = check_uses(facts, *r);
     if (!uses) return node_error(n, uses.error());

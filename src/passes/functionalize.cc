@@ -1,6 +1,7 @@
 #include "passes/functionalize.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -398,7 +399,7 @@ class Functionalizer {
     std::vector<bool> is_tensor;
     for (Value* v : originals) is_tensor.push_back(v != nullptr);
     KILN_ASSIGN_OR_RETURN(KernelCallLayout layout, decode_kernel_call(OpCallBase(n->op(), n->attrs()), is_tensor));
-    std::unordered_map<int, std::vector<size_t>> by_storage;  // storage -> its tensor arguments
+    std::map<int, std::vector<size_t>> by_storage;  // storage -> its tensor arguments (in order: deterministic output)
     for (size_t a = 0; a < originals.size(); ++a)
       if (originals[a]) by_storage[alias(originals[a]).storage].push_back(a);
     std::vector<Operand> operands(n->operands().begin(), n->operands().end());
