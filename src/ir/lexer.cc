@@ -29,24 +29,13 @@ int hex_value(char c) {
 
 }  // namespace
 
-void Lexer::advance() {
-  if (pos_ >= text_.size()) return;
-  if (text_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
 void Lexer::skip_space_and_comments() {
-  while (pos_ < text_.size()) {
-    char c = peek();
+  while (!cur_.eof()) {
+    char c = cur_.at();
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      advance();
-    } else if (c == '/' && peek(1) == '/') {
-      while (pos_ < text_.size() && peek() != '\n') advance();
+      cur_.advance();
+    } else if (c == '/' && cur_.at(1) == '/') {
+      while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
     } else {
       return;
     }
@@ -56,100 +45,99 @@ void Lexer::skip_space_and_comments() {
 Token Lexer::make(TokenKind kind, std::string text, int line, int col) const { return Token{kind, std::move(text), line, col}; }
 
 Token Lexer::lex_number(int line, int col) {
-  size_t start = pos_;
+  size_t start = cur_.pos();
   bool is_float = false;
   bool malformed = false;
-  if (peek() == '-') advance();
-  while (is_digit(peek())) advance();
-  if (peek() == '.') {
+  if (cur_.at() == '-') cur_.advance();
+  while (is_digit(cur_.at())) cur_.advance();
+  if (cur_.at() == '.') {
     is_float = true;
-    advance();
-    while (is_digit(peek())) advance();
+    cur_.advance();
+    while (is_digit(cur_.at())) cur_.advance();
   }
-  if (peek() == 'e' || peek() == 'E') {
+  if (cur_.at() == 'e' || cur_.at() == 'E') {
     is_float = true;
-    advance();
-    if (peek() == '+' || peek() == '-') advance();
-    if (!is_digit(peek())) malformed = true;
-    while (is_digit(peek())) advance();
+    cur_.advance();
+    if (cur_.at() == '+' || cur_.at() == '-') cur_.advance();
+    if (!is_digit(cur_.at())) malformed = true;
+    while (is_digit(cur_.at())) cur_.advance();
   }
   // `12abc` or `1.5.2` is one malformed token, not a number followed by a name.
-  while (is_name_char(peek())) {
+  while (is_name_char(cur_.at())) {
     malformed = true;
-    advance();
+    cur_.advance();
   }
-  std::string text(text_.substr(start, pos_ - start));
+  std::string text(cur_.since(start));
   if (malformed) return make(TokenKind::Error, "malformed number '" + text + "'", line, col);
   return make(is_float ? TokenKind::Float : TokenKind::Integer, std::move(text), line, col);
 }
 
 Token Lexer::lex_string(int line, int col) {
-  advance();  // opening quote
+  cur_.advance();  // opening quote
   std::string out;
   while (true) {
-    char c = peek();
-    if (pos_ >= text_.size() || c == '\n') return make(TokenKind::Error, "unterminated string", line, col);
+    char c = cur_.at();
+    if (cur_.eof() || c == '\n') return make(TokenKind::Error, "unterminated string", line, col);
     if (c == '"') {
-      advance();
+      cur_.advance();
       return make(TokenKind::String, std::move(out), line, col);
     }
     if (c != '\\') {
       out += c;
-      advance();
+      cur_.advance();
       continue;
     }
-    int esc_line = line_, esc_col = col_;
-    advance();
-    char e = peek();
+    int esc_line = cur_.line(), esc_col = cur_.col();
+    cur_.advance();
+    char e = cur_.at();
     switch (e) {
       case '"': out += '"'; break;
       case '\\': out += '\\'; break;
       case 'n': out += '\n'; break;
       case 't': out += '\t'; break;
       case 'x': {
-        int hi = hex_value(peek(1)), lo = hex_value(peek(2));
+        int hi = hex_value(cur_.at(1)), lo = hex_value(cur_.at(2));
         if (hi < 0 || lo < 0) return make(TokenKind::Error, "malformed escape '\\x' in string", esc_line, esc_col);
         out += static_cast<char>(hi * 16 + lo);
-        advance();
-        advance();
+        cur_.advance();
+        cur_.advance();
         break;
       }
       default:
-        if (pos_ >= text_.size() || e == '\n') return make(TokenKind::Error, "unterminated string", line, col);
+        if (cur_.eof() || e == '\n') return make(TokenKind::Error, "unterminated string", line, col);
         return make(TokenKind::Error, "unknown escape '\\" + std::string(1, e) + "' in string", esc_line, esc_col);
     }
-    advance();
+    cur_.advance();
   }
 }
 
 Token Lexer::next() {
   skip_space_and_comments();
-  int line = line_, col = col_;
-  if (pos_ >= text_.size()) return make(TokenKind::Eof, "", line, col);
-  char c = peek();
-  if (is_digit(c) || (c == '-' && is_digit(peek(1)))) return lex_number(line, col);
+  int line = cur_.line(), col = cur_.col();
+  if (cur_.eof()) return make(TokenKind::Eof, "", line, col);
+  char c = cur_.at();
+  if (is_digit(c) || (c == '-' && is_digit(cur_.at(1)))) return lex_number(line, col);
   if (c == '"') return lex_string(line, col);
   if (is_ident_start(c)) {
-    size_t start = pos_;
-    while (is_ident_char(peek())) advance();
-    return make(TokenKind::Ident, std::string(text_.substr(start, pos_ - start)), line, col);
+    size_t start = cur_.pos();
+    while (is_ident_char(cur_.at())) cur_.advance();
+    return make(TokenKind::Ident, std::string(cur_.since(start)), line, col);
   }
   if (c == '%' || c == '@') {
-    advance();
-    size_t start = pos_;
-    while (is_name_char(peek())) advance();
-    if (pos_ == start) return make(TokenKind::Error, std::string("expected a name after '") + c + "'", line, col);
-    return make(c == '%' ? TokenKind::ValueName : TokenKind::GraphName, std::string(text_.substr(start, pos_ - start)),
-                line, col);
+    cur_.advance();
+    size_t start = cur_.pos();
+    while (is_name_char(cur_.at())) cur_.advance();
+    if (cur_.pos() == start) return make(TokenKind::Error, std::string("expected a name after '") + c + "'", line, col);
+    return make(c == '%' ? TokenKind::ValueName : TokenKind::GraphName, std::string(cur_.since(start)), line, col);
   }
-  if (c == '-' && peek(1) == '>') {
-    advance();
-    advance();
+  if (c == '-' && cur_.at(1) == '>') {
+    cur_.advance();
+    cur_.advance();
     return make(TokenKind::Arrow, "->", line, col);
   }
-  if ((c == '=' || c == '>') && peek(1) == '=') {
-    advance();
-    advance();
+  if ((c == '=' || c == '>') && cur_.at(1) == '=') {
+    cur_.advance();
+    cur_.advance();
     return c == '=' ? make(TokenKind::EqualEqual, "==", line, col) : make(TokenKind::GreaterEqual, ">=", line, col);
   }
   TokenKind kind;
@@ -169,7 +157,7 @@ Token Lexer::next() {
     case '/': kind = TokenKind::Slash; break;
     default: return make(TokenKind::Error, "unexpected character " + printable(c), line, col);
   }
-  advance();
+  cur_.advance();
   return make(kind, std::string(1, c), line, col);
 }
 

@@ -10,6 +10,7 @@
 #include "core/scalar.h"
 
 #include "support/diagnostic.h"
+#include "support/text_cursor.h"
 
 namespace kiln {
 
@@ -36,22 +37,17 @@ struct Token {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : text_(text) {}
+  explicit Lexer(std::string_view text) : cur_(text) {}
 
   Token next();
 
  private:
-  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  void advance();
   void skip_space_and_comments();
   Token make(TokenKind kind, std::string text, int line, int col) const;
   Token lex_number(int line, int col);
   Token lex_string(int line, int col);
 
-  std::string_view text_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
+  TextCursor cur_;
 };
 
 // The literal a word spells after an optional '-': inf, nan, true, false, none (the last three

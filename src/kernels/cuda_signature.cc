@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "support/text_cursor.h"
+
 namespace kiln::kernels {
 
 namespace {
@@ -29,22 +31,22 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+  Lexer(std::string_view text, const std::string& file) : cur_(text, file) {}
 
   Expected<std::vector<Token>> run() {
     std::vector<Token> out;
-    while (pos_ < text_.size()) {
-      char c = at();
+    while (!cur_.eof()) {
+      char c = cur_.at();
       if (c == '\n') {
-        advance();
+        cur_.advance();
         line_start_ = true;
       } else if (std::isspace(static_cast<unsigned char>(c))) {
-        advance();
+        cur_.advance();
       } else if (c == '#' && line_start_) {
         skip_preprocessor_line();
-      } else if (c == '/' && at(1) == '/') {
-        while (pos_ < text_.size() && at() != '\n') advance();
-      } else if (c == '/' && at(1) == '*') {
+      } else if (c == '/' && cur_.at(1) == '/') {
+        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+      } else if (c == '/' && cur_.at(1) == '*') {
         KILN_TRY(skip_block_comment());
       } else {
         line_start_ = false;
@@ -56,40 +58,26 @@ class Lexer {
   }
 
  private:
-  char at(size_t k = 0) const { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; }
-  void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-  Diagnostic error(int line, int col, std::string message) const {
-    return Diagnostic(std::move(message), SourceLoc{file_, line, col});
-  }
-
   void skip_preprocessor_line() {
-    while (pos_ < text_.size() && at() != '\n') {
-      if (at() == '\\' && at(1) == '\n') advance();
-      advance();
+    while (!cur_.eof() && cur_.at() != '\n') {
+      if (cur_.at() == '\\' && cur_.at(1) == '\n') cur_.advance();
+      cur_.advance();
     }
   }
 
   Status skip_block_comment() {
-    int line = line_, col = col_;
-    size_t end = text_.find("*/", pos_ + 2);
-    if (end == std::string_view::npos) return error(line, col, "unterminated /* comment");
-    while (pos_ < end + 2) advance();
+    int line = cur_.line(), col = cur_.col();
+    size_t end = cur_.text().find("*/", cur_.pos() + 2);
+    if (end == std::string_view::npos) return cur_.error(line, col, "unterminated /* comment");
+    cur_.advance_to(end + 2);
     return Status::ok();
   }
 
   Expected<Token> lex_token() {
-    Token t{TokenKind::Punct, {}, line_, col_};
-    size_t start = pos_;
-    char c = at();
-    if (c == 'R' && at(1) == '"') {
+    Token t{TokenKind::Punct, {}, cur_.line(), cur_.col()};
+    size_t start = cur_.pos();
+    char c = cur_.at();
+    if (c == 'R' && cur_.at(1) == '"') {
       KILN_TRY(skip_raw_string());
       t.kind = TokenKind::String;
     } else if (c == '"' || c == '\'') {
@@ -98,48 +86,47 @@ class Lexer {
     } else if (is_ident_char(c)) {
       // A number may hold digit separators: 1'000'000.
       bool number = std::isdigit(static_cast<unsigned char>(c));
-      while (pos_ < text_.size() && (is_ident_char(at()) || (number && at() == '\'' && is_ident_char(at(1)))))
-        advance();
+      while (!cur_.eof() && (is_ident_char(cur_.at()) || (number && cur_.at() == '\'' && is_ident_char(cur_.at(1)))))
+        cur_.advance();
       t.kind = TokenKind::Word;
-    } else if (c == ':' && at(1) == ':') {
-      advance();
-      advance();
+    } else if (c == ':' && cur_.at(1) == ':') {
+      cur_.advance();
+      cur_.advance();
     } else {
-      advance();
+      cur_.advance();
     }
-    t.text = std::string(text_.substr(start, pos_ - start));
+    t.text = std::string(cur_.since(start));
     return t;
   }
 
   Status skip_quoted(char quote) {
-    int line = line_, col = col_;
-    advance();
-    while (pos_ < text_.size() && at() != quote && at() != '\n') {
-      if (at() == '\\' && pos_ + 1 < text_.size()) advance();
-      advance();
+    int line = cur_.line(), col = cur_.col();
+    cur_.advance();
+    while (!cur_.eof() && cur_.at() != quote && cur_.at() != '\n') {
+      if (cur_.at() == '\\' && cur_.pos() + 1 < cur_.text().size()) cur_.advance();
+      cur_.advance();
     }
-    if (at() != quote) return error(line, col, quote == '"' ? "unterminated string" : "unterminated character literal");
-    advance();
+    if (cur_.at() != quote)
+      return cur_.error(line, col, quote == '"' ? "unterminated string" : "unterminated character literal");
+    cur_.advance();
     return Status::ok();
   }
 
   // R"delim( ... )delim"
   Status skip_raw_string() {
-    int line = line_, col = col_;
-    size_t open = text_.find('(', pos_);
-    if (open == std::string_view::npos || open - pos_ > 18) return error(line, col, "malformed raw string");
-    std::string close = ")" + std::string(text_.substr(pos_ + 2, open - pos_ - 2)) + "\"";
-    size_t end = text_.find(close, open);
-    if (end == std::string_view::npos) return error(line, col, "unterminated raw string");
-    while (pos_ < end + close.size()) advance();
+    int line = cur_.line(), col = cur_.col();
+    std::string_view text = cur_.text();
+    size_t pos = cur_.pos();
+    size_t open = text.find('(', pos);
+    if (open == std::string_view::npos || open - pos > 18) return cur_.error(line, col, "malformed raw string");
+    std::string close = ")" + std::string(text.substr(pos + 2, open - pos - 2)) + "\"";
+    size_t end = text.find(close, open);
+    if (end == std::string_view::npos) return cur_.error(line, col, "unterminated raw string");
+    cur_.advance_to(end + close.size());
     return Status::ok();
   }
 
-  std::string_view text_;
-  const std::string& file_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
+  TextCursor cur_;
   bool line_start_ = true;
 };
 

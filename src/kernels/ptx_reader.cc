@@ -6,6 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "support/text_cursor.h"
+
 namespace kiln::kernels {
 
 namespace {
@@ -37,54 +39,40 @@ bool is_word_char(char c) {
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+  Lexer(std::string_view text, const std::string& file) : cur_(text, file) {}
 
   Expected<std::vector<Token>> run() {
     std::vector<Token> out;
-    out.reserve(text_.size() / 6);  // nvcc's PTX has about one token per 6 bytes
+    out.reserve(cur_.text().size() / 6);  // nvcc's PTX has about one token per 6 bytes
     while (skip_space_and_comments()) {
       if (failed_) return *failed_;
       out.push_back(lex_one());
       if (failed_) return *failed_;
     }
     if (failed_) return *failed_;
-    out.push_back(Token{TokenKind::End, {}, line_, col_});
+    out.push_back(Token{TokenKind::End, {}, cur_.line(), cur_.col()});
     return out;
   }
 
  private:
-  char at(size_t k = 0) const { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; }
-
-  void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-
-  void fail(int line, int col, std::string message) {
-    failed_ = Diagnostic(std::move(message), SourceLoc{file_, line, col});
-  }
+  void fail(int line, int col, std::string message) { failed_ = cur_.error(line, col, std::move(message)); }
 
   // Skips blanks and comments; false at the end of the text (or after an error).
   bool skip_space_and_comments() {
-    while (pos_ < text_.size()) {
-      char c = at();
+    while (!cur_.eof()) {
+      char c = cur_.at();
       if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
-        advance();
-      } else if (c == '/' && at(1) == '/') {
-        while (pos_ < text_.size() && at() != '\n') advance();
-      } else if (c == '/' && at(1) == '*') {
-        int line = line_, col = col_;
-        size_t end = text_.find("*/", pos_ + 2);
+        cur_.advance();
+      } else if (c == '/' && cur_.at(1) == '/') {
+        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+      } else if (c == '/' && cur_.at(1) == '*') {
+        int line = cur_.line(), col = cur_.col();
+        size_t end = cur_.text().find("*/", cur_.pos() + 2);
         if (end == std::string_view::npos) {
           fail(line, col, "unterminated /* comment");
           return false;
         }
-        while (pos_ < end + 2) advance();
+        cur_.advance_to(end + 2);
       } else {
         return true;
       }
@@ -93,44 +81,40 @@ class Lexer {
   }
 
   Token lex_one() {
-    Token t{TokenKind::Punct, {}, line_, col_};
-    size_t start = pos_;
-    char c = at();
+    Token t{TokenKind::Punct, {}, cur_.line(), cur_.col()};
+    size_t start = cur_.pos();
+    char c = cur_.at();
     if (is_word_char(c)) {
       t.kind = TokenKind::Word;
-      while (pos_ < text_.size() && (is_word_char(at()) || (at() == ':' && at(1) == ':'))) {
-        if (at() == ':') advance();
-        advance();
+      while (!cur_.eof() && (is_word_char(cur_.at()) || (cur_.at() == ':' && cur_.at(1) == ':'))) {
+        if (cur_.at() == ':') cur_.advance();
+        cur_.advance();
       }
     } else if (c == '"') {
       t.kind = TokenKind::String;
-      advance();
-      while (pos_ < text_.size() && at() != '"' && at() != '\n') {
-        if (at() == '\\' && at(1) != '\0' && at(1) != '\n') advance();
-        advance();
+      cur_.advance();
+      while (!cur_.eof() && cur_.at() != '"' && cur_.at() != '\n') {
+        if (cur_.at() == '\\' && cur_.at(1) != '\0' && cur_.at(1) != '\n') cur_.advance();
+        cur_.advance();
       }
-      if (at() != '"') {
+      if (cur_.at() != '"') {
         fail(t.line, t.col, "unterminated string");
         return t;
       }
-      advance();
+      cur_.advance();
     } else if (c > 0x20 && c < 0x7f) {
-      advance();
+      cur_.advance();
     } else {
       static constexpr char kHex[] = "0123456789abcdef";
       unsigned char b = static_cast<unsigned char>(c);
       fail(t.line, t.col, std::string("unexpected byte 0x") + kHex[b >> 4] + kHex[b & 15]);
       return t;
     }
-    t.text = text_.substr(start, pos_ - start);
+    t.text = cur_.since(start);
     return t;
   }
 
-  std::string_view text_;
-  const std::string& file_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
+  TextCursor cur_;
   std::optional<Diagnostic> failed_;
 };
 
