@@ -10,6 +10,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "support/text_cursor.h"
+
 namespace kiln::kernels {
 namespace {
 
@@ -70,44 +72,37 @@ std::string unquote(std::string_view s) {
 
 class Lexer {
  public:
-  Lexer(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+  Lexer(std::string_view text, std::string_view file) : cur_(text, file) {}
 
   Expected<std::vector<Token>> run() {
     std::vector<Token> out;
-    out.reserve(text_.size() / 4 + 1);
+    out.reserve(cur_.text().size() / 4 + 1);
     while (true) {
       KILN_TRY(skip_space());
-      if (pos_ >= text_.size()) break;
+      if (cur_.eof()) break;
       KILN_ASSIGN_OR_RETURN(Token t, next());
       out.push_back(t);
     }
-    out.push_back(Token{Tok::Eof, static_cast<uint32_t>(pos_), static_cast<uint32_t>(pos_), line_,
-                        static_cast<int>(pos_ - line_start_) + 1});
+    uint32_t end = static_cast<uint32_t>(cur_.pos());
+    out.push_back(Token{Tok::Eof, end, end, cur_.line(), cur_.col()});
     return out;
   }
 
  private:
+  // A Diagnostic at byte offset `at`, which is on the cursor's line, at or after the cursor.
   Diagnostic error(size_t at, const std::string& msg) const {
-    return make_error(msg).with_loc(SourceLoc{std::string(file_), line_, static_cast<int>(at - line_start_) + 1});
-  }
-  char peek(size_t k = 0) const { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; }
-  void newline() {
-    ++line_;
-    line_start_ = pos_ + 1;
+    return cur_.error(cur_.line(), cur_.col() + static_cast<int>(at - cur_.pos()), msg);
   }
 
   // Whitespace, `// comments` and `{-# resource blobs #-}`.
   Status skip_space() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == '\n') {
-        newline();
-        ++pos_;
-      } else if (c == ' ' || c == '\t' || c == '\r') {
-        ++pos_;
-      } else if (c == '/' && peek(1) == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-      } else if (c == '{' && peek(1) == '-' && peek(2) == '#') {
+    while (!cur_.eof()) {
+      char c = cur_.at();
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        cur_.advance();
+      } else if (c == '/' && cur_.at(1) == '/') {
+        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+      } else if (c == '{' && cur_.at(1) == '-' && cur_.at(2) == '#') {
         KILN_TRY(skip_resources());
       } else {
         break;
@@ -117,33 +112,33 @@ class Lexer {
   }
 
   Status skip_resources() {
-    size_t start = pos_, start_line_start = line_start_;
-    int start_line = line_;
-    for (pos_ += 3; pos_ + 2 < text_.size(); ++pos_) {
-      if (text_[pos_] == '\n') newline();
-      if (text_.compare(pos_, 3, "#-}") == 0) {
-        pos_ += 3;
+    int line = cur_.line(), col = cur_.col();
+    cur_.advance_to(cur_.pos() + 3);
+    while (cur_.pos() + 2 < cur_.text().size()) {
+      if (cur_.at() == '#' && cur_.at(1) == '-' && cur_.at(2) == '}') {
+        cur_.advance_to(cur_.pos() + 3);
         return Status::ok();
       }
+      cur_.advance();
     }
-    line_ = start_line;
-    line_start_ = start_line_start;
-    return error(start, "unterminated '{-#' resource section");
+    return cur_.error(line, col, "unterminated '{-#' resource section");
   }
 
   size_t scan_suffix(size_t from) const {
-    while (from < text_.size() && is_suffix_char(text_[from])) ++from;
+    std::string_view text = cur_.text();
+    while (from < text.size() && is_suffix_char(text[from])) ++from;
     return from;
   }
 
   Expected<size_t> scan_string(size_t from) const {  // `from` is the opening quote
-    for (size_t i = from + 1; i < text_.size(); ++i) {
-      if (text_[i] == '\\') {
-        if (i + 1 >= text_.size() || text_[i + 1] == '\n') break;
+    std::string_view text = cur_.text();
+    for (size_t i = from + 1; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        if (i + 1 >= text.size() || text[i + 1] == '\n') break;
         ++i;
-      } else if (text_[i] == '"') {
+      } else if (text[i] == '"') {
         return i + 1;
-      } else if (text_[i] == '\n') {
+      } else if (text[i] == '\n') {
         break;
       }
     }
@@ -151,23 +146,24 @@ class Lexer {
   }
 
   size_t scan_number(size_t i) const {
-    if (text_[i] == '-' || text_[i] == '+') ++i;
-    if (text_[i] == '0' && i + 1 < text_.size() && text_[i + 1] == 'x') {
+    std::string_view text = cur_.text();
+    if (text[i] == '-' || text[i] == '+') ++i;
+    if (text[i] == '0' && i + 1 < text.size() && text[i + 1] == 'x') {
       i += 2;
-      while (i < text_.size() && is_hex(text_[i])) ++i;
+      while (i < text.size() && is_hex(text[i])) ++i;
       return i;
     }
-    while (i < text_.size() && is_digit(text_[i])) ++i;
-    if (i + 1 < text_.size() && text_[i] == '.' && is_digit(text_[i + 1])) {
+    while (i < text.size() && is_digit(text[i])) ++i;
+    if (i + 1 < text.size() && text[i] == '.' && is_digit(text[i + 1])) {
       ++i;
-      while (i < text_.size() && is_digit(text_[i])) ++i;
+      while (i < text.size() && is_digit(text[i])) ++i;
     }
-    if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
       size_t j = i + 1;
-      if (j < text_.size() && (text_[j] == '+' || text_[j] == '-')) ++j;
-      if (j < text_.size() && is_digit(text_[j])) {
+      if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+      if (j < text.size() && is_digit(text[j])) {
         i = j;
-        while (i < text_.size() && is_digit(text_[i])) ++i;
+        while (i < text.size() && is_digit(text[i])) ++i;
       }
     }
     return i;
@@ -175,61 +171,60 @@ class Lexer {
 
   // A sigil (% ^ @) followed by a name: `%7#1`, `^bb0`, `@f`, `@"f"`.
   Expected<size_t> scan_sigil(char sigil) const {
-    size_t i = pos_ + 1;
-    if (sigil == '@' && i < text_.size() && text_[i] == '"') return scan_string(i);
+    std::string_view text = cur_.text();
+    size_t i = cur_.pos() + 1;
+    if (sigil == '@' && i < text.size() && text[i] == '"') return scan_string(i);
     size_t end = scan_suffix(i);
     if (end == i) {
       const char* what = sigil == '%' ? "value" : sigil == '^' ? "block" : "symbol";
-      return error(pos_, std::string("expected a ") + what + " name after '" + sigil + "'");
+      return error(cur_.pos(), std::string("expected a ") + what + " name after '" + sigil + "'");
     }
-    if (sigil == '%' && end + 1 < text_.size() && text_[end] == '#' && is_digit(text_[end + 1])) {
+    if (sigil == '%' && end + 1 < text.size() && text[end] == '#' && is_digit(text[end + 1])) {
       end += 1;
-      while (end < text_.size() && is_digit(text_[end])) ++end;
+      while (end < text.size() && is_digit(text[end])) ++end;
     }
     return end;
   }
 
+  // The token at the cursor; a token never spans lines.
   Expected<Token> next() {
+    size_t pos = cur_.pos();
     Token t;
-    t.begin = static_cast<uint32_t>(pos_);
-    t.line = line_;
-    t.col = static_cast<int>(pos_ - line_start_) + 1;
-    char c = text_[pos_];
-    size_t end = pos_ + 1;
+    t.begin = static_cast<uint32_t>(pos);
+    t.line = cur_.line();
+    t.col = cur_.col();
+    char c = cur_.at();
+    size_t end = pos + 1;
     if (c == '"') {
-      KILN_ASSIGN_OR_RETURN(end, scan_string(pos_));
+      KILN_ASSIGN_OR_RETURN(end, scan_string(pos));
       t.kind = Tok::String;
     } else if (c == '%' || c == '^' || c == '@') {
       KILN_ASSIGN_OR_RETURN(end, scan_sigil(c));
       t.kind = c == '%' ? Tok::Value : c == '^' ? Tok::Caret : Tok::At;
-    } else if ((c == '#' || c == '!') && pos_ + 1 < text_.size() && is_suffix_char(text_[pos_ + 1])) {
-      end = scan_suffix(pos_ + 1);
+    } else if ((c == '#' || c == '!') && is_suffix_char(cur_.at(1))) {
+      end = scan_suffix(pos + 1);
       t.kind = c == '#' ? Tok::Hash : Tok::Bang;
-    } else if (c == '-' && peek(1) == '>') {
-      end = pos_ + 2;
+    } else if (c == '-' && cur_.at(1) == '>') {
+      end = pos + 2;
       t.kind = Tok::Arrow;
-    } else if (is_digit(c) || ((c == '-' || c == '+') && is_digit(peek(1)))) {
-      end = scan_number(pos_);
+    } else if (is_digit(c) || ((c == '-' || c == '+') && is_digit(cur_.at(1)))) {
+      end = scan_number(pos);
       t.kind = Tok::Number;
     } else if (is_letter(c) || c == '_') {
-      end = pos_ + 1;
-      while (end < text_.size() && is_bare_char(text_[end])) ++end;
+      std::string_view text = cur_.text();
+      while (end < text.size() && is_bare_char(text[end])) ++end;
       t.kind = Tok::Ident;
     } else if (c > ' ' && c < 127) {
       t.kind = Tok::Punct;
     } else {
-      return error(pos_, "unexpected character (byte " + std::to_string(static_cast<unsigned char>(c)) + ")");
+      return error(pos, "unexpected character (byte " + std::to_string(static_cast<unsigned char>(c)) + ")");
     }
-    pos_ = end;
+    cur_.advance_to(end);
     t.end = static_cast<uint32_t>(end);
     return t;
   }
 
-  std::string_view text_;
-  std::string_view file_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  size_t line_start_ = 0;
+  TextCursor cur_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // reads bytes, moves forward and builds a Diagnostic at a (line, col) it was given.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -43,9 +44,20 @@ class TextCursor {
     ++pos_;
   }
 
-  // Moves forward to byte offset `end` (or to the end of the text, if that comes first).
+  // Moves forward to byte offset `end` (or to the end of the text, if that comes first), as
+  // advance() would one byte at a time.
   void advance_to(size_t end) {
-    while (pos_ < end && !eof()) advance();
+    end = std::min(end, text_.size());
+    if (end <= pos_) return;
+    std::string_view skipped = text_.substr(pos_, end - pos_);
+    size_t last_newline = skipped.rfind('\n');
+    if (last_newline == std::string_view::npos) {
+      col_ += static_cast<int>(skipped.size());
+    } else {
+      line_ += static_cast<int>(std::count(skipped.begin(), skipped.end(), '\n'));
+      col_ = static_cast<int>(skipped.size() - last_newline);
+    }
+    pos_ = end;
   }
 
   // A Diagnostic at file:line:col of this text.
