@@ -1,7 +1,7 @@
-// The MLIR text reader: a lexer that turns the text into tokens with line and column, then a
-// recursive descent over statements. A statement is one line ("results = name header"), except
-// that a `{` ending a line opens a region, which runs to its `}`; after the `}` the statement
-// goes on to the end of that line (`} else {`, `}) : (...) -> ... loc(#loc)`).
+// The MLIR text reader: a recursive descent over the lexer's tokens (mlir_lexer.h). A statement
+// is one line ("results = name header"), except that a `{` ending a line opens a region, which
+// runs to its `}`; after the `}` the statement goes on to the end of that line (`} else {`,
+// `}) : (...) -> ... loc(#loc)`).
 #include "kernels/mlir_reader.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "support/text_cursor.h"
+#include "kernels/mlir_lexer.h"
 
 namespace kiln::kernels {
 namespace {
@@ -20,215 +20,8 @@ constexpr int kMaxLocDepth = 32;       // loc("a"("b"(...))) nesting
 constexpr int64_t kMaxResults = 4096;  // `%x:N` with a larger N is an error
 constexpr int kMaxAliasChain = 64;     // #loc1 = loc(#loc2), #loc2 = loc(#loc3), ...
 
-// ---------------------------------------------------------------------------------------------
-// Lexer
-
-enum class Tok : uint8_t { Eof, Value, Caret, At, Hash, Bang, Ident, Number, String, Arrow, Punct };
-
-struct Token {
-  Tok kind = Tok::Eof;
-  uint32_t begin = 0;
-  uint32_t end = 0;
-  int line = 0;
-  int col = 0;
-};
-
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_bare_char(char c) { return is_letter(c) || is_digit(c) || c == '_' || c == '$' || c == '.'; }
-bool is_suffix_char(char c) { return is_bare_char(c) || c == '-'; }
-
-// Decodes a string literal's body (the text between its quotes): \" \\ \n \t and \XX.
-std::string decode_string(std::string_view body) {
-  std::string out;
-  out.reserve(body.size());
-  for (size_t i = 0; i < body.size(); ++i) {
-    char c = body[i];
-    if (c != '\\' || i + 1 >= body.size()) {
-      out += c;
-      continue;
-    }
-    char e = body[++i];
-    if (e == 'n')
-      out += '\n';
-    else if (e == 't')
-      out += '\t';
-    else if (is_hex(e) && i + 1 < body.size() && is_hex(body[i + 1])) {
-      out += static_cast<char>(std::stoi(std::string(body.substr(i, 2)), nullptr, 16));
-      ++i;
-    } else {
-      out += e;
-    }
-  }
-  return out;
-}
-
-// "\"a\\\"b\"" -> a"b; text that is not a whole string literal comes back as it is.
-std::string unquote(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return decode_string(s.substr(1, s.size() - 2));
-  return std::string(s);
-}
-
-class Lexer {
- public:
-  Lexer(std::string_view text, std::string_view file) : cur_(text, file) {}
-
-  Expected<std::vector<Token>> run() {
-    std::vector<Token> out;
-    out.reserve(cur_.text().size() / 4 + 1);
-    while (true) {
-      KILN_TRY(skip_space());
-      if (cur_.eof()) break;
-      KILN_ASSIGN_OR_RETURN(Token t, next());
-      out.push_back(t);
-    }
-    uint32_t end = static_cast<uint32_t>(cur_.pos());
-    out.push_back(Token{Tok::Eof, end, end, cur_.line(), cur_.col()});
-    return out;
-  }
-
- private:
-  // A Diagnostic at byte offset `at`, which is on the cursor's line, at or after the cursor.
-  Diagnostic error(size_t at, const std::string& msg) const {
-    return cur_.error(cur_.line(), cur_.col() + static_cast<int>(at - cur_.pos()), msg);
-  }
-
-  // Whitespace, `// comments` and `{-# resource blobs #-}`.
-  Status skip_space() {
-    while (!cur_.eof()) {
-      char c = cur_.at();
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        cur_.advance();
-      } else if (c == '/' && cur_.at(1) == '/') {
-        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
-      } else if (c == '{' && cur_.at(1) == '-' && cur_.at(2) == '#') {
-        KILN_TRY(skip_resources());
-      } else {
-        break;
-      }
-    }
-    return Status::ok();
-  }
-
-  Status skip_resources() {
-    int line = cur_.line(), col = cur_.col();
-    cur_.advance_to(cur_.pos() + 3);
-    while (cur_.pos() + 2 < cur_.text().size()) {
-      if (cur_.at() == '#' && cur_.at(1) == '-' && cur_.at(2) == '}') {
-        cur_.advance_to(cur_.pos() + 3);
-        return Status::ok();
-      }
-      cur_.advance();
-    }
-    return cur_.error(line, col, "unterminated '{-#' resource section");
-  }
-
-  size_t scan_suffix(size_t from) const {
-    std::string_view text = cur_.text();
-    while (from < text.size() && is_suffix_char(text[from])) ++from;
-    return from;
-  }
-
-  Expected<size_t> scan_string(size_t from) const {  // `from` is the opening quote
-    std::string_view text = cur_.text();
-    for (size_t i = from + 1; i < text.size(); ++i) {
-      if (text[i] == '\\') {
-        if (i + 1 >= text.size() || text[i + 1] == '\n') break;
-        ++i;
-      } else if (text[i] == '"') {
-        return i + 1;
-      } else if (text[i] == '\n') {
-        break;
-      }
-    }
-    return error(from, "unterminated string");
-  }
-
-  size_t scan_number(size_t i) const {
-    std::string_view text = cur_.text();
-    if (text[i] == '-' || text[i] == '+') ++i;
-    if (text[i] == '0' && i + 1 < text.size() && text[i + 1] == 'x') {
-      i += 2;
-      while (i < text.size() && is_hex(text[i])) ++i;
-      return i;
-    }
-    while (i < text.size() && is_digit(text[i])) ++i;
-    if (i + 1 < text.size() && text[i] == '.' && is_digit(text[i + 1])) {
-      ++i;
-      while (i < text.size() && is_digit(text[i])) ++i;
-    }
-    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-      size_t j = i + 1;
-      if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
-      if (j < text.size() && is_digit(text[j])) {
-        i = j;
-        while (i < text.size() && is_digit(text[i])) ++i;
-      }
-    }
-    return i;
-  }
-
-  // A sigil (% ^ @) followed by a name: `%7#1`, `^bb0`, `@f`, `@"f"`.
-  Expected<size_t> scan_sigil(char sigil) const {
-    std::string_view text = cur_.text();
-    size_t i = cur_.pos() + 1;
-    if (sigil == '@' && i < text.size() && text[i] == '"') return scan_string(i);
-    size_t end = scan_suffix(i);
-    if (end == i) {
-      const char* what = sigil == '%' ? "value" : sigil == '^' ? "block" : "symbol";
-      return error(cur_.pos(), std::string("expected a ") + what + " name after '" + sigil + "'");
-    }
-    if (sigil == '%' && end + 1 < text.size() && text[end] == '#' && is_digit(text[end + 1])) {
-      end += 1;
-      while (end < text.size() && is_digit(text[end])) ++end;
-    }
-    return end;
-  }
-
-  // The token at the cursor; a token never spans lines.
-  Expected<Token> next() {
-    size_t pos = cur_.pos();
-    Token t;
-    t.begin = static_cast<uint32_t>(pos);
-    t.line = cur_.line();
-    t.col = cur_.col();
-    char c = cur_.at();
-    size_t end = pos + 1;
-    if (c == '"') {
-      KILN_ASSIGN_OR_RETURN(end, scan_string(pos));
-      t.kind = Tok::String;
-    } else if (c == '%' || c == '^' || c == '@') {
-      KILN_ASSIGN_OR_RETURN(end, scan_sigil(c));
-      t.kind = c == '%' ? Tok::Value : c == '^' ? Tok::Caret : Tok::At;
-    } else if ((c == '#' || c == '!') && is_suffix_char(cur_.at(1))) {
-      end = scan_suffix(pos + 1);
-      t.kind = c == '#' ? Tok::Hash : Tok::Bang;
-    } else if (c == '-' && cur_.at(1) == '>') {
-      end = pos + 2;
-      t.kind = Tok::Arrow;
-    } else if (is_digit(c) || ((c == '-' || c == '+') && is_digit(cur_.at(1)))) {
-      end = scan_number(pos);
-      t.kind = Tok::Number;
-    } else if (is_letter(c) || c == '_') {
-      std::string_view text = cur_.text();
-      while (end < text.size() && is_bare_char(text[end])) ++end;
-      t.kind = Tok::Ident;
-    } else if (c > ' ' && c < 127) {
-      t.kind = Tok::Punct;
-    } else {
-      return error(pos, "unexpected character (byte " + std::to_string(static_cast<unsigned char>(c)) + ")");
-    }
-    cur_.advance_to(end);
-    t.end = static_cast<uint32_t>(end);
-    return t;
-  }
-
-  TextCursor cur_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Reader
+using Tok = MlirTok;
+using Token = MlirToken;
 
 // A value name in scope: `%x` is (%x, 0), `%x#1` is (%x, 1).
 struct NameKey {
@@ -494,7 +287,7 @@ Status Reader::parse_statement(const Placement& at, int depth) {
     return error_at(name, "expected an operation name, found '" + std::string(text(name)) + "'");
   MlirOpId op = new_op(at, start);
   ops_[static_cast<size_t>(op)].generic = name.kind == Tok::String;
-  ops_[static_cast<size_t>(op)].name = unquote(text(name));
+  ops_[static_cast<size_t>(op)].name = mlir_unquote(text(name));
   ++pos_;
   Statement s;
   s.op = op;
@@ -577,7 +370,7 @@ Status Reader::parse_header_token(Statement& s, int depth) {
       if (keyword) op.keyword = std::string(text(t));
       break;
     case Tok::At:
-      if (op.symbol.empty()) op.symbol = unquote(text(t).substr(1));
+      if (op.symbol.empty()) op.symbol = mlir_unquote(text(t).substr(1));
       break;
     case Tok::Caret:
       s.after_caret = true;
@@ -767,7 +560,7 @@ Status Reader::parse_attributes(size_t open, std::vector<MlirAttribute>* out) {
     if (key.kind != Tok::Ident && key.kind != Tok::String && key.kind != Tok::Bang)
       return error_at(key, "expected an attribute name, found '" + std::string(text(key)) + "'");
     MlirAttribute attr;
-    attr.key = unquote(text(key));
+    attr.key = mlir_unquote(text(key));
     ++i;
     if (is_punct(tok(i), '=')) {
       size_t first = ++i;
@@ -811,10 +604,10 @@ Status Reader::parse_loc_body(size_t& i, size_t end, LocInfo& out, int depth) {
     out.alias_token = i++;
   } else if (t.kind == Tok::String && is_punct(tok(i + 1), ':') && tok(i + 2).kind == Tok::Number &&
              is_punct(tok(i + 3), ':') && tok(i + 4).kind == Tok::Number && i + 4 < end) {
-    out.source = unquote(text(t)) + ":" + std::string(text(tok(i + 2))) + ":" + std::string(text(tok(i + 4)));
+    out.source = mlir_unquote(text(t)) + ":" + std::string(text(tok(i + 2))) + ":" + std::string(text(tok(i + 4)));
     i += 5;
   } else if (t.kind == Tok::String) {
-    out.names.push_back(unquote(text(t)));
+    out.names.push_back(mlir_unquote(text(t)));
     ++i;
     if (i < end && is_punct(tok(i), '(')) {
       KILN_ASSIGN_OR_RETURN(size_t close, match_close(i));
@@ -898,13 +691,13 @@ std::optional<int64_t> MlirAttribute::as_int() const {
 std::optional<std::string> MlirAttribute::as_string() const {
   std::string_view v = trim(value);
   if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::nullopt;
-  return decode_string(v.substr(1, v.size() - 2));
+  return mlir_decode_string(v.substr(1, v.size() - 2));
 }
 
 std::optional<std::string> MlirAttribute::as_symbol() const {
   std::string_view v = trim(value);
   if (v.size() < 2 || v.front() != '@') return std::nullopt;
-  return unquote(v.substr(1));
+  return mlir_unquote(v.substr(1));
 }
 
 const MlirAttribute* MlirOp::attribute(std::string_view key) const {
@@ -914,7 +707,7 @@ const MlirAttribute* MlirOp::attribute(std::string_view key) const {
 }
 
 Expected<MlirModule> read_mlir(std::string_view text, std::string_view file_name) {
-  KILN_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lexer(text, file_name).run());
+  KILN_ASSIGN_OR_RETURN(std::vector<Token> tokens, lex_mlir(text, file_name));
   return Reader(text, file_name, std::move(tokens)).run();
 }
 
