@@ -5,24 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/mlir_reader.h"
+#include "test_files.h"
 
 namespace kiln::kernels {
 namespace {
 
 const std::string kHand = std::string(KILN_SOURCE_DIR) + "/tests/kernels/ttir_hand";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 MlirModule read_ok(const std::string& text) {
   Expected<MlirModule> m = read_mlir(text, "t.ttir");

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -12,18 +11,14 @@
 #include "kernels/ptx_mutation.h"
 #include "kernels/ptx_reader.h"
 #include "runtime/cuda/nvrtc.h"
+#include "test_files.h"
 
 namespace kiln::kernels {
 namespace {
 
 const std::string kCorpus = std::string(KILN_SOURCE_DIR) + "/tests/kernels/cuda";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 using Names = std::vector<std::string>;
 

@@ -4,23 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "kernels/ptx_reader.h"
+#include "test_files.h"
 
 namespace kiln::kernels {
 namespace {
 
 const std::string kCorpus = std::string(KILN_SOURCE_DIR) + "/tests/kernels/cuda";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 PtxModule read_ok(const std::string& text) {
   Expected<PtxModule> m = read_ptx(text, "t.ptx");

@@ -9,12 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/ttir_mutation.h"
+#include "test_files.h"
 
 namespace kiln::kernels {
 namespace {
@@ -24,12 +23,7 @@ using Names = std::vector<std::string>;
 const std::string kHand = std::string(KILN_SOURCE_DIR) + "/tests/kernels/ttir_hand";
 const std::string kCorpus = std::string(KILN_SOURCE_DIR) + "/tests/kernels/ttir";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 MutationAnalysis analyze(const std::string& text, const TtirAnalysisOptions& options = {}) {
   Expected<MutationAnalysis> r = analyze_ttir_text(text, "t.ttir", options);
