@@ -35,7 +35,7 @@ void Lexer::skip_space_and_comments() {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       cur_.advance();
     } else if (c == '/' && cur_.at(1) == '/') {
-      while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+      cur_.skip_to_line_end();
     } else {
       return;
     }

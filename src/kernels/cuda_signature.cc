@@ -45,7 +45,7 @@ class Lexer {
       } else if (c == '#' && line_start_) {
         skip_preprocessor_line();
       } else if (c == '/' && cur_.at(1) == '/') {
-        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+        cur_.skip_to_line_end();
       } else if (c == '/' && cur_.at(1) == '*') {
         KILN_TRY(skip_block_comment());
       } else {

@@ -47,7 +47,7 @@ class Lexer {
       if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
         cur_.advance();
       } else if (c == '/' && cur_.at(1) == '/') {
-        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+        cur_.skip_to_line_end();
       } else if (c == '{' && cur_.at(1) == '-' && cur_.at(2) == '#') {
         KILN_TRY(skip_resources());
       } else {

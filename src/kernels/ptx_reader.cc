@@ -64,7 +64,7 @@ class Lexer {
       if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
         cur_.advance();
       } else if (c == '/' && cur_.at(1) == '/') {
-        while (!cur_.eof() && cur_.at() != '\n') cur_.advance();
+        cur_.skip_to_line_end();
       } else if (c == '/' && cur_.at(1) == '*') {
         int line = cur_.line(), col = cur_.col();
         size_t end = cur_.text().find("*/", cur_.pos() + 2);

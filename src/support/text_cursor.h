@@ -60,6 +60,9 @@ class TextCursor {
     pos_ = end;
   }
 
+  // Moves to the next '\n', which stays unread, or to the end of the text: past a `//` comment.
+  void skip_to_line_end() { advance_to(text_.find('\n', pos_)); }  // npos: the end
+
   // A Diagnostic at file:line:col of this text.
   Diagnostic error(int line, int col, std::string message) const {
     return Diagnostic(std::move(message), SourceLoc{std::string(file_), line, col});
