@@ -148,7 +148,7 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   ASSERT_FALSE(rejected);
   const std::string msg = rejected.error().to_string();
   EXPECT_NE(msg.find("failed (exit status"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(real->path + " -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17 "
+  EXPECT_NE(msg.find(real->path + " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17 "
                                   "--kiln-no-such-flag -o "),
             std::string::npos)
       << msg;
