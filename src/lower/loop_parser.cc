@@ -1,5 +1,6 @@
 // Parses the loop IR's text form (loop_text.h). Uses the graph IR's lexer; every error is a
 // Diagnostic at file:line:col.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -118,12 +119,28 @@ Expected<DType> LoopParser::dtype() {
   return *d;
 }
 
+// Whether a layout's element count and extent, in bytes of the widest dtype, fit in int64
+// (sizes and strides already checked non-negative).
+bool layout_fits(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t count = 8, extent = 8;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(count, std::max<int64_t>(sizes[d], 1), &count)) return false;
+    if (sizes[d] > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
+                         __builtin_mul_overflow(reach, int64_t{8}, &reach) ||
+                         __builtin_add_overflow(extent, reach, &extent)))
+      return false;
+  }
+  return true;
+}
+
 Expected<std::pair<DType, std::vector<int64_t>>> LoopParser::buffer_type() {
   KILN_ASSIGN_OR_RETURN(DType d, dtype());
   Token t = tok_;
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, int_list());
   for (int64_t s : sizes)
     if (s < 0) return error_at(t, "sizes must not be negative");
+  if (!layout_fits(sizes, std::vector<int64_t>(sizes.size(), 0))) return error_at(t, "the buffer is too large to address");
   return std::make_pair(d, std::move(sizes));
 }
 
@@ -489,6 +506,7 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
         KILN_ASSIGN_OR_RETURN(o.offset, integer());
         for (size_t d = 0; d < o.sizes.size(); ++d)
           if (o.sizes[d] < 0 || o.strides[d] < 0) return error_at(st, "sizes and strides of a view must not be negative");
+        if (!layout_fits(o.sizes, o.strides)) return error_at(st, "the view is too large to address");
         Buffer view{"", BufferKind::Temp, b.dtype, o.sizes, o.strides};
         const int64_t span = view.storage_size();
         if (o.offset < 0 || (span > 0 && o.offset > b.storage_size() - span))
