@@ -3,8 +3,8 @@
 `kiln kernel-mutations --names-only` must give PyTorch's written set (recorded beside the
 file as torch_written), except where the case lists kiln's deliberate difference
 (kiln_expected, with kiln_reason). Whatever the kernel really wrote on the GPU (gpu_written)
-must be inside kiln's answer, and no answer may be empty because of an error: a kernel that
-writes nothing must say so in its case. Prints one line per kernel and a summary table."""
+must be inside kiln's answer (so an answer emptied by an error fails for any kernel that
+writes). Prints one line per kernel and a summary table."""
 import argparse
 import json
 import pathlib
@@ -42,8 +42,6 @@ def main():
         gpu = case.get("gpu_written")
         if gpu is not None and not set(gpu) <= set(got):
             failures.append(f"{name}: the GPU run wrote {gpu}, which kiln's answer {got} misses")
-        if not got and gpu:
-            failures.append(f"{name}: empty answer for a kernel that writes")
         if want == torch:
             same += 1
         else:
