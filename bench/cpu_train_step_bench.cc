@@ -11,7 +11,9 @@
 //     excluded) against the growth of PyTorch's peak RSS over one eager step;
 //   - compile latency: capture to generated C++ (capture, joint graph, joint-graph passes,
 //     partition, decompose, lower, schedule, emit); cold compile to the first step's end with
-//     an empty kernel cache; the same with the warm cache; torch.compile's cold first step.
+//     an empty kernel cache; the same with the warm cache; torch.compile's cold first step;
+//   - the matmul library's share: the step with every matmul in OpenBLAS against the default
+//     (oneDNN's brgemm where it has one), both run by hand in the same process.
 //
 //     build/bench/kiln_bench_cpu_train_step [runs] [python]
 #include <unistd.h>
@@ -108,6 +110,35 @@ int64_t planned_step_peak(const Captured& c) {
     saved += t.shape.numel() * dtype_size(t.dtype);
   }
   return std::max(f.output_bytes + f.arena_bytes, saved + b.arena_bytes + b.output_bytes);
+}
+
+// The compiled forward and backward run by hand (as GradFunction runs them), with oneDNN's
+// matmuls on or off (OpenBLAS only): the median of `runs` steps, in ms. The library's share
+// of the step, measured in the same run.
+double step_ms_with(const Captured& c, const Tensor& x, int runs, bool onednn_matmuls) {
+  JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
+  (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
+  Partition p = or_die(partition(joint), "partition");
+  CpuGraphOptions o;
+  o.compile.onednn_matmuls = onednn_matmuls;
+  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward, o), "forward");
+  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward, o), "backward");
+  std::vector<Tensor> fwd_in = {x};
+  fwd_in.insert(fwd_in.end(), c.lifted.begin(), c.lifted.end());
+  std::vector<double> t;
+  for (int i = 0; i <= runs; ++i) {  // the first is a warm-up
+    const auto t0 = Clock::now();
+    std::vector<Tensor> out = or_die(fwd.program().run(fwd_in), "forward");
+    std::vector<Tensor> bwd_in(out.begin() + p.num_forward_outputs, out.end());
+    for (size_t k = bwd_in.size(); k < p.backward->inputs().size(); ++k) {
+      const TensorType& tt = p.backward->input(static_cast<int>(k))->type();
+      bwd_in.push_back(Tensor::full(tt.shape.sizes(), Scalar(1.0), tt.dtype));
+    }
+    (void)or_die(bwd.program().run(bwd_in), "backward");
+    if (i > 0) t.push_back(since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return 1e3 * t[t.size() / 2];
 }
 
 // Per-kernel wall time of the compiled forward and backward over `runs` steps, the slowest
@@ -237,6 +268,7 @@ int main(int argc, char** argv) {
   else std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
   kiln_rounds.push_back(round_ms());
   kiln_rounds.push_back(round_ms());
+  const double by_hand_onednn = step_ms_with(c, x, runs, true), by_hand_openblas = step_ms_with(c, x, runs, false);
   std::filesystem::remove_all(cache);
   const double step_ms = *std::min_element(kiln_rounds.begin(), kiln_rounds.end());
   const double eager = json_number(torch, "eager_ms"), compiled = json_number(torch, "compiled_ms");
@@ -253,6 +285,8 @@ int main(int argc, char** argv) {
   if (eager > 0) std::printf("%-44s %12.2f %11.2fx\n", "torch eager step (ms), eager / kiln", eager, eager / step_ms);
   if (compiled > 0)
     std::printf("%-44s %12.2f %11.2fx\n", "torch.compile step (ms), compiled / kiln", compiled, compiled / step_ms);
+  std::printf("%-44s %12.2f %11.2fx\n", "kiln, OpenBLAS-only matmuls (ms), / kiln", by_hand_openblas,
+              by_hand_openblas / by_hand_onednn);
   std::printf("%-44s %12.1f\n", "kiln planned step peak (MB)", peak / 1e6);
   if (torch_peak > 0) std::printf("%-44s %12.1f %11.2fx\n", "torch eager peak RSS growth (MB), torch / kiln", torch_peak / 1e6, torch_peak / static_cast<double>(peak));
   std::printf("%-44s %12.1f\n", "model construction, not compiled (ms)", 1e3 * construct);

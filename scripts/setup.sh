@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kiln needs on Debian 12 (bookworm), idempotently:
 #   - Debian packages: compiler, CMake, Ninja, ccache, GoogleTest/Benchmark, clang with its
-#     sanitizer/libFuzzer runtime, LLVM's FileCheck, OpenBLAS (extern matmuls of the CPU backend),
+#     sanitizer/libFuzzer runtime, LLVM's FileCheck, OpenBLAS and oneDNN (extern matmuls of the CPU backend),
 #     Graphviz (compile reports), ONNX's C++ library and protobuf (ONNX export);
 #   - a project-local Python virtual environment at .venv (Debian's /usr/bin/python3) with
 #     pinned torch, numpy and lit (oracle and lit tests), onnx and onnxruntime (the runner that
@@ -19,7 +19,7 @@ PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5 onnx==1.23.2 onnxruntime==1.
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
               clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
-              libopenblas-dev libopenblas-openmp-dev graphviz
+              libopenblas-dev libopenblas-openmp-dev libdnnl-dev graphviz
               libonnx-dev libprotobuf-dev protobuf-compiler)
 
 say() { echo "setup: $*"; }

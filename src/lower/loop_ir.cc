@@ -68,7 +68,10 @@ bool is_column_reduction(const LoopKernel& k) {
     if (!op.index.is_affine()) return false;
     const int64_t cc = op.index.coeff_of(c);
     if (cc != 0 && cc != 1) return false;
-    if (op.index.coeff_of(inner) == 1) return false;  // the reduce loop is the contiguous one
+    // The reduce loop is the contiguous one of a load that walks the columns. A load of one
+    // value per row (column coefficient 0: layer_norm's mean and rstd in its weight gradient)
+    // is a scalar broadcast over the columns in the interchanged loops.
+    if (cc != 0 && op.index.coeff_of(inner) == 1) return false;
     unit = unit || cc == 1;
   }
   return unit;

@@ -153,7 +153,8 @@ std::set<int> kernel_buffers_read(const LoopKernel& k);
 std::set<int> kernel_buffers_written(const LoopKernel& k);
 
 // Whether reduction kernel `k` reduces columns: its last outer loop walks memory with unit
-// stride in the reduced loads (coefficient 1), while its innermost reduce loop does not. Such a
+// stride in the reduced loads (coefficient 1), while its innermost reduce loop does not in
+// those loads (loads that do not depend on the column may be anything affine). Such a
 // kernel runs fastest with the loops interchanged (many columns accumulated at once while the
 // rows stream by), which code generation does; the scheduler keeps it out of fused kernels.
 bool is_column_reduction(const LoopKernel& k);

@@ -313,6 +313,19 @@ TEST(CppBackend, ColumnReductions) {
   s.check("cols");
 }
 
+// A column reduction whose body also reads one value per row (layer_norm's weight gradient:
+// sum over rows of dy * (x - mean) * rstd) is interchanged too: the per-row loads are scalars
+// broadcast over the block's columns.
+TEST(CppBackend, ColumnReductionsWithPerRowOperands) {
+  Suite s;
+  s.add("graph @lnw(%dy: f32[300,130], %x: f32[300,130], %m: f32[300,1], %r: f32[300,1]) -> (f32[130]) {\n"
+        " %0 = sub(%x, %m) : f32[300,130]\n %1 = mul(%0, %r) : f32[300,130]\n %2 = mul(%dy, %1) : f32[300,130]\n"
+        " %3 = sum(%2) {dim=[0]} : f32[130]\n return %3\n}");
+  const std::string cpp = emit_cpp(s.parts.back());
+  EXPECT_NE(cpp.find("for (int64_t blk = 0; blk < 3; ++blk)"), std::string::npos) << cpp;
+  s.check("lnw");
+}
+
 // Strided and offset inputs, and run() from several threads at once on one program.
 TEST(CppBackend, NonContiguousInputsAndConcurrentRuns) {
   auto g = parse_graph(with_dtype(kLoweringCases[1].text, "f32"));  // broadcast

@@ -53,6 +53,7 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   c.plan_ = plan_memory(c.p_);
   c.kernels_.assign(c.p_.kernels.size(), nullptr);
   c.input_written_.assign(c.p_.buffers.size(), false);
+  if (o.onednn_matmuls) c.dnnl_ = std::make_unique<DnnlMatmuls>();
   for (const LoopKernel& k : c.p_.kernels)
     for (int b : kernel_buffers_written(k)) c.input_written_[static_cast<size_t>(b)] = true;
 
@@ -116,7 +117,8 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   return c;
 }
 
-// A matmul extern kernel through OpenBLAS when it applies (blas_matmul.h); false otherwise.
+// A matmul extern kernel through oneDNN (dnnl_matmul.h) or OpenBLAS (blas_matmul.h) when one
+// applies; false otherwise.
 bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const {
   if (k.operands.size() != 2 || k.results.size() != 1 || k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
     return false;
@@ -125,7 +127,9 @@ bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tenso
   };
   const Buffer& out = p_.buffers[static_cast<size_t>(k.results[0])];
   const Tensor result = view_of(storage[static_cast<size_t>(k.results[0])], out.sizes, out.strides, 0);
-  return blas_matmul(k.op, view(k.operands[0]), view(k.operands[1]), result);
+  const Tensor a = view(k.operands[0]), b = view(k.operands[1]);
+  if (dnnl_ && dnnl_->run(k.op, a, b, result)) return true;
+  return blas_matmul(k.op, a, b, result);
 }
 
 std::shared_ptr<Storage> CompiledProgram::output_storage(size_t buffer, size_t bytes) const {

@@ -18,6 +18,7 @@
 #include "core/tensor.h"
 #include "lower/loop_ir.h"
 #include "lower/memory_plan.h"
+#include "runtime/cpu/dnnl_matmul.h"
 #include "runtime/cpu/shared_library.h"
 #include "runtime/cpu/toolchain.h"
 #include "support/diagnostic.h"
@@ -31,6 +32,9 @@ struct CpuCompileOptions {
   std::string cache_dir;                  // "" : $KILN_CACHE_DIR, else $HOME/.cache/kiln
   int jobs = 0;                           // most chunks (compiled at once); 0: hardware threads
   int min_kernels_per_chunk = 4;          // no chunk smaller, unless the program is
+  // Float32 matmuls through oneDNN's brgemm kernels where it has one for the layout
+  // (dnnl_matmul.h); false: every BLAS matmul through OpenBLAS.
+  bool onednn_matmuls = true;
 };
 
 struct ChunkStats {
@@ -88,6 +92,8 @@ class CompiledProgram {
   std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
   CompileStats stats_;
   MemoryPlan plan_;
+  // Primitives of the matmuls oneDNN runs, made on first use; null when onednn_matmuls is off.
+  std::unique_ptr<DnnlMatmuls> dnnl_;
   // Arenas of finished runs, reused by the next (a run takes one, or allocates a new one).
   struct ArenaPool {
     std::mutex mutex;
