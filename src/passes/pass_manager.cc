@@ -12,6 +12,7 @@
 #include "passes/dce.h"
 #include "passes/decompose.h"
 #include "passes/fold_constants.h"
+#include "passes/fold_uniform_matmuls.h"
 #include "passes/functionalize.h"
 #include "passes/lift_rng_state.h"
 #include "passes/mark_unique_indices.h"
@@ -75,6 +76,7 @@ constexpr PassEntry kPasses[] = {
     {"remove-noop-ops", default_options_pass<remove_noop_ops>},
     {"fold-constants", default_options_pass<fold_constants>},
     {"canonicalize", default_options_pass<canonicalize>},
+    {"fold-uniform-matmuls", default_options_pass<fold_uniform_matmuls>},
     {"lift-rng-state", simple_pass<lift_rng_state>},
     {"propagate-shapes", [](Graph& g, const PassManagerOptions&, PipelineFacts&) { return propagate_shapes(g); }},
     {"unique-index", simple_pass<mark_unique_indices>},

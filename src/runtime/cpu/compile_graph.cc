@@ -5,6 +5,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/decompose.h"
+#include "passes/fold_uniform_matmuls.h"
 #include "passes/functionalize.h"
 
 namespace kiln {
@@ -33,6 +34,9 @@ Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions&
     Expected<PassResult> r = decompose(*copy);
     if (!r) return r.error().add_context("while decomposing @" + g.name() + " for the CPU backend");
   }
+  // A product with a uniform operand (a sum loss's tangent) becomes a broadcast of sums.
+  Expected<PassResult> folded = fold_uniform_matmuls(*copy);
+  if (!folded) return folded.error().add_context("while folding uniform matmuls of @" + g.name());
   eliminate_dead_code(*copy);
   eliminate_common_subexpressions(*copy);
   return copy;

@@ -1,5 +1,6 @@
 // The CPU backend's pipeline for one graph: decompose composite ops (softmax, layer_norm,
-// gelu, linear, sdpa, ...) into core ops, remove dead code and common subexpressions, lower
+// gelu, linear, sdpa, ...) into core ops, fold products with a uniform operand into sums
+// (passes/fold_uniform_matmuls.h), remove dead code and common subexpressions, lower
 // to the loop IR (fusing elementwise producers, lower/lower.h), schedule (lower/schedule.h),
 // emit C++, compile through the kernel cache and load (compiled_program.h). Each phase is
 // timed; `run` has the interpreter's contract (inputs in graph order, one tensor per output).
