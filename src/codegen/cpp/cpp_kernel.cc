@@ -10,6 +10,7 @@
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_reduce.h"
+#include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"
 #include "codegen/cpp/cpp_schedule.h"
 #include "support/check.h"
@@ -89,9 +90,12 @@ class KernelWriter {
   }
 
  private:
-  // A part of a fused kernel, written at `depth` inside the shared loops (`first` of them).
-  KernelWriter(const LoopProgram& p, const LoopKernel& part, const CppEmitOptions& o, int first, int depth)
-      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), first_(first), depth_(depth) {}
+  // A part of a fused kernel, written at `depth` inside the shared loops (`first` of them);
+  // `save` and `reuse` are its row-scratch values (cpp_row_scratch.h).
+  KernelWriter(const LoopProgram& p, const LoopKernel& part, const CppEmitOptions& o, int first, int depth,
+               std::map<int, int> save, std::map<int, int> reuse)
+      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), first_(first), depth_(depth),
+        save_(std::move(save)), reuse_(std::move(reuse)) {}
 
   static CppSchedule part_schedule(const LoopKernel& part, const CppEmitOptions& o, int first) {
     CppSchedule s = schedule_cpp_kernel(part, o);
@@ -126,10 +130,14 @@ class KernelWriter {
     if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && rows_independent(k_))
       line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : ""));
     for (int d = 0; d < rows; ++d) open_loop_plain(d);
+    const RowScratch scratch = plan_row_scratch(k_, rows);
+    for (size_t a = 0; a < scratch.arrays.size(); ++a)
+      line(std::string(value_type(scratch.arrays[a].dtype)) + " " + scratch_name(static_cast<int>(a)) + "[" +
+           std::to_string(scratch.arrays[a].extent) + "];  // row scratch");
     for (size_t j = 0; j < k_.parts.size(); ++j) {
       line(std::string("{  // part ") + std::to_string(j) + ": " +
            (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
-      KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1);
+      KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1, scratch.save[j], scratch.reuse[j]);
       part.nest();
       out_ += part.out_;
       line("}");
@@ -152,6 +160,9 @@ class KernelWriter {
     return "b" + std::to_string(b) + "_" + identifier(p_.buffers[static_cast<size_t>(b)].name);
   }
   static std::string value(int i) { return "v" + std::to_string(i); }
+  static std::string scratch_name(int a) { return "rs" + std::to_string(a); }
+  // A row-scratch array's element at this part's inner loop point.
+  std::string scratch_element(int a) const { return scratch_name(a) + "[i" + std::to_string(first_) + "]"; }
   DType dtype(int i) const { return k_.body[static_cast<size_t>(i)].dtype; }
 
   // `const float* __restrict__ b0_x = (const float*)buffers[0];` per buffer used, in order.
@@ -232,7 +243,17 @@ class KernelWriter {
     return inv;
   }
 
+  // Op i's value; a row-scratch value is loaded from its array, or stored into it once made.
   void op(int i) {
+    if (auto r = reuse_.find(i); r != reuse_.end()) {
+      line("const " + std::string(value_type(dtype(i))) + " " + value(i) + " = " + scratch_element(r->second) + ";");
+      return;
+    }
+    value_op(i);
+    if (auto s = save_.find(i); s != save_.end()) line(scratch_element(s->second) + " = " + value(i) + ";");
+  }
+
+  void value_op(int i) {
     const BodyOp& op = k_.body[static_cast<size_t>(i)];
     auto define = [&](const std::string& expr) {
       line("const " + std::string(value_type(op.dtype)) + " " + value(i) + " = " + expr + ";");
@@ -373,6 +394,7 @@ class KernelWriter {
   const int first_ = 0;  // loops already open (a fused kernel's rows)
   std::string out_;
   int depth_ = 0;
+  const std::map<int, int> save_, reuse_;  // a part's row-scratch values (cpp_row_scratch.h)
 };
 
 }  // namespace

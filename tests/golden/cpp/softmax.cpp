@@ -16,6 +16,7 @@ extern "C" void kiln_softmax_k0(char* const* buffers) {
   float* __restrict__ b2_t1 = (float*)buffers[2];
   float* __restrict__ b3_out0 = (float*)buffers[3];
   for (int64_t i0 = 0; i0 < 64; ++i0) {
+    float rs0[128];  // row scratch
     {  // part 0: reduction
       float acc = -__builtin_inff();
       int acc_nan = 0;
@@ -37,6 +38,7 @@ extern "C" void kiln_softmax_k0(char* const* buffers) {
         const float v0 = b0_x[128 * i0 + i1];
         const float v2 = (v0 - v1);
         const float v3 = kiln_expf(v2);
+        rs0[i1] = v3;
         acc += v3;
       }
       const float v4 = acc;
@@ -49,7 +51,7 @@ extern "C" void kiln_softmax_k0(char* const* buffers) {
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         const float v0 = b0_x[128 * i0 + i1];
         const float v2 = (v0 - v1);
-        const float v3 = kiln_expf(v2);
+        const float v3 = rs0[i1];
         const float v5 = (v3 / v4);
         b3_out0[128 * i0 + i1] = v5;
       }
