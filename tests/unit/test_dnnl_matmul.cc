@@ -1,6 +1,6 @@
 // The CPU runtime's oneDNN matmuls against the reference kernel (run_op): the layouts the
 // compiled programs give them (linear layers, attention's per-head views, broadcast batches),
-// a primitive made once per layout, and the cases left to OpenBLAS.
+// linear's bias, a primitive made once per layout, and the cases left to OpenBLAS.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "ops/op_call.h"
+#include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/dnnl_matmul.h"
 
 namespace kiln {
@@ -58,6 +59,43 @@ TEST(DnnlMatmul, LayoutsMatchTheReference) {
   EXPECT_TRUE(run_and_compare(m, OpKind::Matmul, Tensor::randn({3, 2, 5, 7}, 8), Tensor::randn({1, 2, 7, 4}, 9)));
   EXPECT_TRUE(run_and_compare(m, OpKind::Bmm, Tensor::randn({3, 5, 7}, 10), Tensor::randn({3, 7, 4}, 11)));
   EXPECT_EQ(m.declined(), 0);
+}
+
+// linear(x, w, b) as the compiled program runs it: x @ w.T with the bias added as the product
+// is written (oneDNN's bias argument), and through OpenBLAS (blas_linear) when declined.
+TEST(DnnlMatmul, LinearWithBiasMatchesTheReference) {
+  const Tensor x = Tensor::randn({2, 24, 70}, 1), w = Tensor::randn({45, 70}, 2), bias = Tensor::randn({45}, 3);
+  std::vector<KernelOperand> ops(3);
+  ops[0].tensor = x;
+  ops[1].tensor = w;
+  ops[2].tensor = bias;
+  auto want = run_op(OpKind::Linear, AttrMap(), ops);
+  ASSERT_TRUE(want) << want.error().to_string();
+  auto expect_near = [&](const Tensor& got, const char* what) {
+    SCOPED_TRACE(what);
+    for (int64_t i = 0; i < got.numel(); ++i)
+      ASSERT_NEAR(got.item_double(i), (*want)[0].item_double(i), 1e-4 * (1 + std::fabs((*want)[0].item_double(i))))
+          << "element " << i;
+  };
+  Tensor via_blas = Tensor::zeros({2, 24, 45});
+  ASSERT_TRUE(blas_linear(x, w, &bias, via_blas));
+  expect_near(via_blas, "blas");
+  // A strided bias (every other element of a longer vector) too.
+  Tensor spread = Tensor::zeros({90}).as_strided({45}, {2}, 0);
+  spread.copy_from(bias);
+  Tensor via_blas_strided = Tensor::zeros({2, 24, 45});
+  ASSERT_TRUE(blas_linear(x, w, &spread, via_blas_strided));
+  expect_near(via_blas_strided, "blas, strided bias");
+  if (!has_brgemm_isa()) GTEST_SKIP() << "no AVX-512 on this CPU: oneDNN has no brgemm matmul, OpenBLAS runs them";
+  DnnlMatmuls m;
+  Tensor via_dnnl = Tensor::zeros({2, 24, 45});
+  ASSERT_TRUE(m.run(OpKind::Matmul, x, transposed_weight(w), via_dnnl, &bias));
+  expect_near(via_dnnl, "oneDNN");
+  // A strided bias (oneDNN 2.6 read it as dense) and one of the wrong length are declined.
+  Tensor untouched = Tensor::zeros({2, 24, 45});
+  EXPECT_FALSE(m.run(OpKind::Matmul, x, transposed_weight(w), untouched, &spread));
+  EXPECT_FALSE(m.run(OpKind::Matmul, x, transposed_weight(w), untouched, &x));
+  for (int64_t i = 0; i < untouched.numel(); ++i) ASSERT_EQ(untouched.item_double(i), 0.0);
 }
 
 TEST(DnnlMatmul, APrimitiveIsMadeOncePerLayout) {

@@ -215,7 +215,32 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out, const MatrixLayout
   }
 }
 
+template <typename T>
+void add_bias_rows(const Tensor& bias, const Tensor& out) {
+  const int64_t m = out.sizes()[static_cast<size_t>(out.dim() - 1)], rows = out.numel() / m;
+  const int64_t bs = bias.strides()[0];
+  const T* pb = bias.data<T>();
+  T* po = out.data<T>();
+#pragma omp parallel for schedule(static) if (out.numel() > (int64_t{1} << 16))
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < m; ++j) po[r * m + j] += pb[j * bs];
+}
+
 }  // namespace
+
+Tensor transposed_weight(const Tensor& w) {
+  return w.as_strided({w.sizes()[1], w.sizes()[0]}, {w.strides()[1], w.strides()[0]}, w.offset());
+}
+
+bool blas_linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& out) {
+  if (w.dim() != 2 || out.dim() < 1) return false;
+  const int64_t m = out.sizes()[static_cast<size_t>(out.dim() - 1)];
+  if (bias && (bias->dim() != 1 || bias->dtype() != out.dtype() || bias->sizes()[0] != m)) return false;
+  if (!blas_matmul(OpKind::Matmul, x, transposed_weight(w), out)) return false;
+  if (bias && out.dtype() == DType::F32) add_bias_rows<float>(*bias, out);
+  if (bias && out.dtype() == DType::F64) add_bias_rows<double>(*bias, out);
+  return true;
+}
 
 bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (op != OpKind::Matmul && op != OpKind::Mm && op != OpKind::Bmm) return false;

@@ -17,4 +17,13 @@ namespace kiln {
 // false without touching `out` when OpenBLAS does not apply.
 bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out);
 
+// linear(x, w, bias) = x @ w.T + bias into `out` (contiguous): the product through
+// blas_matmul, then the bias (1-d, one value per output feature; may be null) added to each
+// row. False without touching `out` when blas_matmul does not apply, the weight is not 2-d or
+// the bias is not a vector of out's dtype and last size.
+bool blas_linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& out);
+
+// w [out_features, in_features] viewed as its transpose [in, out] (no copy).
+Tensor transposed_weight(const Tensor& w);
+
 }  // namespace kiln

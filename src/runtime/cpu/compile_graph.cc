@@ -31,7 +31,12 @@ Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions&
     if (!f) return f.error().add_context("while functionalizing @" + g.name() + " for the CPU backend");
   }
   if (o.decompose) {
-    Expected<PassResult> r = decompose(*copy);
+    DecomposeOptions d;
+    if (o.extern_linear) {
+      d.ops = decomposable_ops();
+      std::erase(d.ops, OpKind::Linear);
+    }
+    Expected<PassResult> r = decompose(*copy, d);
     if (!r) return r.error().add_context("while decomposing @" + g.name() + " for the CPU backend");
   }
   // A product with a uniform operand (a sum loss's tangent) becomes a broadcast of sums.

@@ -23,6 +23,10 @@ struct CpuGraphOptions {
   // Decompose every op that has a decomposition before lowering (passes/decompose.h), so
   // that composite ops become fusable loops instead of extern kernels.
   bool decompose = true;
+  // Keep linear (x @ w.T + b) whole, as one extern kernel: the matmul library adds the bias as
+  // it writes the product (oneDNN's bias argument), where the decomposition's add would read
+  // the product back in another pass. false: decomposed with the rest.
+  bool extern_linear = true;
   LowerOptions lower = {};
   CpuCompileOptions compile = {};
 };

@@ -117,10 +117,12 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   return c;
 }
 
-// A matmul extern kernel through oneDNN (dnnl_matmul.h) or OpenBLAS (blas_matmul.h) when one
-// applies; false otherwise.
+// A matmul or linear extern kernel through oneDNN (dnnl_matmul.h) or OpenBLAS (blas_matmul.h)
+// when one applies; false otherwise.
 bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const {
-  if (k.operands.size() != 2 || k.results.size() != 1 || k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
+  const bool linear = k.op == OpKind::Linear;
+  if ((k.operands.size() != 2 && !(linear && k.operands.size() == 3)) || k.results.size() != 1 ||
+      k.operands[0].buffer < 0 || k.operands[1].buffer < 0)
     return false;
   auto view = [&](const ExternOperand& o) {
     return view_of(storage[static_cast<size_t>(o.buffer)], o.sizes, o.strides, o.offset);
@@ -128,6 +130,15 @@ bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tenso
   const Buffer& out = p_.buffers[static_cast<size_t>(k.results[0])];
   const Tensor result = view_of(storage[static_cast<size_t>(k.results[0])], out.sizes, out.strides, 0);
   const Tensor a = view(k.operands[0]), b = view(k.operands[1]);
+  if (linear) {  // x @ w.T + bias; the bias operand is a buffer or the literal None
+    if (b.dim() != 2 || a.dim() < 2) return false;
+    const std::optional<Tensor> bias = k.operands.size() == 3 && k.operands[2].buffer >= 0
+                                           ? std::optional<Tensor>(view(k.operands[2]))
+                                           : std::nullopt;
+    const Tensor* pb = bias ? &*bias : nullptr;
+    if (dnnl_ && dnnl_->run(OpKind::Matmul, a, transposed_weight(b), result, pb)) return true;
+    return blas_linear(a, b, pb, result);
+  }
   if (dnnl_ && dnnl_->run(k.op, a, b, result)) return true;
   return blas_matmul(k.op, a, b, result);
 }

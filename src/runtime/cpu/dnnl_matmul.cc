@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln {
@@ -18,6 +19,7 @@ using dnnl::memory;
 // The three memory descriptors' dims and strides (elements) oneDNN is given for one call.
 struct Shapes {
   memory::dims a_dims, a_strides, b_dims, b_strides, c_dims, c_strides;
+  memory::dims bias_dims, bias_strides;  // empty: no bias
 };
 
 bool all_zero_strides(const Tensor& t) {
@@ -75,9 +77,18 @@ Shapes shapes_of(const Tensor& a, const Tensor& b, const Tensor& out) {
   return s;
 }
 
+// The bias as a row broadcast over the result's other dims: [1, ..., 1, m].
+void add_bias(Shapes& s, const Tensor& bias) {
+  s.bias_dims.assign(s.c_dims.size(), 1);
+  s.bias_dims.back() = bias.sizes()[0];
+  s.bias_strides.assign(s.c_dims.size(), bias.sizes()[0] * bias.strides()[0]);
+  s.bias_strides.back() = bias.strides()[0];
+}
+
 std::vector<int64_t> key_of(const Shapes& s) {
   std::vector<int64_t> key;
-  for (const memory::dims* v : {&s.a_dims, &s.a_strides, &s.b_dims, &s.b_strides, &s.c_dims, &s.c_strides}) {
+  for (const memory::dims* v : {&s.a_dims, &s.a_strides, &s.b_dims, &s.b_strides, &s.c_dims, &s.c_strides,
+                                &s.bias_dims, &s.bias_strides}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());
   }
@@ -96,11 +107,13 @@ struct DnnlMatmuls::Impl {
     const memory::desc a(s.a_dims, memory::data_type::f32, s.a_strides);
     const memory::desc b(s.b_dims, memory::data_type::f32, s.b_strides);
     const memory::desc c(s.c_dims, memory::data_type::f32, s.c_strides);
+    const memory::desc bias = s.bias_dims.empty() ? memory::desc()
+                                                  : memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides);
     try {
 #if DNNL_VERSION_MAJOR >= 3
-      const dnnl::matmul::primitive_desc pd(engine, a, b, c);
+      const dnnl::matmul::primitive_desc pd(engine, a, b, bias, c);
 #else
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), engine);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, bias, c), engine);
 #endif
       // brgemm ("brg:avx512_core", ...) is the kernel that beats OpenBLAS; oneDNN's other
       // matmuls (its own GEMM, the reference loops) do not.
@@ -115,7 +128,7 @@ struct DnnlMatmuls::Impl {
 DnnlMatmuls::DnnlMatmuls() : impl_(std::make_unique<Impl>()) {}
 DnnlMatmuls::~DnnlMatmuls() = default;
 
-bool DnnlMatmuls::run(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out) {
+bool DnnlMatmuls::run(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bias) {
   if (op != OpKind::Matmul && op != OpKind::Mm && op != OpKind::Bmm) return false;
   if (a.dtype() != DType::F32 || b.dtype() != DType::F32 || out.dtype() != DType::F32) return false;
   if (a.dim() < 2 || b.dim() < 2 || out.dim() < 2 || !out.is_contiguous()) return false;
@@ -125,7 +138,12 @@ bool DnnlMatmuls::run(OpKind op, const Tensor& a, const Tensor& b, const Tensor&
       if (s == 0) return false;
   if (a.sizes()[static_cast<size_t>(a.dim() - 1)] != b.sizes()[static_cast<size_t>(b.dim() - 2)]) return false;
   if (all_zero_strides(a) || all_zero_strides(b)) return false;
-  const Shapes s = shapes_of(a, b, out);
+  const int64_t m = out.sizes()[static_cast<size_t>(out.dim() - 1)];
+  // A dense bias only: oneDNN 2.6's brgemm matmul read a strided one as if it were dense.
+  if (bias && (bias->dtype() != DType::F32 || bias->dim() != 1 || bias->sizes()[0] != m || bias->strides()[0] != 1))
+    return false;
+  Shapes s = shapes_of(a, b, out);
+  if (bias) add_bias(s, *bias);
   const std::vector<int64_t> key = key_of(s);
   std::optional<dnnl::matmul> prim;
   {
@@ -141,8 +159,11 @@ bool DnnlMatmuls::run(OpKind op, const Tensor& a, const Tensor& b, const Tensor&
   memory am(memory::desc(s.a_dims, memory::data_type::f32, s.a_strides), e, a.data<float>());
   memory bm(memory::desc(s.b_dims, memory::data_type::f32, s.b_strides), e, b.data<float>());
   memory cm(memory::desc(s.c_dims, memory::data_type::f32, s.c_strides), e, out.data<float>());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memory(memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides), e,
+                                               bias->data<float>()));
   dnnl::stream stream(e);
-  prim->execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  prim->execute(stream, args);
   stream.wait();
   return true;
 }

@@ -22,11 +22,12 @@ class DnnlMatmuls {
   DnnlMatmuls& operator=(const DnnlMatmuls&) = delete;
 
   // Computes `out` (contiguous) = op(a, b) for matmul, mm and bmm of float32 operands with
-  // broadcast batch dims and returns true, or returns false without touching `out` when this
-  // layout is declined: another dtype, a 1-d operand, an empty dim, a uniform operand (all
-  // strides 0, blas_matmul.h needs no product for it), or no brgemm kernel for it. Safe to
-  // call from several threads at once.
-  bool run(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out);
+  // broadcast batch dims, plus `bias` (1-d and dense, one value per column of the result) when given,
+  // added as the product is written; returns true, or returns false without touching `out`
+  // when this layout is declined: another dtype, a 1-d operand, an empty dim, a uniform
+  // operand (all strides 0, blas_matmul.h needs no product for it), or no brgemm kernel for
+  // it. Safe to call from several threads at once.
+  bool run(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bias = nullptr);
 
   // How many layouts got a primitive, and how many were declined (tests, reports).
   int primitives() const;
