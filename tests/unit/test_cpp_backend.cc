@@ -326,6 +326,45 @@ TEST(CppBackend, ColumnReductionsWithPerRowOperands) {
   s.check("lnw");
 }
 
+// A pointwise kernel with one large contiguous float32 output stores it with non-temporal
+// stores where the CPU has AVX-512 (a low streaming_store_bytes here, so that a small kernel
+// takes that path): 1007 elements leave a tail after the last block of 16 (and a part before
+// the first 64-byte boundary when the output's storage is not 64-byte aligned). A kernel with
+// two outputs, or below the size, does not.
+TEST(CppBackend, LargeOutputsUseStreamingStores) {
+  CpuCompileOptions o = test_compile_options(1);
+  o.emit.streaming_store_bytes = 1000;
+  o.emit.parallel_threshold = 1;
+  auto g = parse_graph("graph @big(%x: f32[1007], %y: f32[1007]) -> (f32[1007]) {\n"
+                       " %0 = mul(%x, 3.0) : f32[1007]\n %1 = div(%0, %y) : f32[1007]\n return %1\n}");
+  ASSERT_TRUE(g) << g.error().to_string();
+  auto p = lower_graph(**g);
+  ASSERT_TRUE(p) << p.error().to_string();
+  const std::string cpp = emit_cpp(*p, o.emit);
+  ASSERT_NE(cpp.find("_mm512_stream_ps"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#else"), std::string::npos) << cpp;
+  auto c = CompiledProgram::compile(*p, o);
+  ASSERT_TRUE(c) << c.error().to_string();
+  const std::vector<Tensor> in = {Tensor::randn({1007}, 1), Tensor::randn({1007}, 2)};
+  auto want = interpret(**g, in);
+  ASSERT_TRUE(want) << want.error().to_string();
+  for (int rep = 0; rep < 3; ++rep) {  // fresh and pooled output storage
+    auto got = c->run(in);
+    ASSERT_TRUE(got) << got.error().to_string();
+    expect_close((*want)[0], (*got)[0], "streamed output");
+  }
+  o.emit.streaming_store_bytes = 8192;  // below the size: the plain loop only
+  EXPECT_EQ(emit_cpp(*p, o.emit).find("_mm512_stream_ps"), std::string::npos);
+  o.emit.streaming_store_bytes = 1000;
+  auto two = parse_graph("graph @two(%x: f32[1007]) -> (f32[1007], f32[1007]) {\n"
+                         " %0 = exp(%x) : f32[1007]\n %1 = neg(%x) : f32[1007]\n return %0, %1\n}");
+  ASSERT_TRUE(two) << two.error().to_string();
+  auto p2 = lower_graph(**two);
+  ASSERT_TRUE(p2) << p2.error().to_string();
+  ASSERT_EQ(p2->kernels.size(), 1u);
+  EXPECT_EQ(emit_cpp(*p2, o.emit).find("_mm512_stream_ps"), std::string::npos);
+}
+
 // Strided and offset inputs, and run() from several threads at once on one program.
 TEST(CppBackend, NonContiguousInputsAndConcurrentRuns) {
   auto g = parse_graph(with_dtype(kLoweringCases[1].text, "f32"));  // broadcast

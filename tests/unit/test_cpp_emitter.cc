@@ -106,11 +106,12 @@ TEST(CppEmitter, DeterministicAndOptionsInText) {
   const LoopProgram p = lower(with_dtype(kLoweringCases[3].text, "f64"));
   EXPECT_EQ(emit_cpp(p), emit_cpp(p));
   CppEmitOptions o;
-  EXPECT_EQ(o.to_string(), "openmp=1 parallel_threshold=32768 collapse=1");
+  EXPECT_EQ(o.to_string(), "openmp=1 parallel_threshold=32768 collapse=1 streaming_store_bytes=33554432");
   o.openmp = false;
   const std::string serial = emit_cpp(p, o);
   EXPECT_EQ(serial.find("#pragma"), std::string::npos) << serial;
-  EXPECT_NE(serial.find("// Options: openmp=0 parallel_threshold=32768 collapse=1."), std::string::npos);
+  EXPECT_NE(serial.find("// Options: openmp=0 parallel_threshold=32768 collapse=1 streaming_store_bytes=33554432."),
+            std::string::npos);
 }
 
 TEST(CppEmitter, ContiguousLoopsCollapse) {

@@ -47,7 +47,8 @@ std::string header(const LoopProgram& p, std::span<const int> kernels, const Cpp
 
 std::string CppEmitOptions::to_string() const {
   return "openmp=" + std::to_string(openmp ? 1 : 0) + " parallel_threshold=" + std::to_string(parallel_threshold) +
-         " collapse=" + std::to_string(collapse ? 1 : 0);
+         " collapse=" + std::to_string(collapse ? 1 : 0) + " streaming_store_bytes=" +
+         std::to_string(streaming_store_bytes);
 }
 
 std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p) {

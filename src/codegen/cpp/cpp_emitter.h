@@ -21,6 +21,11 @@ struct CppEmitOptions {
   bool openmp = true;                  // `#pragma omp parallel for` / `simd` (cpp_schedule.h)
   int64_t parallel_threshold = 32768;  // points from which a kernel runs in parallel
   bool collapse = true;                // merge loops that access memory as one (collapse_loops.h)
+  // A pointwise kernel that writes one contiguous float32 output of at least this many bytes
+  // (far past the caches: nothing reads it back soon) stores it with non-temporal stores
+  // where the compiling CPU has AVX-512, skipping the read of each output line a plain store
+  // makes; 0: never.
+  int64_t streaming_store_bytes = int64_t{32} << 20;
 
   // Stable text of every field, for cache keys: "openmp=1 parallel_threshold=32768 collapse=1".
   std::string to_string() const;

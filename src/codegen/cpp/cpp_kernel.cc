@@ -83,6 +83,7 @@ class KernelWriter {
     pointers();
     if (k_.kind == KernelKind::Fused) fused();
     else if (is_column_reduction(k_)) column_reduction();
+    else if (streams_its_store()) streaming_nest();
     else nest();
     --depth_;
     line("}");
@@ -117,6 +118,70 @@ class KernelWriter {
     } else {
       reduction();
     }
+  }
+
+  // Whether this (collapsed) pointwise kernel writes one contiguous float32 output, at least
+  // CppEmitOptions::streaming_store_bytes of it, over one loop: out[i0].
+  bool streams_its_store() const {
+    if (k_.kind != KernelKind::Pointwise || k_.loops.size() != 1 || !o_.openmp || o_.streaming_store_bytes <= 0) return false;
+    int stores = 0;
+    for (const BodyOp& op : k_.body) {
+      if (op.kind != BodyOp::Kind::Store) continue;
+      ++stores;
+      const IndexExpr& ix = op.index;
+      if (p_.buffers[static_cast<size_t>(op.buffer)].dtype != DType::F32 || dtype(op.args.at(0)) != DType::F32 ||
+          ix.terms.size() != 1 || ix.coeff_of(0) != 1 || ix.constant != 0)
+        return false;
+    }
+    return stores == 1 && k_.loops[0] * 4 >= o_.streaming_store_bytes;
+  }
+
+  // streams_its_store()'s kernel: where the compiler targets AVX-512, blocks of 16 elements
+  // are computed into an aligned array and written with one non-temporal store each (from the
+  // first 64-byte boundary of the output; the elements before it and after the last whole
+  // block are written plainly), then each thread fences its stores. Elsewhere, nest().
+  void streaming_nest() {
+    const int64_t n = k_.loops[0];
+    int store = -1;
+    for (size_t i = 0; i < k_.body.size(); ++i)
+      if (k_.body[i].kind == BodyOp::Kind::Store) store = static_cast<int>(i);
+    const std::string out = pointer(k_.body[static_cast<size_t>(store)].buffer);
+    const std::vector<bool> hoisted = invariant_below(0, 0, k_.body.size());
+    line("#if defined(__AVX512F__)");
+    ops(0, k_.body.size(), hoisted, true);
+    line("const int64_t n = " + std::to_string(n) + ";");
+    line("// Elements before the output's first 64-byte boundary; all of them when it is not 4-byte aligned.");
+    line("const int64_t head = ((uintptr_t)" + out + " & 3) != 0 ? n : std::min<int64_t>(n, (int64_t)(((64 - ((uintptr_t)" +
+         out + " & 63)) & 63) / 4));");
+    line("const int64_t blocks = (n - head) / 16;");
+    line("#pragma omp parallel");
+    line("{");
+    ++depth_;
+    line("#pragma omp for");
+    line("for (int64_t blk = 0; blk < blocks; ++blk) {");
+    ++depth_;
+    line("float block[16] __attribute__((aligned(64)));");
+    line("#pragma omp simd");
+    line("for (int64_t j = 0; j < 16; ++j) {");
+    ++depth_;
+    line("const int64_t i0 = head + blk * 16 + j;");
+    block_store_ = true;
+    ops(0, k_.body.size(), hoisted, false);
+    block_store_ = false;
+    close_block();
+    line("_mm512_stream_ps(" + out + " + head + blk * 16, _mm512_load_ps(block));");
+    close_block();
+    line("_mm_sfence();");
+    close_block();
+    for (const char* range : {"int64_t i0 = 0; i0 < head; ++i0", "int64_t i0 = head + blocks * 16; i0 < n; ++i0"}) {
+      line(std::string("for (") + range + ") {");
+      ++depth_;
+      ops(0, k_.body.size(), hoisted, false);
+      close_block();
+    }
+    line("#else");
+    nest();
+    line("#endif");
   }
 
   void fused() {
@@ -279,6 +344,10 @@ class KernelWriter {
       }
       case BodyOp::Kind::Store: {
         const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
+        if (block_store_) {  // streaming_nest's block
+          line("block[j] = " + value(op.args.at(0)) + ";");
+          return;
+        }
         line(pointer(op.buffer) + "[" + index_cpp(op.index) + "] = " +
              store_value(value(op.args.at(0)), dtype(op.args.at(0)), b.dtype) + ";");
         return;
@@ -395,6 +464,7 @@ class KernelWriter {
   std::string out_;
   int depth_ = 0;
   const std::map<int, int> save_, reuse_;  // a part's row-scratch values (cpp_row_scratch.h)
+  bool block_store_ = false;               // the store goes to streaming_nest's block array
 };
 
 }  // namespace

@@ -4,9 +4,13 @@ namespace kiln::cpp {
 
 // The f16/bf16 conversions are core/half.cc's, line for line, so they give the same bits.
 std::string_view cpp_prelude() {
-  return R"(#include <cmath>
+  return R"(#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#if defined(__AVX512F__)
+#include <immintrin.h>  // non-temporal stores of large outputs (CppEmitOptions::streaming_store_bytes)
+#endif
 
 // Floor division and non-negative modulo by a positive constant (the loop IR's div, mod).
 static inline int64_t kiln_floordiv(int64_t a, int64_t d) { return a / d - (a % d != 0 && a < 0); }
