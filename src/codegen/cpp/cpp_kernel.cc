@@ -169,9 +169,9 @@ class KernelWriter {
     ops(0, k_.body.size(), hoisted, false);
     block_store_ = false;
     close_block();
-    line("_mm512_stream_ps(" + out + " + head + blk * 16, _mm512_load_ps(block));");
+    line("kiln_stream_f32x16(" + out + " + head + blk * 16, block);");
     close_block();
-    line("_mm_sfence();");
+    line("kiln_store_fence();");
     close_block();
     for (const char* range : {"int64_t i0 = 0; i0 < head; ++i0", "int64_t i0 = head + blocks * 16; i0 < n; ++i0"}) {
       line(std::string("for (") + range + ") {");

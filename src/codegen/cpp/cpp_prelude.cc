@@ -8,8 +8,20 @@ std::string_view cpp_prelude() {
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+// Non-temporal stores of 16 floats from a 64-byte aligned array, for large outputs
+// (CppEmitOptions::streaming_store_bytes), through the compilers' builtins: <immintrin.h>
+// took a quarter of a second to parse in every compiled chunk.
 #if defined(__AVX512F__)
-#include <immintrin.h>  // non-temporal stores of large outputs (CppEmitOptions::streaming_store_bytes)
+typedef float kiln_f32x16 __attribute__((vector_size(64), aligned(64)));
+static inline void kiln_stream_f32x16(float* dst, const float* src) {
+#if defined(__clang__)
+  __builtin_nontemporal_store(*(const kiln_f32x16*)src, (kiln_f32x16*)dst);
+#else
+  __builtin_ia32_movntps512(dst, *(const kiln_f32x16*)src);
+#endif
+}
+static inline void kiln_store_fence() { __builtin_ia32_sfence(); }
 #endif
 
 // Floor division and non-negative modulo by a positive constant (the loop IR's div, mod).
