@@ -6,23 +6,18 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernel_test_util.h"
 #include "ops/op_call.h"
 #include "runtime/cpu/blas_matmul.h"
 
 namespace kiln {
 namespace {
 
-Tensor reference(OpKind op, const Tensor& a, const Tensor& b) {
-  std::vector<KernelOperand> ops(2);
-  ops[0].tensor = a;
-  ops[1].tensor = b;
-  auto r = run_op(op, AttrMap(), ops);
-  EXPECT_TRUE(r) << r.error().to_string();
-  return (*r)[0];
-}
+using test::run1;
+using test::T;
 
 void expect_blas_matches(OpKind op, const Tensor& a, const Tensor& b, double tol) {
-  const Tensor want = reference(op, a, b);
+  const Tensor want = run1(op, {T(a), T(b)});
   Tensor got = Tensor::zeros(want.sizes(), want.dtype());
   ASSERT_TRUE(blas_matmul(op, a, b, got));
   for (int64_t i = 0; i < want.numel(); ++i)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernel_test_util.h"
 #include "ops/op_call.h"
 #include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/dnnl_matmul.h"
@@ -14,22 +15,16 @@
 namespace kiln {
 namespace {
 
+using test::run1;
+using test::T;
+
 // oneDNN has brgemm matmuls from AVX-512 on; elsewhere every layout is declined.
 bool has_brgemm_isa() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
-
-Tensor reference(OpKind op, const Tensor& a, const Tensor& b) {
-  std::vector<KernelOperand> ops(2);
-  ops[0].tensor = a;
-  ops[1].tensor = b;
-  auto r = run_op(op, AttrMap(), ops);
-  EXPECT_TRUE(r) << r.error().to_string();
-  return (*r)[0];
-}
 
 // Runs op(a, b) through `m`; when it is taken, the result must match the reference. Returns
 // whether it was taken.
 bool run_and_compare(DnnlMatmuls& m, OpKind op, const Tensor& a, const Tensor& b) {
-  const Tensor want = reference(op, a, b);
+  const Tensor want = run1(op, {T(a), T(b)});
   Tensor got = Tensor::full(want.sizes(), Scalar(123.0), want.dtype());
   if (!m.run(op, a, b, got)) {
     for (int64_t i = 0; i < got.numel(); ++i) EXPECT_EQ(got.item_double(i), 123.0) << "a declined call wrote element " << i;
@@ -65,16 +60,11 @@ TEST(DnnlMatmul, LayoutsMatchTheReference) {
 // is written (oneDNN's bias argument), and through OpenBLAS (blas_linear) when declined.
 TEST(DnnlMatmul, LinearWithBiasMatchesTheReference) {
   const Tensor x = Tensor::randn({2, 24, 70}, 1), w = Tensor::randn({45, 70}, 2), bias = Tensor::randn({45}, 3);
-  std::vector<KernelOperand> ops(3);
-  ops[0].tensor = x;
-  ops[1].tensor = w;
-  ops[2].tensor = bias;
-  auto want = run_op(OpKind::Linear, AttrMap(), ops);
-  ASSERT_TRUE(want) << want.error().to_string();
+  const Tensor want = run1(OpKind::Linear, {T(x), T(w), T(bias)});
   auto expect_near = [&](const Tensor& got, const char* what) {
     SCOPED_TRACE(what);
     for (int64_t i = 0; i < got.numel(); ++i)
-      ASSERT_NEAR(got.item_double(i), (*want)[0].item_double(i), 1e-4 * (1 + std::fabs((*want)[0].item_double(i))))
+      ASSERT_NEAR(got.item_double(i), want.item_double(i), 1e-4 * (1 + std::fabs(want.item_double(i))))
           << "element " << i;
   };
   Tensor via_blas = Tensor::zeros({2, 24, 45});

@@ -59,20 +59,26 @@ static inline float kiln_ldexp2(float p, int k) {
 // 1.2e-38), and the input is clamped so that no vector lane computes a denormal. On Intel cores
 // each vector op that produces one takes a microcode assist: the softmax of a causally masked
 // attention row (half its inputs -inf) ran 3.6x slower for it.
-static inline float kiln_expf(float x) {
-  const float xc = x < -87.3f ? -87.3f : (x > 89.0f ? 89.0f : x);
-  const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
-  const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
+// exp(x) = p * 2^k for |x| within float range: k = round(x / ln2) and Cephes' degree-6
+// polynomial p of the remainder, |r| <= ln2/2 (about 1 ulp).
+static inline float kiln_exp_parts(float x, float* k) {
+  *k = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = (x - *k * 0.693359375f) - *k * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  return p * r * r + r + 1.0f;
+}
+static inline float kiln_expf(float x) {
+  const float xc = x < -87.3f ? -87.3f : (x > 89.0f ? 89.0f : x);
+  float k;
+  const float p = kiln_exp_parts(xc, &k);
   return x != x ? x : (x < -87.3f ? 0.0f : kiln_ldexp2(p, (int)k));
 }
-// tanh's exp(2|x|) has its own copy of the polynomial: past |x| = 9.5 tanh rounds to 1 in
+// tanh's exp(2|x|) skips kiln_expf's range handling: past |x| = 9.5 tanh rounds to 1 in
 // float, so |x| is clamped there, y = 2|x| stays in [1.25, 19] and 2^k is one multiply, with
 // none of kiln_expf's overflow, underflow and NaN cases (a NaN x takes the small branch, which
 // keeps it). The same bits as through kiln_expf, about 35% less work: the tanh-gelu forward
@@ -82,16 +88,8 @@ static inline float kiln_tanhf(float x) {
   const float z = x * x;
   const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
                         1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
-  const float y = 2.0f * (ax < 9.5f ? ax : 9.5f);
-  const float k = std::floor(y * 1.44269504088896341f + 0.5f);
-  const float r = (y - k * 0.693359375f) - k * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  float k;
+  const float p = kiln_exp_parts(2.0f * (ax < 9.5f ? ax : 9.5f), &k);
   const uint32_t scale_bits = (uint32_t)((int)k + 127) << 23;
   float scale;
   std::memcpy(&scale, &scale_bits, 4);
