@@ -1,0 +1,177 @@
+// The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
+// family: lower.cc (the driver, pending values and their inlining, extern kernels),
+// lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, cat),
+// lower_higher_order.cc (map, scan) and lower_write.cc (copy_ and in-place writes).
+// Internal to src/lower: nothing outside includes it.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/printer.h"
+#include "lower/body_builder.h"
+#include "lower/index_expr.h"
+#include "lower/lower.h"
+#include "lower/loop_ir.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lowering {
+
+// How a graph value is read: element at coordinates (i0, i1, ...) is buffer[map].
+struct Access {
+  int buffer = -1;
+  IndexExpr map;
+  std::vector<int64_t> sizes;
+};
+
+// sum(strides[k] * coords[k]) + offset.
+IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset = 0);
+
+// The coordinates of a loop nest over `sizes`: i0, i1, ..., and 0 where the extent is 1 (so
+// that equal accesses print equal whatever size-1 dims they pass through).
+std::vector<IndexExpr> loop_coords(const std::vector<int64_t>& sizes);
+
+// The loop variables i<first>, ..., i<first + count - 1>.
+std::vector<IndexExpr> vars(int first, int count);
+
+// The coordinates at which an operand of sizes `sizes` is read by a result whose coordinates are
+// `coords` (broadcasting: missing leading dims are dropped, size-1 dims read coordinate 0).
+std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords);
+
+int64_t numel_of(const std::vector<int64_t>& sizes);
+inline std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
+
+class Lowering {
+ public:
+  Lowering(const Graph& g, const LowerOptions& options) : g_(g), options_(options) {}
+
+  Expected<LoopProgram> run();
+
+ private:
+  int add_buffer(std::string name, BufferKind kind, DType dt, const std::vector<int64_t>& sizes);
+
+  // Kernels are built apart and appended when complete, so that producers realized while a
+  // consumer is prepared come before it.
+  static LoopKernel make_kernel(KernelKind kind) {
+    LoopKernel k;
+    k.kind = kind;
+    return k;
+  }
+  void append(LoopKernel k);
+
+  // The buffer a node result is written to: the graph output it is (first unclaimed), else a temporary.
+  int result_buffer(const Value* v, const std::vector<int64_t>& sizes);
+  int claim_buffer(const Value* v, const std::vector<int64_t>& sizes);
+
+  void copy_kernel(const Access& a, DType dt, int out);
+
+  const Buffer& buffer(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
+
+  Diagnostic node_error(const Node& n, const std::string& why) const {
+    return make_error("lower: ", why).with_loc(n.loc()).add_context("while lowering " + print_node(n));
+  }
+
+  Status node(const Node& n);
+
+  // ---- Pending (not yet stored) elementwise values ----
+  // Whether a pending node reads its operands' values (creation ops like ones_like do not).
+  static bool reads_operands(const Node& n) { return !n.info().has(kCreation); }
+
+  // Distinct pending nodes the body of pending `v` inlines (a map counts its body's nodes),
+  // counting stops past `cap`.
+  int inline_cost(const Value* v, int cap) const;
+
+  bool must_realize(const Value* v, int64_t points) const;
+
+  // Before a kernel of `points` points reads `v`: realizes what it must not recompute.
+  void prepare(const Value* v, int64_t points);
+
+  // Gives pending `v` a buffer and a kernel that computes it; nothing when it has one.
+  void realize(const Value* v);
+
+  // Value `v` at its coordinates `coords`: a load, or its pending body inlined.
+  int value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& coords);
+
+  // Operand i as a body value of dtype `dt` (a load or an inlined body, or a literal).
+  int operand(BodyBuilder& b, const Node& n, int i, DType dt, const std::vector<IndexExpr>& coords);
+
+  // ---- Higher-order ops (subgraph.h) ----
+  // map with a pointwise body_fn: no kernel; each result stays pending, and a reader computes
+  // body_fn's body inlined at its coordinates (the mapped dim is the leading coordinate).
+  // scan with a pointwise combine_fn: a scan kernel (scan_kernel). cond and while_loop are
+  // refused; so is a body that is not pointwise.
+  Status higher_order(const Node& n);
+
+  // Pending `v`, the result of `n` (an elementwise node or a map), at coordinates `c`.
+  int emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c);
+
+  // A value of map or scan `n`'s body at its coordinates: a body node inlined, or a body
+  // input: a map's extra operand as it is, a mapped or scanned operand at the current mapped
+  // or scan coordinate, a scan's carry loaded from its buffer (the previous step's store).
+  int body_value_at(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& coords);
+
+  // scan over `dim` with carries: the carries' buffers (the final-carry results) get the
+  // initial values (a copy kernel each), then one scan kernel loops over the points of
+  // combine_fn's outputs and, innermost and in order, over the scanned dim: it loads the
+  // carries, computes the combine_fn body inlined (slices broadcast as its ops say), and stores
+  // the new carries and the step's outputs. Lowered when all outputs (so all carries) have one
+  // shape; each point then owns its carries.
+  Status scan_kernel(const Node& n);
+
+  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
+  static bool lowers_as_pointwise(const Node& n);
+
+  // The body of elementwise node `n` at result coordinates `c`; returns its value.
+  int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+
+  // sum, mean, amax, amin over their dims; false when the reference kernel must run it
+  // (amax/amin over an empty dim, which is an error there).
+  Expected<bool> reduction(const Node& n);
+
+  // chunk and split: each result is a slice of the input along `dim`, read through its index.
+  Status split_views(const Node& n);
+
+  // cat: one kernel per input, each storing its input into its slice of the result.
+  Status cat(const Node& n);
+
+  // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
+  ExternOperand extern_operand(const Value* v);
+
+  // ---- In-place writes (copy_, in-place ops) ----
+  // Before a kernel writes buffer `buf` in place: pending values that read `buf` and that a
+  // later node reads get their buffers now, so that they hold what they read before the write
+  // (the graph runs in order: readers before an in-place op see the old values, readers after
+  // it the new ones).
+  void realize_readers_before_write(int buf, const Node& writer);
+
+  // copy_(dst, src) where dst is a whole buffer (a program input: functionalization's
+  // write-back of a mutated input; or a temporary): src is computed straight into dst's buffer,
+  // with no temporary and no copy kernel; for an input, the caller's tensor is updated as the
+  // graph's copy_ updates it (loop_ir.h). copy_'s result is dst's buffer. When the kernel would
+  // read dst at other points than the one it writes (a transposed src), or dst is a view, it
+  // returns false and copy_ stays an extern kernel.
+  Expected<bool> write_back(const Node& n);
+
+  // Whether pending `v`'s inlined body loads from buffer `buf`.
+  bool pending_reads(const Value* v, int buf) const;
+
+  Status extern_kernel(const Node& n);
+
+  const Graph& g_;
+  const LowerOptions& options_;
+  LoopProgram p_;
+  std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
+  std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
+  std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
+  std::map<const Value*, int> readers_;          // nodes that read each value
+  std::map<const Node*, int> position_;          // each node's place in graph order
+  std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
+  std::set<const Value*> outputs_;
+  int temps_ = 0;
+};
+
+}  // namespace kiln::lowering
