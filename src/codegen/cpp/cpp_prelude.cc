@@ -97,11 +97,16 @@ static inline float kiln_tanhf(float x) {
   return ax >= 0.625f ? std::copysign(big, x) : small;
 }
 
-// maximum/minimum: NaN when either operand is NaN.
-static inline float kiln_maximum(float a, float b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }
-static inline double kiln_maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a); }
-static inline float kiln_minimum(float a, float b) { return std::isnan(a) || std::isnan(b) ? a + b : (b < a ? b : a); }
-static inline double kiln_minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : (b < a ? b : a); }
+// maximum/minimum: NaN when either operand is NaN (a NaN `a` falls through the comparison, which
+// is false), the first operand between equal ones (-0 and +0). Written so that the compilers
+// vectorize the comparison into one vmaxps/vminps and fix up a NaN `b` with one compare and
+// blend: 4 ops where testing both operands for NaN took 7 (with the relu below, the 8-op chain
+// went from 3.8-4.2 to 3.1-3.3 ms on the 2-core AMD Zen 4 VM, where it is bound by compute).
+// Which NaN comes back when both are NaN is unspecified, as in IEEE 754.
+static inline float kiln_maximum(float a, float b) { return b != b ? b : (a < b ? b : a); }
+static inline double kiln_maximum(double a, double b) { return b != b ? b : (a < b ? b : a); }
+static inline float kiln_minimum(float a, float b) { return b != b ? b : (b < a ? b : a); }
+static inline double kiln_minimum(double a, double b) { return b != b ? b : (b < a ? b : a); }
 
 // IEEE binary16 and bfloat16 storage, rounding to nearest even.
 static inline uint16_t kiln_f32_to_f16(float f) {
