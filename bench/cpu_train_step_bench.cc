@@ -88,7 +88,7 @@ SourcePhases capture_to_source(nn::Module& block, const Tensor& x) {
 // GradFunction::create (compiles both graphs) and one step; seconds.
 double compile_to_first_step(const Captured& c, const Tensor& x) {
   const auto t0 = Clock::now();
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.backend = Backend::Cpu}), "create");
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.backend = Backend::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "first step");
   return since(t0);
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
   const double cold = compile_to_first_step(c, x);
   const double warm = compile_to_first_step(c, x);
 
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.backend = Backend::Cpu}), "create");
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.backend = Backend::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "warm-up");
   auto round_ms = [&] {  // the median of `runs` steps

@@ -1,6 +1,7 @@
 // kiln's user-facing API in one include: tensors, the op functions and operators, capture,
 // control flow (cond, while_loop, scan, map), nn modules, the graph IR with its printer and
-// parser, and the reference interpreter.
+// parser, the reference interpreter, and compilation: compile (inference), value_and_grad and
+// compile_train_step, each taking one CompileOptions value.
 #pragma once
 
 #include "core/device.h"
@@ -18,3 +19,7 @@
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "train/compile_options.h"
+#include "train/compiled_function.h"
+#include "train/train_step.h"
+#include "train/value_and_grad_fn.h"

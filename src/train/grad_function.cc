@@ -65,20 +65,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A runner for one side of the partition; for the CPU backend, its phase times go to `times`
-// and, when reporting, its program to the report.
-Expected<std::unique_ptr<GraphRunner>> side_runner(const Graph& g, const char* side, const GradOptions& options,
-                                                   PhaseTimes& times) {
-  if (options.backend != Backend::Cpu) return make_graph_runner(g, options.backend);
-  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(g));
-  times.add(compiled.times());
-  if (options.report) {
-    options.report->graphs.push_back(report_graph(std::string(side) + " after the CPU backend's passes", compiled.graph()));
-    options.report->programs.push_back(report_program(side, compiled));
-  }
-  return make_cpu_graph_runner(std::move(compiled));
-}
-
 }  // namespace
 
 int64_t Saved::bytes() const {
@@ -120,8 +106,10 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
   // The backward graph's tangents come in joint-input order, which is output order.
   for (size_t out = 0; out < c->joint.tangent_input.size(); ++out)
     if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
-  KILN_ASSIGN_OR_RETURN(c->forward_runner, side_runner(*c->partition.forward, "forward", options, c->times));
-  KILN_ASSIGN_OR_RETURN(c->backward_runner, side_runner(*c->partition.backward, "backward", options, c->times));
+  KILN_ASSIGN_OR_RETURN(c->forward_runner,
+                        make_graph_runner_reported(*c->partition.forward, options.runner, "forward", c->times, report));
+  KILN_ASSIGN_OR_RETURN(c->backward_runner,
+                        make_graph_runner_reported(*c->partition.backward, options.runner, "backward", c->times, report));
   return GradFunction(std::move(c));
 }
 

@@ -35,14 +35,16 @@ struct GradOptions {
   JointGraphPassOptions joint_passes = {};
   // The partitioner's own default (min-cut) unless the caller picks another kind.
   PartitionOptions partition = {};
-  Backend backend = Backend::Interpreter;
+  // Where the forward and backward graphs run: compiled for the CPU unless told otherwise
+  // (RunnerOptions::backend = Backend::Interpreter runs the reference interpreter).
+  RunnerOptions runner = {};
   // The generator state's seed when joint_graph adds one (JointGraph::rng_state_added): the
   // n-th forward of this function draws with (seed, n), so every step draws fresh numbers,
   // the same ones in every run, and its backward replays them.
   uint64_t seed = 0;
   // When set, create() adds its stages to this report (not owned; docs/REPORT.md): the joint
   // graph before and after the joint passes, the forward and backward graphs, the partition's
-  // saved and recomputed values and, for Backend::Cpu, both compiled programs. Phase times are
+  // saved and recomputed values and, when compiled, both compiled programs. Phase times are
   // in GradFunction::phase_times() either way.
   CompileReport* report = nullptr;
 };
@@ -106,7 +108,7 @@ class GradFunction {
   int num_differentiable_outputs() const;
   const JointGraph& joint() const;
   const Partition& partition() const;
-  // What create() spent in each phase: autodiff, passes, partition and, for Backend::Cpu, the
+  // What create() spent in each phase: autodiff, passes, partition and, when compiled, the
   // backend's phases for both graphs together.
   const PhaseTimes& phase_times() const;
 

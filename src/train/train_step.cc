@@ -6,7 +6,6 @@
 
 #include "frontend/capture.h"
 #include "frontend/error.h"
-#include "report/compile_report.h"
 
 namespace kiln {
 
@@ -41,24 +40,15 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
     throw Error(make_error("compile_train_step: the loss of graph @", g->name(),
                            " reads no floating parameter of the module; there is nothing to train"));
 
-  GradOptions grad_options{.joint = {.wrt = wrt},
-                           .run_joint_passes = options.run_joint_passes,
-                           .joint_passes = options.joint_passes,
-                           .partition = options.partition,
-                           .backend = options.backend,
-                           .seed = options.seed};
-  CompileReport report{.title = "train step @" + g->name()};
-  if (!options.report_dir.empty()) {
-    report.graphs.push_back(report_graph("captured", *g));
-    grad_options.report = &report;
-  }
-  GradFunction grad = value_or_throw(GradFunction::create(*g, std::move(captured.lifted), grad_options));
+  GradFunction grad = value_or_throw(compile_gradients(*g, std::move(captured.lifted), {.wrt = wrt}, options.compile,
+                                                       "train step @" + g->name(), times));
   times.add(grad.phase_times());
-  if (!options.report_dir.empty()) {
-    report.times = times;
-    if (Status s = write_compile_report(report, options.report_dir); !s) throw Error(s.error());
-  }
   return TrainStep(std::move(g), std::move(grad), std::move(batch_types), times);
+}
+
+TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Tensor> example_batch,
+                             const CompileOptions& options) {
+  return compile_train_step(module, std::move(loss_fn), std::move(example_batch), TrainStepOptions{.compile = options});
 }
 
 StepResult TrainStep::operator()(const std::vector<Tensor>& batch) const {

@@ -21,6 +21,7 @@
 #include "autograd/partition.h"
 #include "core/tensor.h"
 #include "frontend/nn/module.h"
+#include "train/compile_options.h"
 #include "train/grad_function.h"
 
 namespace kiln {
@@ -32,17 +33,11 @@ struct TrainStepOptions {
   std::string name = "train_step";
   // Names of the batch tensors in the captured graph; missing ones are x0, x1, ...
   std::vector<std::string> batch_names = {};
-  // joint_graph_passes before partitioning (GradOptions::run_joint_passes, joint_passes).
-  bool run_joint_passes = true;
-  JointGraphPassOptions joint_passes = {};
-  PartitionOptions partition = {};
-  Backend backend = Backend::Interpreter;
-  // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).
-  uint64_t seed = 0;
-  // When not empty, compile_train_step writes a compile report of the step to this directory
-  // (docs/REPORT.md): captured, joint, forward and backward graphs, saved vs recomputed values,
-  // and with Backend::Cpu the kernels and planned memory of both programs.
-  std::string report_dir = {};
+  // How the step is compiled and run: compiled for the CPU by default; its joint passes,
+  // partition, memory budget, seed of the random draws (dropout: step n draws with (seed, n))
+  // and compile report directory (docs/REPORT.md: captured, joint, forward and backward graphs,
+  // saved vs recomputed values and, when compiled, the kernels and planned memory).
+  CompileOptions compile = {};
 };
 
 struct StepResult {
@@ -80,6 +75,9 @@ class TrainStep {
 // directory cannot be written (the error names it).
 TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Tensor> example_batch,
                              const TrainStepOptions& options = {});
+// The same with only the compile options: `compile_train_step(model, loss, batch, {.memory_budget = 0.5})`.
+TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Tensor> example_batch,
+                             const CompileOptions& options);
 
 // For a loss function written against the concrete module type:
 // `compile_train_step(mlp, [](Mlp& m, std::span<const Tensor> b) { ... }, batch)`.
@@ -91,6 +89,11 @@ TrainStep compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_b
     return loss_fn(static_cast<M&>(m), batch);
   };
   return compile_train_step(static_cast<nn::Module&>(module), std::move(erased), std::move(example_batch), options);
+}
+template <std::derived_from<nn::Module> M, typename F>
+  requires std::invocable<F&, M&, std::span<const Tensor>> && (!std::same_as<M, nn::Module>)
+TrainStep compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_batch, const CompileOptions& options) {
+  return compile_train_step(module, std::move(loss_fn), std::move(example_batch), TrainStepOptions{.compile = options});
 }
 
 }  // namespace kiln

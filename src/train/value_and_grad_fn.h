@@ -15,6 +15,7 @@
 #include "autograd/joint_graph.h"
 #include "autograd/partition.h"
 #include "frontend/capture.h"
+#include "train/compile_options.h"
 #include "train/grad_function.h"
 
 namespace kiln {
@@ -27,13 +28,10 @@ struct ValueAndGradOptions {
   const nn::Module* module = nullptr;
   // Which inputs to differentiate; empty: every floating user input and parameter.
   JointOptions joint = {};
-  // joint_graph_passes before partitioning (GradOptions::run_joint_passes, joint_passes).
-  bool run_joint_passes = true;
-  JointGraphPassOptions joint_passes = {};
-  PartitionOptions partition = {};
-  Backend backend = Backend::Interpreter;
-  // Seed of the random draws (dropout): step n draws with (seed, n) (GradOptions::seed).
-  uint64_t seed = 0;
+  // How the gradients are compiled and run: compiled for the CPU by default; joint passes,
+  // partition and memory budget, the seed of random draws (the n-th forward draws with
+  // (seed, n)) and the compile report (compile_options.h).
+  CompileOptions compile = {};
 };
 
 class ValueAndGradFn {
@@ -56,5 +54,8 @@ ValueAndGradFn value_and_grad(CaptureFn fn, std::vector<Tensor> example_inputs,
 // For functions with one output.
 ValueAndGradFn value_and_grad(CaptureFn1 fn, std::vector<Tensor> example_inputs,
                               const ValueAndGradOptions& options = {});
+// The same with only the compile options: `value_and_grad(f, xs, {.device = Device::cpu()})`.
+ValueAndGradFn value_and_grad(CaptureFn fn, std::vector<Tensor> example_inputs, const CompileOptions& options);
+ValueAndGradFn value_and_grad(CaptureFn1 fn, std::vector<Tensor> example_inputs, const CompileOptions& options);
 
 }  // namespace kiln

@@ -19,7 +19,8 @@
 namespace kiln {
 namespace {
 
-const GradOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default}};
+const GradOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default},
+                                    .runner = {.backend = Backend::Interpreter}};
 
 struct TinyNet : nn::Module {
   nn::Linear fc{6, 5, true, 11};
@@ -209,7 +210,7 @@ TEST(GradFunction, MoreLiftedValuesThanInputsIsAnError) {
 
 // ---- kiln::value_and_grad for C++ functions ----
 
-const ValueAndGradOptions kFnOptions{.partition = {.kind = PartitionKind::Default}};
+const ValueAndGradOptions kFnOptions{.compile = {.backend = Backend::Interpreter, .partition = PartitionKind::Default}};
 
 TEST(ValueAndGradFn, MatchesTheGraphLevelReference) {
   auto f = [](std::span<const Tensor> in) { return sum(mul(tanh(in[0]), in[1])); };
@@ -313,7 +314,7 @@ TEST(ValueAndGradFn, ModuleParametersAreDifferentiatedWithTheInputs) {
   EXPECT_EQ(r.grads[0].sizes(), (std::vector<int64_t>{5, 6}));
 }
 
-// Backend::Cpu compiles both graphs when the function is created: a graph the CPU backend
+// Backend::Compiled compiles both graphs when the function is created: a graph the CPU backend
 // cannot lower (control flow) is an error there, naming the node, not a crash at the first step.
 TEST(GradFunction, CpuBackendRefusesWhatItCannotCompile) {
   auto g = parse_graph(
@@ -323,7 +324,7 @@ TEST(GradFunction, CpuBackendRefusesWhatItCannotCompile) {
       "      %1 = mul(%0, %v) : f32[4]\n      return %1\n    }\n"
       "    false_fn = graph(%a: f32[4], %v: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}");
   ASSERT_TRUE(g) << g.error().to_string();
-  auto fn = GradFunction::create(**g, {}, GradOptions{.backend = Backend::Cpu});
+  auto fn = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Compiled}});
   ASSERT_FALSE(fn);
   const std::string msg = fn.error().to_string();
   EXPECT_NE(msg.find("control flow (cond, while_loop) is not lowered yet"), std::string::npos) << msg;

@@ -23,7 +23,7 @@
 namespace kiln {
 namespace {
 
-const TrainStepOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default}};
+const TrainStepOptions kDefaultPartition{.compile = {.backend = Backend::Interpreter, .partition = PartitionKind::Default}};
 
 struct Mlp : nn::Module {
   nn::Linear fc1{3, 8, true, 5};
@@ -57,7 +57,7 @@ Tensor conv_bn_loss(ConvBn& m, std::span<const Tensor> batch) { return mean(relu
 TEST(TrainStep, MutatedBuffersAreWrittenBackAsEagerDoes) {
   ConvBn compiled, eager;
   const std::vector<Tensor> batch = {Tensor::randn({2, 2, 5, 5}, 3)};
-  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch);
+  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch, CompileOptions{.backend = Backend::Interpreter});
   for (int i = 0; i < 2; ++i) {  // twice: the second step reads the first one's statistics
     StepResult r = step(batch);
     Tensor want = conv_bn_loss(eager, batch);
@@ -108,14 +108,13 @@ TEST(TrainStep, LiftedParametersShareTheModulesStorage) {
 }
 
 // An SGD update in place changes the next step's loss to the loss of the updated module.
-// Backend::Cpu compiles the forward and backward graphs to C++ kernels; loss and gradients
-// match the interpreter's within float32 rounding (float math and OpenBLAS's summation order).
+// CompileOptions{.device = Device::cpu()} compiles the forward and backward graphs to C++
+// kernels; loss and gradients match the interpreter's (Backend::Interpreter, one option away)
+// within float32 rounding (float math and the matmul library's summation order).
 TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
   Mlp a, b;
-  TrainStepOptions on_cpu;
-  on_cpu.backend = Backend::Cpu;
-  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1));
-  TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), on_cpu);
+  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   for (uint64_t seed : {1, 5}) {
     const StepResult want = interpreted(batch_of(seed));
     const StepResult got = compiled(batch_of(seed));
@@ -137,16 +136,15 @@ TEST(TrainStep, ReportDirWritesTheCompileReport) {
   Mlp m;
   TempDir dir("kiln-train-report");
   TrainStepOptions options;
-  options.backend = Backend::Cpu;
-  options.report_dir = dir.path() + "/step";
+  options.compile.report_dir = dir.path() + "/step";
   TrainStep step = compile_train_step(m, mlp_loss, batch_of(1), options);
-  std::ifstream in(options.report_dir + "/index.html");
+  std::ifstream in(options.compile.report_dir + "/index.html");
   std::stringstream html;
   html << in.rdbuf();
   for (const char* part : {"<h3>captured</h3>", "<h3>joint</h3>", "<h3>forward</h3>", "<h3>backward</h3>",
                            "The forward saves", "<tr><td>capture</td>", "<tr><td>partition</td>"})
     EXPECT_NE(html.str().find(part), std::string::npos) << part;
-  EXPECT_TRUE(std::filesystem::exists(options.report_dir + "/programs/2-backward.cpp"));
+  EXPECT_TRUE(std::filesystem::exists(options.compile.report_dir + "/programs/2-backward.cpp"));
   EXPECT_TRUE(step.phase_times().seconds(Phase::Capture));
   EXPECT_TRUE(step.phase_times().seconds(Phase::Compile));
 }
@@ -157,12 +155,12 @@ TEST(TrainStep, AnUnwritableReportDirThrowsNamingIt) {
   const std::string file = dir.path() + "/a-file";
   std::ofstream(file) << "x";
   TrainStepOptions options;
-  options.report_dir = file + "/step";
+  options.compile.report_dir = file + "/step";
   try {
     compile_train_step(m, mlp_loss, batch_of(1), options);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(e.diagnostic().to_string().find("report: cannot create directory '" + options.report_dir + "'"),
+    EXPECT_NE(e.diagnostic().to_string().find("report: cannot create directory '" + options.compile.report_dir + "'"),
               std::string::npos)
         << e.diagnostic().to_string();
   }

@@ -161,7 +161,7 @@ void print_text(const JointGraph& joint, const Graph& forward, const Partition& 
     std::printf("  %zu: %s\n", k, output_role(joint, forward, k).c_str());
 }
 
-// The compile report of the gradient as training compiles it (GradFunction, Backend::Cpu):
+// The compile report of the gradient as training compiles it (GradFunction, Backend::Compiled):
 // the parsed graph, joint, forward and backward graphs, the partition, both programs.
 int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
   CompileReport r{.title = "gradient of @" + g.name()};
@@ -170,7 +170,7 @@ int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
                                                    GradOptions{.joint = args.joint,
                                                                .run_joint_passes = args.joint_passes,
                                                                .partition = args.partition,
-                                                               .backend = Backend::Cpu,
+                                                               .runner = {.backend = Backend::Compiled},
                                                                .report = &r});
   if (!fn) {
     std::fprintf(stderr, "%s\n", fn.error().to_string().c_str());

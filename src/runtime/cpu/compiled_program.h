@@ -26,10 +26,10 @@
 namespace kiln {
 
 struct CpuCompileOptions {
-  CppEmitOptions emit;
-  std::string compiler;                   // "" : $CXX if set, else c++
-  std::optional<CpuToolchain> toolchain;  // when set, used as is: no lookup, no --version
-  std::string cache_dir;                  // "" : $KILN_CACHE_DIR, else $HOME/.cache/kiln
+  CppEmitOptions emit = {};
+  std::string compiler = {};                   // "" : $CXX if set, else c++
+  std::optional<CpuToolchain> toolchain = {};  // when set, used as is: no lookup, no --version
+  std::string cache_dir = {};                  // "" : $KILN_CACHE_DIR, else $HOME/.cache/kiln
   int jobs = 0;                           // most chunks (compiled at once); 0: hardware threads
   int min_kernels_per_chunk = 4;          // no chunk smaller, unless the program is
   // Float32 matmuls through oneDNN's brgemm kernels where it has one for the layout

@@ -27,7 +27,7 @@ struct TrainReport {
   PhaseTimes compile_times;    // compiling the train step (TrainStep::phase_times)
 };
 
-// How a task's train step is compiled (TrainStepOptions::backend, report_dir).
+// How a task's train step is compiled (CompileOptions::backend, report_dir).
 struct TrainOptions {
   Backend backend = Backend::Interpreter;
   std::string report_dir = {};  // "": no compile report
