@@ -6,11 +6,11 @@
 // bodies of `map`, and `scan` with a pointwise combine_fn becomes a scan kernel (subgraph.h).
 #pragma once
 
-#include <set>
 
 #include "ir/graph.h"
 #include "lower/loop_ir.h"
 #include "lower/schedule.h"
+#include "ops/op_set.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -22,7 +22,7 @@ struct LowerOptions {
   ScheduleOptions schedule = {};
   // Ops that may create or mutate a buffer inside a higher-order op's body (SPEC.md 4's
   // allowed_mutations; subgraph.h). Empty: bodies must be pointwise.
-  std::set<OpKind> allowed_mutations = {};
+  OpSet allowed_mutations = {};
 };
 
 // Requires static shapes; of the higher-order ops only `map` with a pointwise body_fn is

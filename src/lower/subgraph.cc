@@ -24,7 +24,7 @@ bool has_static_types(const Node& n) {
 
 }  // namespace
 
-Status check_pointwise_subgraph(const Node& hop, int index, const std::set<OpKind>& allowed_mutations,
+Status check_pointwise_subgraph(const Node& hop, int index, const OpSet& allowed_mutations,
                                 InlinesAsPointwise inlines) {
   const Graph& body = *hop.subgraph(index);
   const std::string prefix = std::string(hop.info().name()) + ": " + body_name(hop, index) + " is not pointwise: ";
@@ -37,7 +37,7 @@ Status check_pointwise_subgraph(const Node& hop, int index, const std::set<OpKin
     if (!has_static_types(*n))
       return make_error(prefix, op, " has a symbolic result shape; only static shapes are lowered");
     const bool nested = n->num_subgraphs() > 0 || n->info().has(kHigherOrder);
-    const bool approved = allowed_mutations.count(n->op()) > 0;
+    const bool approved = allowed_mutations.contains(n->op());
     if (!nested && !mutates(*n) && n->num_results() == 1 && inlines(*n)) continue;
     if (!approved) {
       if (mutates(*n))

@@ -6,11 +6,11 @@
 // rule: an approved op still needs a pointwise lowering ("missing lowering" otherwise).
 #pragma once
 
-#include <set>
 #include <string>
 
 #include "ir/graph.h"
 #include "ops/op_kind.h"
+#include "ops/op_set.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -22,7 +22,7 @@ using InlinesAsPointwise = bool (*)(const Node& n);
 // higher-order op, the subgraph and the offending body op, e.g.
 // "scan: combine_fn is not pointwise: 'sum' would create a buffer (subgraph lowering allows
 // only pointwise ops)". The caller adds the node's location and IR text.
-Status check_pointwise_subgraph(const Node& hop, int index, const std::set<OpKind>& allowed_mutations,
+Status check_pointwise_subgraph(const Node& hop, int index, const OpSet& allowed_mutations,
                                 InlinesAsPointwise inlines);
 
 }  // namespace kiln

@@ -36,9 +36,7 @@ constexpr const char* kGraph =
 CompileReport small_report() {
   auto g = parse_graph(kGraph);
   EXPECT_TRUE(g) << g.error().to_string();
-  CpuGraphOptions options;  // not a designated initializer: GCC 12 warns falsely about its std::set member
-  options.compile = test_compile_options();
-  auto c = compile_graph_cpu(**g, options);
+  auto c = compile_graph_cpu(**g, {.compile = test_compile_options()});
   EXPECT_TRUE(c) << c.error().to_string();
   CompileReport r{.title = "small <test>"};
   r.graphs.push_back(report_graph("<parsed>", **g));
