@@ -133,9 +133,9 @@ TEST(CppRandom, DrawsMatchCoreRandomOverKeysAndCounters) {
               worst_normal);
   // The evaluator gives the interpreter's bits everywhere (normal included: it calls core/random.h).
   for (size_t o = 0; o < out->size(); ++o) {
+    if (o % per_family == 5 || o % per_family == 6) continue;  // normal: bounded above
     const Tensor& e = (*evaluated)[o];
-    for (int64_t i = 0; i < e.numel(); i += 97)
-      if ((o % per_family) != 5 && (o % per_family) != 6) ASSERT_EQ(bits_of(e, i), bits_of((*out)[o], i)) << "output " << o;
+    for (int64_t i = 0; i < e.numel(); i += 97) ASSERT_EQ(bits_of(e, i), bits_of((*out)[o], i)) << "output " << o;
   }
 }
 
