@@ -111,7 +111,7 @@ static inline double kiln_minimum(double a, double b) { return b != b ? b : (b <
 // Counter-based random draws (the loop IR's `random`), core/random.cc's line for line so that
 // uniform and integer draws have the same bits: Philox-4x32-10 of the 128-bit counter
 // (offset, counter) under a 64-bit key, with 32x32->64-bit multiplies and no tables, so that a
-// loop of draws vectorizes (vpmuludq); the key of an rng_state stream (SplitMix64's finalizer).
+// loop of draws vectorizes (GCC, AVX-512: 64-byte vectors); the key of an rng_state stream.
 // Normal draws are Box-Muller in double with libm's log and cos, as core/random.cc calls them.
 struct kiln_philox4 {
   uint32_t w0, w1, w2, w3;
@@ -119,7 +119,6 @@ struct kiln_philox4 {
 static inline kiln_philox4 kiln_philox(uint64_t key, uint64_t offset, uint64_t counter) {
   uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = (uint32_t)offset, c3 = (uint32_t)(offset >> 32);
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-#pragma GCC unroll 10
   for (int round = 0; round < 10; ++round) {
     const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
     const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
