@@ -48,6 +48,15 @@ double uniform_double(RandomStream stream, uint64_t index, int bits) {
   return std::ldexp(static_cast<double>(random_u64(stream, index) >> (64 - bits)), -bits);
 }
 
+int uniform_bits(DType t) {
+  switch (t) {
+    case DType::F16: return 11;
+    case DType::BF16: return 8;
+    case DType::F32: return 24;
+    default: return 53;
+  }
+}
+
 double normal_double(RandomStream stream, uint64_t index) {
   PhiloxBlock b = philox4x32(stream, index);
   uint64_t a = (static_cast<uint64_t>(b.w[0]) << 32) | b.w[1];

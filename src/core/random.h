@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/dtype.h"
+
 namespace kiln {
 
 // Four 32-bit random words.
@@ -32,6 +34,8 @@ PhiloxBlock philox4x32(RandomStream stream, uint64_t counter);
 // Uniform in [0, 1) with `bits` random bits (53 for f64, 24 for f32, 11 for f16, 8 for bf16),
 // so the value is exactly representable in the target dtype and never rounds up to 1.
 double uniform_double(RandomStream stream, uint64_t index, int bits = 53);
+// The random bits of a uniform draw of floating dtype `t` (above; 53 for every other dtype).
+int uniform_bits(DType t);
 // Standard normal for element `index` (Box-Muller over the block's words).
 double normal_double(RandomStream stream, uint64_t index);
 // Uniform 64-bit integer for element `index`.

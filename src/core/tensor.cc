@@ -38,15 +38,6 @@ int64_t strided_offset(const std::vector<int64_t>& sizes, const std::vector<int6
   return off;
 }
 
-int mantissa_bits(DType t) {
-  switch (t) {
-    case DType::F16: return 11;
-    case DType::BF16: return 8;
-    case DType::F32: return 24;
-    default: return 53;
-  }
-}
-
 }  // namespace
 
 Tensor Tensor::empty(const std::vector<int64_t>& sizes, DType dtype) {
@@ -99,7 +90,7 @@ Tensor Tensor::rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtyp
 Tensor Tensor::rand(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
   Tensor t = empty(sizes, dtype);
   for (int64_t i = 0; i < t.numel(); ++i)
-    store_double(t.data_bytes(), dtype, i, uniform_double(stream, static_cast<uint64_t>(i), mantissa_bits(dtype)));
+    store_double(t.data_bytes(), dtype, i, uniform_double(stream, static_cast<uint64_t>(i), uniform_bits(dtype)));
   return t;
 }
 

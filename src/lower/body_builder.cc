@@ -18,6 +18,9 @@ std::string BodyBuilder::key_of(const BodyOp& op) {
   std::string key = std::to_string(static_cast<int>(op.kind)) + "|" + std::to_string(static_cast<int>(op.dtype)) + "|" +
                     std::to_string(static_cast<int>(op.op)) + "|" + std::to_string(op.buffer) + "|" +
                     op.index.to_string() + "|" + op.value.to_string();
+  if (op.kind == BodyOp::Kind::Random)
+    key += "|" + std::to_string(static_cast<int>(op.random.kind)) + "|" + std::to_string(op.random.seed) + "|" +
+           std::to_string(op.random.modulus);
   for (int a : op.args) key += "," + std::to_string(a);
   return key;
 }
@@ -74,6 +77,16 @@ int BodyBuilder::compute(OpKind kind, std::vector<int> args, DType dt) {
   op.kind = BodyOp::Kind::Compute;
   op.op = kind;
   op.args = std::move(args);
+  op.dtype = dt;
+  return add(std::move(op));
+}
+
+int BodyBuilder::random(RandomDraw draw, int counter, std::vector<int> state, DType dt) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Random;
+  op.random = draw;
+  op.args = {counter};
+  op.args.insert(op.args.end(), state.begin(), state.end());
   op.dtype = dt;
   return add(std::move(op));
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/element.h"
+#include "core/random.h"
 #include "lower/loop_run.h"
 
 namespace kiln {
@@ -93,6 +94,24 @@ bool compare(OpKind op, T a, T b) {
     case OpKind::Ge: return a >= b;
     default: return false;
   }
+}
+
+// A Random op's draw (loop_ir.h): the counter and the optional state are i64 values.
+Val random_draw(const BodyOp& op, const std::vector<Val>& vals) {
+  auto word = [&](size_t a) { return static_cast<uint64_t>(vals[static_cast<size_t>(op.args[a])].i); };
+  const RandomStream stream = op.args.size() == 3 ? stream_from_state(word(1), word(2), op.random.seed)
+                                                  : RandomStream{op.random.seed, 0};
+  Val out;
+  switch (op.random.kind) {
+    case RandomKind::Uniform: out.f = uniform_double(stream, word(0), uniform_bits(op.dtype)); break;
+    case RandomKind::Normal: out.f = normal_double(stream, word(0)); break;
+    case RandomKind::Int: {
+      const uint64_t r = random_u64(stream, word(0));
+      out.i = static_cast<int64_t>(op.random.modulus != 0 ? r % op.random.modulus : r);
+      break;
+    }
+  }
+  return out;
 }
 
 bool truthy(const Val& v, DType t) { return is_floating(t) ? v.f != 0 : v.i != 0; }
@@ -187,6 +206,9 @@ class Evaluator {
         out.i = *at;
         return Status::ok();
       }
+      case BodyOp::Kind::Random:
+        out = random_draw(op, vals_);
+        return Status::ok();
       case BodyOp::Kind::Reduce:
         return Status::ok();  // set by run_loops
       case BodyOp::Kind::Compute:

@@ -23,6 +23,15 @@ std::string_view reduce_kind_name(ReduceKind k) {
   return "sum";
 }
 
+std::string_view random_kind_name(RandomKind k) {
+  switch (k) {
+    case RandomKind::Uniform: return "uniform";
+    case RandomKind::Normal: return "normal";
+    case RandomKind::Int: return "int";
+  }
+  return "uniform";
+}
+
 int LoopProgram::find_buffer(std::string_view name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].name == name) return static_cast<int>(i);

@@ -83,8 +83,23 @@ struct Buffer {
 enum class ReduceKind : uint8_t { Sum, Prod, Max, Min };
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
 
+// A Random op's draw (core/random.h) of element `counter` (its first operand, an i64 value) of
+// the stream of `seed`: Philox key `seed` and counter high half 0 when it has no other
+// operand; with two more (i64 values: an rng_state's seed and offset, ops.def "Random ops"),
+// stream_from_state(state seed, state offset, seed). Uniform: uniform_double with the result
+// dtype's bits (uniform_bits); Normal: normal_double; Int: random_u64, reduced modulo `modulus`
+// (unsigned) unless it is 0, as an i64 of the same bits.
+enum class RandomKind : uint8_t { Uniform, Normal, Int };
+std::string_view random_kind_name(RandomKind k);  // "uniform"
+
+struct RandomDraw {
+  RandomKind kind = RandomKind::Uniform;
+  uint64_t seed = 0;
+  uint64_t modulus = 0;  // Int
+};
+
 struct BodyOp {
-  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index };
+  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Random };
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
   OpKind op = OpKind::Add;     // Compute: the elementwise op
@@ -93,6 +108,7 @@ struct BodyOp {
   IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
   Scalar value;                // Const
   ReduceKind reduce = ReduceKind::Sum;  // Reduce
+  RandomDraw random;           // Random (args: the counter, then the state's seed and offset, if any)
 
   bool has_result() const { return kind != Kind::Store; }
 };

@@ -67,7 +67,17 @@ class LoopParser {
     bump();
     return v;
   }
+  Expected<uint64_t> unsigned_integer() {
+    if (!at(TokenKind::Integer)) return error_at(tok_, "expected an unsigned integer, got ", describe(tok_));
+    uint64_t v = 0;
+    const std::string& s = tok_.text;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size()) return error_at(tok_, "integer '", s, "' out of range");
+    bump();
+    return v;
+  }
   Expected<std::vector<int64_t>> int_list();
+  Status random_op(const LoopKernel& k, BodyOp& op);
   Expected<std::pair<DType, std::vector<int64_t>>> buffer_type();
   Expected<DType> dtype();
   Expected<Scalar> literal();
@@ -337,6 +347,8 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     op.kind = BodyOp::Kind::Index;
     op.dtype = DType::I64;
     KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
+  } else if (w == "random") {
+    KILN_TRY(random_op(k, op));
   } else if (w == "const") {
     op.kind = BodyOp::Kind::Const;
     Token lt = tok_;
@@ -374,16 +386,55 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     }
   }
   if (op.kind == BodyOp::Kind::Const || op.kind == BodyOp::Kind::Compute || op.kind == BodyOp::Kind::Cast ||
-      op.kind == BodyOp::Kind::Reduce) {
+      op.kind == BodyOp::Kind::Reduce || op.kind == BodyOp::Kind::Random) {
     KILN_TRY(expect(TokenKind::Colon, "':' and the result dtype"));
     Token dt = tok_;
     KILN_ASSIGN_OR_RETURN(op.dtype, dtype());
     if (op.kind == BodyOp::Kind::Compute && compute_returns_bool(op.op) && op.dtype != DType::Bool)
       return error_at(dt, "'", w, "' gives bool, not ", dtype_name(op.dtype));
+    const bool is_int = op.random.kind == RandomKind::Int;
+    if (op.kind == BodyOp::Kind::Random && (is_int ? op.dtype != DType::I64 : !is_floating(op.dtype)))
+      return error_at(dt, "'random ", random_kind_name(op.random.kind), "' gives ", is_int ? "i64" : "a floating dtype",
+                      ", not ", dtype_name(op.dtype));
   }
   if (op.kind == BodyOp::Kind::Reduce) k.reduce_op = static_cast<int>(k.body.size());
   if (name) values_[name->text] = static_cast<int>(k.body.size());
   k.body.push_back(std::move(op));
+  return Status::ok();
+}
+
+// random KIND %counter [state %seed, %offset] seed N [mod M]   (the result dtype follows)
+Status LoopParser::random_op(const LoopKernel& k, BodyOp& op) {
+  op.kind = BodyOp::Kind::Random;
+  const std::string r = at(TokenKind::Ident) ? tok_.text : "";
+  if (r == "uniform") op.random.kind = RandomKind::Uniform;
+  else if (r == "normal") op.random.kind = RandomKind::Normal;
+  else if (r == "int") op.random.kind = RandomKind::Int;
+  else return error_at(tok_, "expected uniform, normal or int after 'random', got ", describe(tok_));
+  bump();
+  auto i64_value = [&](std::string_view what) -> Status {
+    Token vt = tok_;
+    KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+    const DType t = k.body[static_cast<size_t>(v)].dtype;
+    if (t != DType::I64) return error_at(vt, "the ", what, " of 'random' must be i64, not ", dtype_name(t));
+    op.args.push_back(v);
+    return Status::ok();
+  };
+  KILN_TRY(i64_value("counter"));
+  if (at_ident("state")) {
+    bump();
+    KILN_TRY(i64_value("state seed"));
+    KILN_TRY(expect(TokenKind::Comma, "','"));
+    KILN_TRY(i64_value("state offset"));
+  }
+  KILN_TRY(expect_word("seed"));
+  KILN_ASSIGN_OR_RETURN(op.random.seed, unsigned_integer());
+  if (op.random.kind == RandomKind::Int && at_ident("mod")) {
+    bump();
+    Token mt = tok_;
+    KILN_ASSIGN_OR_RETURN(op.random.modulus, unsigned_integer());
+    if (op.random.modulus == 0) return error_at(mt, "the modulus of 'random int' must be positive");
+  }
   return Status::ok();
 }
 

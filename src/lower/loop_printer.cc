@@ -123,6 +123,13 @@ class Printer {
       case BodyOp::Kind::Reduce:
         s += "reduce " + std::string(reduce_kind_name(op.reduce)) + " " + ref(op.args.at(0)) + dt;
         break;
+      case BodyOp::Kind::Random:
+        s += "random " + std::string(random_kind_name(op.random.kind)) + " " + ref(op.args.at(0));
+        if (op.args.size() == 3) s += " state " + ref(op.args[1]) + ", " + ref(op.args[2]);
+        s += " seed " + std::to_string(op.random.seed);
+        if (op.random.modulus != 0) s += " mod " + std::to_string(op.random.modulus);
+        s += dt;
+        break;
       case BodyOp::Kind::Store:
         s += "store %" + buf(op.buffer).name + "[" + op.index.to_string() + "], " + ref(op.args.at(0));
         break;

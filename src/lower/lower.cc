@@ -169,7 +169,7 @@ Status Lowering::node(const Node& n) {
   }
   if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
   if (n.op() == OpKind::Cat) return cat(n);
-  if (!n.info().has(kInplace) && n.num_results() == 1 && lowers_as_pointwise(n)) {
+  if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_random(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
     return Status::ok();

@@ -1,7 +1,8 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
 // lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, cat),
-// lower_higher_order.cc (map, scan) and lower_write.cc (copy_ and in-place writes).
+// lower_higher_order.cc (map, scan), lower_write.cc (copy_ and in-place writes) and
+// lower_random.cc (rand, randn, randint, dropout).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
 
@@ -77,8 +78,9 @@ class Lowering {
   Status node(const Node& n);
 
   // ---- Pending (not yet stored) elementwise values ----
-  // Whether a pending node reads its operands' values (creation ops like ones_like do not).
-  static bool reads_operands(const Node& n) { return !n.info().has(kCreation); }
+  // Whether a pending node reads its operands' values (creation ops like ones_like do not; rand
+  // reads its rng_state).
+  static bool reads_operands(const Node& n) { return !n.info().has(kCreation) || n.info().has(kRandom); }
 
   // Distinct pending nodes the body of pending `v` inlines (a map counts its body's nodes),
   // counting stops past `cap`.
@@ -126,6 +128,15 @@ class Lowering {
 
   // The body of elementwise node `n` at result coordinates `c`; returns its value.
   int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+
+  // ---- Random ops (lower_random.cc) ----
+  // Whether random node `n` is a pending value of `random` draws (rand, randn, randint,
+  // dropout); randperm, and the ones whose reference kernel reports an error, are not.
+  static bool lowers_as_random(const Node& n);
+
+  // The body of random node `n` at result coordinates `c`: element i (row-major) draws at
+  // counter i, as the reference kernel; returns its value.
+  int emit_random(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
   // sum, mean, amax, amin over their dims; false when the reference kernel must run it
   // (amax/amin over an empty dim, which is an error there).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/rng_state.h"
 #include "passes/decompositions.h"
 
 namespace kiln::decomp {
@@ -43,8 +44,9 @@ Value* causal_keep(GraphBuilder& b, int64_t l, int64_t s) {
 
 // softmax(q k^T * scale + mask) v, with the kernel's conventions: a bool mask keeps where true,
 // a float mask adds; is_causal masks j > i; a row with every score -inf gets zero weights;
-// dropout_p > 0 drops weights with the dropout op at the same seed, which draws the same
-// uniform numbers at the same row-major indices of the [batch, L, S] weights as the kernel.
+// dropout_p > 0 drops weights with the dropout op at the same seed and rng_state, which draws
+// the same uniform numbers at the same row-major indices of the [batch, L, S] weights as the
+// kernel.
 // Declined: is_causal with a mask and dropout_p outside [0, 1] (kernel errors), operands of
 // different dtypes, and symbolic sizes where a literal is needed (embedding dim without an
 // explicit scale, L and S when causal, the weights' shape when dropping).
@@ -83,7 +85,9 @@ Replacement sdpa(Node& n, GraphBuilder& b) {
 
   if (p > 0) {
     if (!(weights->type().shape == dropped)) weights = b.apply1(OpKind::Expand, {weights}, {{"size", dropped.sizes()}});
-    weights = b.apply1(OpKind::Dropout, {weights}, {{"p", p}, {"train", true}, {"seed", a.attr_int("seed")}});
+    std::vector<Operand> dropped_operands{weights};
+    if (Value* state = optional_operand(n, rng_state_operand_index(n.op()))) dropped_operands.emplace_back(state);
+    weights = b.apply1(OpKind::Dropout, dropped_operands, {{"p", p}, {"train", true}, {"seed", a.attr_int("seed")}});
   }
   return result(b, n, b.apply1(OpKind::Matmul, {weights, v}));
 }

@@ -4,6 +4,7 @@
 // reported.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "autograd/value_and_grad.h"
@@ -312,6 +313,44 @@ TEST(ValueAndGradFn, ModuleParametersAreDifferentiatedWithTheInputs) {
   ValueAndGrad r = vg({Tensor::randn({2, 6}, 5)});
   ASSERT_EQ(r.grads.size(), 1u);
   EXPECT_EQ(r.grads[0].sizes(), (std::vector<int64_t>{5, 6}));
+}
+
+// Compiled (Backend::Compiled), the dropout is a loop body in both compiled graphs: the min cut recomputes
+// it in the backward (it reads the generator state), and the replayed mask is the forward's,
+// so every forward's loss and its backward's gradients are the interpreter's, call after call
+// (each call steps the state's offset: fresh masks).
+TEST(GradFunction, CpuBackendReplaysTheForwardsDropoutMaskInTheBackward) {
+  auto g = parse_graph(R"(graph @g(%x: f32[4,256], %w: param f32[256]) -> (f32[]) {
+  %0 = mul(%x, %w) : f32[4,256]
+  %1 = dropout(%0) {p=0.3, seed=3, train=true} : f32[4,256]
+  %2 = sin(%1) : f32[4,256]
+  %3 = cos(%2) : f32[4,256]
+  %4 = sum(%3) : f32[]
+  return %4
+})");
+  ASSERT_TRUE(g) << g.error().to_string();
+  GradFunction interpreted =
+      value_or_throw(GradFunction::create(**g, {}, {.runner = {.backend = Backend::Interpreter}, .seed = 9}));
+  GradFunction compiled = value_or_throw(GradFunction::create(**g, {}, {.runner = {.backend = Backend::Compiled}, .seed = 9}));
+  bool recomputes_dropout = false;
+  for (const Node* n : compiled.partition().recomputed) recomputes_dropout |= n->op() == OpKind::Dropout;
+  EXPECT_TRUE(recomputes_dropout) << "the backward should redraw the mask";
+  const std::vector<Tensor> inputs = {Tensor::randn({4, 256}, 1), Tensor::randn({256}, 2)};
+  for (int call = 0; call < 3; ++call) {
+    ValueAndGrad want = value_or_throw(interpreted(inputs));
+    ValueAndGrad got = value_or_throw(compiled(inputs));
+    const double loss = want.values[0].item_double();
+    EXPECT_NEAR(got.values[0].item_double(), loss, 1e-5 * (1 + std::fabs(loss))) << "call " << call;
+    const Tensor& gw = want.grads[1];
+    int zeros = 0;
+    for (int64_t i = 0; i < gw.numel(); ++i) {
+      EXPECT_NEAR(got.grads[1].item_double(i), gw.item_double(i), 1e-5 * (1 + std::fabs(gw.item_double(i))))
+          << "call " << call << " element " << i;
+      zeros += got.grads[1].item_double(i) == 0;
+    }
+    EXPECT_LT(zeros, gw.numel()) << "some elements are kept";
+  }
+  EXPECT_EQ(compiled.rng_offset(), 3);
 }
 
 // Backend::Compiled compiles both graphs when the function is created: a graph the CPU backend

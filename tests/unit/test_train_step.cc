@@ -16,6 +16,7 @@
 #include "frontend/functional.h"
 #include "frontend/nn/batch_norm2d.h"
 #include "frontend/nn/conv2d.h"
+#include "frontend/nn/dropout.h"
 #include "frontend/nn/linear.h"
 #include "train/sgd.h"
 #include "train/train_step.h"
@@ -128,6 +129,46 @@ TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
             << want.grads[g].first << " element " << i;
     }
   }
+}
+
+struct DropoutMlp : nn::Module {
+  nn::Linear fc1{3, 32, true, 5};
+  nn::Dropout drop{0.25, 11};
+  nn::Linear fc2{32, 2, true, 7};
+  DropoutMlp() {
+    register_module("fc1", fc1);
+    register_module("drop", drop);
+    register_module("fc2", fc2);
+  }
+};
+
+Tensor dropout_mlp_loss(DropoutMlp& m, std::span<const Tensor> batch) {
+  return mse_loss(m.fc2(m.drop(tanh(m.fc1(batch[0])))), batch[1]);
+}
+
+// A step with dropout compiled by the CPU backend: the mask is drawn inside the forward's
+// kernels and drawn again in the backward's (the replay reads the step's rng_state), and loss
+// and gradients are the interpreter's within float32 rounding, step after step (each step
+// draws a fresh mask).
+TEST(TrainStep, CpuBackendWithDropoutMatchesTheInterpreter) {
+  DropoutMlp a, b;
+  TrainStep interpreted = compile_train_step(a, dropout_mlp_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep compiled = compile_train_step(b, dropout_mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
+  std::vector<double> losses;
+  for (int step = 0; step < 3; ++step) {
+    const StepResult want = interpreted(batch_of(3));
+    const StepResult got = compiled(batch_of(3));
+    losses.push_back(want.loss.item_double(0));
+    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
+    ASSERT_EQ(got.grads.size(), want.grads.size());
+    for (size_t g = 0; g < want.grads.size(); ++g) {
+      const Tensor& w = want.grads[g].second;
+      for (int64_t i = 0; i < w.numel(); ++i)
+        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
+            << want.grads[g].first << " element " << i << " step " << step;
+    }
+  }
+  EXPECT_NE(losses[0], losses[1]) << "each step draws a fresh mask";
 }
 
 // report_dir writes the step's compile report: the training stages, the partition, both

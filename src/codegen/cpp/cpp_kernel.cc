@@ -9,6 +9,7 @@
 
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_index.h"
+#include "codegen/cpp/cpp_random.h"
 #include "codegen/cpp/cpp_reduce.h"
 #include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"
@@ -297,6 +298,7 @@ class KernelWriter {
         case BodyOp::Kind::Const: ok = true; break;
         case BodyOp::Kind::Compute:
         case BodyOp::Kind::Cast:
+        case BodyOp::Kind::Random:
           ok = true;
           for (int a : op.args) ok = ok && static_cast<size_t>(a) >= from && inv[static_cast<size_t>(a)];
           break;
@@ -340,6 +342,12 @@ class KernelWriter {
           dts.push_back(dtype(a));
         }
         define(compute_expr(op.op, args, dts, op.dtype));
+        return;
+      }
+      case BodyOp::Kind::Random: {
+        std::vector<std::string> args;
+        for (int a : op.args) args.push_back(value(a));
+        define(random_expr(op.random, args, op.dtype));
         return;
       }
       case BodyOp::Kind::Store: {

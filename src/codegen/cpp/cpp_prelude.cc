@@ -108,6 +108,56 @@ static inline double kiln_maximum(double a, double b) { return b != b ? b : (a <
 static inline float kiln_minimum(float a, float b) { return b != b ? b : (b < a ? b : a); }
 static inline double kiln_minimum(double a, double b) { return b != b ? b : (b < a ? b : a); }
 
+// Counter-based random draws (the loop IR's `random`), core/random.cc's line for line so that
+// uniform and integer draws have the same bits: Philox-4x32-10 of the 128-bit counter
+// (offset, counter) under a 64-bit key, with 32x32->64-bit multiplies and no tables, so that a
+// loop of draws vectorizes (GCC, AVX-512: 64-byte vectors); the key of an rng_state stream.
+// Normal draws are Box-Muller in double with libm's log and cos, as core/random.cc calls them.
+struct kiln_philox4 {
+  uint32_t w0, w1, w2, w3;
+};
+static inline kiln_philox4 kiln_philox(uint64_t key, uint64_t offset, uint64_t counter) {
+  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = (uint32_t)offset, c3 = (uint32_t)(offset >> 32);
+  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return kiln_philox4{c0, c1, c2, c3};
+}
+static inline uint64_t kiln_mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+// The key of the stream of a node of seed `node_seed` under an rng_state's seed.
+static inline uint64_t kiln_random_key(int64_t state_seed, uint64_t node_seed) {
+  return kiln_mix64(kiln_mix64((uint64_t)state_seed) ^ node_seed);
+}
+static inline uint64_t kiln_random_u64(uint64_t key, uint64_t offset, int64_t counter) {
+  const kiln_philox4 b = kiln_philox(key, offset, (uint64_t)counter);
+  return ((uint64_t)b.w0 << 32) | b.w1;
+}
+// Uniform in [0, 1) from the top `bits` bits (at most 24: float's), exact in float.
+static inline float kiln_uniform_f(uint64_t r, int bits) {
+  return (float)(int32_t)(r >> (64 - bits)) * (1.0f / (float)(1 << bits));
+}
+static inline double kiln_uniform_d(uint64_t r) { return (double)(int64_t)(r >> 11) * 0x1p-53; }
+static inline double kiln_random_normal(uint64_t key, uint64_t offset, int64_t counter) {
+  const kiln_philox4 b = kiln_philox(key, offset, (uint64_t)counter);
+  const uint64_t a = ((uint64_t)b.w0 << 32) | b.w1, c = ((uint64_t)b.w2 << 32) | b.w3;
+  const double u1 = ((double)(int64_t)(a >> 11) + 1.0) * 0x1p-53;
+  const double u2 = (double)(int64_t)(c >> 11) * 0x1p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(0x1.921fb54442d18p+2 * u2);
+}
+
 // IEEE binary16 and bfloat16 storage, rounding to nearest even.
 static inline uint16_t kiln_f32_to_f16(float f) {
   uint32_t x;

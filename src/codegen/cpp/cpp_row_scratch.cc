@@ -49,10 +49,14 @@ Values values_of(const LoopKernel& part, int inner) {
         break;
       case BodyOp::Kind::Const: v.key[i] = "const " + const_literal(op.value, op.dtype); break;
       case BodyOp::Kind::Cast:
-      case BodyOp::Kind::Compute: {
+      case BodyOp::Kind::Compute:
+      case BodyOp::Kind::Random: {
         std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name());
+        if (op.kind == BodyOp::Kind::Random)  // a draw is a function of its operands; Philox is costly
+          k = "random " + std::string(random_kind_name(op.random.kind)) + " " + std::to_string(op.random.seed) + " " +
+              std::to_string(op.random.modulus);
         k += ":" + type + "(";
-        v.worth[i] = op.kind == BodyOp::Kind::Compute && costly(op.op);
+        v.worth[i] = op.kind == BodyOp::Kind::Random || (op.kind == BodyOp::Kind::Compute && costly(op.op));
         for (int a : op.args) {
           const size_t ai = static_cast<size_t>(a);
           if (v.key[ai].empty()) {  // an operand that is not a plain value (a reduce's result)
