@@ -159,7 +159,7 @@ Status Lowering::node(const Node& n) {
       return Status::ok();
     }
   }
-  if (n.op() == OpKind::Sum || n.op() == OpKind::Mean || n.op() == OpKind::Amax || n.op() == OpKind::Amin) {
+  if (n.info().has(kReduction)) {
     KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
     if (done) return Status::ok();
   }

@@ -16,6 +16,7 @@
 #include "lower/index_expr.h"
 #include "lower/lower.h"
 #include "lower/loop_ir.h"
+#include "lower/reduce_nest.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lowering {
@@ -127,9 +128,12 @@ class Lowering {
   // The body of elementwise node `n` at result coordinates `c`; returns its value.
   int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
-  // sum, mean, amax, amin over their dims; false when the reference kernel must run it
-  // (amax/amin over an empty dim, which is an error there).
+  // The ops with the Reduction trait: sum, mean, prod, amax, amin, any, all over their dims;
+  // false when the reference kernel must run it (amax/amin over an empty dim, which is an
+  // error there; logsumexp, which the CPU backend decomposes).
   Expected<bool> reduction(const Node& n);
+  // The loops of reduction node `n` over its operand's reduced dims (reduce_nest.h).
+  Expected<ReduceNest> reduction_nest(const Node& n);
 
   // chunk and split: each result is a slice of the input along `dim`, read through its index.
   Status split_views(const Node& n);
