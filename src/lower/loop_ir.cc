@@ -19,9 +19,13 @@ std::string_view reduce_kind_name(ReduceKind k) {
     case ReduceKind::Prod: return "prod";
     case ReduceKind::Max: return "max";
     case ReduceKind::Min: return "min";
+    case ReduceKind::Argmax: return "argmax";
+    case ReduceKind::Argmin: return "argmin";
   }
   return "sum";
 }
+
+int reduce_arity(ReduceKind k) { return k == ReduceKind::Argmax || k == ReduceKind::Argmin ? 2 : 1; }
 
 int LoopProgram::find_buffer(std::string_view name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
@@ -59,6 +63,11 @@ std::set<int> kernel_buffers_written(const LoopKernel& k) {
 
 bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
+  // One sum, prod, max or min: the interchanged loops keep one accumulator per column.
+  const size_t red = static_cast<size_t>(k.reduce_op);
+  if (static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min) ||
+      (red + 1 < k.body.size() && k.body[red + 1].kind == BodyOp::Kind::Reduce))
+    return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
   bool unit = false;
   for (int i = 0; i < k.reduce_op; ++i) {

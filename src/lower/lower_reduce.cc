@@ -36,6 +36,8 @@ Expected<bool> Lowering::reduction(const Node& n) {
     case OpKind::Sum: case OpKind::Mean: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin:
     case OpKind::Any: case OpKind::All:
       break;
+    case OpKind::Argmax: case OpKind::Argmin:
+      return arg_reduction(n);
     default:
       return false;  // logsumexp: decomposed by the CPU backend, else its reference kernel
   }

@@ -9,6 +9,7 @@
 
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_index.h"
+#include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_reduce.h"
 #include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"
@@ -362,6 +363,10 @@ class KernelWriter {
   }
 
   void reduction() {
+    if (uses_lanes(k_)) {
+      lane_reduction();
+      return;
+    }
     const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size());
     const size_t red = static_cast<size_t>(k_.reduce_op);
     const BodyOp& rop = k_.body[red];
@@ -382,6 +387,51 @@ class KernelWriter {
     line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
          ";");
     ops(red + 1, k_.body.size());
+    for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  // A reduction with lanes (cpp_lane_reduce.h): the innermost reduce loop in blocks of kLanes
+  // points, one per lane (`omp simd` over the lanes), then the points after the last block;
+  // the lanes and that tail combine into the reduce ops' values after the reduce loops.
+  void lane_reduction() {
+    const int outer = k_.num_outer_loops(), last = static_cast<int>(k_.loops.size()) - 1;
+    const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
+    for (size_t i = end; i < k_.body.size(); ++i)
+      for (int a : k_.body[i].args)
+        KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
+    const std::vector<LaneAccumulator> accs = lane_accumulators(k_);
+    bool simd = o_.openmp;
+    for (const LaneAccumulator& a : accs) simd = simd && a.lanes;
+    for (int d = first_; d < outer; ++d) open_loop(d);
+    const std::vector<bool> hoisted = invariant_below(outer, 0, red);
+    ops(0, red, hoisted, true);
+    for (const LaneAccumulator& a : accs) line(a.declare());
+    for (int d = outer; d < last; ++d) open_loop_plain(d);
+    const int64_t extent = k_.loops[static_cast<size_t>(last)], blocks = extent / kLanes;
+    const std::string i = "i" + std::to_string(last), lanes = std::to_string(kLanes);
+    if (blocks > 0) {
+      line("for (int64_t blk = 0; blk < " + std::to_string(blocks) + "; ++blk) {");
+      ++depth_;
+      if (simd) line("#pragma omp simd");
+      line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
+      ++depth_;
+      line("const int64_t " + i + " = blk * " + lanes + " + l;");
+      ops(0, red, hoisted, false);
+      for (const LaneAccumulator& a : accs) line(a.lane_update());
+      close_block();
+      close_block();
+    }
+    if (extent % kLanes != 0) {
+      line("for (int64_t " + i + " = " + std::to_string(blocks * kLanes) + "; " + i + " < " + std::to_string(extent) +
+           "; ++" + i + ") {");
+      ++depth_;
+      ops(0, red, hoisted, false);
+      for (const LaneAccumulator& a : accs) line(a.tail_update());
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) close_block();
+    for (const LaneAccumulator& a : accs) line(a.combine(k_.body[static_cast<size_t>(a.op)].dtype));
+    ops(end, k_.body.size());
     for (int d = first_; d < outer; ++d) close_block();
   }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "codegen/cpp/cpp_scalar.h"
+#include "support/check.h"
 
 namespace kiln::cpp {
 
@@ -33,6 +34,9 @@ Accumulator accumulator_for(const LoopKernel& k) {
       a.clause = std::string("reduction(") + (max ? "max" : "min") + ":acc)" + (fl ? " reduction(|:acc_nan)" : "");
       break;
     }
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+      KILN_UNREACHABLE("kernel @" + k.name + ": argmax and argmin are lane reductions (cpp_lane_reduce.h)");
   }
   return a;
 }
@@ -48,6 +52,9 @@ std::string Accumulator::update(const std::string& v) const {
       if (nan_flag) s += "\nacc_nan |= std::isnan(" + v + ");";
       return s;
     }
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+      break;
   }
   return "";
 }

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_reduce.h"
 
 namespace kiln::cpp {
@@ -69,6 +70,13 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
     return s;
   }
   const int outer = k.num_outer_loops();
+  if (uses_lanes(k)) {  // lanes vectorize themselves; only the outer loops may run in parallel
+    if (large && outer > 0 && points(k, 0, static_cast<size_t>(outer)) > 1 && stores_independent(k, outer)) {
+      s.parallel_loop = 0;
+      s.parallel_collapse = outer;
+    }
+    return s;
+  }
   s.reduction = accumulator_for(k).clause;
   if (!s.reduction.empty()) s.simd_loop = n - 1;
   if (!large) return s;
