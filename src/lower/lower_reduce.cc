@@ -65,7 +65,7 @@ Expected<bool> Lowering::reduction(const Node& n) {
     v = b.add(std::move(rop));
     k.reduce_op = v;
     if (logical) v = b.compute(OpKind::Gt, {v, b.constant(Scalar(int64_t{0}), DType::I64)}, DType::Bool);
-    if (n.op() == OpKind::Mean) v = b.compute(OpKind::Div, {v, b.constant(Scalar(nest.count), r)}, r);
+    if (n.op() == OpKind::Mean) v = b.compute(OpKind::Div, {v, exact_constant(b, Scalar(nest.count), r)}, r);
   }
   v = b.cast(v, r);
   const int out = result_buffer(n.result(), sizes_of(n.result()));

@@ -1,5 +1,9 @@
 #include "lower/reduce_nest.h"
 
+#include <cstddef>
+
+#include "core/element.h"
+
 namespace kiln::lowering {
 
 LoopKernel ReduceNest::kernel() const {
@@ -33,6 +37,12 @@ ReduceNest reduce_nest(const std::vector<int64_t>& sizes, const std::vector<bool
     else if (keepdim) r.out_coords.push_back(IndexExpr());
   }
   return r;
+}
+
+int exact_constant(BodyBuilder& b, const Scalar& v, DType dt) {
+  alignas(8) std::byte slot[8] = {};
+  store_double(slot, dt, 0, v.to_double());
+  return b.constant(v, load_double(slot, dt, 0) == v.to_double() ? dt : DType::F64);
 }
 
 }  // namespace kiln::lowering

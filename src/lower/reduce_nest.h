@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lower/body_builder.h"
 #include "lower/index_expr.h"
 #include "lower/loop_ir.h"
 
@@ -28,5 +29,9 @@ struct ReduceNest {
 
 // `reduced` has one flag per dim of `sizes`.
 ReduceNest reduce_nest(const std::vector<int64_t>& sizes, const std::vector<bool>& reduced, bool keepdim);
+
+// A constant `v` (a count, a divisor) of dtype `dt` when `dt` holds it exactly, else of f64:
+// a division by it then divides by `v` itself (an f16 const of 70000 would be inf).
+int exact_constant(BodyBuilder& b, const Scalar& v, DType dt);
 
 }  // namespace kiln::lowering
