@@ -21,6 +21,8 @@ std::string_view reduce_kind_name(ReduceKind k) {
     case ReduceKind::Min: return "min";
     case ReduceKind::Argmax: return "argmax";
     case ReduceKind::Argmin: return "argmin";
+    case ReduceKind::WelfordMean: return "welford_mean";
+    case ReduceKind::WelfordM2: return "welford_m2";
   }
   return "sum";
 }

@@ -25,7 +25,8 @@
 //           %0 = load %x[8*i0 + i1]                   // per reduced element
 //         }
 //         %1 = reduce sum %0 : f32                   // the accumulated value (sum|prod|max|min;
-//                                                    // argmax|argmin %value, %index: see ReduceKind)
+//                                                    // argmax|argmin %value, %index;
+//                                                    // welford_mean|welford_m2: see ReduceKind)
 //         store %t0[i0], %1                           // after the reduce loops
 //       }
 //     }
@@ -84,9 +85,12 @@ struct Buffer {
 // Argmax and Argmin take two operands, a value and an index (any integer value, usually the
 // point's row-major position in the reduce loops): the result is the smallest index among the
 // points where the value is the largest (smallest), a NaN counting as the largest (smallest);
-// -1 when the reduce loops have no point. The others take one operand.
-enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin };
-inline constexpr int kNumReduceKinds = 6;
+// -1 when the reduce loops have no point. WelfordMean and WelfordM2 are Welford's running
+// mean and sum of squared deviations from it (m2; the variance is m2 / (count - correction)),
+// computed in one pass: NaN and 0 over no point. Their count is the number of points of the
+// reduce loops (a reduction visits them all), a constant. The others take one operand.
+enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin, WelfordMean, WelfordM2 };
+inline constexpr int kNumReduceKinds = 8;
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
 int reduce_arity(ReduceKind k);                    // operands: 2 for argmax/argmin, else 1
 

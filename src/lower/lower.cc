@@ -145,6 +145,7 @@ void Lowering::copy_kernel(const Access& a, DType dt, int out) {
 }
 
 Status Lowering::node(const Node& n) {
+  if (lowered_ahead_.count(&n)) return Status::ok();
   if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder)) return higher_order(n);
   for (int r = 0; r < n.num_results(); ++r)
     if (!n.result(r)->type().shape.is_static())

@@ -1,6 +1,7 @@
 // Lowering of the reductions to reduction kernels: sum, mean, prod, amax, amin, any and all
-// here; argmax and argmin (lower_arg_reduce.cc), var and std (lower_welford.cc) in their own
-// files. The dispatch for every op with the Reduction trait is here.
+// here; argmax and argmin (lower_arg_reduce.cc), var and std and a mean beside them
+// (lower_welford.cc) in their own files. The dispatch for every op with the Reduction trait
+// is here.
 #include "lower/lowering.h"
 
 #include "lower/reduce_nest.h"
@@ -33,11 +34,15 @@ Expected<ReduceNest> Lowering::reduction_nest(const Node& n) {
 Expected<bool> Lowering::reduction(const Node& n) {
   if (!n.operand(0).is_value()) return false;
   switch (n.op()) {
-    case OpKind::Sum: case OpKind::Mean: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin:
-    case OpKind::Any: case OpKind::All:
+    case OpKind::Mean:
+      if (const Node* partner = welford_partner(n)) return welford(n, partner);
+      break;
+    case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Any: case OpKind::All:
       break;
     case OpKind::Argmax: case OpKind::Argmin:
       return arg_reduction(n);
+    case OpKind::Var: case OpKind::Std:
+      return welford(n, welford_partner(n));
     default:
       return false;  // logsumexp: decomposed by the CPU backend, else its reference kernel
   }

@@ -138,6 +138,13 @@ class Lowering {
   // argmax and argmin (lower_arg_reduce.cc); false over an empty group (the reference kernel
   // reports it).
   Expected<bool> arg_reduction(const Node& n);
+  // var and std, and mean when a var or std of the same values over the same dims follows
+  // (lower_welford.cc): one Welford kernel computes `n`'s result and `partner`'s (may be null),
+  // which is then lowered ahead of its place.
+  Expected<bool> welford(const Node& n, const Node* partner);
+  // The later var/std for mean `n`, or the later mean for var/std `n`, over the same operand,
+  // dims and result dtype with no in-place write in between; null when there is none.
+  const Node* welford_partner(const Node& n) const;
 
   // chunk and split: each result is a slice of the input along `dim`, read through its index.
   Status split_views(const Node& n);
@@ -179,6 +186,7 @@ class Lowering {
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
   std::set<const Value*> outputs_;
+  std::set<const Node*> lowered_ahead_;           // nodes an earlier node's kernel computed
   int temps_ = 0;
 };
 

@@ -49,11 +49,26 @@ void ReduceFold::add(double f, int64_t i, int64_t index) {
       }
       return;
     }
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2: {
+      const double x = fl ? f : static_cast<double>(i);
+      ++count_;
+      const double d = x - mean_;
+      mean_ += d / static_cast<double>(count_);
+      f_ += d * (x - mean_);
+      return;
+    }
   }
 }
 
 bool ReduceFold::result_floating() const {
+  if (kind_ == ReduceKind::WelfordMean || kind_ == ReduceKind::WelfordM2) return true;
   return floating_ && kind_ != ReduceKind::Argmax && kind_ != ReduceKind::Argmin;
+}
+
+double ReduceFold::result_f() const {
+  if (kind_ == ReduceKind::WelfordMean) return count_ > 0 ? mean_ : std::numeric_limits<double>::quiet_NaN();
+  return f_;
 }
 
 int64_t ReduceFold::result_i() const { return kind_ == ReduceKind::Argmax || kind_ == ReduceKind::Argmin ? index_ : i_; }

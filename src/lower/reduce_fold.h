@@ -18,9 +18,10 @@ class ReduceFold {
   // Folds one point: its value (f when floating, else i) and, for argmax/argmin, its index.
   void add(double f, int64_t i, int64_t index = 0);
 
-  // The result: floating (f) for sum, prod, max and min of floating values, else an integer.
+  // The result: floating (f) for sum, prod, max and min of floating values and for Welford's
+  // mean and m2, else an integer.
   bool result_floating() const;
-  double result_f() const { return f_; }
+  double result_f() const;
   int64_t result_i() const;
 
  private:
@@ -29,6 +30,8 @@ class ReduceFold {
   double f_ = 0;
   int64_t i_ = 0;
   int64_t index_ = -1;  // argmax/argmin: the best point's index, -1 before the first
+  double mean_ = 0;     // welford: the running mean (m2 in f_) ...
+  int64_t count_ = 0;   // ... of this many points
 };
 
 }  // namespace kiln

@@ -200,6 +200,148 @@ TEST(CppLaneReduce, SeveralReduceOpsInOneKernel) {
   EXPECT_NE(cpp.find("a3_t *= v0;"), std::string::npos) << cpp;
 }
 
+// welford_mean and welford_m2 of one value share one accumulator; rows of 45 points (two
+// blocks and a tail of 13), 16 (one block, no tail), 7 (a tail only), 0 (no point: mean NaN,
+// m2 0), and integers. Values with a large mean and a small spread (row 3): Welford in float
+// lost 1e-4 of m2 there, so it folds in double.
+TEST(CppLaneReduce, WelfordMeanAndM2) {
+  const LoopProgram p = parse_or_fail(R"(loops @w(%x: f32[5,45], %y: f64[4,16], %z: f32[6,7], %e: f32[3,0], %i: i32[3,7]) -> (%out0, %out1, %out2, %out3, %out4) {
+  buffer %out0 : f32[5,2] strides [2,1]
+  buffer %out1 : f64[4,2] strides [2,1]
+  buffer %out2 : f32[6] strides [1]
+  buffer %out3 : f32[3,2] strides [2,1]
+  buffer %out4 : f64[3] strides [1]
+  kernel @k0 reduction {
+    for i0 in range(5) {
+      for i1 in range(45) reduce {
+        %0 = load %x[45*i0 + i1]
+      }
+      %1 = reduce welford_mean %0 : f32
+      %2 = reduce welford_m2 %0 : f32
+      store %out0[2*i0], %1
+      store %out0[2*i0 + 1], %2
+    }
+  }
+  kernel @k1 reduction {
+    for i0 in range(4) {
+      for i1 in range(16) reduce {
+        %0 = load %y[16*i0 + i1]
+      }
+      %1 = reduce welford_m2 %0 : f64
+      %2 = reduce welford_mean %0 : f64
+      store %out1[2*i0], %2
+      store %out1[2*i0 + 1], %1
+    }
+  }
+  kernel @k2 reduction {
+    for i0 in range(6) {
+      for i1 in range(7) reduce {
+        %0 = load %z[7*i0 + i1]
+      }
+      %1 = reduce welford_m2 %0 : f32
+      store %out2[i0], %1
+    }
+  }
+  kernel @k3 reduction {
+    for i0 in range(3) {
+      for i1 in range(0) reduce {
+        %0 = load %e[i1]
+      }
+      %1 = reduce welford_mean %0 : f32
+      %2 = reduce welford_m2 %0 : f32
+      store %out3[2*i0], %1
+      store %out3[2*i0 + 1], %2
+    }
+  }
+  kernel @k4 reduction {
+    for i0 in range(3) {
+      for i1 in range(7) reduce {
+        %0 = load %i[7*i0 + i1]
+      }
+      %1 = reduce welford_m2 %0 : f64
+      store %out4[i0], %1
+    }
+  }
+}
+)");
+  Tensor x = Tensor::randn({5, 45}, 21, DType::F32);
+  for (int64_t j = 0; j < 45; ++j) x.data<float>()[3 * 45 + j] += 10000.0f;  // row 3: mean 1e4, spread 1
+  x.data<float>()[4 * 45 + 44] = kNan;                                        // row 4: a NaN in the tail
+  Tensor i = Tensor::randint(-1000, 1000, {3, 7}, 4, DType::I32);
+  const std::vector<Tensor> in{x, Tensor::randn({4, 16}, 22, DType::F64), Tensor::randn({6, 7}, 23, DType::F32),
+                               Tensor::zeros({3, 0}, DType::F32), i};
+  expect_compiled_matches_evaluator(p, in);
+  auto want = eval_loops(p, in);
+  ASSERT_TRUE(want);
+  const float* mean_m2 = (*want)[0].template data<float>();
+  EXPECT_NEAR(mean_m2[3 * 2], 10000.0, 1.0);
+  EXPECT_TRUE(std::isnan(mean_m2[4 * 2 + 1]));
+  EXPECT_TRUE(std::isnan((*want)[3].template data<float>()[0]));
+  EXPECT_EQ((*want)[3].template data<float>()[1], 0.0f);
+  const std::string cpp = emit_cpp(p);
+  EXPECT_NE(cpp.find("#pragma omp simd reduction(+:a0_s)"), std::string::npos) << cpp;  // chunks
+  EXPECT_EQ(cpp.find("a1_s"), std::string::npos) << cpp;  // one accumulator per kernel
+}
+
+// Welford beside another reduce op folds per lane instead of in chunks (every lane has seen
+// the same number of points, so 1/count is one scalar per block).
+TEST(CppLaneReduce, WelfordInLanesBesideAnotherReduceOp) {
+  const LoopProgram p = parse_or_fail(R"(loops @wl(%x: f32[5,45]) -> (%out0) {
+  buffer %out0 : f32[5,3] strides [3,1]
+  kernel @k0 reduction {
+    for i0 in range(5) {
+      for i1 in range(45) reduce {
+        %0 = load %x[45*i0 + i1]
+      }
+      %1 = reduce welford_m2 %0 : f32
+      %2 = reduce max %0 : f32
+      %3 = reduce welford_mean %0 : f32
+      store %out0[3*i0], %1
+      store %out0[3*i0 + 1], %2
+      store %out0[3*i0 + 2], %3
+    }
+  }
+}
+)");
+  Tensor x = Tensor::randn({5, 45}, 31, DType::F32);
+  for (int64_t j = 0; j < 45; ++j) x.data<float>()[2 * 45 + j] += 10000.0f;
+  expect_compiled_matches_evaluator(p, {x});
+  const std::string cpp = emit_cpp(p);
+  EXPECT_NE(cpp.find("++a0_n;\n      const double a0_r = (double)1 / (double)a0_n;\n      #pragma omp simd"), std::string::npos)
+      << cpp;
+  EXPECT_EQ(cpp.find("a2_m"), std::string::npos) << cpp;  // mean and m2 share a0
+}
+
+// Two rows of 300000 points: the rows are too few to run in parallel, so the chunks do, each
+// thread's mean and m2 joining a total; 300000 = 1171 chunks of 256 and 224 points after.
+// Row 1 is 500 +- 0.001: without the shift its m2 was off by 2e-3.
+TEST(CppLaneReduce, WelfordChunksInParallel) {
+  const LoopProgram p = parse_or_fail(R"(loops @wp(%x: f32[2,300000]) -> (%out0, %out1) {
+  buffer %out0 : f32[2] strides [1]
+  buffer %out1 : f32[2] strides [1]
+  kernel @k0 reduction {
+    for i0 in range(2) {
+      for i1 in range(300000) reduce {
+        %0 = load %x[300000*i0 + i1]
+      }
+      %1 = reduce welford_mean %0 : f32
+      %2 = reduce welford_m2 %0 : f32
+      store %out0[i0], %1
+      store %out1[i0], %2
+    }
+  }
+}
+)");
+  Tensor x = Tensor::randn({2, 300000}, 41, DType::F32);
+  for (int64_t j = 0; j < 300000; ++j) x.data<float>()[300000 + j] = x.data<float>()[300000 + j] * 0.001f + 500.0f;
+  expect_compiled_matches_evaluator(p, {x});
+  const std::string cpp = emit_cpp(p);
+  EXPECT_NE(cpp.find("#pragma omp parallel\n"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#pragma omp for schedule(static)\n"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#pragma omp critical"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("{  // the last 224 points"), std::string::npos) << cpp;
+}
+
 // 600 rows of 80 points: past the parallel threshold, the rows run in parallel.
 TEST(CppLaneReduce, LargeKernelsRunRowsInParallel) {
   const LoopProgram p = parse_or_fail(R"(loops @big(%x: f64[600,80]) -> (%out0) {

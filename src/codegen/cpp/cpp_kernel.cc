@@ -363,6 +363,10 @@ class KernelWriter {
   }
 
   void reduction() {
+    if (uses_welford_chunks(k_)) {
+      welford_reduction();
+      return;
+    }
     if (uses_lanes(k_)) {
       lane_reduction();
       return;
@@ -412,6 +416,8 @@ class KernelWriter {
     if (blocks > 0) {
       line("for (int64_t blk = 0; blk < " + std::to_string(blocks) + "; ++blk) {");
       ++depth_;
+      for (const LaneAccumulator& a : accs)
+        if (const std::string s = a.block_start(); !s.empty()) line(s);
       if (simd) line("#pragma omp simd");
       line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
       ++depth_;
@@ -430,7 +436,83 @@ class KernelWriter {
       close_block();
     }
     for (int d = outer; d < last; ++d) close_block();
-    for (const LaneAccumulator& a : accs) line(a.combine(k_.body[static_cast<size_t>(a.op)].dtype));
+    for (const LaneAccumulator& a : accs) line(a.combine(k_));
+    ops(end, k_.body.size());
+    for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  // A reduction of Welford ops only, in chunks (cpp_lane_reduce.h, WelfordChunks): per chunk
+  // of the innermost reduce loop, a pass computing and summing the values, a pass over them
+  // for the squared deviations, and the chunk's join into the running mean and m2.
+  void welford_reduction() {
+    const int outer = k_.num_outer_loops(), last = static_cast<int>(k_.loops.size()) - 1;
+    const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
+    const std::vector<WelfordChunks> accs = welford_chunks(k_);
+    for (int d = first_; d < outer; ++d) open_loop(d);
+    const std::vector<bool> hoisted = invariant_below(outer, 0, red);
+    ops(0, red, hoisted, true);
+    const int64_t extent = k_.loops[static_cast<size_t>(last)], chunks = extent / kWelfordChunk;
+    const bool parallel_chunks = s_.parallel_loop == last && chunks > 1;
+    for (const WelfordChunks& a : accs) line(parallel_chunks ? a.total_declare() : a.declare);
+    // The shifts: the values at the reduce loops' first point (none when they have no point).
+    bool any_point = true;
+    for (int d = outer; d <= last; ++d) any_point = any_point && k_.loops[static_cast<size_t>(d)] > 0;
+    for (const WelfordChunks& a : accs) line(a.acc.type + " " + a.acc.name + "_k = 0;  // the shift");
+    if (any_point) {
+      line("{  // the first point");
+      ++depth_;
+      for (int d = outer; d <= last; ++d) line("const int64_t i" + std::to_string(d) + " = 0;");
+      ops(0, red, hoisted, false);
+      for (const WelfordChunks& a : accs) line(a.shift);
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) open_loop_plain(d);
+    const std::string i = "i" + std::to_string(last);
+    // One chunk of `points` points from index `start` (an expression) on.
+    auto chunk = [&](const std::string& start, int64_t points) {
+      std::string clauses;
+      for (const WelfordChunks& a : accs) {
+        line(a.begin);
+        clauses += " " + a.clause;
+      }
+      if (o_.openmp) line("#pragma omp simd" + clauses);
+      line("for (int64_t j = 0; j < " + std::to_string(points) + "; ++j) {");
+      ++depth_;
+      line("const int64_t " + i + " = " + (start == "0" ? "j" : start + " + j") + ";");
+      ops(0, red, hoisted, false);
+      for (const WelfordChunks& a : accs) line(a.fold);
+      close_block();
+      for (const WelfordChunks& a : accs) line(a.join(points));
+    };
+    if (parallel_chunks) {
+      line("#pragma omp parallel");
+      line("{");
+      ++depth_;
+      for (const WelfordChunks& a : accs) line(a.declare);
+      line("#pragma omp for schedule(static)");
+    }
+    if (chunks > 0) {
+      line("for (int64_t chunk = 0; chunk < " + std::to_string(chunks) + "; ++chunk) {");
+      ++depth_;
+      chunk("chunk * " + std::to_string(kWelfordChunk), kWelfordChunk);
+      close_block();
+    }
+    if (parallel_chunks) {
+      line("#pragma omp critical");
+      line("{");
+      for (const WelfordChunks& a : accs) line("  " + a.total_join());
+      line("}");
+      close_block();
+      for (const WelfordChunks& a : accs) line(a.from_total());
+    }
+    if (extent % kWelfordChunk != 0) {
+      line("{  // the last " + std::to_string(extent % kWelfordChunk) + " points");
+      ++depth_;
+      chunk(std::to_string(chunks * kWelfordChunk), extent % kWelfordChunk);
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) close_block();
+    for (const WelfordChunks& a : accs) line(a.result);
     ops(end, k_.body.size());
     for (int d = first_; d < outer; ++d) close_block();
   }

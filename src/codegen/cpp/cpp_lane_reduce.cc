@@ -12,6 +12,7 @@ namespace {
 const std::string kL = std::to_string(kLanes);
 
 bool is_arg(ReduceKind k) { return k == ReduceKind::Argmax || k == ReduceKind::Argmin; }
+bool is_welford(ReduceKind k) { return k == ReduceKind::WelfordMean || k == ReduceKind::WelfordM2; }
 
 // `for (int64_t l = 0; l < 16; ++l) body`
 std::string for_lanes(const std::string& body) { return "for (int64_t l = 0; l < " + kL + "; ++l) " + body; }
@@ -58,8 +59,20 @@ std::string fold(const LaneAccumulator& a, const std::string& acc, const std::st
       return "const bool " + t + " = " + takes(a.kind, fl, x, xi, acc, acc_i) + ";\n" + acc + " = " + t + " ? " + x +
              " : " + acc + ";\n" + acc_i + " = " + t + " ? " + xi + " : " + acc_i + ";";
     }
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2:
+      break;  // welford_update
   }
   return "";
+}
+
+// Welford's step for value x: the mean `m` moves by (x - m) * r, with r = 1/count after x
+// (the lanes' count is shared, so r is computed once per block), and `q` (m2) grows by
+// (x - m_old) * (x - m_new).
+std::string welford_update(const LaneAccumulator& a, const std::string& m, const std::string& q, const std::string& r) {
+  const std::string x = "(" + a.type + ")" + a.value, d = a.name + "_d";
+  return "const " + a.type + " " + d + " = " + x + " - " + m + ";\n" + m + " += " + d + " * " + r + ";\n" + q +
+         " += " + d + " * (" + x + " - " + m + ");";
 }
 
 bool has_nan_flag(const LaneAccumulator& a) {
@@ -84,16 +97,29 @@ std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
   std::vector<LaneAccumulator> out;
   for (size_t r = static_cast<size_t>(k.reduce_op); r < reduce_ops_end(k); ++r) {
     const BodyOp& rop = k.body[r];
+    if (is_welford(rop.reduce)) {  // joins the Welford accumulator of the same value
+      const std::string value = "v" + std::to_string(rop.args.at(0));
+      bool joined = false;
+      for (LaneAccumulator& a : out)
+        if (!joined && is_welford(a.kind) && a.value == value) {
+          a.ops.push_back(static_cast<int>(r));
+          joined = true;
+        }
+      if (joined) continue;
+    }
     LaneAccumulator a;
-    a.op = static_cast<int>(r);
-    a.kind = rop.reduce;
+    a.ops = {static_cast<int>(r)};
+    a.kind = is_welford(rop.reduce) ? ReduceKind::WelfordMean : rop.reduce;
     a.value = "v" + std::to_string(rop.args.at(0));
     if (is_arg(a.kind)) a.index = "v" + std::to_string(rop.args.at(1));
     a.source = k.body[static_cast<size_t>(rop.args.at(0))].dtype;
     a.name = "a" + std::to_string(out.size());
     const bool fl = is_floating(a.source);
     const bool wraps = !fl && (a.kind == ReduceKind::Sum || a.kind == ReduceKind::Prod);
-    a.type = fl ? std::string(value_type(a.source)) : wraps ? "uint64_t" : "int64_t";
+    // Welford accumulates in double whatever the value's type: in float its running mean
+    // rounds at the value's magnitude, and m2 of values with a large mean and a small spread
+    // loses digits that the reference's double (and the two-pass form in float) keep.
+    a.type = is_welford(a.kind) ? "double" : fl ? std::string(value_type(a.source)) : wraps ? "uint64_t" : "int64_t";
     a.lanes = !(fl && a.kind == ReduceKind::Prod);
     out.push_back(std::move(a));
   }
@@ -101,6 +127,10 @@ std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
 }
 
 std::string LaneAccumulator::declare() const {
+  if (is_welford(kind))
+    return type + " " + name + "_m[" + kL + "];\n" + type + " " + name + "_q[" + kL + "];\nint64_t " + name +
+           "_n = 0;  // points per lane\n" + type + " " + name + "_tm = 0, " + name + "_tq = 0;\nint64_t " + name +
+           "_tn = 0;\n" + for_lanes("{ " + name + "_m[l] = 0; " + name + "_q[l] = 0; }");
   const std::string id = identity(*this);
   if (!lanes) return type + " " + name + "_t = " + id + ";";
   std::string s = type + " " + name + "[" + kL + "];\n" + type + " " + name + "_t = " + id + ";";
@@ -116,16 +146,61 @@ std::string LaneAccumulator::declare() const {
   return s + "\n" + for_lanes("{ " + init + " }");
 }
 
+std::string LaneAccumulator::block_start() const {
+  if (!is_welford(kind)) return "";
+  return "++" + name + "_n;\nconst " + type + " " + name + "_r = (" + type + ")1 / (" + type + ")" + name + "_n;";
+}
+
 std::string LaneAccumulator::lane_update() const {
+  if (is_welford(kind)) return welford_update(*this, name + "_m[l]", name + "_q[l]", name + "_r");
   if (!lanes) return tail_update();
   return fold(*this, name + "[l]", name + "_i[l]", name + "_n[l]", value, index);
 }
 
 std::string LaneAccumulator::tail_update() const {
+  if (is_welford(kind))
+    return "++" + name + "_tn;\n" + welford_update(*this, name + "_tm", name + "_tq", "((" + type + ")1 / (" + type + ")" +
+                                                   name + "_tn)");
   return fold(*this, name + "_t", name + "_ti", name + "_tn", value, index);
 }
 
-std::string LaneAccumulator::combine(DType out) const {
+// The lanes (kLanes of n_ points each) combine into the mean and m2 of all their points:
+// the mean of the lane means, and the lanes' m2 plus n_ times the squared deviations of
+// their means; then the tail (tn_ points) joins by Chan's formula.
+std::string welford_combine(const LaneAccumulator& a) {
+  const std::string& n = a.name;
+  const std::string t = a.type, c = "(" + t + ")";
+  return t + " " + n + "_mean = 0, " + n + "_m2 = 0;\n" +
+         "if (" + n + "_n > 0) {\n" +
+         "  " + for_lanes(n + "_mean += " + n + "_m[l];") + "\n" +
+         "  " + n + "_mean /= " + c + kL + ";\n" +
+         "  " + for_lanes("{ const " + t + " d = " + n + "_m[l] - " + n + "_mean; " + n + "_m2 += " + n + "_q[l] + " + c +
+                          n + "_n * d * d; }") + "\n" +
+         "}\n" +
+         "const int64_t " + n + "_c = " + kL + " * " + n + "_n + " + n + "_tn;\n" +
+         "if (" + n + "_tn > 0) {\n" +
+         "  const " + t + " d = " + n + "_tm - " + n + "_mean, w = " + c + n + "_tn / " + c + n + "_c;\n" +
+         "  " + n + "_mean += d * w;\n" +
+         "  " + n + "_m2 += " + n + "_tq + d * d * " + c + "(" + kL + " * " + n + "_n) * w;\n" +
+         "}\n" +
+         "if (" + n + "_c == 0) " + n + "_mean = " + float_literal(NAN, t == "float") + ";\n";
+}
+
+std::string LaneAccumulator::combine(const LoopKernel& k) const {
+  if (is_welford(kind)) {
+    std::string s = welford_combine(*this);
+    const DType held = type == "float" ? DType::F32 : DType::F64;
+    for (int op : ops) {
+      const BodyOp& rop = k.body[static_cast<size_t>(op)];
+      const std::string acc = name + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
+      const std::string value = is_floating(rop.dtype) && value_type(rop.dtype) == type ? acc : convert_value(acc, held, rop.dtype);
+      s += "const " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " + value + ";\n";
+    }
+    s.pop_back();
+    return s;
+  }
+  const int op = ops.at(0);
+  const DType out = k.body[static_cast<size_t>(op)].dtype;
   std::string s;
   const std::string acc = name + "_t";
   if (lanes) {
@@ -152,6 +227,82 @@ std::string LaneAccumulator::combine(DType out) const {
     value = convert_value(type == "uint64_t" ? "(int64_t)" + acc : acc, DType::I64, out);
   }
   return s + "const " + std::string(value_type(out)) + " v" + std::to_string(op) + " = " + value + ";";
+}
+
+bool uses_welford_chunks(const LoopKernel& k) {
+  if (!uses_lanes(k)) return false;
+  for (size_t r = static_cast<size_t>(k.reduce_op); r < reduce_ops_end(k); ++r)
+    if (!is_welford(k.body[r].reduce)) return false;
+  return true;
+}
+
+std::vector<WelfordChunks> welford_chunks(const LoopKernel& k) {
+  std::vector<WelfordChunks> out;
+  for (LaneAccumulator& a : lane_accumulators(k)) {
+    WelfordChunks w;
+    const std::string& n = a.name;
+    // The chunk's values and sum in the value's compute type (integers in double).
+    const std::string t = is_floating(a.source) ? std::string(value_type(a.source)) : "double";
+    w.declare = "int64_t " + n + "_n = 0;\ndouble " + n + "_mean = 0, " + n + "_m2 = 0;";
+    w.shift = n + "_k = (" + t + ")" + a.value + ";";
+    w.begin = t + " " + n + "_c[" + std::to_string(kWelfordChunk) + "];\n" + t + " " + n + "_s = 0;";
+    w.fold = n + "_c[j] = (" + t + ")" + a.value + " - " + n + "_k;\n" + n + "_s += " + n + "_c[j];";
+    w.clause = "reduction(+:" + n + "_s)";
+    std::string result = "if (" + n + "_n == 0) " + n + "_mean = " + float_literal(NAN, false) + ";";
+    for (int op : a.ops) {
+      const BodyOp& rop = k.body[static_cast<size_t>(op)];
+      const std::string acc = n + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
+      result += "\nconst " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " +
+                (rop.dtype == DType::F64 ? acc : convert_value(acc, DType::F64, rop.dtype)) + ";";
+    }
+    w.result = result;
+    a.type = t;
+    w.acc = a;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+namespace {
+
+// Chan's join of the state (count sn > 0, mean sm, m2 sq) into the running one named `to`
+// (to_n, to_mean, to_m2), as a block of statements.
+std::string chan_join(const std::string& to, const std::string& sn, const std::string& sm, const std::string& sq) {
+  return "{\n"
+         "  const int64_t c = " + to + "_n + " + sn + ";\n" +
+         "  const double d = " + sm + " - " + to + "_mean, w = (double)" + sn + " / (double)c;\n" +
+         "  " + to + "_mean += d * w;\n" +
+         "  " + to + "_m2 += (double)" + sq + " + d * d * (double)" + to + "_n * w;\n" +
+         "  " + to + "_n = c;\n" +
+         "}";
+}
+
+}  // namespace
+
+std::string WelfordChunks::join(int64_t points) const {
+  const std::string& n = acc.name;
+  const std::string& t = acc.type;
+  const std::string p = std::to_string(points);
+  return "const " + t + " " + n + "_cm = " + n + "_s / (" + t + ")" + p + ";\n" + t + " " + n + "_cq = 0;\n" +
+         "#pragma omp simd reduction(+:" + n + "_cq)\n" +
+         "for (int64_t j = 0; j < " + p + "; ++j) { const " + t + " d = " + n + "_c[j] - " + n + "_cm; " + n +
+         "_cq += d * d; }\n" + chan_join(n, p, "((double)" + n + "_k + (double)" + n + "_cm)", n + "_cq");
+}
+
+std::string WelfordChunks::total_declare() const {
+  const std::string& n = acc.name;
+  return "int64_t " + n + "_all_n = 0;\ndouble " + n + "_all_mean = 0, " + n + "_all_m2 = 0;";
+}
+
+std::string WelfordChunks::total_join() const {
+  const std::string& n = acc.name;
+  return "if (" + n + "_n > 0) " + chan_join(n + "_all", n + "_n", n + "_mean", n + "_m2");  // doubles already
+}
+
+std::string WelfordChunks::from_total() const {
+  const std::string& n = acc.name;
+  return "int64_t " + n + "_n = " + n + "_all_n;\ndouble " + n + "_mean = " + n + "_all_mean, " + n + "_m2 = " + n +
+         "_all_m2;";
 }
 
 }  // namespace kiln::cpp

@@ -36,7 +36,9 @@ Accumulator accumulator_for(const LoopKernel& k) {
     }
     case ReduceKind::Argmax:
     case ReduceKind::Argmin:
-      KILN_UNREACHABLE("kernel @" + k.name + ": argmax and argmin are lane reductions (cpp_lane_reduce.h)");
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2:
+      KILN_UNREACHABLE("kernel @" + k.name + ": argmax, argmin and welford are lane reductions (cpp_lane_reduce.h)");
   }
   return a;
 }
@@ -54,6 +56,8 @@ std::string Accumulator::update(const std::string& v) const {
     }
     case ReduceKind::Argmax:
     case ReduceKind::Argmin:
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2:
       break;
   }
   return "";

@@ -70,8 +70,13 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
     return s;
   }
   const int outer = k.num_outer_loops();
-  if (uses_lanes(k)) {  // lanes vectorize themselves; only the outer loops may run in parallel
-    if (large && outer > 0 && points(k, 0, static_cast<size_t>(outer)) > 1 && stores_independent(k, outer)) {
+  if (uses_lanes(k)) {  // lanes vectorize themselves (cpp_lane_reduce.h)
+    if (!large) return s;
+    const int64_t rows = points(k, 0, static_cast<size_t>(outer));
+    // Welford's chunks of a single reduce loop run in parallel when the rows are few.
+    if (uses_welford_chunks(k) && rows < kMinParallelOuterPoints && k.num_reduce_loops == 1) {
+      s.parallel_loop = outer;
+    } else if (outer > 0 && rows > 1 && stores_independent(k, outer)) {
       s.parallel_loop = 0;
       s.parallel_collapse = outer;
     }
