@@ -164,6 +164,10 @@ Status Lowering::node(const Node& n) {
     KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
     if (done) return Status::ok();
   }
+  if (n.op() == OpKind::Cumsum) {
+    KILN_ASSIGN_OR_RETURN(bool done, cumsum(n));
+    if (done) return Status::ok();
+  }
   if (n.op() == OpKind::CopyInplace && options_.fuse) {
     KILN_ASSIGN_OR_RETURN(bool done, write_back(n));
     if (done) return Status::ok();

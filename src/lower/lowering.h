@@ -1,6 +1,7 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
-// lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, cat),
+// lower_pointwise.cc, lower_reduce.cc (and lower_arg_reduce.cc, lower_welford.cc),
+// lower_cumsum.cc, lower_layout.cc (chunk, split, cat),
 // lower_higher_order.cc (map, scan) and lower_write.cc (copy_ and in-place writes).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
@@ -145,6 +146,11 @@ class Lowering {
   // The later var/std for mean `n`, or the later mean for var/std `n`, over the same operand,
   // dims and result dtype with no in-place write in between; null when there is none.
   const Node* welford_partner(const Node& n) const;
+
+  // cumsum (lower_cumsum.cc): a scan kernel over `dim`, the running sums carried in a buffer
+  // of f64 or i64 (initialized by a kernel before it); false for a bad dim (the reference
+  // kernel reports it).
+  Expected<bool> cumsum(const Node& n);
 
   // chunk and split: each result is a slice of the input along `dim`, read through its index.
   Status split_views(const Node& n);
