@@ -164,6 +164,10 @@ Status Lowering::node(const Node& n) {
     KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
     if (done) return Status::ok();
   }
+  if (n.op() == OpKind::MaxPool2d || n.op() == OpKind::AvgPool2d || n.op() == OpKind::AdaptiveAvgPool2d) {
+    KILN_ASSIGN_OR_RETURN(bool done, pool(n));
+    if (done) return Status::ok();
+  }
   if (n.op() == OpKind::Cumsum) {
     KILN_ASSIGN_OR_RETURN(bool done, cumsum(n));
     if (done) return Status::ok();

@@ -1,7 +1,7 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
 // lower_pointwise.cc, lower_reduce.cc (and lower_arg_reduce.cc, lower_welford.cc),
-// lower_cumsum.cc, lower_layout.cc (chunk, split, cat),
+// lower_cumsum.cc, lower_pool.cc, lower_layout.cc (chunk, split, cat),
 // lower_higher_order.cc (map, scan) and lower_write.cc (copy_ and in-place writes).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
@@ -151,6 +151,10 @@ class Lowering {
   // of f64 or i64 (initialized by a kernel before it); false for a bad dim (the reference
   // kernel reports it).
   Expected<bool> cumsum(const Node& n);
+
+  // max_pool2d, avg_pool2d, adaptive_avg_pool2d (lower_pool.cc): a reduction over each output
+  // point's window; false when the reference kernel must report an error (divisor_override 0).
+  Expected<bool> pool(const Node& n);
 
   // chunk and split: each result is a slice of the input along `dim`, read through its index.
   Status split_views(const Node& n);
