@@ -129,10 +129,10 @@ class Lowering {
   // The body of elementwise node `n` at result coordinates `c`; returns its value.
   int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
-  // The ops with the Reduction trait: sum, mean, prod, amax, amin, any, all over their dims,
-  // and the families in their own files;
-  // false when the reference kernel must run it (amax/amin over an empty dim, which is an
-  // error there; logsumexp, which the CPU backend decomposes).
+  // The ops with the Reduction trait: sum, mean, prod, amax, amin, any, all over their dims
+  // here, the others through the functions below; false when the reference kernel must run
+  // it (amax/amin over an empty dim, which is an error there; logsumexp, which the CPU backend
+  // decomposes).
   Expected<bool> reduction(const Node& n);
   // The loops of reduction node `n` over its operand's reduced dims (reduce_nest.h).
   Expected<ReduceNest> reduction_nest(const Node& n);

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "codegen/cpp/cpp_scalar.h"
-#include "support/check.h"
 
 namespace kiln::cpp {
 
@@ -77,6 +76,13 @@ std::string welford_update(const LaneAccumulator& a, const std::string& m, const
 
 bool has_nan_flag(const LaneAccumulator& a) {
   return is_floating(a.source) && (a.kind == ReduceKind::Max || a.kind == ReduceKind::Min);
+}
+
+// A Welford result `acc` (a double) as the value of a reduce op of dtype `out`: held in float or
+// double without rounding to `out` (values round only at cast and store, as in the evaluator).
+std::string welford_value(const std::string& acc, DType out) {
+  if (!is_floating(out)) return convert_value(acc, DType::F64, out);
+  return value_type(out) == "double" ? acc : "(float)" + acc;
 }
 
 }  // namespace
@@ -189,12 +195,11 @@ std::string welford_combine(const LaneAccumulator& a) {
 std::string LaneAccumulator::combine(const LoopKernel& k) const {
   if (is_welford(kind)) {
     std::string s = welford_combine(*this);
-    const DType held = type == "float" ? DType::F32 : DType::F64;
     for (int op : ops) {
       const BodyOp& rop = k.body[static_cast<size_t>(op)];
       const std::string acc = name + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
-      const std::string value = is_floating(rop.dtype) && value_type(rop.dtype) == type ? acc : convert_value(acc, held, rop.dtype);
-      s += "const " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " + value + ";\n";
+      s += "const " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " + welford_value(acc, rop.dtype) +
+           ";\n";
     }
     s.pop_back();
     return s;
@@ -253,10 +258,10 @@ std::vector<WelfordChunks> welford_chunks(const LoopKernel& k) {
       const BodyOp& rop = k.body[static_cast<size_t>(op)];
       const std::string acc = n + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
       result += "\nconst " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " +
-                (rop.dtype == DType::F64 ? acc : convert_value(acc, DType::F64, rop.dtype)) + ";";
+                welford_value(acc, rop.dtype) + ";";
     }
     w.result = result;
-    a.type = t;
+    a.type = t;  // in chunks, the type of the chunk's values and sums
     w.acc = a;
     out.push_back(std::move(w));
   }
