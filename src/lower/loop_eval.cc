@@ -9,6 +9,7 @@
 #include "core/element.h"
 #include "core/random.h"
 #include "lower/loop_run.h"
+#include "lower/reduce_fold.h"
 
 namespace kiln {
 
@@ -304,31 +305,31 @@ class Evaluator {
     const size_t outer = static_cast<size_t>(k.num_outer_loops());
     if (k.kind == KernelKind::Pointwise || k.kind == KernelKind::Scan)  // scan: for_each runs steps in order
       return for_each(k, fixed, k.loops.size(), [&] { return run_body(k, 0, k.body.size()); });
+    // The reduce ops (reduce_fold.h) run from reduce_op on; they fold over the same points.
     const size_t red = static_cast<size_t>(k.reduce_op);
-    const BodyOp& rop = k.body[red];
-    const int src = rop.args.at(0);
-    const bool fl = is_floating(dt(k, src));
+    size_t end = red;
+    while (end < k.body.size() && k.body[end].kind == BodyOp::Kind::Reduce) ++end;
     return for_each(k, fixed, outer, [&]() -> Status {
-      Val acc;
-      switch (rop.reduce) {
-        case ReduceKind::Sum: break;
-        case ReduceKind::Prod: acc.f = 1; acc.i = 1; break;
-        case ReduceKind::Max: acc.f = -std::numeric_limits<double>::infinity(); acc.i = std::numeric_limits<int64_t>::min(); break;
-        case ReduceKind::Min: acc.f = std::numeric_limits<double>::infinity(); acc.i = std::numeric_limits<int64_t>::max(); break;
-      }
+      std::vector<ReduceFold> folds;
+      for (size_t r = red; r < end; ++r) folds.emplace_back(k.body[r].reduce, is_floating(dt(k, k.body[r].args.at(0))));
       KILN_TRY(for_each(k, outer, k.loops.size(), [&]() -> Status {
         KILN_TRY(run_body(k, 0, red));
-        const Val& v = vals_[static_cast<size_t>(src)];
-        switch (rop.reduce) {
-          case ReduceKind::Sum: if (fl) acc.f += v.f; else acc.i = wrap_add(acc.i, v.i); break;
-          case ReduceKind::Prod: if (fl) acc.f *= v.f; else acc.i = wrap_mul(acc.i, v.i); break;
-          case ReduceKind::Max: if (fl) { if (std::isnan(v.f) || v.f > acc.f) acc.f = v.f; } else acc.i = std::max(acc.i, v.i); break;
-          case ReduceKind::Min: if (fl) { if (std::isnan(v.f) || v.f < acc.f) acc.f = v.f; } else acc.i = std::min(acc.i, v.i); break;
+        for (size_t r = red; r < end; ++r) {
+          const std::vector<int>& args = k.body[r].args;
+          const Val& v = vals_[static_cast<size_t>(args[0])];
+          folds[r - red].add(v.f, v.i, args.size() > 1 ? vals_[static_cast<size_t>(args[1])].i : 0);
         }
         return Status::ok();
       }));
-      vals_[red] = fl == is_floating(rop.dtype) ? acc : convert(acc, fl ? DType::F64 : DType::I64, rop.dtype);
-      return run_body(k, red + 1, k.body.size());
+      for (size_t r = red; r < end; ++r) {
+        const ReduceFold& f = folds[r - red];
+        Val acc;
+        acc.f = f.result_f();
+        acc.i = f.result_i();
+        const bool fl = f.result_floating();
+        vals_[r] = fl == is_floating(k.body[r].dtype) ? acc : convert(acc, fl ? DType::F64 : DType::I64, k.body[r].dtype);
+      }
+      return run_body(k, end, k.body.size());
     });
   }
 

@@ -19,6 +19,10 @@ std::string_view reduce_kind_name(ReduceKind k) {
     case ReduceKind::Prod: return "prod";
     case ReduceKind::Max: return "max";
     case ReduceKind::Min: return "min";
+    case ReduceKind::Argmax: return "argmax";
+    case ReduceKind::Argmin: return "argmin";
+    case ReduceKind::WelfordMean: return "welford_mean";
+    case ReduceKind::WelfordM2: return "welford_m2";
   }
   return "sum";
 }
@@ -31,6 +35,8 @@ std::string_view random_kind_name(RandomKind k) {
   }
   return "uniform";
 }
+
+int reduce_arity(ReduceKind k) { return k == ReduceKind::Argmax || k == ReduceKind::Argmin ? 2 : 1; }
 
 int LoopProgram::find_buffer(std::string_view name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
@@ -68,6 +74,11 @@ std::set<int> kernel_buffers_written(const LoopKernel& k) {
 
 bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
+  // One sum, prod, max or min: the interchanged loops keep one accumulator per column.
+  const size_t red = static_cast<size_t>(k.reduce_op);
+  if (static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min) ||
+      (red + 1 < k.body.size() && k.body[red + 1].kind == BodyOp::Kind::Reduce))
+    return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
   bool unit = false;
   for (int i = 0; i < k.reduce_op; ++i) {

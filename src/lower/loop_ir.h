@@ -24,7 +24,9 @@
 //         for i1 in range(8) reduce {
 //           %0 = load %x[8*i0 + i1]                   // per reduced element
 //         }
-//         %1 = reduce sum %0 : f32                   // the accumulated value (sum|prod|max|min)
+//         %1 = reduce sum %0 : f32                   // the accumulated value (sum|prod|max|min;
+//                                                    // argmax|argmin %value, %index;
+//                                                    // welford_mean|welford_m2: see ReduceKind)
 //         store %t0[i0], %1                           // after the reduce loops
 //       }
 //     }
@@ -80,8 +82,17 @@ struct Buffer {
   int64_t storage_size() const;
 };
 
-enum class ReduceKind : uint8_t { Sum, Prod, Max, Min };
+// Argmax and Argmin take two operands, a value and an index (any integer value, usually the
+// point's row-major position in the reduce loops): the result is the smallest index among the
+// points where the value is the largest (smallest), a NaN counting as the largest (smallest);
+// -1 when the reduce loops have no point. WelfordMean and WelfordM2 are Welford's running
+// mean and sum of squared deviations from it (m2; the variance is m2 / (count - correction)),
+// computed in one pass: NaN and 0 over no point. Their count is the number of points of the
+// reduce loops (a reduction visits them all), a constant. The others take one operand.
+enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin, WelfordMean, WelfordM2 };
+inline constexpr int kNumReduceKinds = 8;
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
+int reduce_arity(ReduceKind k);                    // operands: 2 for argmax/argmin, else 1
 
 // A Random op's draw (core/random.h) of element `counter` (its first operand, an i64 value) of
 // the stream of `seed`: Philox key `seed` and counter high half 0 when it has no other
@@ -135,7 +146,10 @@ struct LoopKernel {
                                // (Fused: the shared loops)
   int num_reduce_loops = 0;    // Reduction: the innermost loops that are reduced (>= 1)
   std::vector<BodyOp> body;    // Reduction: ops before `reduce_op` run inside the reduce loops
-  int reduce_op = -1;          // Reduction: index of the one Reduce op
+  // Reduction: index of the first Reduce op. The Reduce ops follow one another from there and
+  // fold over the same points in one pass; the epilogue after them uses only their results
+  // and its own values.
+  int reduce_op = -1;
   // Extern:
   OpKind op = OpKind::Matmul;
   AttrMap attrs;
@@ -173,6 +187,7 @@ std::set<int> kernel_buffers_written(const LoopKernel& k);
 // those loads (loads that do not depend on the column may be anything affine). Such a
 // kernel runs fastest with the loops interchanged (many columns accumulated at once while the
 // rows stream by), which code generation does; the scheduler keeps it out of fused kernels.
+// Only kernels with one sum, prod, max or min reduce op qualify.
 bool is_column_reduction(const LoopKernel& k);
 
 // Whether `op` may appear as a Compute op of a loop body, and how many operands it takes

@@ -95,7 +95,9 @@ class LoopParser {
   Status fused_block(LoopKernel& k, int depth);
   Expected<int64_t> loop_head(int depth);
   Status body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop);
-  Expected<int> value_ref(const LoopKernel& k);
+  // A value name; `reduce_operand`: an operand of a reduce op, which must be a value of the
+  // reduce loops (the other ops after them may use only the reduce ops' results and later ones).
+  Expected<int> value_ref(const LoopKernel& k, bool reduce_operand = false);
 
   Lexer lex_;
   std::string file_;
@@ -294,11 +296,13 @@ Expected<int> LoopParser::buffer_ref(bool for_store) {
   return b;
 }
 
-Expected<int> LoopParser::value_ref(const LoopKernel& k) {
+Expected<int> LoopParser::value_ref(const LoopKernel& k, bool reduce_operand) {
   if (!at(TokenKind::ValueName)) return error_at(tok_, "expected a value '%name', got ", describe(tok_));
   auto it = values_.find(tok_.text);
   if (it == values_.end()) return error_at(tok_, "undefined value '%", tok_.text, "'");
-  if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && it->second < k.reduce_op)
+  if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && reduce_operand && it->second >= k.reduce_op)
+    return error_at(tok_, "value '%", tok_.text, "' is not a value of the reduce loops (a reduce op folds one)");
+  if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && !reduce_operand && it->second < k.reduce_op)
     return error_at(tok_, "value '%", tok_.text, "' is defined inside the reduce loops; use the reduce op's result");
   bump();
   return it->second;
@@ -359,19 +363,31 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
     op.args.push_back(v);
   } else if (w == "reduce") {
-    if (!reduction || in_reduce || !after_reduce_loop || k.reduce_op >= 0)
-      return error_at(op_tok, "'reduce' must be the first op after the reduce loops of a reduction kernel");
+    // Several reduce ops fold over the same points; they come right after the reduce loops.
+    if (!reduction || in_reduce || !after_reduce_loop || (k.reduce_op >= 0 && k.body.back().kind != BodyOp::Kind::Reduce))
+      return error_at(op_tok, "'reduce' ops must come first after the reduce loops of a reduction kernel");
     op.kind = BodyOp::Kind::Reduce;
-    if (!at(TokenKind::Ident)) return error_at(tok_, "expected sum, prod, max or min, got ", describe(tok_));
-    const std::string r = tok_.text;
-    if (r == "sum") op.reduce = ReduceKind::Sum;
-    else if (r == "prod") op.reduce = ReduceKind::Prod;
-    else if (r == "max") op.reduce = ReduceKind::Max;
-    else if (r == "min") op.reduce = ReduceKind::Min;
-    else return error_at(tok_, "unknown reduction '", r, "' (expected sum, prod, max or min)");
+    std::string names;
+    std::optional<ReduceKind> kind;
+    for (int r = 0; r < kNumReduceKinds; ++r) {
+      const std::string_view name = reduce_kind_name(static_cast<ReduceKind>(r));
+      names += std::string(r ? (r + 1 < kNumReduceKinds ? ", " : " or ") : "") + std::string(name);
+      if (at(TokenKind::Ident) && tok_.text == name) kind = static_cast<ReduceKind>(r);
+    }
+    if (!at(TokenKind::Ident)) return error_at(tok_, "expected a reduction (", names, "), got ", describe(tok_));
+    if (!kind) return error_at(tok_, "unknown reduction '", tok_.text, "' (expected ", names, ")");
+    op.reduce = *kind;
     bump();
-    KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
-    op.args.push_back(v);
+    for (int a = 0; a < reduce_arity(op.reduce); ++a) {
+      if (a) KILN_TRY(expect(TokenKind::Comma, "','"));
+      Token at_arg = tok_;
+      KILN_ASSIGN_OR_RETURN(int v, value_ref(k, true));
+      const DType adt = k.body[static_cast<size_t>(v)].dtype;
+      if (a == 1 && (is_floating(adt) || adt == DType::Bool))
+        return error_at(at_arg, "the index operand of ", w, " ", reduce_kind_name(op.reduce), " must be an integer, not ",
+                        dtype_name(adt));
+      op.args.push_back(v);
+    }
   } else {
     std::optional<OpKind> kind = op_from_name(w);
     if (!kind) return error_at(op_tok, "unknown body op '", w, "'");
@@ -397,7 +413,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
       return error_at(dt, "'random ", random_kind_name(op.random.kind), "' gives ", is_int ? "i64" : "a floating dtype",
                       ", not ", dtype_name(op.dtype));
   }
-  if (op.kind == BodyOp::Kind::Reduce) k.reduce_op = static_cast<int>(k.body.size());
+  if (op.kind == BodyOp::Kind::Reduce && k.reduce_op < 0) k.reduce_op = static_cast<int>(k.body.size());
   if (name) values_[name->text] = static_cast<int>(k.body.size());
   k.body.push_back(std::move(op));
   return Status::ok();

@@ -121,7 +121,9 @@ class Printer {
         s += "cast " + ref(op.args.at(0)) + dt;
         break;
       case BodyOp::Kind::Reduce:
-        s += "reduce " + std::string(reduce_kind_name(op.reduce)) + " " + ref(op.args.at(0)) + dt;
+        s += "reduce " + std::string(reduce_kind_name(op.reduce));
+        for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);
+        s += dt;
         break;
       case BodyOp::Kind::Random:
         s += "random " + std::string(random_kind_name(op.random.kind)) + " " + ref(op.args.at(0));

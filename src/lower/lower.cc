@@ -145,6 +145,7 @@ void Lowering::copy_kernel(const Access& a, DType dt, int out) {
 }
 
 Status Lowering::node(const Node& n) {
+  if (lowered_ahead_.count(&n)) return Status::ok();
   if (n.num_subgraphs() > 0 || n.info().has(kHigherOrder)) return higher_order(n);
   for (int r = 0; r < n.num_results(); ++r)
     if (!n.result(r)->type().shape.is_static())
@@ -159,8 +160,16 @@ Status Lowering::node(const Node& n) {
       return Status::ok();
     }
   }
-  if (n.op() == OpKind::Sum || n.op() == OpKind::Mean || n.op() == OpKind::Amax || n.op() == OpKind::Amin) {
+  if (n.info().has(kReduction)) {
     KILN_ASSIGN_OR_RETURN(bool done, reduction(n));
+    if (done) return Status::ok();
+  }
+  if (n.op() == OpKind::MaxPool2d || n.op() == OpKind::AvgPool2d || n.op() == OpKind::AdaptiveAvgPool2d) {
+    KILN_ASSIGN_OR_RETURN(bool done, pool(n));
+    if (done) return Status::ok();
+  }
+  if (n.op() == OpKind::Cumsum) {
+    KILN_ASSIGN_OR_RETURN(bool done, cumsum(n));
     if (done) return Status::ok();
   }
   if (n.op() == OpKind::CopyInplace && options_.fuse) {

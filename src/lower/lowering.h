@@ -1,6 +1,7 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
-// lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, cat),
+// lower_pointwise.cc, lower_reduce.cc (and lower_arg_reduce.cc, lower_welford.cc),
+// lower_cumsum.cc, lower_pool.cc, lower_layout.cc (chunk, split, cat),
 // lower_higher_order.cc (map, scan), lower_write.cc (copy_ and in-place writes) and
 // lower_random.cc (rand, randn, randint, dropout).
 // Internal to src/lower: nothing outside includes it.
@@ -17,6 +18,7 @@
 #include "lower/index_expr.h"
 #include "lower/lower.h"
 #include "lower/loop_ir.h"
+#include "lower/reduce_nest.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lowering {
@@ -138,9 +140,32 @@ class Lowering {
   // counter i, as the reference kernel; returns its value.
   int emit_random(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
-  // sum, mean, amax, amin over their dims; false when the reference kernel must run it
-  // (amax/amin over an empty dim, which is an error there).
+  // The ops with the Reduction trait: sum, mean, prod, amax, amin, any, all over their dims
+  // here, the others through the functions below; false when the reference kernel must run
+  // it (amax/amin over an empty dim, which is an error there; logsumexp, which the CPU backend
+  // decomposes).
   Expected<bool> reduction(const Node& n);
+  // The loops of reduction node `n` over its operand's reduced dims (reduce_nest.h).
+  Expected<ReduceNest> reduction_nest(const Node& n);
+  // argmax and argmin (lower_arg_reduce.cc); false over an empty group (the reference kernel
+  // reports it).
+  Expected<bool> arg_reduction(const Node& n);
+  // var and std, and mean when a var or std of the same values over the same dims follows
+  // (lower_welford.cc): one Welford kernel computes `n`'s result and `partner`'s (may be null),
+  // which is then lowered ahead of its place.
+  Expected<bool> welford(const Node& n, const Node* partner);
+  // The later var/std for mean `n`, or the later mean for var/std `n`, over the same operand,
+  // dims and result dtype with no in-place write in between; null when there is none.
+  const Node* welford_partner(const Node& n) const;
+
+  // cumsum (lower_cumsum.cc): a scan kernel over `dim`, the running sums carried in a buffer
+  // of f64 or i64 (initialized by a kernel before it); false for a bad dim (the reference
+  // kernel reports it).
+  Expected<bool> cumsum(const Node& n);
+
+  // max_pool2d, avg_pool2d, adaptive_avg_pool2d (lower_pool.cc): a reduction over each output
+  // point's window; false when the reference kernel must report an error (divisor_override 0).
+  Expected<bool> pool(const Node& n);
 
   // chunk and split: each result is a slice of the input along `dim`, read through its index.
   Status split_views(const Node& n);
@@ -182,6 +207,7 @@ class Lowering {
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
   std::set<const Value*> outputs_;
+  std::set<const Node*> lowered_ahead_;           // nodes an earlier node's kernel computed
   int temps_ = 0;
 };
 

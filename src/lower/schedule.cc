@@ -172,8 +172,12 @@ bool prune_body(LoopKernel& k, const std::vector<bool>& dead_buffer) {
     map[i] = static_cast<int>(body.size());
     body.push_back(std::move(op));
   }
-  if (k.reduce_op >= 0) k.reduce_op = map[static_cast<size_t>(k.reduce_op)];
   k.body = std::move(body);
+  if (k.reduce_op >= 0) {  // the first reduce op left (of several, unused ones may go)
+    k.reduce_op = -1;
+    for (size_t i = 0; i < k.body.size() && k.reduce_op < 0; ++i)
+      if (k.body[i].kind == BodyOp::Kind::Reduce) k.reduce_op = static_cast<int>(i);
+  }
   return stores && (k.kind != KernelKind::Reduction || k.reduce_op >= 0);
 }
 

@@ -1,5 +1,5 @@
 // Decompositions of the normalizations (layer_norm, rms_norm, group_norm, batch_norm) into
-// mean, sub, mul, rsqrt and reshape, with biased variances as the kernels compute them
+// mean, var, sub, mul, rsqrt and reshape, with biased variances as the kernels compute them
 // (kernels_norm.cc). Nodes the kernels would reject (normalized_shape or a parameter of the
 // wrong shape, channels not divisible by groups) are declined.
 #include <limits>
@@ -10,10 +10,28 @@ namespace kiln::decomp {
 
 namespace {
 
-// (x - mean) * rsqrt(mean((x - mean)^2) + eps) over dims; mean taken as 0 unless `center`.
+// Whether every dim of x in `dims` has a static size.
+bool static_dims(const Value* x, const std::vector<int64_t>& dims) {
+  for (int64_t d : dims)
+    if (!x->type().shape[static_cast<int>(d)].is_static()) return false;
+  return true;
+}
+
+// (x - mean) * rsqrt(var + eps) over dims, var the biased variance; mean taken as 0 unless
+// `center`. The variance is var(x, correction=0) after mean(x) when the dims are static: the
+// var_mean pattern, which the CPU backend lowers to one Welford pass computing both
+// (lower/lower_welford.cc) and the var rule otherwise decomposes into mean((x - mean)^2),
+// the form used directly for symbolic dims (var's rule needs the count).
 Value* normalize(GraphBuilder& b, Value* x, const std::vector<int64_t>& dims, double eps, bool center) {
-  Value* d = center ? sub(b, x, reduce(b, OpKind::Mean, x, dims, true)) : x;
-  Value* var = reduce(b, OpKind::Mean, mul(b, d, d), dims, true);
+  Value* mean = center ? reduce(b, OpKind::Mean, x, dims, true) : nullptr;
+  Value* d = center ? sub(b, x, mean) : x;
+  Value* var = nullptr;
+  if (center && static_dims(x, dims)) {
+    var = b.apply1(OpKind::Var, {x}, {{"dim", dims}, {"correction", AttrValue::from_scalar(Scalar(int64_t{0}))},
+                                      {"keepdim", true}});
+  } else {
+    var = reduce(b, OpKind::Mean, mul(b, d, d), dims, true);
+  }
   return mul(b, d, unary(b, OpKind::Rsqrt, add(b, var, Scalar(eps))));
 }
 

@@ -38,13 +38,17 @@ std::vector<int64_t> flagged(const std::vector<bool>& flags) {
 }
 
 // softmax: exp(x - max) / sum(exp(x - max)); log_softmax: (x - max) - log(sum(exp(x - max))),
-// both over `dim`, in the result dtype (the `dtype` attribute casts the input first).
+// both over `dim`, in the result dtype (the `dtype` attribute casts the input first). Over a
+// dim of static size 0 the result has no element: x itself, cast (amax, which has no identity,
+// would reject the empty group).
 Replacement softmax_like(Node& n, GraphBuilder& b, bool log) {
   Value* x = n.operand(0).value;
   const int rank = x->type().shape.rank();
   auto dim = wrap_dims({attrs_of(n).attr_int("dim")}, rank);
   if (!dim) return std::nullopt;
   if (rank == 0) dim->clear();  // a 0-d input reduces over all (no) dims
+  const Shape& shape = x->type().shape;
+  if (!dim->empty() && shape[static_cast<int>((*dim)[0])] == 0) return result(b, n, b.cast(x, n.result()->type().dtype));
   if (!nonempty_static(x, *reduced_flags(x, *dim))) return std::nullopt;
   x = b.cast(x, n.result()->type().dtype);
   Value* shifted = sub(b, x, reduce(b, OpKind::Amax, x, *dim, true));

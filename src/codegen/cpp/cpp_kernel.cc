@@ -10,6 +10,7 @@
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_random.h"
+#include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_reduce.h"
 #include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"
@@ -370,6 +371,14 @@ class KernelWriter {
   }
 
   void reduction() {
+    if (uses_welford_chunks(k_)) {
+      welford_reduction();
+      return;
+    }
+    if (uses_lanes(k_)) {
+      lane_reduction();
+      return;
+    }
     const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size());
     const size_t red = static_cast<size_t>(k_.reduce_op);
     const BodyOp& rop = k_.body[red];
@@ -390,6 +399,129 @@ class KernelWriter {
     line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
          ";");
     ops(red + 1, k_.body.size());
+    for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  // A reduction with lanes (cpp_lane_reduce.h): the innermost reduce loop in blocks of kLanes
+  // points, one per lane (`omp simd` over the lanes), then the points after the last block;
+  // the lanes and that tail combine into the reduce ops' values after the reduce loops.
+  void lane_reduction() {
+    const int outer = k_.num_outer_loops(), last = static_cast<int>(k_.loops.size()) - 1;
+    const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
+    for (size_t i = end; i < k_.body.size(); ++i)
+      for (int a : k_.body[i].args)
+        KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
+    const std::vector<LaneAccumulator> accs = lane_accumulators(k_);
+    bool simd = o_.openmp;
+    for (const LaneAccumulator& a : accs) simd = simd && a.lanes;
+    for (int d = first_; d < outer; ++d) open_loop(d);
+    const std::vector<bool> hoisted = invariant_below(outer, 0, red);
+    ops(0, red, hoisted, true);
+    for (const LaneAccumulator& a : accs) line(a.declare());
+    for (int d = outer; d < last; ++d) open_loop_plain(d);
+    const int64_t extent = k_.loops[static_cast<size_t>(last)], blocks = extent / kLanes;
+    const std::string i = "i" + std::to_string(last), lanes = std::to_string(kLanes);
+    if (blocks > 0) {
+      line("for (int64_t blk = 0; blk < " + std::to_string(blocks) + "; ++blk) {");
+      ++depth_;
+      for (const LaneAccumulator& a : accs)
+        if (const std::string s = a.block_start(); !s.empty()) line(s);
+      if (simd) line("#pragma omp simd");
+      line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
+      ++depth_;
+      line("const int64_t " + i + " = blk * " + lanes + " + l;");
+      ops(0, red, hoisted, false);
+      for (const LaneAccumulator& a : accs) line(a.lane_update());
+      close_block();
+      close_block();
+    }
+    if (extent % kLanes != 0) {
+      line("for (int64_t " + i + " = " + std::to_string(blocks * kLanes) + "; " + i + " < " + std::to_string(extent) +
+           "; ++" + i + ") {");
+      ++depth_;
+      ops(0, red, hoisted, false);
+      for (const LaneAccumulator& a : accs) line(a.tail_update());
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) close_block();
+    for (const LaneAccumulator& a : accs) line(a.combine(k_));
+    ops(end, k_.body.size());
+    for (int d = first_; d < outer; ++d) close_block();
+  }
+
+  // A reduction of Welford ops only, in chunks (cpp_lane_reduce.h, WelfordChunks): per chunk
+  // of the innermost reduce loop, a pass computing and summing the values, a pass over them
+  // for the squared deviations, and the chunk's join into the running mean and m2.
+  void welford_reduction() {
+    const int outer = k_.num_outer_loops(), last = static_cast<int>(k_.loops.size()) - 1;
+    const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
+    const std::vector<WelfordChunks> accs = welford_chunks(k_);
+    for (int d = first_; d < outer; ++d) open_loop(d);
+    const std::vector<bool> hoisted = invariant_below(outer, 0, red);
+    ops(0, red, hoisted, true);
+    const int64_t extent = k_.loops[static_cast<size_t>(last)], chunks = extent / kWelfordChunk;
+    const bool parallel_chunks = s_.parallel_loop == last && chunks > 1;
+    for (const WelfordChunks& a : accs) line(parallel_chunks ? a.total_declare() : a.declare);
+    // The shifts: the values at the reduce loops' first point (none when they have no point).
+    bool any_point = true;
+    for (int d = outer; d <= last; ++d) any_point = any_point && k_.loops[static_cast<size_t>(d)] > 0;
+    for (const WelfordChunks& a : accs) line(a.acc.type + " " + a.acc.name + "_k = 0;  // the shift");
+    if (any_point) {
+      line("{  // the first point");
+      ++depth_;
+      for (int d = outer; d <= last; ++d) line("const int64_t i" + std::to_string(d) + " = 0;");
+      ops(0, red, hoisted, false);
+      for (const WelfordChunks& a : accs) line(a.shift);
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) open_loop_plain(d);
+    const std::string i = "i" + std::to_string(last);
+    // One chunk of `points` points from index `start` (an expression) on.
+    auto chunk = [&](const std::string& start, int64_t points) {
+      std::string clauses;
+      for (const WelfordChunks& a : accs) {
+        line(a.begin);
+        clauses += " " + a.clause;
+      }
+      if (o_.openmp) line("#pragma omp simd" + clauses);
+      line("for (int64_t j = 0; j < " + std::to_string(points) + "; ++j) {");
+      ++depth_;
+      line("const int64_t " + i + " = " + (start == "0" ? "j" : start + " + j") + ";");
+      ops(0, red, hoisted, false);
+      for (const WelfordChunks& a : accs) line(a.fold);
+      close_block();
+      for (const WelfordChunks& a : accs) line(a.join(points));
+    };
+    if (parallel_chunks) {
+      line("#pragma omp parallel");
+      line("{");
+      ++depth_;
+      for (const WelfordChunks& a : accs) line(a.declare);
+      line("#pragma omp for schedule(static)");
+    }
+    if (chunks > 0) {
+      line("for (int64_t chunk = 0; chunk < " + std::to_string(chunks) + "; ++chunk) {");
+      ++depth_;
+      chunk("chunk * " + std::to_string(kWelfordChunk), kWelfordChunk);
+      close_block();
+    }
+    if (parallel_chunks) {
+      line("#pragma omp critical");
+      line("{");
+      for (const WelfordChunks& a : accs) line("  " + a.total_join());
+      line("}");
+      close_block();
+      for (const WelfordChunks& a : accs) line(a.from_total());
+    }
+    if (extent % kWelfordChunk != 0) {
+      line("{  // the last " + std::to_string(extent % kWelfordChunk) + " points");
+      ++depth_;
+      chunk(std::to_string(chunks * kWelfordChunk), extent % kWelfordChunk);
+      close_block();
+    }
+    for (int d = outer; d < last; ++d) close_block();
+    for (const WelfordChunks& a : accs) line(a.result);
+    ops(end, k_.body.size());
     for (int d = first_; d < outer; ++d) close_block();
   }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "codegen/cpp/cpp_scalar.h"
+#include "support/check.h"
 
 namespace kiln::cpp {
 
@@ -33,6 +34,11 @@ Accumulator accumulator_for(const LoopKernel& k) {
       a.clause = std::string("reduction(") + (max ? "max" : "min") + ":acc)" + (fl ? " reduction(|:acc_nan)" : "");
       break;
     }
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2:
+      KILN_UNREACHABLE("kernel @" + k.name + ": argmax, argmin and welford are lane reductions (cpp_lane_reduce.h)");
   }
   return a;
 }
@@ -48,6 +54,11 @@ std::string Accumulator::update(const std::string& v) const {
       if (nan_flag) s += "\nacc_nan |= std::isnan(" + v + ");";
       return s;
     }
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2:
+      break;
   }
   return "";
 }

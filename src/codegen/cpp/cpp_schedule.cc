@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <vector>
 
+#include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_reduce.h"
 
 namespace kiln::cpp {
@@ -41,6 +43,24 @@ bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
 
 }  // namespace
 
+bool scan_rows_independent(const LoopKernel& k) {
+  const int n = static_cast<int>(k.loops.size());
+  if (k.kind != KernelKind::Scan || n < 2) return false;
+  std::map<int, std::string> stored;  // buffer -> its store's index
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Store) continue;
+    const bool carry = !op.index.uses_var(n - 1);
+    if (stored.count(op.buffer) || !injective(op.index, k, carry ? n - 1 : n)) return false;
+    stored[op.buffer] = carry ? op.index.to_string() : "";
+  }
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it != stored.end() && (it->second.empty() || it->second != op.index.to_string())) return false;
+  }
+  return true;
+}
+
 bool stores_independent(const LoopKernel& k, int n) {
   std::set<int> loaded, stored;
   for (const BodyOp& op : k.body) {
@@ -57,7 +77,13 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   CppSchedule s;
   const int n = static_cast<int>(k.loops.size());
   if (!o.openmp || n == 0 || k.kind == KernelKind::Fused) return s;  // fused: cpp_kernel.cc parallelizes rows
-  if (k.kind == KernelKind::Scan) return s;  // steps depend on earlier ones: serial
+  if (k.kind == KernelKind::Scan) {  // steps depend on earlier ones: serial, but rows may not
+    if (points(k, 0, k.loops.size()) >= o.parallel_threshold && scan_rows_independent(k)) {
+      s.parallel_loop = 0;
+      s.parallel_collapse = n - 1;
+    }
+    return s;
+  }
   const bool large = points(k, 0, k.loops.size()) >= o.parallel_threshold;
   if (k.kind == KernelKind::Pointwise) {
     if (!stores_independent(k, n)) return s;
@@ -69,6 +95,18 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
     return s;
   }
   const int outer = k.num_outer_loops();
+  if (uses_lanes(k)) {  // lanes vectorize themselves (cpp_lane_reduce.h)
+    if (!large) return s;
+    const int64_t rows = points(k, 0, static_cast<size_t>(outer));
+    // Welford's chunks of a single reduce loop run in parallel when the rows are few.
+    if (uses_welford_chunks(k) && rows < kMinParallelOuterPoints && k.num_reduce_loops == 1) {
+      s.parallel_loop = outer;
+    } else if (outer > 0 && rows > 1 && stores_independent(k, outer)) {
+      s.parallel_loop = 0;
+      s.parallel_collapse = outer;
+    }
+    return s;
+  }
   s.reduction = accumulator_for(k).clause;
   if (!s.reduction.empty()) s.simd_loop = n - 1;
   if (!large) return s;

@@ -7,7 +7,9 @@
 //  * reduction: `omp simd` with the accumulator's reduction clause on the innermost reduce
 //    loop; past the threshold, `omp parallel for` on the outer loops when they have >= 64
 //    points, else on the reduce loops with the reduction clause (a floating product, which
-//    has none, keeps its order and runs serially).
+//    has none, keeps its order and runs serially);
+//  * scan: past the threshold, `omp parallel for` on the outer loops when its rows are
+//    independent (scan_rows_independent); the innermost loop runs in order.
 #pragma once
 
 #include <string>
@@ -28,6 +30,12 @@ struct CppSchedule {
 };
 
 CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o);
+
+// Whether the rows (the outer loops) of scan kernel `k` may run in parallel, its innermost
+// loop staying in order: no buffer is stored twice, a store that depends on the innermost loop
+// (a per-step output) is injective in all loops, one that does not (a carry) in the outer
+// ones, and every load of a stored buffer is a carry's, at its store's index.
+bool scan_rows_independent(const LoopKernel& k);
 
 // Whether iterations of `k` that differ in loops [0, n) touch disjoint memory where one
 // writes: no buffer is stored twice or both loaded and stored, and every store index is

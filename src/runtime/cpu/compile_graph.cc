@@ -32,9 +32,11 @@ Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions&
   }
   if (o.decompose) {
     DecomposeOptions d;
-    if (o.extern_linear) {
-      d.ops = decomposable_ops();
-      std::erase(d.ops, OpKind::Linear);
+    d.ops = decomposable_ops();
+    if (o.extern_linear) std::erase(d.ops, OpKind::Linear);
+    if (o.welford) {
+      std::erase(d.ops, OpKind::Var);
+      std::erase(d.ops, OpKind::Std);
     }
     Expected<PassResult> r = decompose(*copy, d);
     if (!r) return r.error().add_context("while decomposing @" + g.name() + " for the CPU backend");

@@ -27,6 +27,11 @@ struct CpuGraphOptions {
   // it writes the product (oneDNN's bias argument), where the decomposition's add would read
   // the product back in another pass. false: decomposed with the rest.
   bool extern_linear = true;
+  // Keep var and std whole, so that lowering computes them in one Welford pass over the data,
+  // with a mean of the same values beside them (the normalizations' statistics: their
+  // decompositions give mean and var) from the same accumulator (lower/lower_welford.cc).
+  // false: they decompose into a mean and a sum of squared deviations, two passes.
+  bool welford = true;
   LowerOptions lower = {};
   CpuCompileOptions compile = {};
 };

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Which ops of the oracle cases the CPU backend runs as extern kernels (the op's reference
+kernel on whole buffers) rather than as loops.
+
+  cpu_extern_survey.py --kiln build/bin/kiln [CASES_FILE_OR_DIR ...] [-k SUBSTRING]
+                       [--forbid op1,op2,...]
+
+Lowers every case that expects no error with `kiln build case.kir --device=cpu --emit=loops`
+(decomposed, lowered and scheduled as `kiln run --device=cpu` compiles it) and prints, per op,
+how many cases run it as an extern kernel and which. With --forbid, exits 1 when a listed op
+is an extern kernel in some case (a case expecting an error is not lowered: the reference
+kernel reports it). Cases the backend refuses (symbolic shapes, control flow) are skipped."""
+import collections
+import os
+import re
+import subprocess
+import sys
+import warnings
+
+import run_oracle
+
+EXTERN = re.compile(r"^\s*kernel @\w+ extern (\w+)\(", re.M)
+
+
+def main():
+    ap = run_oracle.oracle_arguments(__doc__)
+    ap.add_argument("--forbid", default="", help="comma-separated ops that must not be extern kernels")
+    args = ap.parse_args()
+    kiln = run_oracle.kiln_binary(args, "cpu_extern_survey")
+    if kiln is None:
+        return 2
+    warnings.filterwarnings("ignore", category=UserWarning)  # torch on the edge cases' references
+    forbidden = {op for op in args.forbid.split(",") if op}
+    extern = collections.defaultdict(list)  # op -> case labels
+    lowered, refused = 0, 0
+    with run_oracle.scratch_directory("kiln_survey_", args.keep) as scratch:
+        for path in run_oracle.case_files(args.paths):
+            for case in run_oracle.load_cases(path):
+                if args.filter not in case.name or case.expect_error is not None:
+                    continue
+                kir = os.path.join(scratch, "case.kir")
+                with open(kir, "w") as f:
+                    f.write(case.kir.rstrip("\n") + "\n")
+                proc = subprocess.run([kiln, "build", kir, "--device=cpu", "--emit=loops"], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, timeout=120)
+                if proc.returncode != 0:
+                    refused += 1
+                    continue
+                lowered += 1
+                for op in sorted(set(EXTERN.findall(proc.stdout))):
+                    extern[op].append(f"{path.name}::{case.name}")
+    for op in sorted(extern, key=lambda o: (-len(extern[o]), o)):
+        print(f"{op}: {len(extern[op])} cases ({', '.join(extern[op])})")
+    print(f"{lowered} cases lowered, {refused} refused by the backend")
+    bad = sorted(forbidden & set(extern))
+    for op in bad:
+        print(f"FAIL: {op} is an extern kernel in {len(extern[op])} cases", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
