@@ -25,7 +25,7 @@ class BodyBuilder {
   int constant(Scalar v, DType dt);  // bool literals become 0/1
   int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
-  int compute(OpKind kind, std::vector<int> args, DType dt);
+  int compute(OpKind kind, std::vector<int> args, DType dt, AttrMap attrs = {});
   void store(int buffer, IndexExpr index, int v);
 
  private:

@@ -14,6 +14,8 @@ bool costly(OpKind op) {
   switch (op) {
     case OpKind::Exp: case OpKind::Tanh: case OpKind::Sigmoid: case OpKind::Log: case OpKind::Pow:
     case OpKind::Div: case OpKind::Sqrt: case OpKind::Rsqrt:
+    case OpKind::Log1p: case OpKind::Expm1: case OpKind::Erf: case OpKind::Tan: case OpKind::Atan: case OpKind::Atan2:
+    case OpKind::Remainder: case OpKind::Fmod:
       return true;
     default:
       return false;
@@ -50,7 +52,7 @@ Values values_of(const LoopKernel& part, int inner) {
       case BodyOp::Kind::Const: v.key[i] = "const " + const_literal(op.value, op.dtype); break;
       case BodyOp::Kind::Cast:
       case BodyOp::Kind::Compute: {
-        std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name());
+        std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name()) + op.attrs.to_string();
         k += ":" + type + "(";
         v.worth[i] = op.kind == BodyOp::Kind::Compute && costly(op.op);
         for (int a : op.args) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
+#include <map>
 #include <vector>
 
 #include "codegen/cpp/cpp_reduce.h"
@@ -42,14 +42,16 @@ bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
 }  // namespace
 
 bool stores_independent(const LoopKernel& k, int n) {
-  std::set<int> loaded, stored;
+  std::map<int, const IndexExpr*> stored;
   for (const BodyOp& op : k.body) {
-    if (op.kind == BodyOp::Kind::Load) loaded.insert(op.buffer);
     if (op.kind != BodyOp::Kind::Store) continue;
-    if (!stored.insert(op.buffer).second || !injective(op.index, k, n)) return false;
+    if (!stored.emplace(op.buffer, &op.index).second || !injective(op.index, k, n)) return false;
   }
-  for (int b : stored)
-    if (loaded.count(b)) return false;
+  // A stored buffer may be loaded where the same iteration stores it, and nowhere else: an
+  // in-place op's x[i] = f(x[i]) reads only what its own iteration writes.
+  for (const BodyOp& op : k.body)
+    if (op.kind == BodyOp::Kind::Load)
+      if (auto it = stored.find(op.buffer); it != stored.end() && !(op.index == *it->second)) return false;
   return true;
 }
 
