@@ -251,7 +251,7 @@ static inline float kiln_bf16_round(float f) { return kiln_bf16_to_f32(kiln_f32_
 
 // div with rounding_mode, remainder and lerp on floating values, and the integer forms of
 // rounding division, remainder, fmod, pow and shifts: ops/elementwise_scalar.h, which the
-// evaluator and the reference kernels use, line for line. A floating rounding division rounds
+// evaluator and the reference kernels use, step for step. A floating rounding division rounds
 // a - fmod(a, b) and the quotient to the result dtype with `rnd` (kiln_f16_round, ...; kiln_keepf
 // when the compute type is the result's). Integer divisors are nonzero constants here.
 static inline float kiln_keepf(float x) { return x; }
