@@ -17,7 +17,7 @@ BodyBuilder::BodyBuilder(LoopKernel& k) : k_(k) {
 std::string BodyBuilder::key_of(const BodyOp& op) {
   std::string key = std::to_string(static_cast<int>(op.kind)) + "|" + std::to_string(static_cast<int>(op.dtype)) + "|" +
                     std::to_string(static_cast<int>(op.op)) + "|" + std::to_string(op.buffer) + "|" +
-                    op.index.to_string() + "|" + op.value.to_string();
+                    op.index.to_string() + "|" + op.value.to_string() + "|" + op.attrs.to_string();
   if (op.kind == BodyOp::Kind::Random)
     key += "|" + std::to_string(static_cast<int>(op.random.kind)) + "|" + std::to_string(op.random.seed) + "|" +
            std::to_string(op.random.modulus);
@@ -72,12 +72,13 @@ int BodyBuilder::cast(int v, DType dt) {
   return add(std::move(op));
 }
 
-int BodyBuilder::compute(OpKind kind, std::vector<int> args, DType dt) {
+int BodyBuilder::compute(OpKind kind, std::vector<int> args, DType dt, AttrMap attrs) {
   BodyOp op;
   op.kind = BodyOp::Kind::Compute;
   op.op = kind;
   op.args = std::move(args);
   op.dtype = dt;
+  op.attrs = std::move(attrs);
   return add(std::move(op));
 }
 

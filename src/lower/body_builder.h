@@ -25,7 +25,7 @@ class BodyBuilder {
   int constant(Scalar v, DType dt);  // bool literals become 0/1
   int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
-  int compute(OpKind kind, std::vector<int> args, DType dt);
+  int compute(OpKind kind, std::vector<int> args, DType dt, AttrMap attrs = {});
   // A draw (loop_ir.h, RandomDraw) at i64 value `counter`, under the i64 values `state`
   // (none, or an rng_state's seed and offset).
   int random(RandomDraw draw, int counter, std::vector<int> state, DType dt);

@@ -8,6 +8,7 @@
 
 #include "core/element.h"
 #include "core/random.h"
+#include "lower/eval_math.h"
 #include "lower/loop_run.h"
 #include "lower/reduce_fold.h"
 
@@ -221,17 +222,22 @@ class Evaluator {
       out = convert(chosen, truthy(arg(0), arg_dt(0)) ? arg_dt(1) : arg_dt(2), op.dtype);
       return Status::ok();
     }
-    if (op.op == OpKind::LogicalAnd || op.op == OpKind::LogicalOr || op.op == OpKind::LogicalNot) {
+    if (op.op == OpKind::LogicalAnd || op.op == OpKind::LogicalOr || op.op == OpKind::LogicalNot ||
+        op.op == OpKind::LogicalXor) {
       const bool a = truthy(arg(0), arg_dt(0));
       const bool b = n > 1 && truthy(arg(1), arg_dt(1));
-      out.i = op.op == OpKind::LogicalAnd ? (a && b) : op.op == OpKind::LogicalOr ? (a || b) : !a;
+      out.i = op.op == OpKind::LogicalAnd ? (a && b)
+              : op.op == OpKind::LogicalOr ? (a || b)
+              : op.op == OpKind::LogicalXor ? a != b
+                                            : !a;
       return Status::ok();
     }
     bool float_path = false;
     for (size_t a = 0; a < n; ++a) float_path = float_path || is_floating(arg_dt(a));
-    if (op.op == OpKind::Isinf || op.op == OpKind::Isnan) {
+    if (op.op == OpKind::Isinf || op.op == OpKind::Isnan || op.op == OpKind::Isfinite) {
       const double x = as_f(arg(0), arg_dt(0));
-      out.i = float_path && (op.op == OpKind::Isinf ? std::isinf(x) : std::isnan(x));
+      out.i = op.op == OpKind::Isfinite ? !float_path || std::isfinite(x)
+                                        : float_path && (op.op == OpKind::Isinf ? std::isinf(x) : std::isnan(x));
       return Status::ok();
     }
     if (compute_returns_bool(op.op)) {
@@ -242,25 +248,31 @@ class Evaluator {
       }
       return Status::ok();
     }
-    // Floating ops on integer operands (exp of an int) compute in double too.
-    const bool float_only = op.op != OpKind::Neg && op.op != OpKind::Abs && op.op != OpKind::Relu &&
-                            op.op != OpKind::Add && op.op != OpKind::Sub && op.op != OpKind::Mul &&
-                            op.op != OpKind::Maximum && op.op != OpKind::Minimum;
+    // Floating ops on integer operands (exp of an int) compute in double too (compute_domain).
+    const ComputeDomain domain = compute_domain(op.op, op.attrs);
+    const bool math = is_eval_math_op(op.op);
     Val r;
     DType rdt;
-    if (float_path || float_only) {
-      double a[2] = {0, 0};
-      for (size_t x = 0; x < n && x < 2; ++x) a[x] = as_f(arg(x), arg_dt(x));
-      r.f = float_op(op.op, a);
+    if (domain == ComputeDomain::Float || (float_path && domain == ComputeDomain::Any)) {
+      double a[3] = {0, 0, 0};
+      for (size_t x = 0; x < n && x < 3; ++x) a[x] = as_f(arg(x), arg_dt(x));
+      r.f = math ? eval_math_float(op.op, {a, n}, op.dtype, op.attrs) : float_op(op.op, a);
       rdt = DType::F64;
     } else {
-      int64_t a[2] = {0, 0};
-      for (size_t x = 0; x < n && x < 2; ++x) a[x] = arg(x).i;
-      r.i = int_op(op.op, a);
+      int64_t a[3] = {0, 0, 0};
+      for (size_t x = 0; x < n && x < 3; ++x) a[x] = convert(arg(x), arg_dt(x), DType::I64).i;
+      if (math) {
+        Expected<int64_t> v = eval_math_int(op.op, {a, n}, op.dtype, op.attrs);
+        if (!v) return v.error().add_context("at " + vars_text());
+        r.i = *v;
+      } else {
+        r.i = int_op(op.op, a);
+      }
       rdt = DType::I64;
     }
-    // Within a kernel values stay in double / int64; only the category follows op.dtype.
-    if (is_floating(op.dtype) == is_floating(rdt)) out = r;
+    // Within a kernel floating values stay in double; an integer result wraps to its dtype
+    // (compute_domain), as the reference kernel stores each op's result.
+    if (rdt == DType::F64 && is_floating(op.dtype)) out = r;
     else out = convert(r, rdt, op.dtype);
     return Status::ok();
   }

@@ -103,11 +103,18 @@ int compute_arity(OpKind op) {
     case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tanh:
     case OpKind::Sigmoid: case OpKind::Relu: case OpKind::LogicalNot: case OpKind::Isinf: case OpKind::Isnan:
       return 1;
+    case OpKind::Log1p: case OpKind::Expm1: case OpKind::Erf: case OpKind::Tan: case OpKind::Atan: case OpKind::Sign:
+    case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Trunc: case OpKind::Isfinite:
+    case OpKind::BitwiseNot:
+      return 1;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Maximum: case OpKind::Minimum: case OpKind::Eq: case OpKind::Ne: case OpKind::Lt:
     case OpKind::Le: case OpKind::Gt: case OpKind::Ge: case OpKind::LogicalAnd: case OpKind::LogicalOr:
       return 2;
-    case OpKind::Where:
+    case OpKind::Remainder: case OpKind::Fmod: case OpKind::Atan2: case OpKind::LogicalXor: case OpKind::BitwiseAnd:
+    case OpKind::BitwiseOr: case OpKind::BitwiseXor: case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift:
+      return 2;
+    case OpKind::Where: case OpKind::Lerp:
       return 3;
     default:
       return 0;
@@ -118,10 +125,31 @@ bool compute_returns_bool(OpKind op) {
   switch (op) {
     case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge:
     case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::LogicalNot: case OpKind::Isinf: case OpKind::Isnan:
+    case OpKind::LogicalXor: case OpKind::Isfinite:
       return true;
     default:
       return false;
   }
+}
+
+ComputeDomain compute_domain(OpKind op, const AttrMap& attrs) {
+  switch (op) {
+    case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
+    case OpKind::Maximum: case OpKind::Minimum: case OpKind::Pow: case OpKind::Sign: case OpKind::Floor:
+    case OpKind::Ceil: case OpKind::Round: case OpKind::Trunc: case OpKind::Remainder: case OpKind::Fmod:
+      return ComputeDomain::Any;
+    case OpKind::Div:
+      return attrs.find("rounding_mode") ? ComputeDomain::Any : ComputeDomain::Float;
+    case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor: case OpKind::BitwiseNot:
+    case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift:
+      return ComputeDomain::Int;
+    default:
+      return ComputeDomain::Float;
+  }
+}
+
+bool compute_divides(OpKind op, const AttrMap& attrs) {
+  return op == OpKind::Remainder || op == OpKind::Fmod || (op == OpKind::Div && attrs.find("rounding_mode"));
 }
 
 }  // namespace kiln

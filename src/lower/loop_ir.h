@@ -15,6 +15,7 @@
 //           %3 = mul %1, %2 : f32                    // an elementwise op of ops.def, by name
 //           %4 = add %0, %3 : f32
 //           %5 = index i1 - i0                        // an index expression's value, as i64
+//           %6 = div %4, %1 {rounding_mode="floor"} : f32  // div's rounding_mode: the one attribute
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -46,8 +47,9 @@
 //   }
 //
 // A kernel's loop variables are named i0, i1, ... outermost first. Body values are computed
-// in double (floating dtypes) or int64 (other dtypes) and rounded to a dtype only by `cast`,
-// `const` and `store` (as the reference kernels compute one op). An extern kernel runs one
+// in double (floating dtypes) or int64 (other dtypes); floating values are rounded to a dtype
+// only by `cast`, `const` and `store` (as the reference kernels compute one op), integer
+// results wrap to their dtype at each op (as each reference kernel stores). An extern kernel runs one
 // graph op (its attributes in graph-IR syntax) with the op's reference kernel; an operand
 // may view its buffer through explicit sizes, strides and offset. A fused kernel runs its parts
 // one after another at each point of its shared loops (the scheduler groups kernels that read
@@ -114,6 +116,7 @@ struct BodyOp {
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
   OpKind op = OpKind::Add;     // Compute: the elementwise op
+  AttrMap attrs;               // Compute: its attributes in graph-IR syntax (only div's rounding_mode)
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
   IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
@@ -195,5 +198,18 @@ bool is_column_reduction(const LoopKernel& k);
 int compute_arity(OpKind op);
 // Whether the result of Compute `op` is bool regardless of operand dtypes (comparisons).
 bool compute_returns_bool(OpKind op);
+
+// Where a Compute op computes (after the bool-valued ops, which read truth values or compare):
+// Any: in double when an operand is floating, else in int64; Float: always in double (exp of
+// an integer; div without rounding_mode is true division); Int: always in int64 (bitwise ops
+// and shifts; a floating operand is converted as a cast to i64 would). An int64 result is
+// wrapped to the op's dtype (a narrow integer wraps, a bool is 0 or 1) as each reference
+// kernel stores its result.
+enum class ComputeDomain : uint8_t { Any, Float, Int };
+ComputeDomain compute_domain(OpKind op, const AttrMap& attrs);
+
+// Whether Compute `op` with `attrs` divides integers (div with a rounding_mode, remainder,
+// fmod): by zero, the reference kernels report an error.
+bool compute_divides(OpKind op, const AttrMap& attrs);
 
 }  // namespace kiln

@@ -83,9 +83,10 @@ class LoopParser {
   Expected<Scalar> literal();
   Expected<AttrValue> attr_value();
   Expected<AttrMap> attrs(OpKind op);
+  Status compute_attrs(BodyOp& op);
   Expected<IndexExpr> index_expr(int num_vars);
   Expected<IndexExpr> index_term(int num_vars);
-  Expected<int> buffer_ref(bool for_store);
+  Expected<int> buffer_ref();
 
   // ---- structure ----
   Status buffer_decl();
@@ -230,6 +231,21 @@ Expected<AttrMap> LoopParser::attrs(OpKind op) {
   }
 }
 
+// A compute op's attributes: only div's rounding_mode ("trunc" or "floor"); the other
+// attributes of elementwise ops (alpha, clamp's bounds, round's decimals) become body ops.
+Status LoopParser::compute_attrs(BodyOp& op) {
+  Token t = tok_;
+  KILN_ASSIGN_OR_RETURN(op.attrs, attrs(op.op));
+  for (const auto& [name, value] : op.attrs.items()) {
+    if (op.op != OpKind::Div || name != "rounding_mode")
+      return error_at(t, "attribute '", name, "' of '", op_info(op.op).name(),
+                      "' is not allowed in a loop body (only div's rounding_mode is)");
+    if (!value.is_string() || (value.as_string() != "trunc" && value.as_string() != "floor"))
+      return error_at(t, "rounding_mode must be \"trunc\" or \"floor\" in a loop body");
+  }
+  return Status::ok();
+}
+
 // term := [INT '*'] atom | INT ; atom := i<k> | div(expr, INT) | mod(expr, INT)
 Expected<IndexExpr> LoopParser::index_term(int num_vars) {
   int64_t coeff = 1;
@@ -286,12 +302,12 @@ Expected<IndexExpr> LoopParser::index_expr(int num_vars) {
   }
 }
 
-Expected<int> LoopParser::buffer_ref(bool for_store) {
+// A store may name an input buffer: the program mutates that input in place (loop_ir.h), as
+// lowering's in-place writes and copy_ write-backs do.
+Expected<int> LoopParser::buffer_ref() {
   if (!at(TokenKind::ValueName)) return error_at(tok_, "expected a buffer name '%name', got ", describe(tok_));
   int b = p_.find_buffer(tok_.text);
   if (b < 0) return error_at(tok_, "unknown buffer '%", tok_.text, "'");
-  if (for_store && p_.buffers[static_cast<size_t>(b)].kind == BufferKind::Input)
-    return error_at(tok_, "cannot store to input buffer '%", tok_.text, "'");
   bump();
   return b;
 }
@@ -333,7 +349,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
   if (w == "store") {
     if (reduction && in_reduce) return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
     op.kind = BodyOp::Kind::Store;
-    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(true));
+    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref());
     KILN_TRY(expect(TokenKind::LBracket, "'['"));
     KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
     KILN_TRY(expect(TokenKind::RBracket, "']'"));
@@ -342,7 +358,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     op.args.push_back(v);
   } else if (w == "load") {
     op.kind = BodyOp::Kind::Load;
-    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(false));
+    KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref());
     op.dtype = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
     KILN_TRY(expect(TokenKind::LBracket, "'['"));
     KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
@@ -400,6 +416,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
       KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
       op.args.push_back(v);
     }
+    if (at(TokenKind::LBrace)) KILN_TRY(compute_attrs(op));
   }
   if (op.kind == BodyOp::Kind::Const || op.kind == BodyOp::Kind::Compute || op.kind == BodyOp::Kind::Cast ||
       op.kind == BodyOp::Kind::Reduce || op.kind == BodyOp::Kind::Random) {
@@ -558,7 +575,7 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
     if (!k.operands.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
     ExternOperand o;
     if (at(TokenKind::ValueName)) {
-      KILN_ASSIGN_OR_RETURN(o.buffer, buffer_ref(false));
+      KILN_ASSIGN_OR_RETURN(o.buffer, buffer_ref());
       const Buffer& b = p_.buffers[static_cast<size_t>(o.buffer)];
       o.sizes = b.sizes;
       o.strides = b.strides;
@@ -592,7 +609,7 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
   KILN_TRY(expect(TokenKind::LParen, "'('"));
   while (!at(TokenKind::RParen)) {
     if (!k.results.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
-    KILN_ASSIGN_OR_RETURN(int b, buffer_ref(true));
+    KILN_ASSIGN_OR_RETURN(int b, buffer_ref());
     k.results.push_back(b);
   }
   bump();

@@ -115,6 +115,7 @@ class Printer {
       case BodyOp::Kind::Compute:
         s += std::string(op_info(op.op).name());
         for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);
+        if (!op.attrs.empty()) s += " " + op.attrs.to_string();
         s += dt;
         break;
       case BodyOp::Kind::Cast:

@@ -178,6 +178,10 @@ Status Lowering::node(const Node& n) {
   }
   if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
   if (n.op() == OpKind::Cat) return cat(n);
+  if (n.info().has(kInplace) && n.info().has(kElementwise) && n.op() != OpKind::CopyInplace) {
+    KILN_ASSIGN_OR_RETURN(bool done, write_in_place(n));
+    if (done) return Status::ok();
+  }
   if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_random(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
@@ -249,7 +253,9 @@ int Lowering::value_at(BodyBuilder& b, const Value* v, const std::vector<IndexEx
 
 int Lowering::operand(BodyBuilder& b, const Node& n, int i, DType dt, const std::vector<IndexExpr>& coords) {
   const Operand& o = n.operand(i);
-  if (!o.is_value()) return b.constant(o.literal, dt);
+  // An integer literal keeps its own value in an integer computation, as the reference kernels
+  // read literals (as int64): eq(x_u8, 256) is false, remainder(x_u8, 256) is x.
+  if (!o.is_value()) return b.constant(o.literal, is_integral(dt) && !o.literal.is_float() ? DType::I64 : dt);
   return b.cast(value_at(b, o.value, broadcast_coords(sizes_of(o.value), coords)), dt);
 }
 

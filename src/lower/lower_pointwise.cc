@@ -19,6 +19,14 @@ bool is_unary_same(OpKind op) {
   }
 }
 
+// The dtype a unary op reads its operand in: the result dtype, except that a floating function
+// of an integer (exp of an i32) reads the integer itself, exactly, as its reference kernel
+// computes in double from the integer's value (casting it to f32 first would round 2^31 - 1).
+DType unary_operand_dtype(const Node& n, OpKind op, DType r) {
+  const DType own = n.operand(0).value->type().dtype;
+  return compute_domain(op, {}) == ComputeDomain::Float && !is_floating(own) ? own : r;
+}
+
 bool is_compare(OpKind op) {
   return op == OpKind::Eq || op == OpKind::Ne || op == OpKind::Lt || op == OpKind::Le || op == OpKind::Gt ||
          op == OpKind::Ge;
@@ -27,12 +35,12 @@ bool is_compare(OpKind op) {
 }  // namespace
 
 bool Lowering::lowers_as_pointwise(const Node& n) {
-  const OpKind op = n.op();
+  const OpKind op = pointwise_op(n);
   const OpCallBase call(op, n.attrs());
-  const DType r = n.result()->type().dtype;
+  const DType r = pointwise_dtype(n);
   switch (op) {
     case OpKind::Ones: case OpKind::Zeros: case OpKind::Full: case OpKind::OnesLike: case OpKind::ZerosLike:
-    case OpKind::FullLike: case OpKind::Arange:
+    case OpKind::FullLike: case OpKind::Arange: case OpKind::Empty:
       return true;
     case OpKind::Tril: case OpKind::Triu:
       return n.operand(0).is_value() && n.result()->type().shape.rank() >= 2;
@@ -40,7 +48,9 @@ bool Lowering::lowers_as_pointwise(const Node& n) {
       break;
   }
   if (!n.info().has(kElementwise)) return false;
-  const bool supported = op == OpKind::Isinf || op == OpKind::Isnan ||
+  const std::optional<bool> math = lowers_as_math(n, op, r);  // the ops beyond plain arithmetic
+  if (math && !*math) return false;
+  const bool supported = math || op == OpKind::Isinf || op == OpKind::Isnan ||
       is_unary_same(op) || is_compare(op) || op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul ||
       op == OpKind::Maximum || op == OpKind::Minimum || op == OpKind::Where || op == OpKind::MaskedFill ||
       op == OpKind::ToCopy || op == OpKind::LogicalAnd || op == OpKind::LogicalOr || op == OpKind::LogicalNot ||
@@ -48,17 +58,20 @@ bool Lowering::lowers_as_pointwise(const Node& n) {
   if (!supported) return false;
   for (const Operand& o : n.operands())
     if (!o.is_value() && o.literal.is_none()) return false;
-  return !((op == OpKind::Add || op == OpKind::Sub) && call.attr_scalar("alpha").is_float() && !is_floating(r));
+  // alpha as the reference kernel checks it: not floating for integers, bool only for bools.
+  const Scalar alpha = op == OpKind::Add || op == OpKind::Sub ? call.attr_scalar("alpha") : Scalar(int64_t{1});
+  return !(alpha.is_float() && !is_floating(r)) && !(alpha.is_bool() && r != DType::Bool);
 }
 
 int Lowering::emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c) {
-  const OpKind op = n.op();
+  const OpKind op = pointwise_op(n);
   const OpCallBase call(op, n.attrs());
-  const DType r = n.result()->type().dtype;
+  const DType r = pointwise_dtype(n);
+  if (lowers_as_math(n, op, r)) return emit_math(b, n, op, r, c);
   switch (op) {
     case OpKind::Ones: case OpKind::OnesLike:
       return b.constant(Scalar(int64_t{1}), r);
-    case OpKind::Zeros: case OpKind::ZerosLike:
+    case OpKind::Zeros: case OpKind::ZerosLike: case OpKind::Empty:  // empty: zeros, as its reference kernel
       return b.constant(Scalar(int64_t{0}), r);
     case OpKind::Full: case OpKind::FullLike:
       return b.constant(call.attr_scalar("fill_value"), r);
@@ -85,7 +98,7 @@ int Lowering::emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<In
     default:
       break;
   }
-  if (is_unary_same(op)) return b.compute(op, {operand(b, n, 0, r, c)}, r);
+  if (is_unary_same(op)) return b.compute(op, {operand(b, n, 0, unary_operand_dtype(n, op, r), c)}, r);
   if (op == OpKind::ToCopy) return operand(b, n, 0, r, c);
   if (is_compare(op)) {
     std::vector<TypeOperand> types;

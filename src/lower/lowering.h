@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -139,6 +140,22 @@ class Lowering {
   // The body of random node `n` at result coordinates `c`: element i (row-major) draws at
   // counter i, as the reference kernel; returns its value.
   int emit_random(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+
+  // lower_math.cc: the elementwise ops beyond plain arithmetic (math functions, rounding,
+  // integer division, bitwise ops, clamp, lerp, addcmul, activations, ...), as op `op` of
+  // node `n` computing in dtype `r` (an in-place node's functional form). Whether it has a
+  // loop body; nullopt for ops lower_pointwise.cc handles.
+  static std::optional<bool> lowers_as_math(const Node& n, OpKind op, DType r);
+  int emit_math(BodyBuilder& b, const Node& n, OpKind op, DType r, const std::vector<IndexExpr>& c);
+
+  // lower_inplace.cc: an in-place elementwise op (add_ ... masked_fill_, fill_, zero_) is its
+  // functional form (pointwise_op: add_ -> add) computed in that form's dtype (pointwise_dtype)
+  // and stored into operand 0, which is a whole buffer or an injective view of one: one
+  // pointwise kernel, no temporary. false when it must stay an extern kernel (write_in_place
+  // says why in its comment). For other nodes pointwise_op/pointwise_dtype are the node's own.
+  static OpKind pointwise_op(const Node& n);
+  static DType pointwise_dtype(const Node& n);
+  Expected<bool> write_in_place(const Node& n);
 
   // The ops with the Reduction trait: sum, mean, prod, amax, amin, any, all over their dims
   // here, the others through the functions below; false when the reference kernel must run

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/elementwise_scalar.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
 #include "ops/type_rules.h"
@@ -52,39 +53,6 @@ Status check_alpha(const KernelCall& call) {
   return Status::ok();
 }
 
-int64_t floor_div_int(int64_t a, int64_t b) {
-  if (b == -1) return wrap_neg(a);
-  const int64_t q = a / b, r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
-}
-
-// PyTorch's div_floor_floating, with each step rounded to the result dtype `t`.
-double floor_div_float(double a, double b, DType t) {
-  if (b == 0) return a / b;
-  const double mod = std::fmod(a, b);
-  double div = round_to_dtype(round_to_dtype(a - mod, t) / b, t);
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
-  if (div == 0) return std::copysign(0.0, a / b);
-  double floordiv = std::floor(div);
-  if (div - floordiv > 0.5) floordiv += 1;
-  return floordiv;
-}
-
-int64_t pow_int(int64_t base, int64_t exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp & 1) ? -1 : 1;
-    return 0;
-  }
-  int64_t result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp >>= 1;
-  }
-  return result;
-}
-
 template <typename Cmp>
 Expected<std::vector<Tensor>> compare(const KernelCall& call, Cmp cmp) {
   return binary(
@@ -124,13 +92,9 @@ Expected<std::vector<Tensor>> kernel_div(const KernelCall& call) {
   // The quotient is rounded to the result dtype before truncating, as PyTorch divides in that
   // dtype: a float32 quotient of -9.99999999 is -10 and truncates to -10, not -9.
   const DType t = call.result_types[0].dtype;
-  if (*mode == "trunc") {
-    return binary(
-        call, [t](double a, double b) { return std::trunc(round_to_dtype(a / b, t)); },
-        [](int64_t a, int64_t b) { return b == -1 ? wrap_neg(a) : a / b; });
-  }
-  return binary(
-      call, [t](double a, double b) { return floor_div_float(a, b, t); }, floor_div_int);
+  if (*mode == "trunc")
+    return binary(call, [t](double a, double b) { return div_trunc_float(a, b, t); }, div_trunc_int);
+  return binary(call, [t](double a, double b) { return div_floor_float(a, b, t); }, div_floor_int);
 }
 
 Expected<std::vector<Tensor>> kernel_pow(const KernelCall& call) {
@@ -157,25 +121,13 @@ Expected<std::vector<Tensor>> kernel_minimum(const KernelCall& call) {
 // Python's %: the result takes the divisor's sign.
 Expected<std::vector<Tensor>> kernel_remainder(const KernelCall& call) {
   if (!is_floating(call.result_types[0].dtype) && any_zero_divisor(call)) return division_by_zero(call);
-  return binary(
-      call,
-      [](double a, double b) {
-        double mod = std::fmod(a, b);
-        if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
-        return mod;
-      },
-      [](int64_t a, int64_t b) -> int64_t {
-        if (b == -1) return 0;
-        const int64_t r = a % b;
-        return r != 0 && (r < 0) != (b < 0) ? r + b : r;
-      });
+  return binary(call, remainder_float, remainder_int);
 }
 
 // C's fmod: the result takes the dividend's sign.
 Expected<std::vector<Tensor>> kernel_fmod(const KernelCall& call) {
   if (!is_floating(call.result_types[0].dtype) && any_zero_divisor(call)) return division_by_zero(call);
-  return binary(
-      call, [](double a, double b) { return std::fmod(a, b); }, [](int64_t a, int64_t b) -> int64_t { return b == -1 ? 0 : a % b; });
+  return binary(call, [](double a, double b) { return std::fmod(a, b); }, fmod_int);
 }
 
 Expected<std::vector<Tensor>> kernel_atan2(const KernelCall& call) {
@@ -215,18 +167,12 @@ Expected<std::vector<Tensor>> kernel_bitwise_xor(const KernelCall& call) {
 // fill (right), as torch defines them.
 Expected<std::vector<Tensor>> kernel_bitwise_left_shift(const KernelCall& call) {
   const int bits = dtype_bits(call.result_types[0].dtype);
-  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) -> int64_t {
-    if (b < 0 || b >= bits) return 0;
-    return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
-  });
+  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_left_int(a, b, bits); });
 }
 
 Expected<std::vector<Tensor>> kernel_bitwise_right_shift(const KernelCall& call) {
   const int bits = dtype_bits(call.result_types[0].dtype);
-  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) -> int64_t {
-    if (b < 0 || b >= bits) return a < 0 ? -1 : 0;
-    return a >> b;
-  });
+  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_right_int(a, b, bits); });
 }
 
 }  // namespace kiln

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/elementwise_scalar.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
 
@@ -51,10 +52,7 @@ Expected<std::vector<Tensor>> kernel_clamp(const KernelCall& call) {
 
 // torch's two-sided form keeps lerp exact at weight 0 and 1.
 Expected<std::vector<Tensor>> kernel_lerp(const KernelCall& call) {
-  return ternary(
-      call,
-      [](double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); },
-      [](int64_t a, int64_t, int64_t) { return a; });
+  return ternary(call, lerp_float, [](int64_t a, int64_t, int64_t) { return a; });
 }
 
 // For integer results the value is converted to the integer type first (0.5 becomes 0).

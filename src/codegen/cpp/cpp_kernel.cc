@@ -342,7 +342,7 @@ class KernelWriter {
           args.push_back(value(a));
           dts.push_back(dtype(a));
         }
-        define(compute_expr(op.op, args, dts, op.dtype));
+        define(compute_expr(op.op, args, dts, op.dtype, op.attrs));
         return;
       }
       case BodyOp::Kind::Random: {

@@ -14,6 +14,8 @@ bool costly(OpKind op) {
   switch (op) {
     case OpKind::Exp: case OpKind::Tanh: case OpKind::Sigmoid: case OpKind::Log: case OpKind::Pow:
     case OpKind::Div: case OpKind::Sqrt: case OpKind::Rsqrt:
+    case OpKind::Log1p: case OpKind::Expm1: case OpKind::Erf: case OpKind::Tan: case OpKind::Atan: case OpKind::Atan2:
+    case OpKind::Remainder: case OpKind::Fmod:
       return true;
     default:
       return false;
@@ -51,7 +53,7 @@ Values values_of(const LoopKernel& part, int inner) {
       case BodyOp::Kind::Cast:
       case BodyOp::Kind::Compute:
       case BodyOp::Kind::Random: {
-        std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name());
+        std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name()) + op.attrs.to_string();
         if (op.kind == BodyOp::Kind::Random)  // a draw is a function of its operands; Philox is costly
           k = "random " + std::string(random_kind_name(op.random.kind)) + " " + std::to_string(op.random.seed) + " " +
               std::to_string(op.random.modulus);

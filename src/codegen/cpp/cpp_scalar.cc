@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "codegen/cpp/cpp_math.h"
 #include "core/element.h"
 #include "lower/loop_ir.h"
 #include "support/check.h"
@@ -30,16 +31,6 @@ std::string as_float(const std::string& x, DType from) {
 }
 
 std::string truthy(const std::string& x, DType t) { return t == DType::Bool ? x : paren(x + " != 0"); }
-
-bool is_float_only(OpKind op) {
-  switch (op) {
-    case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
-    case OpKind::Maximum: case OpKind::Minimum:
-      return false;
-    default:
-      return true;
-  }
-}
 
 std::string compare_symbol(OpKind op) {
   switch (op) {
@@ -193,7 +184,8 @@ std::string convert_value(const std::string& x, DType from, DType to) {
   }
 }
 
-std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out) {
+std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out,
+                         const AttrMap& attrs) {
   KILN_CHECK(static_cast<int>(args.size()) == compute_arity(op) && args.size() == arg_dtypes.size())
       << "compute op with " << args.size() << " operands";
   auto arg = [&](size_t i) { return args[i]; };
@@ -201,12 +193,14 @@ std::string compute_expr(OpKind op, std::span<const std::string> args, std::span
     return "(" + truthy(arg(0), arg_dtypes[0]) + " ? " + convert_value(arg(1), arg_dtypes[1], out) + " : " +
            convert_value(arg(2), arg_dtypes[2], out) + ")";
   if (op == OpKind::LogicalNot) return "(!" + truthy(arg(0), arg_dtypes[0]) + ")";
-  if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr)
-    return "(" + truthy(arg(0), arg_dtypes[0]) + (op == OpKind::LogicalAnd ? " && " : " || ") +
+  if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr || op == OpKind::LogicalXor)
+    return "(" + truthy(arg(0), arg_dtypes[0]) +
+           (op == OpKind::LogicalAnd ? " && " : op == OpKind::LogicalOr ? " || " : " != ") +
            truthy(arg(1), arg_dtypes[1]) + ")";
-  if (op == OpKind::Isinf || op == OpKind::Isnan) {
-    if (!is_floating(arg_dtypes[0])) return "false";
-    return std::string(op == OpKind::Isinf ? "std::isinf(" : "std::isnan(") + arg(0) + ")";
+  if (op == OpKind::Isinf || op == OpKind::Isnan || op == OpKind::Isfinite) {
+    if (!is_floating(arg_dtypes[0])) return op == OpKind::Isfinite ? "true" : "false";
+    return std::string(op == OpKind::Isinf ? "std::isinf(" : op == OpKind::Isnan ? "std::isnan(" : "std::isfinite(") +
+           arg(0) + ")";
   }
   bool float_path = false, all_single = true;
   for (DType t : arg_dtypes) {
@@ -221,18 +215,19 @@ std::string compute_expr(OpKind op, std::span<const std::string> args, std::span
     for (size_t i = 0; i < args.size(); ++i) a.push_back(float_path ? to_compute(arg(i), arg_dtypes[i], single) : arg(i));
     return "(" + a[0] + " " + compare_symbol(op) + " " + a[1] + ")";
   }
-  if (float_path || is_float_only(op)) {
+  const ComputeDomain domain = compute_domain(op, attrs);
+  if (domain == ComputeDomain::Float || (float_path && domain == ComputeDomain::Any)) {
     for (size_t i = 0; i < args.size(); ++i) a.push_back(to_compute(arg(i), arg_dtypes[i], single));
-    const std::string e = float_expr(op, a, single);
+    const std::string e = is_math_float_op(op, attrs) ? math_float_expr(op, a, single, out, attrs) : float_expr(op, a, single);
     const DType computed = single ? DType::F32 : DType::F64;
     if (!is_floating(out)) return convert_value(e, computed, out);
     // Floating results stay unrounded (f16 in float) until a cast or store, as in the evaluator.
     return value_type(out) == value_type(computed) ? e : "(" + std::string(value_type(out)) + ")" + e;
   }
-  for (size_t i = 0; i < args.size(); ++i) a.push_back(arg_dtypes[i] == DType::Bool ? "(int64_t)" + arg(i) : arg(i));
-  const std::string e = int_expr(op, a);
-  if (is_floating(out)) return convert_value(e, DType::I64, out);
-  return out == DType::Bool ? paren(e + " != 0") : e;  // other integers stay int64 until a store
+  for (size_t i = 0; i < args.size(); ++i)
+    a.push_back(arg_dtypes[i] == DType::Bool ? "(int64_t)" + arg(i) : as_int64(arg(i), arg_dtypes[i]));
+  const std::string e = is_math_int_op(op, attrs) ? math_int_expr(op, a, out, attrs) : int_expr(op, a);
+  return convert_value(e, DType::I64, out);  // a narrow integer wraps, a bool is 0 or 1 (compute_domain)
 }
 
 }  // namespace kiln::cpp

@@ -12,6 +12,7 @@
 
 #include "core/dtype.h"
 #include "core/scalar.h"
+#include "ops/attr.h"
 #include "ops/op_kind.h"
 
 namespace kiln::cpp {
@@ -37,7 +38,9 @@ std::string store_value(const std::string& x, DType from, DType to);
 // then a load would (f16 and narrow integers round or wrap; float -> int is guarded).
 std::string convert_value(const std::string& x, DType from, DType to);
 
-// Compute op `op` of ops.def on `args` (values of `arg_dtypes`) with result dtype `out`.
-std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out);
+// Compute op `op` of ops.def (with its loop-body `attrs`) on `args` (values of `arg_dtypes`)
+// with result dtype `out`.
+std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out,
+                         const AttrMap& attrs = {});
 
 }  // namespace kiln::cpp

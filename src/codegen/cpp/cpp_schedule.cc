@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "codegen/cpp/cpp_lane_reduce.h"
@@ -62,14 +61,16 @@ bool scan_rows_independent(const LoopKernel& k) {
 }
 
 bool stores_independent(const LoopKernel& k, int n) {
-  std::set<int> loaded, stored;
+  std::map<int, const IndexExpr*> stored;
   for (const BodyOp& op : k.body) {
-    if (op.kind == BodyOp::Kind::Load) loaded.insert(op.buffer);
     if (op.kind != BodyOp::Kind::Store) continue;
-    if (!stored.insert(op.buffer).second || !injective(op.index, k, n)) return false;
+    if (!stored.emplace(op.buffer, &op.index).second || !injective(op.index, k, n)) return false;
   }
-  for (int b : stored)
-    if (loaded.count(b)) return false;
+  // A stored buffer may be loaded where the same iteration stores it, and nowhere else: an
+  // in-place op's x[i] = f(x[i]) reads only what its own iteration writes.
+  for (const BodyOp& op : k.body)
+    if (op.kind == BodyOp::Kind::Load)
+      if (auto it = stored.find(op.buffer); it != stored.end() && !(op.index == *it->second)) return false;
   return true;
 }
 

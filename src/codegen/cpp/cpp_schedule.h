@@ -1,6 +1,7 @@
 // Where a generated kernel's OpenMP pragmas go. Only kernels whose iterations are
-// independent get any: no buffer is both loaded and stored, no buffer is stored twice, and
-// every store index is injective in the parallel (or vectorized) loops. Then:
+// independent get any: no buffer is stored twice, every store index is injective in the
+// parallel (or vectorized) loops, and a buffer both loaded and stored is loaded only at the
+// index it is stored (an in-place update). Then:
 //  * pointwise: `omp simd` on the innermost loop; `omp parallel for` on the loops outside
 //    it (collapsed) when the kernel has >= parallel_threshold points; a single loop gets
 //    `omp parallel for simd`;
@@ -38,8 +39,8 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o);
 bool scan_rows_independent(const LoopKernel& k);
 
 // Whether iterations of `k` that differ in loops [0, n) touch disjoint memory where one
-// writes: no buffer is stored twice or both loaded and stored, and every store index is
-// injective in those loops.
+// writes: no buffer is stored twice, every store index is injective in those loops, and a
+// stored buffer is loaded only at its store's index (an in-place update).
 bool stores_independent(const LoopKernel& k, int n);
 
 }  // namespace kiln::cpp

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "lower/integer_divisors.h"
 #include "lower/loop_bounds.h"
 #include "lower/loop_run.h"
 #include "runtime/cpu/blas_matmul.h"
@@ -48,6 +49,8 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   const std::string where = "while compiling loops @" + p.name + " for the CPU";
   Status bounds = check_loop_bounds(p);
   if (!bounds) return bounds.error().add_context(where);
+  Status divisors = check_integer_divisors(p);
+  if (!divisors) return divisors.error().add_context(where);
   CompiledProgram c;
   c.p_ = std::move(p);
   c.plan_ = plan_memory(c.p_);
