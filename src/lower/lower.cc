@@ -150,6 +150,7 @@ Status Lowering::node(const Node& n) {
     if (!n.result(r)->type().shape.is_static())
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
+  if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
   if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
     realize(n.operand(0).value);
     const Access& in = access_.at(n.operand(0).value);
@@ -169,7 +170,8 @@ Status Lowering::node(const Node& n) {
   }
   if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
   if (n.op() == OpKind::Cat) return cat(n);
-  if (!n.info().has(kInplace) && n.num_results() == 1 && lowers_as_pointwise(n)) {
+  if (n.op() == OpKind::Stack) return stack(n);
+  if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_remap(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
     return Status::ok();

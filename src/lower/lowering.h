@@ -1,7 +1,8 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
-// lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, cat),
-// lower_higher_order.cc (map, scan) and lower_write.cc (copy_ and in-place writes).
+// lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, as_strided, cat, stack),
+// lower_remap.cc (flip, roll, repeat, clone, select_scatter, ...), lower_higher_order.cc
+// (map, scan) and lower_write.cc (copy_ and in-place writes).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
 
@@ -136,6 +137,21 @@ class Lowering {
 
   // cat: one kernel per input, each storing its input into its slice of the result.
   Status cat(const Node& n);
+  // stack: cat of the operands unsqueezed at `dim` (a kernel per operand).
+  Status stack(const Node& n);
+  // A kernel storing `v` into buffer `out` at v's coordinates with coordinate `dim` shifted by
+  // `at` (cat), or with `at` inserted as coordinate `dim` (stack: new_dim).
+  void place_kernel(const Value* v, int out, int dim, int64_t at, bool new_dim);
+  // as_strided: a view of the buffer its operand's affine map reads (a copy when the map
+  // needs div/mod); a geometry past that buffer is an error naming the node.
+  Status as_strided(const Node& n);
+
+  // ---- Remaps (lower_remap.cc): elements of an operand at computed coordinates ----
+  // flip, roll, repeat, clone, contiguous, select_scatter: pending like elementwise values;
+  // false where the reference kernel reports an error (bad dims, a bad select index).
+  static bool lowers_as_remap(const Node& n);
+  // The body of remap `n` at result coordinates `c`.
+  int emit_remap(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v);
