@@ -35,12 +35,17 @@ int BodyBuilder::add(BodyOp op) {
   return id;
 }
 
-int BodyBuilder::load(int buffer, DType dt, IndexExpr index) {
+int BodyBuilder::load(int buffer, DType dt, IndexExpr index, Scalar other) {
   BodyOp op;
   op.kind = BodyOp::Kind::Load;
   op.buffer = buffer;
   op.dtype = dt;
   op.index = index.simplified(k_.loops);
+  if (mask_ >= 0) {
+    op.masked = true;
+    op.value = other.is_bool() ? Scalar(static_cast<int64_t>(other.to_bool())) : other;
+    op.args.push_back(mask_);
+  }
   return add(std::move(op));
 }
 

@@ -21,18 +21,26 @@ class BodyBuilder {
 
   int add(BodyOp op);  // the op's body index (an existing identical op's, or the new one's)
   DType dtype(int v) const { return k_.body[static_cast<size_t>(v)].dtype; }
-  int load(int buffer, DType dt, IndexExpr index);
+  const std::vector<int64_t>& loops() const { return k_.loops; }
+  // Masked by mask() when one is set: where it is false, the load gives `other` instead.
+  int load(int buffer, DType dt, IndexExpr index, Scalar other = Scalar(int64_t{0}));
   int constant(Scalar v, DType dt);  // bool literals become 0/1
   int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
   int compute(OpKind kind, std::vector<int> args, DType dt);
   void store(int buffer, IndexExpr index, int v);
 
+  // The bool value that masks every load made while it is set (-1: none): the operands of a
+  // padded value are read only where the coordinates are inside them (constant_pad_nd).
+  int mask() const { return mask_; }
+  void set_mask(int m) { mask_ = m; }
+
  private:
   static std::string key_of(const BodyOp& op);
 
   LoopKernel& k_;
   std::map<std::string, int> seen_;
+  int mask_ = -1;
 };
 
 }  // namespace kiln

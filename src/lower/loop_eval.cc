@@ -97,6 +97,17 @@ bool compare(OpKind op, T a, T b) {
 
 bool truthy(const Val& v, DType t) { return is_floating(t) ? v.f != 0 : v.i != 0; }
 
+// A literal rounded to dtype t (a const, a masked load's value where its mask is false).
+Val literal(const Scalar& s, DType t) {
+  Val v;
+  if (s.is_float()) {
+    v.f = s.to_double();
+    return convert(v, DType::F64, t);
+  }
+  v.i = s.to_int();
+  return convert(v, DType::I64, t);
+}
+
 class Evaluator {
  public:
   explicit Evaluator(const LoopProgram& p) : p_(p) {}
@@ -154,6 +165,10 @@ class Evaluator {
     auto arg_dt = [&](size_t a) { return dt(k, op.args[a]); };
     switch (op.kind) {
       case BodyOp::Kind::Load: {
+        if (op.masked && !truthy(vals_[static_cast<size_t>(op.mask())], dt(k, op.mask()))) {
+          out = literal(op.value, op.dtype);
+          return Status::ok();
+        }
         KILN_ASSIGN_OR_RETURN(int64_t at, offset_of(op));
         const Tensor& s = storage_[static_cast<size_t>(op.buffer)];
         if (is_floating(op.dtype)) out.f = load_double(s.data_bytes(), s.dtype(), at);
@@ -167,17 +182,9 @@ class Evaluator {
         else store_int(s.data_bytes(), s.dtype(), at, arg(0).i);
         return Status::ok();
       }
-      case BodyOp::Kind::Const: {
-        Val v;
-        if (op.value.is_float()) {
-          v.f = op.value.to_double();
-          out = convert(v, DType::F64, op.dtype);
-        } else {
-          v.i = op.value.to_int();
-          out = convert(v, DType::I64, op.dtype);
-        }
+      case BodyOp::Kind::Const:
+        out = literal(op.value, op.dtype);
         return Status::ok();
-      }
       case BodyOp::Kind::Cast:
         out = convert(arg(0), arg_dt(0), op.dtype);
         return Status::ok();

@@ -15,6 +15,8 @@
 //           %3 = mul %1, %2 : f32                    // an elementwise op of ops.def, by name
 //           %4 = add %0, %3 : f32
 //           %5 = index i1 - i0                        // an index expression's value, as i64
+//           %6 = ge %5, %c0 : bool
+//           %7 = load %y[i1 - i0] if %6 else 0.0       // masked: no load where %6 is false
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -91,10 +93,14 @@ struct BodyOp {
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
   IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
-  Scalar value;                // Const
+  Scalar value;                // Const; a masked Load: its value where the mask is false
   ReduceKind reduce = ReduceKind::Sum;  // Reduce
+  // Load: the last arg is a bool mask; where it is false nothing is loaded (the index need not
+  // be in range) and the value is `value` rounded to the buffer's dtype (constant_pad_nd).
+  bool masked = false;
 
   bool has_result() const { return kind != Kind::Store; }
+  int mask() const { return kind == Kind::Load && masked ? args.back() : -1; }
 };
 
 // Scan: a pointwise kernel whose innermost loop (at least one loop) is sequential: its steps

@@ -85,6 +85,7 @@ class LoopParser {
   Status fused_block(LoopKernel& k, int depth);
   Expected<int64_t> loop_head(int depth);
   Status body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop);
+  Status load_mask(const LoopKernel& k, BodyOp& op);
   Expected<int> value_ref(const LoopKernel& k);
 
   Lexer lex_;
@@ -333,6 +334,7 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     KILN_TRY(expect(TokenKind::LBracket, "'['"));
     KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
     KILN_TRY(expect(TokenKind::RBracket, "']'"));
+    if (at_ident("if")) KILN_TRY(load_mask(k, op));
   } else if (w == "index") {
     op.kind = BodyOp::Kind::Index;
     op.dtype = DType::I64;
@@ -384,6 +386,22 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
   if (op.kind == BodyOp::Kind::Reduce) k.reduce_op = static_cast<int>(k.body.size());
   if (name) values_[name->text] = static_cast<int>(k.body.size());
   k.body.push_back(std::move(op));
+  return Status::ok();
+}
+
+// A masked load's `if %mask else LITERAL` (the mask a bool value).
+Status LoopParser::load_mask(const LoopKernel& k, BodyOp& op) {
+  bump();  // 'if'
+  Token mt = tok_;
+  KILN_ASSIGN_OR_RETURN(int m, value_ref(k));
+  if (k.body[static_cast<size_t>(m)].dtype != DType::Bool)
+    return error_at(mt, "the mask of a load must be bool, not ", dtype_name(k.body[static_cast<size_t>(m)].dtype));
+  KILN_TRY(expect_word("else"));
+  Token lt = tok_;
+  KILN_ASSIGN_OR_RETURN(op.value, literal());
+  if (op.value.is_none()) return error_at(lt, "a masked load needs a number after 'else', not none");
+  op.args.push_back(m);
+  op.masked = true;
   return Status::ok();
 }
 

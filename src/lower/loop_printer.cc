@@ -105,6 +105,7 @@ class Printer {
     switch (op.kind) {
       case BodyOp::Kind::Load:
         s += "load %" + buf(op.buffer).name + "[" + op.index.to_string() + "]";
+        if (op.masked) s += " if " + ref(op.mask()) + " else " + op.value.to_string();
         break;
       case BodyOp::Kind::Const:
         s += "const " + op.value.to_string() + dt;

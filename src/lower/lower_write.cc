@@ -32,7 +32,7 @@ Expected<bool> Lowering::write_back(const Node& n) {
   BodyBuilder b{k};
   const int x = operand(b, n, 1, dst->type().dtype, c);
   for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && !(op.index == at)) return false;
+    if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && (!(op.index == at) || !op.args.empty())) return false;
   b.store(a.buffer, at, x);
   access_[n.result()] = a;
   append(std::move(k));

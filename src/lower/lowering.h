@@ -152,6 +152,15 @@ class Lowering {
   static bool lowers_as_remap(const Node& n);
   // The body of remap `n` at result coordinates `c`.
   int emit_remap(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  int emit_pad(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  int emit_slice_scatter(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  // A bool body value: lo <= e < hi (comparisons of `index e`, which the bounds proof reads),
+  // leaving out a bound the kernel's loops keep; -1 when the loops keep both.
+  int masked_range(BodyBuilder& b, const IndexExpr& e, int64_t lo, int64_t hi);
+  // `v` at `c` as `dt` where `mask` (and any mask already set) holds, else `other`: its loads
+  // are masked (a value held in a buffer is one masked load with `other` as its value).
+  int masked_value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& c, int mask, DType dt,
+                      const Scalar& other);
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v);

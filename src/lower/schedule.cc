@@ -62,7 +62,8 @@ bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
   const std::map<int, StoreAt> stored = stores_of(a);
   for (const BodyOp& op : b.body) {
     auto it = op.kind == BodyOp::Kind::Load ? stored.find(op.buffer) : stored.end();
-    if (it != stored.end() && !(it->second.index == op.index)) return false;
+    // A masked load of a stored buffer is not the stored value where its mask is false.
+    if (it != stored.end() && (!(it->second.index == op.index) || !op.args.empty())) return false;
   }
   LoopKernel merged = a;
   BodyBuilder builder(merged);
@@ -94,7 +95,7 @@ bool row_local(const LoopKernel& a, const LoopKernel& b, size_t rows) {
     auto it = stored.find(op.buffer);
     if (it == stored.end()) continue;
     const auto& [at, writer] = it->second;
-    if (!(at.index == op.index)) return false;
+    if (!(at.index == op.index) || !op.args.empty()) return false;
     if (op.index.max_var() >= static_cast<int>(rows) && writer->loops != b.loops) return false;
   }
   return true;

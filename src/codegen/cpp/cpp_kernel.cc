@@ -292,7 +292,10 @@ class KernelWriter {
       const BodyOp& op = k_.body[i];
       bool ok = false;
       switch (op.kind) {
-        case BodyOp::Kind::Load: ok = !stored.count(op.buffer) && op.index.max_var() < level; break;
+        case BodyOp::Kind::Load:
+          ok = !stored.count(op.buffer) && op.index.max_var() < level;
+          for (int a : op.args) ok = ok && static_cast<size_t>(a) >= from && inv[static_cast<size_t>(a)];
+          break;
         case BodyOp::Kind::Index: ok = op.index.max_var() < level; break;
         case BodyOp::Kind::Const: ok = true; break;
         case BodyOp::Kind::Compute:
@@ -326,7 +329,11 @@ class KernelWriter {
     switch (op.kind) {
       case BodyOp::Kind::Load: {
         const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
-        define(convert_or_self(load_value(pointer(op.buffer) + "[" + index_cpp(op.index) + "]", b.dtype), b.dtype, op.dtype));
+        std::string x = convert_or_self(load_value(pointer(op.buffer) + "[" + index_cpp(op.index) + "]", b.dtype), b.dtype, op.dtype);
+        // A masked load reads nothing where its mask is false (a masked vector load).
+        if (op.masked)
+          x = value(op.mask()) + " ? " + x + " : " + convert_or_self(const_literal(op.value, b.dtype), b.dtype, op.dtype);
+        define(x);
         return;
       }
       case BodyOp::Kind::Const: define(const_literal(op.value, op.dtype)); return;
