@@ -114,13 +114,32 @@ class BoundsChecker {
       for (size_t d = 0; d < n; ++d) box.push_back({0, k.loops[d] - 1});
       bool never = false;
       if (op.masked) narrow_to_mask(k, op.mask(), box, never);  // a masked load happens where its mask holds
-      if (!never) KILN_TRY(check_access(op, box));
+      if (never) continue;
+      // An indirect term's value is checked into [0, size) at run time: a variable of that
+      // range (numbered after the loops'), which no access reaches when the size is 0.
+      IndexExpr index = op.index;
+      for (size_t j = 0; j < op.indirect.size(); ++j) {
+        const int64_t size = k.body[static_cast<size_t>(op.indirect_arg(j))].size;
+        if (size <= 0) return make_error(access_text(op), ": an indirect index into an empty dim is never in range");
+        index = index.plus(IndexExpr::var(static_cast<int>(box.size())).scaled(op.indirect[j]));
+        box.push_back({0, size - 1});
+      }
+      KILN_TRY(check_access(op, index, box));
     }
     return Status::ok();
   }
 
-  // Whether `op`'s index is in its buffer wherever variable v runs over box[v].
-  Status check_access(const BodyOp& op, const std::vector<IndexRange>& box) {
+  // "load %x[i1 + 4*(an indirect index)]"
+  std::string access_text(const BodyOp& op) const {
+    std::string s = std::string(op.kind == BodyOp::Kind::Load ? "load" : "store") + " %" +
+                    p_.buffers[static_cast<size_t>(op.buffer)].name + "[" + op.index.to_string();
+    for (int64_t c : op.indirect) s += " + " + std::to_string(c) + "*(an indirect index)";
+    return s + "]";
+  }
+
+  // Whether `index` (op's, with its indirect terms as variables) is in op's buffer wherever
+  // variable v runs over box[v].
+  Status check_access(const BodyOp& op, const IndexExpr& unshifted, const std::vector<IndexRange>& box) {
     // The variables shifted to start at 0: i<v> = j<v> + box[v].lo with j<v> in [0, extent).
     std::vector<IndexExpr> shifted;
     std::vector<int64_t> extents;
@@ -132,14 +151,13 @@ class BoundsChecker {
       shifted.push_back(IndexExpr::var(static_cast<int>(v)).plus(IndexExpr::constant_of(box[v].lo)));
     }
     const bool narrowed = std::any_of(box.begin(), box.end(), [](const IndexRange& r) { return r.lo != 0; });
-    const IndexExpr index = narrowed ? op.index.substitute(shifted) : op.index;
+    const IndexExpr index = narrowed ? unshifted.substitute(shifted) : unshifted;
     int64_t points = 1;
     for (int64_t e : extents)
       if (__builtin_mul_overflow(points, e, &points)) points = INT64_MAX;
     const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
     const int64_t n = b.storage_size();
-    const char* what = op.kind == BodyOp::Kind::Load ? "load" : "store";
-    const std::string access = std::string(what) + " %" + b.name + "[" + op.index.to_string() + "]";
+    const std::string access = access_text(op);
     std::optional<IndexRange> r = index_range(index, extents);
     if (!r) return make_error(access, ": the index arithmetic may overflow int64");
     if (r->lo >= 0 && r->hi < n) return Status::ok();

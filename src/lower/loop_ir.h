@@ -17,6 +17,9 @@
 //           %5 = index i1 - i0                        // an index expression's value, as i64
 //           %6 = ge %5, %c0 : bool
 //           %7 = load %y[i1 - i0] if %6 else 0.0       // masked: no load where %6 is false
+//           %8 = load %i[i0]                            // an index tensor's element
+//           %9 = indirect %8, size 8, wrap, index dim 0 at "%2 = index(%y, %i) : f32[4]"
+//           %10 = load %y[%9]                           // the element at the checked index
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -86,10 +89,14 @@ enum class ReduceKind : uint8_t { Sum, Prod, Max, Min };
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
 
 struct BodyOp {
-  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index };
+  // Indirect: an integer value (args[0]) checked as an index into a dim of `size` elements:
+  // a negative one counts from the back when `wrap`; outside [0, size) it is an error naming
+  // the indexing op (`op`, its `dim` and the node text `where`, in IR syntax). Its result, in
+  // [0, size), is what a load or store index may add as a term (`indirect`).
+  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Indirect };
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
-  OpKind op = OpKind::Add;     // Compute: the elementwise op
+  OpKind op = OpKind::Add;     // Compute: the elementwise op; Indirect: the indexing op
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
   IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
@@ -98,9 +105,19 @@ struct BodyOp {
   // Load: the last arg is a bool mask; where it is false nothing is loaded (the index need not
   // be in range) and the value is `value` rounded to the buffer's dtype (constant_pad_nd).
   bool masked = false;
+  // Load, Store: the element is at index + sum(indirect[j] * value j), the values the results
+  // of Indirect ops: a load's first args, a store's args after the stored value (gather, scatter).
+  std::vector<int64_t> indirect;
+  // Indirect (above).
+  int64_t size = 0;
+  bool wrap = false;
+  int dim = 0;
+  std::string where;
 
   bool has_result() const { return kind != Kind::Store; }
   int mask() const { return kind == Kind::Load && masked ? args.back() : -1; }
+  // The body value of indirect term j of a Load or Store.
+  int indirect_arg(size_t j) const { return args[(kind == Kind::Store ? 1 : 0) + j]; }
 };
 
 // Scan: a pointwise kernel whose innermost loop (at least one loop) is sequential: its steps

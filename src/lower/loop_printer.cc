@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lower/loop_text.h"
+#include "ops/attr.h"
 #include "ops/op_info.h"
 
 namespace kiln {
@@ -94,6 +95,21 @@ class Printer {
 
   std::string ref(int i) const { return "%" + std::to_string(names_[static_cast<size_t>(i)]); }
 
+  // A load's or store's index: its indirect terms (`4*%9`), then the index expression.
+  std::string access_index(const BodyOp& op) const {
+    std::string s;
+    for (size_t j = 0; j < op.indirect.size(); ++j) {
+      const int64_t c = op.indirect[j];
+      s += s.empty() ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+      const uint64_t mag = c < 0 ? uint64_t{0} - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+      s += (mag == 1 ? "" : std::to_string(mag) + "*") + ref(op.indirect_arg(j));
+    }
+    const std::string rest = op.index.to_string();
+    if (s.empty()) return rest;
+    if (rest == "0") return s;
+    return s + (rest[0] == '-' ? " - " + rest.substr(1) : " + " + rest);
+  }
+
   void body_op(const LoopKernel& k, size_t i, int depth) {
     const BodyOp& op = k.body[i];
     std::string s;
@@ -104,8 +120,12 @@ class Printer {
     const std::string dt = std::string(" : ") + std::string(dtype_name(op.dtype));
     switch (op.kind) {
       case BodyOp::Kind::Load:
-        s += "load %" + buf(op.buffer).name + "[" + op.index.to_string() + "]";
+        s += "load %" + buf(op.buffer).name + "[" + access_index(op) + "]";
         if (op.masked) s += " if " + ref(op.mask()) + " else " + op.value.to_string();
+        break;
+      case BodyOp::Kind::Indirect:
+        s += "indirect " + ref(op.args.at(0)) + ", size " + std::to_string(op.size) + (op.wrap ? ", wrap, " : ", ") +
+             std::string(op_info(op.op).name()) + " dim " + std::to_string(op.dim) + " at " + quote_string(op.where);
         break;
       case BodyOp::Kind::Const:
         s += "const " + op.value.to_string() + dt;
@@ -125,7 +145,7 @@ class Printer {
         s += "reduce " + std::string(reduce_kind_name(op.reduce)) + " " + ref(op.args.at(0)) + dt;
         break;
       case BodyOp::Kind::Store:
-        s += "store %" + buf(op.buffer).name + "[" + op.index.to_string() + "], " + ref(op.args.at(0));
+        s += "store %" + buf(op.buffer).name + "[" + access_index(op) + "], " + ref(op.args.at(0));
         break;
     }
     line(depth, s);

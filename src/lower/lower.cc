@@ -171,6 +171,7 @@ Status Lowering::node(const Node& n) {
   if (n.op() == OpKind::Chunk || n.op() == OpKind::Split) return split_views(n);
   if (n.op() == OpKind::Cat) return cat(n);
   if (n.op() == OpKind::Stack) return stack(n);
+  if (lowers_as_gather(n)) return gather(n);
   if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_remap(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
@@ -197,8 +198,25 @@ int Lowering::inline_cost(const Value* v, int cap) const {
   return cost;
 }
 
+bool Lowering::checks_indices(const Value* v) const {
+  std::set<const Value*> seen;
+  std::vector<const Value*> work{v};
+  while (!work.empty()) {
+    const Value* x = work.back();
+    work.pop_back();
+    auto it = pending_.find(x);
+    if (it == pending_.end() || !seen.insert(x).second) continue;
+    if (sources_.count(it->second)) return true;
+    for (const Operand& o : it->second->operands())
+      if (o.is_value()) work.push_back(o.value);
+  }
+  return false;
+}
+
 bool Lowering::must_realize(const Value* v, int64_t points) const {
   if (points > numel_of(sizes_of(v)) && inline_cost(v, kMaxBroadcastInlineOps) > kMaxBroadcastInlineOps) return true;
+  // A reader with no points would check no index: the reference kernel checks them all.
+  if (points == 0 && numel_of(sizes_of(v)) > 0 && checks_indices(v)) return true;
   auto r = readers_.find(v);
   return r != readers_.end() && r->second > 1 && inline_cost(v, kMaxSharedInlineOps) > kMaxSharedInlineOps;
 }

@@ -162,6 +162,26 @@ class Lowering {
   int masked_value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& c, int mask, DType dt,
                       const Scalar& other);
 
+  // ---- Indirect loads (lower_gather.cc): gather, index_select, embedding, index ----
+  // Whether `n` lowers to loads through checked indices (false: an extern kernel, where the
+  // reference kernel must report a static error: ranks it rejects, an index dtype).
+  static bool lowers_as_gather(const Node& n);
+  // Records n's source (indexed_source) and leaves its result pending; index_select and
+  // embedding with an empty result but indices get a kernel of the checks alone.
+  Status gather(const Node& n);
+  // The body of gather-like `n` at result coordinates `c`.
+  int emit_gather(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  // `v` in a buffer whose map is affine in `dims` (realized, or copied when not).
+  Access indexed_source(const Value* v, const std::vector<int>& dims);
+  // Index tensor `index` at `at`, as i64, checked against `size` (an `indirect` op).
+  int checked_index(BodyBuilder& b, const Node& n, const Value* index, const std::vector<IndexExpr>& at, int64_t size,
+                    bool wrap, int dim);
+  // `src` at `coords`, with each dim d of `picked` (d, checked value) read at that value.
+  int load_indexed(BodyBuilder& b, const Access& src, DType dt, std::vector<IndexExpr> coords,
+                   const std::vector<std::pair<int, int>>& picked);
+  // Whether pending `v`'s inlined body checks indices (a reader must compute all its points).
+  bool checks_indices(const Value* v) const;
+
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v);
 
@@ -195,6 +215,7 @@ class Lowering {
   std::map<const Value*, int> readers_;          // nodes that read each value
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
+  std::map<const Node*, Access> sources_;        // gather-like nodes: the buffer they index
   std::set<const Value*> outputs_;
   int temps_ = 0;
 };

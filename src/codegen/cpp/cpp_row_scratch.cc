@@ -69,6 +69,7 @@ Values values_of(const LoopKernel& part, int inner) {
         break;
       }
       case BodyOp::Kind::Reduce:
+      case BodyOp::Kind::Indirect:  // a check: not matched (no key), nor what reads it
       case BodyOp::Kind::Store: break;
     }
   }

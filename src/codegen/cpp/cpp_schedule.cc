@@ -46,7 +46,8 @@ bool stores_independent(const LoopKernel& k, int n) {
   for (const BodyOp& op : k.body) {
     if (op.kind == BodyOp::Kind::Load) loaded.insert(op.buffer);
     if (op.kind != BodyOp::Kind::Store) continue;
-    if (!stored.insert(op.buffer).second || !injective(op.index, k, n)) return false;
+    // An indirect store may repeat an element: its points run in order.
+    if (!stored.insert(op.buffer).second || !op.indirect.empty() || !injective(op.index, k, n)) return false;
   }
   for (int b : stored)
     if (loaded.count(b)) return false;
