@@ -90,9 +90,10 @@ int BodyBuilder::compute(OpKind kind, std::vector<int> args, DType dt) {
   return add(std::move(op));
 }
 
-void BodyBuilder::store(int buffer, IndexExpr index, int v, const IndirectTerms& terms) {
+void BodyBuilder::store(int buffer, IndexExpr index, int v, const IndirectTerms& terms, bool unique) {
   BodyOp op;
   op.kind = BodyOp::Kind::Store;
+  op.unique = unique;
   op.buffer = buffer;
   op.index = index.simplified(k_.loops);
   op.args = {v};

@@ -34,7 +34,7 @@ class BodyBuilder {
   int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
   int compute(OpKind kind, std::vector<int> args, DType dt);
-  void store(int buffer, IndexExpr index, int v, const IndirectTerms& terms = {});
+  void store(int buffer, IndexExpr index, int v, const IndirectTerms& terms = {}, bool unique = false);
 
   // The bool value that masks every load made while it is set (-1: none): the operands of a
   // padded value are read only where the coordinates are inside them (constant_pad_nd).

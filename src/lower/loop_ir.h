@@ -20,6 +20,7 @@
 //           %8 = load %i[i0]                            // an index tensor's element
 //           %9 = indirect %8, size 8, wrap, index dim 0 at "%2 = index(%y, %i) : f32[4]"
 //           %10 = load %y[%9]                           // the element at the checked index
+//           store %out0[%9], %10 unique                 // distinct points, distinct elements
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -108,6 +109,9 @@ struct BodyOp {
   // Load, Store: the element is at index + sum(indirect[j] * value j), the values the results
   // of Indirect ops: a load's first args, a store's args after the stored value (gather, scatter).
   std::vector<int64_t> indirect;
+  // Store: distinct points of the kernel store to distinct elements (an op's unique_indices
+  // promise), so they may run in parallel, each reading (at the same index) and writing its own.
+  bool unique = false;
   // Indirect (above).
   int64_t size = 0;
   bool wrap = false;

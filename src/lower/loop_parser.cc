@@ -369,6 +369,10 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
     op.args.push_back(v);
     op.args.insert(op.args.end(), values.begin(), values.end());
+    if (at_ident("unique")) {
+      op.unique = true;
+      bump();
+    }
   } else if (w == "load") {
     op.kind = BodyOp::Kind::Load;
     KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref(false));

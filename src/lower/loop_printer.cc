@@ -146,6 +146,7 @@ class Printer {
         break;
       case BodyOp::Kind::Store:
         s += "store %" + buf(op.buffer).name + "[" + access_index(op) + "], " + ref(op.args.at(0));
+        if (op.unique) s += " unique";
         break;
     }
     line(depth, s);

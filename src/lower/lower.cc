@@ -172,6 +172,7 @@ Status Lowering::node(const Node& n) {
   if (n.op() == OpKind::Cat) return cat(n);
   if (n.op() == OpKind::Stack) return stack(n);
   if (lowers_as_gather(n)) return gather(n);
+  if (lowers_as_scatter(n)) return scatter(n);
   if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_remap(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());

@@ -14,18 +14,66 @@
 
 namespace kiln::lowering {
 
-namespace {
-
 bool is_index_dtype(DType t) { return t == DType::I64 || t == DType::I32; }
 
-// The dims of self that `index` n reads through tensors (-1 per none).
-std::vector<const Value*> advanced_indices(const Node& n) {
+std::vector<const Value*> advanced_indices(const Node& n, int end) {
   std::vector<const Value*> out;
-  for (int i = 1; i < n.num_operands(); ++i) out.push_back(n.operand(i).is_value() ? n.operand(i).value : nullptr);
+  for (int i = 1; i < end; ++i) out.push_back(n.operand(i).is_value() ? n.operand(i).value : nullptr);
   return out;
 }
 
-}  // namespace
+std::vector<int64_t> advanced_index_sizes(const std::vector<int64_t>& self, const std::vector<const Value*>& idx) {
+  std::vector<int64_t> bcast;
+  std::vector<size_t> indexed;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (!idx[i]) continue;
+    indexed.push_back(i);
+    const std::vector<int64_t> s = sizes_of(idx[i]);
+    std::vector<int64_t> out(std::max(bcast.size(), s.size()), 1);
+    for (size_t k = 0; k < out.size(); ++k) {
+      const size_t back = out.size() - 1 - k;
+      const int64_t a = back < bcast.size() ? bcast[bcast.size() - 1 - back] : 1;
+      const int64_t b = back < s.size() ? s[s.size() - 1 - back] : 1;
+      out[k] = a == 1 ? b : a;
+    }
+    bcast = std::move(out);
+  }
+  const bool adjacent = indexed.empty() || indexed.back() - indexed.front() + 1 == indexed.size();
+  std::vector<int64_t> sizes = adjacent ? std::vector<int64_t>{} : bcast;
+  for (size_t i = 0; i < self.size(); ++i) {
+    if (adjacent && !indexed.empty() && i == indexed.front()) sizes.insert(sizes.end(), bcast.begin(), bcast.end());
+    if (i >= idx.size() || !idx[i]) sizes.push_back(self[i]);
+  }
+  return sizes;
+}
+
+void Lowering::advanced_coords(BodyBuilder& b, const Node& n, const std::vector<int64_t>& self,
+                               const std::vector<const Value*>& idx, const std::vector<IndexExpr>& c,
+                               std::vector<IndexExpr>& coords, std::vector<std::pair<int, int>>& picked) {
+  std::vector<int> indexed;
+  size_t bcast_rank = 0;
+  for (int i = 0; i < static_cast<int>(idx.size()); ++i)
+    if (idx[static_cast<size_t>(i)]) {
+      indexed.push_back(i);
+      bcast_rank = std::max(bcast_rank, sizes_of(idx[static_cast<size_t>(i)]).size());
+    }
+  const bool adjacent = indexed.empty() || indexed.back() - indexed.front() + 1 == static_cast<int>(indexed.size());
+  const size_t first = adjacent && !indexed.empty() ? static_cast<size_t>(indexed.front()) : 0;
+  const std::vector<IndexExpr> bc(c.begin() + static_cast<std::ptrdiff_t>(first),
+                                  c.begin() + static_cast<std::ptrdiff_t>(first + bcast_rank));
+  coords.assign(self.size(), IndexExpr());
+  size_t next = adjacent ? 0 : bcast_rank;  // the result position of the next dim not indexed
+  for (size_t k = 0; k < self.size(); ++k) {
+    if (adjacent && !indexed.empty() && k == first) next += bcast_rank;
+    const Value* t = k < idx.size() ? idx[k] : nullptr;
+    if (!t) {
+      coords[k] = c[next++];
+      continue;
+    }
+    const int i = static_cast<int>(k);
+    picked.emplace_back(i, checked_index(b, n, t, broadcast_coords(sizes_of(t), bc), self[k], true, i));
+  }
+}
 
 bool Lowering::lowers_as_gather(const Node& n) {
   if (n.num_results() != 1 || n.num_operands() < 1 || !n.operand(0).is_value()) return false;
@@ -47,7 +95,7 @@ bool Lowering::lowers_as_gather(const Node& n) {
       return rank == 2 && index_operand(1);
     case OpKind::Index: {
       if (n.num_operands() - 1 > rank) return false;
-      for (const Value* v : advanced_indices(n))
+      for (const Value* v : advanced_indices(n, n.num_operands()))
         if (v && !is_index_dtype(v->type().dtype)) return false;
       return true;
     }
@@ -103,7 +151,7 @@ Status Lowering::gather(const Node& n) {
       dims = {0};
       break;
     default: {  // index
-      const std::vector<const Value*> idx = advanced_indices(n);
+      const std::vector<const Value*> idx = advanced_indices(n, n.num_operands());
       for (int i = 0; i < static_cast<int>(idx.size()); ++i)
         if (idx[static_cast<size_t>(i)]) dims.push_back(i);
       break;
@@ -168,33 +216,10 @@ int Lowering::emit_gather(BodyBuilder& b, const Node& n, const std::vector<Index
     default:
       break;
   }
-  // index: the index tensors broadcast together; their dims replace the indexed ones in place
-  // when those are adjacent, else they lead the result (shape_rule_index). Negative indices wrap.
-  const std::vector<const Value*> idx = advanced_indices(n);
-  std::vector<int> indexed;
-  size_t bcast_rank = 0;
-  for (int i = 0; i < static_cast<int>(idx.size()); ++i)
-    if (idx[static_cast<size_t>(i)]) {
-      indexed.push_back(i);
-      bcast_rank = std::max(bcast_rank, sizes_of(idx[static_cast<size_t>(i)]).size());
-    }
-  const bool adjacent = indexed.empty() || indexed.back() - indexed.front() + 1 == static_cast<int>(indexed.size());
-  const size_t first = adjacent && !indexed.empty() ? static_cast<size_t>(indexed.front()) : 0;
-  const std::vector<IndexExpr> bc(c.begin() + static_cast<std::ptrdiff_t>(first),
-                                  c.begin() + static_cast<std::ptrdiff_t>(first + bcast_rank));
-  std::vector<IndexExpr> coords(static_cast<size_t>(rank));
+  // index: negative indices wrap.
+  std::vector<IndexExpr> coords;
   std::vector<std::pair<int, int>> picked;
-  size_t next = adjacent ? 0 : bcast_rank;  // the result position of the next dim not indexed
-  for (int i = 0; i < rank; ++i) {
-    const auto k = static_cast<size_t>(i);
-    if (adjacent && !indexed.empty() && k == first) next += bcast_rank;
-    const Value* t = k < idx.size() ? idx[k] : nullptr;
-    if (!t) {
-      coords[k] = c[next++];
-      continue;
-    }
-    picked.emplace_back(i, checked_index(b, n, t, broadcast_coords(sizes_of(t), bc), src.sizes[k], true, i));
-  }
+  advanced_coords(b, n, src.sizes, advanced_indices(n, n.num_operands()), c, coords, picked);
   return load_indexed(b, src, r, coords, picked);
 }
 

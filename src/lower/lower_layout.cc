@@ -77,7 +77,9 @@ Status Lowering::cat(const Node& n) {
   std::vector<const Value*> parts;
   for (const Operand& o : n.operands()) {
     if (!o.is_value()) return extern_kernel(n);
-    if (static_cast<int>(sizes_of(o.value).size()) != rank) return extern_kernel(n);  // legacy empty 1-d inputs
+    // torch's legacy empty tensors (1-d of size 0) join any rank: they add nothing.
+    if (sizes_of(o.value) == std::vector<int64_t>{0}) continue;
+    if (static_cast<int>(sizes_of(o.value).size()) != rank) return extern_kernel(n);
     parts.push_back(o.value);
   }
   for (const Value* v : parts) prepare(v, numel_of(sizes_of(v)));

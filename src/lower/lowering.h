@@ -1,8 +1,9 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
 // lower_pointwise.cc, lower_reduce.cc, lower_layout.cc (chunk, split, as_strided, cat, stack),
-// lower_remap.cc (flip, roll, repeat, clone, select_scatter, ...), lower_higher_order.cc
-// (map, scan) and lower_write.cc (copy_ and in-place writes).
+// lower_remap.cc (flip, roll, repeat, clone, select_scatter, ...), lower_gather.cc and
+// lower_scatter.cc (loads and stores through index tensors), lower_higher_order.cc (map, scan)
+// and lower_write.cc (copy_ and in-place writes).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
 
@@ -43,6 +44,15 @@ std::vector<IndexExpr> vars(int first, int count);
 std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords);
 
 int64_t numel_of(const std::vector<int64_t>& sizes);
+
+// i64 or i32: the dtypes an index tensor may have.
+bool is_index_dtype(DType t);
+// The index tensors of `index`/`index_put` node `n`: operands 1 .. end-1, null for `none`.
+std::vector<const Value*> advanced_indices(const Node& n, int end);
+// The shape of advanced indexing of a tensor of sizes `self` by `idx` (shape_rule_index):
+// the index tensors broadcast together, in place of the indexed dims when those are adjacent,
+// else leading.
+std::vector<int64_t> advanced_index_sizes(const std::vector<int64_t>& self, const std::vector<const Value*>& idx);
 inline std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
 
 class Lowering {
@@ -179,6 +189,19 @@ class Lowering {
   // `src` at `coords`, with each dim d of `picked` (d, checked value) read at that value.
   int load_indexed(BodyBuilder& b, const Access& src, DType dt, std::vector<IndexExpr> coords,
                    const std::vector<std::pair<int, int>>& picked);
+  // Advanced indexing at result coordinates `c` (advanced_index_sizes): `coords` gets self's
+  // coordinates of the dims not indexed, `picked` (dim, checked value) those of the indexed
+  // ones, each index tensor read at its broadcast coordinates and checked with wrap.
+  void advanced_coords(BodyBuilder& b, const Node& n, const std::vector<int64_t>& self,
+                       const std::vector<const Value*>& idx, const std::vector<IndexExpr>& c,
+                       std::vector<IndexExpr>& coords, std::vector<std::pair<int, int>>& picked);
+
+  // ---- Index stores (lower_scatter.cc): scatter, scatter_add, index_put, index_add, as_strided_scatter ----
+  // Whether `n` lowers to a copy of its destination and a kernel storing through it (false
+  // where the reference kernel reports a static error: dtypes, shapes; and for a 0-d index_add).
+  static bool lowers_as_scatter(const Node& n);
+  Status scatter(const Node& n);
+
   // Whether pending `v`'s inlined body checks indices (a reader must compute all its points).
   bool checks_indices(const Value* v) const;
 

@@ -42,7 +42,7 @@ bool rows_independent(const LoopKernel& k) {
   for (const LoopKernel& part : k.parts)
     for (const BodyOp& op : part.body)
       if (op.kind == BodyOp::Kind::Store) {
-        if (stored.count(op.buffer)) return false;
+        if (stored.count(op.buffer) || !op.indirect.empty()) return false;
         stored[op.buffer] = op.index.to_string();
       }
   for (const LoopKernel& part : k.parts) {
@@ -53,7 +53,7 @@ bool rows_independent(const LoopKernel& k) {
       if (op.kind == BodyOp::Kind::Store) stores_only.body.push_back(op);
       if (op.kind == BodyOp::Kind::Load) {
         auto it = stored.find(op.buffer);
-        if (it != stored.end() && it->second != op.index.to_string()) return false;
+        if (it != stored.end() && (it->second != op.index.to_string() || !op.args.empty())) return false;
       }
     }
     if (!stores_independent(stores_only, outer)) return false;
@@ -399,8 +399,9 @@ class KernelWriter {
   std::string access_cpp(const BodyOp& op) const {
     std::string s;
     for (size_t j = 0; j < op.indirect.size(); ++j)
-      s += (op.indirect[j] == 1 ? "" : int_literal(op.indirect[j]) + " * ") + value(op.indirect_arg(j)) + " + ";
-    return s + index_cpp(op.index);
+      s += (j ? " + " : "") + (op.indirect[j] == 1 ? "" : int_literal(op.indirect[j]) + " * ") + value(op.indirect_arg(j));
+    if (s.empty()) return index_cpp(op.index);
+    return op.index.terms.empty() && op.index.constant == 0 ? s : s + " + " + index_cpp(op.index);
   }
 
   // A load's value has the buffer's dtype; a load that names another dtype converts.

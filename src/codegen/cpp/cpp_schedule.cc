@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -41,16 +42,29 @@ bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
 
 }  // namespace
 
+// Whether load `a` and store `b` address the same element at every point: the same index
+// and the same indirect terms (values and coefficients).
+bool same_address(const BodyOp& load, const BodyOp& store) {
+  if (!(load.index == store.index) || load.indirect != store.indirect || load.masked) return false;
+  for (size_t j = 0; j < load.indirect.size(); ++j)
+    if (load.indirect_arg(j) != store.indirect_arg(j)) return false;
+  return true;
+}
+
 bool stores_independent(const LoopKernel& k, int n) {
-  std::set<int> loaded, stored;
+  std::map<int, const BodyOp*> stored;
   for (const BodyOp& op : k.body) {
-    if (op.kind == BodyOp::Kind::Load) loaded.insert(op.buffer);
     if (op.kind != BodyOp::Kind::Store) continue;
-    // An indirect store may repeat an element: its points run in order.
-    if (!stored.insert(op.buffer).second || !op.indirect.empty() || !injective(op.index, k, n)) return false;
+    // An indirect store may repeat an element (its points run in order) unless it is unique.
+    const bool distinct = op.unique || (op.indirect.empty() && injective(op.index, k, n));
+    if (!stored.emplace(op.buffer, &op).second || !distinct) return false;
   }
-  for (int b : stored)
-    if (loaded.count(b)) return false;
+  // A buffer loaded and stored: only by a unique store, each point reading its own element.
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it != stored.end() && !(it->second->unique && same_address(op, *it->second))) return false;
+  }
   return true;
 }
 

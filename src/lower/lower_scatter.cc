@@ -1,0 +1,220 @@
+// Lowering of the indexing ops that store through index tensors: scatter, scatter_add,
+// index_put (with and without accumulate), index_add, and as_strided_scatter (through a
+// strided geometry). Each is a copy of the destination (self, inlined) into the result's
+// buffer, then a kernel over the points of the index (or src) that stores there through the
+// checked indices, loading the element first where the op accumulates. Its points run in order
+// (as the reference kernel's, so repeated indices accumulate in the same order and the last
+// write wins), unless the op promises unique_indices: then its store is `unique`, and code
+// generation may run it in parallel.
+#include <algorithm>
+#include <vector>
+
+#include "lower/lowering.h"
+#include "ops/op_call.h"
+
+namespace kiln::lowering {
+
+namespace {
+
+// Whether index.size(k) <= other.size(k) for every k (but `skip`), as the reference's
+// check_index_fits: ranks equal, or both at most 1.
+bool index_fits(const std::vector<int64_t>& index, const std::vector<int64_t>& other, int skip) {
+  if (index.size() != other.size() && !(index.size() <= 1 && other.size() <= 1)) return false;
+  for (size_t k = 0; k < std::min(index.size(), other.size()); ++k)
+    if (static_cast<int>(k) != skip && index[k] > other[k]) return false;
+  return true;
+}
+
+// Whether `values` of `sizes` broadcasts to `to` (never adding elements to `to`).
+bool broadcasts_to(const std::vector<int64_t>& sizes, const std::vector<int64_t>& to) {
+  if (sizes.size() > to.size()) return false;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const int64_t s = sizes[sizes.size() - 1 - k], t = to[to.size() - 1 - k];
+    if (s != t && s != 1) return false;
+  }
+  return true;
+}
+
+const Value* value_operand(const Node& n, int i) {
+  return i < n.num_operands() && n.operand(i).is_value() ? n.operand(i).value : nullptr;
+}
+
+}  // namespace
+
+bool Lowering::lowers_as_scatter(const Node& n) {
+  if (n.num_results() != 1 || !value_operand(n, 0)) return false;
+  const OpCallBase call(n.op(), n.attrs());
+  const Value* self = n.operand(0).value;
+  const std::vector<int64_t> ss = sizes_of(self);
+  const int rank = static_cast<int>(ss.size());
+  const DType dt = self->type().dtype;
+  switch (n.op()) {
+    case OpKind::Scatter:
+    case OpKind::ScatterAdd: {
+      const Value* index = value_operand(n, 1);
+      const std::optional<int> d = wrap_dim(call.attr_int("dim"), std::max(rank, 1));
+      if (!index || !d || !is_index_dtype(index->type().dtype) || !index_fits(sizes_of(index), ss, *d)) return false;
+      const Value* src = value_operand(n, 2);
+      if (!src) return n.op() == OpKind::Scatter && !n.operand(2).literal.is_none();
+      const std::vector<int64_t> si = sizes_of(index), sr = sizes_of(src);
+      // src is read at the index's coordinates: of its rank, or 0-d (one element for all).
+      return src->type().dtype == dt && index_fits(si, sr, -1) && (sr.empty() || si.empty() || sr.size() == si.size());
+    }
+    case OpKind::IndexPut: {
+      const Value* values = value_operand(n, n.num_operands() - 1);
+      const std::vector<const Value*> idx = advanced_indices(n, n.num_operands() - 1);
+      if (!values || values->type().dtype != dt || static_cast<int>(idx.size()) > rank) return false;
+      for (const Value* v : idx)
+        if (v && !is_index_dtype(v->type().dtype)) return false;
+      return broadcasts_to(sizes_of(values), advanced_index_sizes(ss, idx));
+    }
+    case OpKind::IndexAdd: {
+      const Value *index = value_operand(n, 1), *source = value_operand(n, 2);
+      const std::optional<int> d = wrap_dim(call.attr_int("dim"), rank);
+      if (rank == 0 || !d || !index || !source || !is_index_dtype(index->type().dtype) ||
+          sizes_of(index).size() > 1 || source->type().dtype != dt)
+        return false;
+      std::vector<int64_t> want = ss;
+      want[static_cast<size_t>(*d)] = numel_of(sizes_of(index));
+      return sizes_of(source) == want;
+    }
+    case OpKind::AsStridedScatter:
+      return value_operand(n, 1) != nullptr;  // the shape rule checked the geometry and src's shape
+    default:
+      return false;
+  }
+}
+
+Status Lowering::scatter(const Node& n) {
+  const OpCallBase call(n.op(), n.attrs());
+  const Value* self = n.operand(0).value;
+  const std::vector<int64_t> ss = sizes_of(self);
+  const int rank = static_cast<int>(ss.size());
+  const DType r = n.result()->type().dtype;
+  // The destination: a copy of self (computed inlined into the copy kernel).
+  prepare(self, numel_of(ss));
+  const int out = result_buffer(n.result(), ss);
+  {
+    LoopKernel k = make_kernel(KernelKind::Pointwise);
+    k.loops = ss;
+    BodyBuilder b{k};
+    const std::vector<IndexExpr> c = loop_coords(ss);
+    b.store(out, strided(buffer(out).strides, c), b.cast(value_at(b, self, c), r));
+    append(std::move(k));
+  }
+  const std::vector<int64_t> os = buffer(out).strides;
+  const IndexExpr whole = strided(os, vars(0, rank));
+  // The points of the stores, and at each: out's coordinates, the checked indexed dims, the value.
+  std::vector<int64_t> points;
+  bool accumulate = false, unique = false;
+  const Value* index = nullptr;
+  switch (n.op()) {
+    case OpKind::Scatter:
+    case OpKind::ScatterAdd:
+      index = n.operand(1).value;
+      points = sizes_of(index);
+      accumulate = n.op() == OpKind::ScatterAdd;
+      break;
+    case OpKind::IndexPut:
+      points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
+      accumulate = call.attr_bool("accumulate");
+      unique = call.attr_bool("unique_indices");
+      break;
+    case OpKind::IndexAdd:
+      index = n.operand(1).value;
+      points = sizes_of(n.operand(2).value);
+      accumulate = true;
+      unique = call.attr_bool("unique_indices");
+      break;
+    default:  // as_strided_scatter
+      points = sizes_of(n.operand(1).value);
+      break;
+  }
+  // index_add checks every index before it writes, even where source has no element.
+  if (n.op() == OpKind::IndexAdd && numel_of(points) == 0 && numel_of(sizes_of(index)) > 0) {
+    const std::vector<int64_t> isz = sizes_of(index);
+    prepare(index, numel_of(isz));
+    LoopKernel k = make_kernel(KernelKind::Pointwise);
+    k.loops = isz;
+    BodyBuilder b{k};
+    const int d = *wrap_dim(call.attr_int("dim"), rank);
+    checked_index(b, n, index, loop_coords(isz), ss[static_cast<size_t>(d)], true, d);
+    append(std::move(k));
+  }
+  for (const Operand& o : n.operands())
+    if (o.is_value() && o.value != self) prepare(o.value, numel_of(points));
+  LoopKernel k = make_kernel(KernelKind::Pointwise);
+  k.loops = points;
+  BodyBuilder b{k};
+  const std::vector<IndexExpr> c = loop_coords(points);
+  std::vector<IndexExpr> at;                 // out's coordinates
+  std::vector<std::pair<int, int>> picked;  // its indexed dims: (dim, checked value)
+  int value = -1;
+  switch (n.op()) {
+    case OpKind::Scatter:
+    case OpKind::ScatterAdd: {
+      // out[c with c[dim] = index[c]] = src[c] (a 0-d index stands for [0, ..., 0]).
+      const int d = *wrap_dim(call.attr_int("dim"), std::max(rank, 1));
+      const std::vector<int64_t> si = sizes_of(index);
+      at = si.empty() ? std::vector<IndexExpr>(ss.size()) : c;
+      if (rank > 0) picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
+      else checked_index(b, n, index, c, 1, false, d);
+      const Operand& src = n.operand(2);
+      if (!src.is_value()) {
+        value = b.constant(src.literal, r);
+      } else {
+        const size_t sr = sizes_of(src.value).size();
+        value = b.cast(value_at(b, src.value, sr == 0 ? std::vector<IndexExpr>{} : si.empty() ? std::vector<IndexExpr>(sr) : c), r);
+      }
+      break;
+    }
+    case OpKind::IndexPut: {
+      const Value* values = n.operand(n.num_operands() - 1).value;
+      advanced_coords(b, n, ss, advanced_indices(n, n.num_operands() - 1), c, at, picked);
+      value = b.cast(value_at(b, values, broadcast_coords(sizes_of(values), c)), r);
+      break;
+    }
+    case OpKind::IndexAdd: {
+      // out[c with c[dim] = index[c[dim]]] += alpha * source[c]; negative indices wrap.
+      const int d = *wrap_dim(call.attr_int("dim"), rank);
+      const std::vector<IndexExpr> ic =
+          sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
+      at = c;
+      picked.emplace_back(d, checked_index(b, n, index, ic, ss[static_cast<size_t>(d)], true, d));
+      value = b.cast(value_at(b, n.operand(2).value, c), r);
+      const Scalar alpha = call.attr_scalar("alpha");
+      if (!(alpha == Scalar(int64_t{1}))) value = b.compute(OpKind::Mul, {b.constant(alpha, r), value}, r);
+      break;
+    }
+    default: {  // as_strided_scatter: out's storage at offset + sum(stride * c) = src[c]
+      const std::vector<int64_t>& stride = call.attr_ints("stride");
+      const int64_t offset = call.attr_opt_int("storage_offset").value_or(0);
+      value = b.cast(value_at(b, n.operand(1).value, c), r);
+      b.store(out, strided(stride, c, offset), value);
+      append(std::move(k));
+      return Status::ok();
+    }
+  }
+  // The element's index: out's map at `at`, the indexed dims as indirect terms of their strides.
+  // Into a dim of size 0 nothing is stored: every check fails first.
+  BodyBuilder::IndirectTerms terms;
+  bool empty = false;
+  for (const auto& [d, v] : picked) {
+    const auto k = static_cast<size_t>(d);
+    at[k] = IndexExpr();
+    empty = empty || ss[k] == 0;
+    if (ss[k] > 1) terms.emplace_back(v, os[k]);
+  }
+  if (!empty) {
+    const IndexExpr index_at = whole.substitute(at);
+    if (accumulate) {
+      const int old = b.load(out, r, index_at, Scalar(int64_t{0}), terms);
+      value = b.compute(OpKind::Add, {old, value}, r);
+    }
+    b.store(out, index_at, value, terms, unique);
+  }
+  append(std::move(k));
+  return Status::ok();
+}
+
+}  // namespace kiln::lowering
