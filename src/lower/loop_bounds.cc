@@ -60,19 +60,20 @@ void narrow_to_mask(const LoopKernel& k, int m, std::vector<IndexRange>& box, bo
   const IndexTerm& t = ix->index.terms[0];
   const size_t v = static_cast<size_t>(t.var);
   if (v >= box.size() || t.coeff == 0) return;
-  // a*i + b REL C, as lo <= a*i <= hi.
+  // a*i + b REL C, as lo <= a*i <= hi (no bound at the extremes: nothing to narrow there,
+  // and the divisions below stay clear of overflow).
   int64_t lo = INT64_MIN, hi = INT64_MAX, cc;
   if (__builtin_sub_overflow(c->value.to_int(), ix->index.constant, &cc)) return;
+  if (cc <= INT64_MIN + 1 || cc >= INT64_MAX - 1) return;
   switch (rel) {
-    case OpKind::Lt: if (cc == INT64_MIN) return; hi = cc - 1; break;
+    case OpKind::Lt: hi = cc - 1; break;
     case OpKind::Le: hi = cc; break;
-    case OpKind::Gt: if (cc == INT64_MAX) return; lo = cc + 1; break;
+    case OpKind::Gt: lo = cc + 1; break;
     case OpKind::Ge: lo = cc; break;
     case OpKind::Eq: lo = hi = cc; break;
     default: return;
   }
   const int64_t a = t.coeff;
-  if (a == -1 && (lo == INT64_MIN || hi == INT64_MIN)) return;  // negating INT64_MIN
   // i in [ceil(lo / a), floor(hi / a)] for a > 0; the bounds swap for a < 0.
   int64_t ilo = box[v].lo, ihi = box[v].hi;
   auto ceil_div = [](int64_t p, int64_t q) { return -floor_div(-p, q); };

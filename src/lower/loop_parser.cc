@@ -18,6 +18,11 @@ namespace kiln {
 
 namespace {
 
+// a * b modulo 2^64, as IndexExpr's arithmetic (a coefficient times a sign must not overflow).
+int64_t wrapping_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 struct PendingName {
   std::string name;
   Token tok;
@@ -246,7 +251,7 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && it->second < k.reduce_op)
       return error_at(t, "value '%", t.text, "' is defined inside the reduce loops; use the reduce op's result");
     bump();
-    values->terms.emplace_back(it->second, coeff * sign);
+    values->terms.emplace_back(it->second, wrapping_mul(coeff, sign));
     return IndexExpr();
   }
   if (at_ident("div") || at_ident("mod")) {
@@ -260,7 +265,7 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     if (d <= 0) return error_at(dt, "the divisor of ", t.text, " must be positive");
     KILN_TRY(expect(TokenKind::RParen, "')'"));
     IndexExpr e = is_div ? IndexExpr::floor_div(std::move(inner), d) : IndexExpr::mod(std::move(inner), d);
-    return e.scaled(coeff * sign);
+    return e.scaled(wrapping_mul(coeff, sign));
   }
   if (at(TokenKind::Ident) && t.text.size() > 1 && t.text[0] == 'i') {
     int v = -1;
@@ -268,7 +273,7 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     if (ec == std::errc() && ptr == t.text.data() + t.text.size() && v >= 0) {
       if (v >= num_vars) return error_at(t, "'", t.text, "' is not a loop variable here (", num_vars, " enclosing loops)");
       bump();
-      return IndexExpr::var(v).scaled(coeff * sign);
+      return IndexExpr::var(v).scaled(wrapping_mul(coeff, sign));
     }
   }
   return error_at(t, "expected an index term (i<k>, div(...), mod(...) or an integer), got ", describe(t));
@@ -306,7 +311,8 @@ Status LoopParser::access_index(const LoopKernel& k, int depth, BodyOp& op, std:
       values.push_back(v);
       op.indirect.push_back(c);
     } else {
-      op.indirect[static_cast<size_t>(it - values.begin())] += c;
+      int64_t& sum = op.indirect[static_cast<size_t>(it - values.begin())];
+      sum = static_cast<int64_t>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(c));
     }
   }
   for (size_t j = op.indirect.size(); j-- > 0;)

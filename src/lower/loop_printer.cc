@@ -1,5 +1,6 @@
 // Prints the loop IR (loop_text.h).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -97,16 +98,24 @@ class Printer {
 
   // A load's or store's index: its indirect terms (`4*%9`), then the index expression.
   std::string access_index(const BodyOp& op) const {
+    // A term's sign joins its magnitude, except INT64_MIN's, which only a negative integer
+    // token holds ("+ -9223372036854775808*%9" parses back; "- 9223372036854775808*%9" does not).
+    static const std::string kMin = std::to_string(INT64_MIN);
     std::string s;
     for (size_t j = 0; j < op.indirect.size(); ++j) {
       const int64_t c = op.indirect[j];
+      if (c == INT64_MIN) {
+        s += (s.empty() ? "" : " + ") + kMin + "*" + ref(op.indirect_arg(j));
+        continue;
+      }
       s += s.empty() ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
-      const uint64_t mag = c < 0 ? uint64_t{0} - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+      const int64_t mag = c < 0 ? -c : c;
       s += (mag == 1 ? "" : std::to_string(mag) + "*") + ref(op.indirect_arg(j));
     }
     const std::string rest = op.index.to_string();
     if (s.empty()) return rest;
     if (rest == "0") return s;
+    if (rest.rfind(kMin, 0) == 0) return s + " + " + rest;
     return s + (rest[0] == '-' ? " - " + rest.substr(1) : " + " + rest);
   }
 

@@ -222,7 +222,7 @@ int Lowering::emit_pad(BodyBuilder& b, const Node& n, const std::vector<IndexExp
   int mask = -1;
   for (size_t p = 0; p < pad.size() / 2; ++p) {
     const size_t d = in.size() - 1 - p;
-    const IndexExpr e = c[d].plus(IndexExpr::constant_of(-pad[2 * p]));
+    const IndexExpr e = c[d].plus(IndexExpr::constant_of(pad[2 * p]).scaled(-1));
     at[d] = e;
     if (e.is_constant()) {
       if (e.constant < 0 || e.constant >= in[d]) return b.constant(value, r);

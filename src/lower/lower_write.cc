@@ -25,6 +25,8 @@ Expected<bool> Lowering::write_back(const Node& n) {
   const Buffer& target = buffer(a.buffer);
   const IndexExpr at = strided(target.strides, c);
   if (target.sizes != sizes || !(a.map.substitute(c) == at)) return false;
+  // A kernel whose index check fails stops the run after it has written: not into an input.
+  if (checks_indices(n.operand(1).value)) return false;
   realize_readers_before_write(a.buffer, n);
   prepare(n.operand(1).value, numel_of(sizes));
   LoopKernel k = make_kernel(KernelKind::Pointwise);
