@@ -64,8 +64,19 @@ bool Lowering::lowers_as_scatter(const Node& n) {
       const Value* values = value_operand(n, n.num_operands() - 1);
       const std::vector<const Value*> idx = advanced_indices(n, n.num_operands() - 1);
       if (!values || values->type().dtype != dt || static_cast<int>(idx.size()) > rank) return false;
-      for (const Value* v : idx)
-        if (v && !is_index_dtype(v->type().dtype)) return false;
+      // The index tensors must broadcast together (index_put's shape rule does not check it).
+      std::vector<int64_t> bcast;
+      for (const Value* v : idx) {
+        if (!v) continue;
+        if (!is_index_dtype(v->type().dtype)) return false;
+        const std::vector<int64_t> s = sizes_of(v);
+        if (s.size() > bcast.size()) bcast.insert(bcast.begin(), s.size() - bcast.size(), 1);
+        for (size_t k = 0; k < s.size(); ++k) {
+          int64_t& b = bcast[bcast.size() - s.size() + k];
+          if (b != 1 && s[k] != 1 && s[k] != b) return false;
+          if (b == 1) b = s[k];
+        }
+      }
       return broadcasts_to(sizes_of(values), advanced_index_sizes(ss, idx));
     }
     case OpKind::IndexAdd: {
