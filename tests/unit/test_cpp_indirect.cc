@@ -45,6 +45,30 @@ TEST(CppIndirect, StoresThroughIndicesRunInOrderUnlessUnique) {
   EXPECT_FALSE(cpp::stores_independent(p.kernels[1], 1));
 }
 
+// index_add of rows: out[%v(i0), i1] += src[i0, i1] with %v from index[i0] (`by_row`) or from
+// index[i0, i1] (a per-element index, as scatter's).
+LoopKernel row_scatter_kernel(bool by_row) {
+  const std::string at = by_row ? "i0" : "3*i0 + i1";
+  auto p = parse_loops("loops @s(%i: i64[2,3], %src: f32[2,3]) -> (%out0) {\n  buffer %out0 : f32[4,3] strides [3,1]\n"
+                       "  kernel @k0 pointwise {\n    for i0 in range(2) {\n      for i1 in range(3) {\n"
+                       "        %0 = load %i[" + at + "]\n        %1 = indirect %0, size 4, index_add dim 0 at \"n\"\n"
+                       "        %2 = load %src[3*i0 + i1]\n        %3 = load %out0[3*%1 + i1]\n        %4 = add %3, %2 : f32\n"
+                       "        store %out0[3*%1 + i1], %4\n      }\n    }\n  }\n}\n");
+  EXPECT_TRUE(p) << p.error().to_string();
+  return p ? p->kernels[0] : LoopKernel{};
+}
+
+TEST(CppIndirect, RowsOfAScatterRunInOrderTheirElementsVectorized) {
+  const LoopKernel rows = row_scatter_kernel(true);
+  EXPECT_FALSE(cpp::stores_independent(rows, 2));
+  EXPECT_TRUE(cpp::inner_loop_independent(rows));
+  EXPECT_EQ(cpp::schedule_cpp_kernel(rows, CppEmitOptions{}).simd_loop, 1);
+  EXPECT_EQ(cpp::schedule_cpp_kernel(rows, CppEmitOptions{}).parallel_loop, -1);
+  // An index that changes along the row may send two of its elements to one place.
+  EXPECT_FALSE(cpp::inner_loop_independent(row_scatter_kernel(false)));
+  EXPECT_EQ(cpp::schedule_cpp_kernel(row_scatter_kernel(false), CppEmitOptions{}).simd_loop, -1);
+}
+
 TEST(CppIndirect, ChecksReduceAnErrorFlagIntoTheSlotAfterTheBuffers) {
   const std::string cpp = emit_cpp(scatter_program(true, " unique"));
   EXPECT_NE(cpp.find("int kiln_bad = 0;"), std::string::npos) << cpp;

@@ -40,9 +40,7 @@ bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
   return true;
 }
 
-}  // namespace
-
-// Whether load `a` and store `b` address the same element at every point: the same index
+// Whether `load` and `store` address the same element at every point: the same index
 // and the same indirect terms (values and coefficients).
 bool same_address(const BodyOp& load, const BodyOp& store) {
   if (!(load.index == store.index) || load.indirect != store.indirect || load.masked) return false;
@@ -50,6 +48,8 @@ bool same_address(const BodyOp& load, const BodyOp& store) {
     if (load.indirect_arg(j) != store.indirect_arg(j)) return false;
   return true;
 }
+
+}  // namespace
 
 bool stores_independent(const LoopKernel& k, int n) {
   std::map<int, const BodyOp*> stored;
@@ -68,6 +68,33 @@ bool stores_independent(const LoopKernel& k, int n) {
   return true;
 }
 
+bool inner_loop_independent(const LoopKernel& k) {
+  const int inner = static_cast<int>(k.loops.size()) - 1;
+  if (inner < 0 || k.kind != KernelKind::Pointwise) return false;
+  // Which body values change along the innermost loop.
+  std::vector<bool> varies(k.body.size(), false);
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    const BodyOp& op = k.body[i];
+    bool v = (op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Index) && op.index.uses_var(inner);
+    for (int a : op.args) v = v || varies[static_cast<size_t>(a)];
+    varies[i] = v;
+  }
+  std::map<int, const BodyOp*> stored;
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Store) continue;
+    if (!stored.emplace(op.buffer, &op).second) return false;
+    if (!op.index.is_affine_in(inner) || op.index.coeff_of(inner) == 0) return false;
+    for (size_t j = 0; j < op.indirect.size(); ++j)
+      if (varies[static_cast<size_t>(op.indirect_arg(j))]) return false;
+  }
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it != stored.end() && !same_address(op, *it->second)) return false;
+  }
+  return true;
+}
+
 CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   CppSchedule s;
   const int n = static_cast<int>(k.loops.size());
@@ -75,7 +102,12 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   if (k.kind == KernelKind::Scan) return s;  // steps depend on earlier ones: serial
   const bool large = points(k, 0, k.loops.size()) >= o.parallel_threshold;
   if (k.kind == KernelKind::Pointwise) {
-    if (!stores_independent(k, n)) return s;
+    if (!stores_independent(k, n)) {
+      // Outer points in order (repeated indices), the innermost loop vectorized where its
+      // points write distinct elements.
+      if (inner_loop_independent(k)) s.simd_loop = n - 1;
+      return s;
+    }
     s.simd_loop = n - 1;
     if (large) {
       s.parallel_loop = 0;
