@@ -121,6 +121,17 @@ int Lowering::checked_index(BodyBuilder& b, const Node& n, const Value* index, c
   return b.indirect(raw, size, wrap, n.op(), dim, print_node(n));
 }
 
+void Lowering::checks_kernel(const Node& n, const Value* index, int64_t size, bool wrap, int dim) {
+  const std::vector<int64_t> isz = sizes_of(index);
+  if (numel_of(isz) == 0) return;
+  prepare(index, numel_of(isz));
+  LoopKernel k = make_kernel(KernelKind::Pointwise);
+  k.loops = isz;
+  BodyBuilder b{k};
+  checked_index(b, n, index, loop_coords(isz), size, wrap, dim);
+  append(std::move(k));
+}
+
 int Lowering::load_indexed(BodyBuilder& b, const Access& src, DType dt, std::vector<IndexExpr> coords,
                            const std::vector<std::pair<int, int>>& picked) {
   BodyBuilder::IndirectTerms terms;
@@ -159,18 +170,11 @@ Status Lowering::gather(const Node& n) {
   }
   sources_[&n] = indexed_source(self, dims);
   // index_select and embedding check every index before they write anything, even when the
-  // result has no element: then a kernel of the checks alone, over the index tensor.
+  // result has no element.
   const bool checks_all = n.op() == OpKind::IndexSelect || n.op() == OpKind::Embedding;
-  if (checks_all && numel_of(sizes_of(n.result())) == 0 && numel_of(sizes_of(index)) > 0) {
-    const std::vector<int64_t> isz = sizes_of(index);
-    prepare(index, numel_of(isz));
-    LoopKernel k = make_kernel(KernelKind::Pointwise);
-    k.loops = isz;
-    BodyBuilder b{k};
-    checked_index(b, n, index, loop_coords(isz), dims.empty() ? 1 : sizes_of(self)[static_cast<size_t>(dims[0])], false,
+  if (checks_all && numel_of(sizes_of(n.result())) == 0)
+    checks_kernel(n, index, dims.empty() ? 1 : sizes_of(self)[static_cast<size_t>(dims[0])], false,
                   dims.empty() ? 0 : dims[0]);
-    append(std::move(k));
-  }
   pending_[n.result()] = &n;
   if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
   return Status::ok();

@@ -96,133 +96,105 @@ bool Lowering::lowers_as_scatter(const Node& n) {
   }
 }
 
-Status Lowering::scatter(const Node& n) {
-  const OpCallBase call(n.op(), n.attrs());
+int Lowering::copy_destination(const Node& n) {
   const Value* self = n.operand(0).value;
   const std::vector<int64_t> ss = sizes_of(self);
-  const int rank = static_cast<int>(ss.size());
-  const DType r = n.result()->type().dtype;
-  // The destination: a copy of self (computed inlined into the copy kernel).
   prepare(self, numel_of(ss));
   const int out = result_buffer(n.result(), ss);
-  {
-    LoopKernel k = make_kernel(KernelKind::Pointwise);
-    k.loops = ss;
-    BodyBuilder b{k};
-    const std::vector<IndexExpr> c = loop_coords(ss);
-    b.store(out, strided(buffer(out).strides, c), b.cast(value_at(b, self, c), r));
-    append(std::move(k));
+  LoopKernel k = make_kernel(KernelKind::Pointwise);
+  k.loops = ss;
+  BodyBuilder b{k};
+  const std::vector<IndexExpr> c = loop_coords(ss);
+  b.store(out, strided(buffer(out).strides, c), b.cast(value_at(b, self, c), n.result()->type().dtype));
+  append(std::move(k));
+  return out;
+}
+
+int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c,
+                              std::vector<IndexExpr>& at, std::vector<std::pair<int, int>>& picked) {
+  const OpCallBase call(n.op(), n.attrs());
+  const std::vector<int64_t> ss = sizes_of(n.operand(0).value);
+  const int rank = static_cast<int>(ss.size());
+  const DType r = n.result()->type().dtype;
+  if (n.op() == OpKind::IndexPut) {  // out[index tensors at c] = values at c (broadcast)
+    const Value* values = n.operand(n.num_operands() - 1).value;
+    advanced_coords(b, n, ss, advanced_indices(n, n.num_operands() - 1), c, at, picked);
+    return b.cast(value_at(b, values, broadcast_coords(sizes_of(values), c)), r);
   }
-  const std::vector<int64_t> os = buffer(out).strides;
-  const IndexExpr whole = strided(os, vars(0, rank));
-  // The points of the stores, and at each: out's coordinates, the checked indexed dims, the value.
-  std::vector<int64_t> points;
-  bool accumulate = false, unique = false;
-  const Value* index = nullptr;
-  switch (n.op()) {
-    case OpKind::Scatter:
-    case OpKind::ScatterAdd:
-      index = n.operand(1).value;
-      points = sizes_of(index);
-      accumulate = n.op() == OpKind::ScatterAdd;
-      break;
-    case OpKind::IndexPut:
-      points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
-      accumulate = call.attr_bool("accumulate");
-      unique = call.attr_bool("unique_indices");
-      break;
-    case OpKind::IndexAdd:
-      index = n.operand(1).value;
-      points = sizes_of(n.operand(2).value);
-      accumulate = true;
-      unique = call.attr_bool("unique_indices");
-      break;
-    default:  // as_strided_scatter
-      points = sizes_of(n.operand(1).value);
-      break;
-  }
-  // index_add checks every index before it writes, even where source has no element.
-  if (n.op() == OpKind::IndexAdd && numel_of(points) == 0 && numel_of(sizes_of(index)) > 0) {
-    const std::vector<int64_t> isz = sizes_of(index);
-    prepare(index, numel_of(isz));
-    LoopKernel k = make_kernel(KernelKind::Pointwise);
-    k.loops = isz;
-    BodyBuilder b{k};
+  const Value* index = n.operand(1).value;
+  if (n.op() == OpKind::IndexAdd) {  // out[c with c[dim] = index[c[dim]]] = alpha * source[c]
     const int d = *wrap_dim(call.attr_int("dim"), rank);
-    checked_index(b, n, index, loop_coords(isz), ss[static_cast<size_t>(d)], true, d);
-    append(std::move(k));
+    const std::vector<IndexExpr> ic =
+        sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
+    at = c;
+    picked.emplace_back(d, checked_index(b, n, index, ic, ss[static_cast<size_t>(d)], true, d));
+    const int v = b.cast(value_at(b, n.operand(2).value, c), r);
+    const Scalar alpha = call.attr_scalar("alpha");
+    return alpha == Scalar(int64_t{1}) ? v : b.compute(OpKind::Mul, {b.constant(alpha, r), v}, r);
   }
-  for (const Operand& o : n.operands())
-    if (o.is_value() && o.value != self) prepare(o.value, numel_of(points));
+  // scatter, scatter_add: out[c with c[dim] = index[c]] = src[c]; a 0-d index stands for
+  // [0, ..., 0], a 0-d src for its one element at every point.
+  const int d = *wrap_dim(call.attr_int("dim"), std::max(rank, 1));
+  const std::vector<int64_t> si = sizes_of(index);
+  at = si.empty() ? std::vector<IndexExpr>(ss.size()) : c;
+  if (rank > 0) picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
+  else checked_index(b, n, index, c, 1, false, d);
+  const Operand& src = n.operand(2);
+  if (!src.is_value()) return b.constant(src.literal, r);
+  const size_t sr = sizes_of(src.value).size();
+  const std::vector<IndexExpr> sc = sr == 0 ? std::vector<IndexExpr>{} : si.empty() ? std::vector<IndexExpr>(sr) : c;
+  return b.cast(value_at(b, src.value, sc), r);
+}
+
+Status Lowering::scatter(const Node& n) {
+  const OpCallBase call(n.op(), n.attrs());
+  const std::vector<int64_t> ss = sizes_of(n.operand(0).value);
+  const DType r = n.result()->type().dtype;
+  const int out = copy_destination(n);
+  // The points of the stores: the index's, the indexing result's, source's or src's.
+  std::vector<int64_t> points;
+  if (n.op() == OpKind::Scatter || n.op() == OpKind::ScatterAdd) points = sizes_of(n.operand(1).value);
+  else if (n.op() == OpKind::IndexPut) points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
+  else if (n.op() == OpKind::IndexAdd) points = sizes_of(n.operand(2).value);
+  else points = sizes_of(n.operand(1).value);  // as_strided_scatter
+  const bool accumulate = n.op() == OpKind::ScatterAdd || n.op() == OpKind::IndexAdd ||
+                          (n.op() == OpKind::IndexPut && call.attr_bool("accumulate"));
+  const bool unique = (n.op() == OpKind::IndexPut || n.op() == OpKind::IndexAdd) && call.attr_bool("unique_indices");
+  // index_add checks every index before it writes, even where source has no element.
+  if (n.op() == OpKind::IndexAdd && numel_of(points) == 0) {
+    const int d = *wrap_dim(call.attr_int("dim"), static_cast<int>(ss.size()));
+    checks_kernel(n, n.operand(1).value, ss[static_cast<size_t>(d)], true, d);
+  }
+  for (int i = 1; i < n.num_operands(); ++i)
+    if (n.operand(i).is_value()) prepare(n.operand(i).value, numel_of(points));
   LoopKernel k = make_kernel(KernelKind::Pointwise);
   k.loops = points;
   BodyBuilder b{k};
   const std::vector<IndexExpr> c = loop_coords(points);
+  if (n.op() == OpKind::AsStridedScatter) {  // out's storage at offset + sum(stride * c) = src[c]
+    const int v = b.cast(value_at(b, n.operand(1).value, c), r);
+    b.store(out, strided(call.attr_ints("stride"), c, call.attr_opt_int("storage_offset").value_or(0)), v);
+    append(std::move(k));
+    return Status::ok();
+  }
   std::vector<IndexExpr> at;                 // out's coordinates
   std::vector<std::pair<int, int>> picked;  // its indexed dims: (dim, checked value)
-  int value = -1;
-  switch (n.op()) {
-    case OpKind::Scatter:
-    case OpKind::ScatterAdd: {
-      // out[c with c[dim] = index[c]] = src[c] (a 0-d index stands for [0, ..., 0]).
-      const int d = *wrap_dim(call.attr_int("dim"), std::max(rank, 1));
-      const std::vector<int64_t> si = sizes_of(index);
-      at = si.empty() ? std::vector<IndexExpr>(ss.size()) : c;
-      if (rank > 0) picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
-      else checked_index(b, n, index, c, 1, false, d);
-      const Operand& src = n.operand(2);
-      if (!src.is_value()) {
-        value = b.constant(src.literal, r);
-      } else {
-        const size_t sr = sizes_of(src.value).size();
-        value = b.cast(value_at(b, src.value, sr == 0 ? std::vector<IndexExpr>{} : si.empty() ? std::vector<IndexExpr>(sr) : c), r);
-      }
-      break;
-    }
-    case OpKind::IndexPut: {
-      const Value* values = n.operand(n.num_operands() - 1).value;
-      advanced_coords(b, n, ss, advanced_indices(n, n.num_operands() - 1), c, at, picked);
-      value = b.cast(value_at(b, values, broadcast_coords(sizes_of(values), c)), r);
-      break;
-    }
-    case OpKind::IndexAdd: {
-      // out[c with c[dim] = index[c[dim]]] += alpha * source[c]; negative indices wrap.
-      const int d = *wrap_dim(call.attr_int("dim"), rank);
-      const std::vector<IndexExpr> ic =
-          sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
-      at = c;
-      picked.emplace_back(d, checked_index(b, n, index, ic, ss[static_cast<size_t>(d)], true, d));
-      value = b.cast(value_at(b, n.operand(2).value, c), r);
-      const Scalar alpha = call.attr_scalar("alpha");
-      if (!(alpha == Scalar(int64_t{1}))) value = b.compute(OpKind::Mul, {b.constant(alpha, r), value}, r);
-      break;
-    }
-    default: {  // as_strided_scatter: out's storage at offset + sum(stride * c) = src[c]
-      const std::vector<int64_t>& stride = call.attr_ints("stride");
-      const int64_t offset = call.attr_opt_int("storage_offset").value_or(0);
-      value = b.cast(value_at(b, n.operand(1).value, c), r);
-      b.store(out, strided(stride, c, offset), value);
-      append(std::move(k));
-      return Status::ok();
-    }
-  }
-  // The element's index: out's map at `at`, the indexed dims as indirect terms of their strides.
-  // Into a dim of size 0 nothing is stored: every check fails first.
+  int value = scatter_element(b, n, c, at, picked);
+  // The element: out's map at `at`, the indexed dims as indirect terms of their strides. Into
+  // a dim of size 0 nothing is stored: every check fails first.
+  const std::vector<int64_t>& os = buffer(out).strides;
   BodyBuilder::IndirectTerms terms;
   bool empty = false;
   for (const auto& [d, v] : picked) {
-    const auto k = static_cast<size_t>(d);
-    at[k] = IndexExpr();
-    empty = empty || ss[k] == 0;
-    if (ss[k] > 1) terms.emplace_back(v, os[k]);
+    const auto dd = static_cast<size_t>(d);
+    at[dd] = IndexExpr();
+    empty = empty || ss[dd] == 0;
+    if (ss[dd] > 1) terms.emplace_back(v, os[dd]);
   }
   if (!empty) {
-    const IndexExpr index_at = whole.substitute(at);
-    if (accumulate) {
-      const int old = b.load(out, r, index_at, Scalar(int64_t{0}), terms);
-      value = b.compute(OpKind::Add, {old, value}, r);
-    }
-    b.store(out, index_at, value, terms, unique);
+    const IndexExpr element = strided(os, at);
+    if (accumulate) value = b.compute(OpKind::Add, {b.load(out, r, element, Scalar(int64_t{0}), terms), value}, r);
+    b.store(out, element, value, terms, unique);
   }
   append(std::move(k));
   return Status::ok();

@@ -183,6 +183,9 @@ class Lowering {
   int emit_gather(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
   // `v` in a buffer whose map is affine in `dims` (realized, or copied when not).
   Access indexed_source(const Value* v, const std::vector<int>& dims);
+  // A kernel of the checks alone, over every element of `index` (for ops whose reference
+  // kernel checks every index first, where the op's own kernel has no point).
+  void checks_kernel(const Node& n, const Value* index, int64_t size, bool wrap, int dim);
   // Index tensor `index` at `at`, as i64, checked against `size` (an `indirect` op).
   int checked_index(BodyBuilder& b, const Node& n, const Value* index, const std::vector<IndexExpr>& at, int64_t size,
                     bool wrap, int dim);
@@ -201,6 +204,12 @@ class Lowering {
   // where the reference kernel reports a static error: dtypes, shapes; and for a 0-d index_add).
   static bool lowers_as_scatter(const Node& n);
   Status scatter(const Node& n);
+  // A kernel copying n's self (inlined) into n's result buffer, which it returns.
+  int copy_destination(const Node& n);
+  // The value a scatter-like `n` stores at point `c` of its store kernel; `at` gets the result's
+  // coordinates of the element, `picked` (dim, checked index) the indexed ones.
+  int scatter_element(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c, std::vector<IndexExpr>& at,
+                      std::vector<std::pair<int, int>>& picked);
 
   // Whether pending `v`'s inlined body checks indices (a reader must compute all its points).
   bool checks_indices(const Value* v) const;
