@@ -22,6 +22,9 @@ std::string BodyBuilder::key_of(const BodyOp& op) {
     key += "|" + std::to_string(static_cast<int>(op.random.kind)) + "|" + std::to_string(op.random.seed) + "|" +
            std::to_string(op.random.modulus);
   for (int a : op.args) key += "," + std::to_string(a);
+  for (int64_t c : op.indirect) key += ";" + std::to_string(c);
+  if (op.kind == BodyOp::Kind::Indirect)
+    key += "|" + std::to_string(op.size) + (op.wrap ? "w" : "") + "|" + std::to_string(op.dim) + "|" + op.where;
   return key;
 }
 
@@ -38,12 +41,21 @@ int BodyBuilder::add(BodyOp op) {
   return id;
 }
 
-int BodyBuilder::load(int buffer, DType dt, IndexExpr index) {
+int BodyBuilder::load(int buffer, DType dt, IndexExpr index, Scalar other, const IndirectTerms& terms) {
   BodyOp op;
   op.kind = BodyOp::Kind::Load;
   op.buffer = buffer;
   op.dtype = dt;
   op.index = index.simplified(k_.loops);
+  for (const auto& [v, c] : terms) {
+    op.args.push_back(v);
+    op.indirect.push_back(c);
+  }
+  if (mask_ >= 0) {
+    op.masked = true;
+    op.value = other.is_bool() ? Scalar(static_cast<int64_t>(other.to_bool())) : other;
+    op.args.push_back(mask_);
+  }
   return add(std::move(op));
 }
 
@@ -92,13 +104,31 @@ int BodyBuilder::random(RandomDraw draw, int counter, std::vector<int> state, DT
   return add(std::move(op));
 }
 
-void BodyBuilder::store(int buffer, IndexExpr index, int v) {
+void BodyBuilder::store(int buffer, IndexExpr index, int v, const IndirectTerms& terms, bool unique) {
   BodyOp op;
   op.kind = BodyOp::Kind::Store;
+  op.unique = unique;
   op.buffer = buffer;
   op.index = index.simplified(k_.loops);
   op.args = {v};
+  for (const auto& [value, c] : terms) {
+    op.args.push_back(value);
+    op.indirect.push_back(c);
+  }
   add(std::move(op));
+}
+
+int BodyBuilder::indirect(int value, int64_t size, bool wrap, OpKind kind, int dim, std::string where) {
+  BodyOp op;
+  op.kind = BodyOp::Kind::Indirect;
+  op.dtype = DType::I64;
+  op.op = kind;
+  op.args = {value};
+  op.size = size;
+  op.wrap = wrap;
+  op.dim = dim;
+  op.where = std::move(where);
+  return add(std::move(op));
 }
 
 }  // namespace kiln

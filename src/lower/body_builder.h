@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lower/loop_ir.h"
@@ -21,7 +22,14 @@ class BodyBuilder {
 
   int add(BodyOp op);  // the op's body index (an existing identical op's, or the new one's)
   DType dtype(int v) const { return k_.body[static_cast<size_t>(v)].dtype; }
-  int load(int buffer, DType dt, IndexExpr index);
+  const std::vector<int64_t>& loops() const { return k_.loops; }
+  // Terms coeff * value of an index (`value` the result of indirect()).
+  using IndirectTerms = std::vector<std::pair<int, int64_t>>;
+
+  // Masked by mask() when one is set: where it is false, the load gives `other` instead.
+  int load(int buffer, DType dt, IndexExpr index, Scalar other = Scalar(int64_t{0}), const IndirectTerms& terms = {});
+  // Integer `value` checked as an index into a dim of `size` (BodyOp::Kind::Indirect).
+  int indirect(int value, int64_t size, bool wrap, OpKind op, int dim, std::string where);
   int constant(Scalar v, DType dt);  // bool literals become 0/1
   int index(IndexExpr e);            // the value of `e` (i64)
   int cast(int v, DType dt);         // v itself when it has dtype dt
@@ -29,13 +37,19 @@ class BodyBuilder {
   // A draw (loop_ir.h, RandomDraw) at i64 value `counter`, under the i64 values `state`
   // (none, or an rng_state's seed and offset).
   int random(RandomDraw draw, int counter, std::vector<int> state, DType dt);
-  void store(int buffer, IndexExpr index, int v);
+  void store(int buffer, IndexExpr index, int v, const IndirectTerms& terms = {}, bool unique = false);
+
+  // The bool value that masks every load made while it is set (-1: none): the operands of a
+  // padded value are read only where the coordinates are inside them (constant_pad_nd).
+  int mask() const { return mask_; }
+  void set_mask(int m) { mask_ = m; }
 
  private:
   static std::string key_of(const BodyOp& op);
 
   LoopKernel& k_;
   std::map<std::string, int> seen_;
+  int mask_ = -1;
 };
 
 }  // namespace kiln

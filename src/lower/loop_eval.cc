@@ -11,6 +11,7 @@
 #include "lower/eval_math.h"
 #include "lower/loop_run.h"
 #include "lower/reduce_fold.h"
+#include "ops/op_info.h"
 
 namespace kiln {
 
@@ -118,9 +119,28 @@ Val random_draw(const BodyOp& op, const std::vector<Val>& vals) {
 
 bool truthy(const Val& v, DType t) { return is_floating(t) ? v.f != 0 : v.i != 0; }
 
+// A literal rounded to dtype t (a const, a masked load's value where its mask is false).
+Val literal(const Scalar& s, DType t) {
+  Val v;
+  if (s.is_float()) {
+    v.f = s.to_double();
+    return convert(v, DType::F64, t);
+  }
+  v.i = s.to_int();
+  return convert(v, DType::I64, t);
+}
+
 class Evaluator {
  public:
   explicit Evaluator(const LoopProgram& p) : p_(p) {}
+
+  // eval_kernel_checks: kernel `k` over `storage` with no stores, evaluating only what its
+  // Indirect ops need (their operands, transitively).
+  Status run_checks(const LoopKernel& k, std::span<const Tensor> storage) {
+    storage_.assign(storage.begin(), storage.end());
+    checks_only_ = true;
+    return run_loops(k);
+  }
 
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) {
     KILN_TRY(check_loop_inputs(p_, inputs));
@@ -152,6 +172,8 @@ class Evaluator {
 
   Expected<int64_t> offset_of(const BodyOp& op) const {
     std::optional<int64_t> at = op.index.evaluate(vars_);
+    for (size_t j = 0; at && j < op.indirect.size(); ++j)
+      at = wrap_add(*at, wrap_mul(op.indirect[j], vals_[static_cast<size_t>(op.indirect_arg(j))].i));
     const int64_t n = storage_[static_cast<size_t>(op.buffer)].numel();
     if (!at || *at < 0 || *at >= n)
       return make_error(op.kind == BodyOp::Kind::Load ? "load" : "store", " %", buf(op.buffer).name, "[",
@@ -175,6 +197,10 @@ class Evaluator {
     auto arg_dt = [&](size_t a) { return dt(k, op.args[a]); };
     switch (op.kind) {
       case BodyOp::Kind::Load: {
+        if (op.masked && !truthy(vals_[static_cast<size_t>(op.mask())], dt(k, op.mask()))) {
+          out = literal(op.value, op.dtype);
+          return Status::ok();
+        }
         KILN_ASSIGN_OR_RETURN(int64_t at, offset_of(op));
         const Tensor& s = storage_[static_cast<size_t>(op.buffer)];
         if (is_floating(op.dtype)) out.f = load_double(s.data_bytes(), s.dtype(), at);
@@ -182,23 +208,16 @@ class Evaluator {
         return Status::ok();
       }
       case BodyOp::Kind::Store: {
+        if (checks_only_) return Status::ok();
         KILN_ASSIGN_OR_RETURN(int64_t at, offset_of(op));
         const Tensor& s = storage_[static_cast<size_t>(op.buffer)];
         if (is_floating(arg_dt(0))) store_double(s.data_bytes(), s.dtype(), at, arg(0).f);
         else store_int(s.data_bytes(), s.dtype(), at, arg(0).i);
         return Status::ok();
       }
-      case BodyOp::Kind::Const: {
-        Val v;
-        if (op.value.is_float()) {
-          v.f = op.value.to_double();
-          out = convert(v, DType::F64, op.dtype);
-        } else {
-          v.i = op.value.to_int();
-          out = convert(v, DType::I64, op.dtype);
-        }
+      case BodyOp::Kind::Const:
+        out = literal(op.value, op.dtype);
         return Status::ok();
-      }
       case BodyOp::Kind::Cast:
         out = convert(arg(0), arg_dt(0), op.dtype);
         return Status::ok();
@@ -211,6 +230,16 @@ class Evaluator {
       case BodyOp::Kind::Random:
         out = random_draw(op, vals_);
         return Status::ok();
+      case BodyOp::Kind::Indirect: {
+        const int64_t v = arg(0).i;
+        const int64_t w = op.wrap && v < 0 ? v + op.size : v;
+        if (w < 0 || w >= op.size)
+          return make_error(op_info(op.op).name(), ": index ", v, " is out of bounds for dim ", op.dim, " with size ",
+                            op.size)
+              .add_context("while computing " + op.where);
+        out.i = w;
+        return Status::ok();
+      }
       case BodyOp::Kind::Reduce:
         return Status::ok();  // set by run_loops
       case BodyOp::Kind::Compute:
@@ -278,8 +307,20 @@ class Evaluator {
   }
 
   Status run_body(const LoopKernel& k, size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) KILN_TRY(eval_op(k, i));
+    for (size_t i = from; i < to; ++i)
+      if (!checks_only_ || needed_[i]) KILN_TRY(eval_op(k, i));
     return Status::ok();
+  }
+
+  // The ops an Indirect op of `k` depends on (itself included).
+  static std::vector<bool> check_closure(const LoopKernel& k) {
+    std::vector<bool> need(k.body.size(), false);
+    for (size_t i = k.body.size(); i-- > 0;) {
+      need[i] = need[i] || k.body[i].kind == BodyOp::Kind::Indirect;
+      if (need[i])
+        for (int a : k.body[i].args) need[static_cast<size_t>(a)] = true;
+    }
+    return need;
   }
 
   // Calls f() for every point of loops [first, last) (vars_ set), in row-major order.
@@ -314,6 +355,7 @@ class Evaluator {
   Status run_part(const LoopKernel& k, size_t fixed) {
     vars_.resize(k.loops.size());
     vals_.assign(k.body.size(), Val{});
+    if (checks_only_) needed_ = check_closure(k);
     const size_t outer = static_cast<size_t>(k.num_outer_loops());
     if (k.kind == KernelKind::Pointwise || k.kind == KernelKind::Scan)  // scan: for_each runs steps in order
       return for_each(k, fixed, k.loops.size(), [&] { return run_body(k, 0, k.body.size()); });
@@ -349,12 +391,21 @@ class Evaluator {
   std::vector<Tensor> storage_;  // one flat tensor per buffer
   std::vector<int64_t> vars_;
   std::vector<Val> vals_;
+  bool checks_only_ = false;
+  std::vector<bool> needed_;  // checks_only_: the ops of the current part to evaluate
 };
 
 }  // namespace
 
 Expected<std::vector<Tensor>> eval_loops(const LoopProgram& p, std::span<const Tensor> inputs) {
   return Evaluator(p).run(inputs);
+}
+
+Status eval_kernel_checks(const LoopProgram& p, const LoopKernel& k, std::span<const Tensor> storage) {
+  Status s = Evaluator(p).run_checks(k, storage);
+  if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p.name);
+  return make_error("kernel @", k.name, " of loops @", p.name,
+                    " reported an index out of bounds, but evaluating its checks again finds none");
 }
 
 }  // namespace kiln

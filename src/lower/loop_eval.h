@@ -19,4 +19,11 @@ namespace kiln {
 // tensor per output buffer; inputs the program writes are updated in place (loop_ir.h).
 Expected<std::vector<Tensor>> eval_loops(const LoopProgram& p, std::span<const Tensor> inputs);
 
+// The error of the first `indirect` index check of kernel `k` that fails, in loop order,
+// evaluated over `storage` (one flat tensor per buffer of `p`, as run_extern_kernel takes
+// them) without storing anything: the Diagnostic eval_loops gives for it. The compiled runtime
+// calls it when a kernel reports a failed check, so that both name the same index. When no
+// check fails (the kernel's index operands changed since), an error saying so.
+Status eval_kernel_checks(const LoopProgram& p, const LoopKernel& k, std::span<const Tensor> storage);
+
 }  // namespace kiln

@@ -15,7 +15,13 @@
 //           %3 = mul %1, %2 : f32                    // an elementwise op of ops.def, by name
 //           %4 = add %0, %3 : f32
 //           %5 = index i1 - i0                        // an index expression's value, as i64
-//           %6 = div %4, %1 {rounding_mode="floor"} : f32  // div's rounding_mode: the one attribute
+//           %6 = ge %5, %c0 : bool
+//           %7 = load %y[i1 - i0] if %6 else 0.0       // masked: no load where %6 is false
+//           %8 = load %i[i0]                            // an index tensor's element
+//           %9 = indirect %8, size 8, wrap, index dim 0 at "%2 = index(%y, %i) : f32[4]"
+//           %10 = load %y[%9]                           // the element at the checked index
+//           store %out0[%9], %10 unique                 // distinct points, distinct elements
+//           %11 = div %4, %1 {rounding_mode="floor"} : f32  // div's rounding_mode: the one attribute
 //           store %out0[8*i0 + i1], %4
 //         }
 //       }
@@ -112,19 +118,40 @@ struct RandomDraw {
 };
 
 struct BodyOp {
-  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Random };
+  // Indirect: an integer value (args[0]) checked as an index into a dim of `size` elements:
+  // a negative one counts from the back when `wrap`; outside [0, size) it is an error naming
+  // the indexing op (`op`, its `dim` and the node text `where`, in IR syntax). Its result, in
+  // [0, size), is what a load or store index may add as a term (`indirect`).
+  enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Random, Indirect };
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
-  OpKind op = OpKind::Add;     // Compute: the elementwise op
+  OpKind op = OpKind::Add;     // Compute: the elementwise op; Indirect: the indexing op
   AttrMap attrs;               // Compute: its attributes in graph-IR syntax (only div's rounding_mode)
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
   IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
-  Scalar value;                // Const
+  Scalar value;                // Const; a masked Load: its value where the mask is false
   ReduceKind reduce = ReduceKind::Sum;  // Reduce
   RandomDraw random;           // Random (args: the counter, then the state's seed and offset, if any)
+  // Load: the last arg is a bool mask; where it is false nothing is loaded (the index need not
+  // be in range) and the value is `value` rounded to the buffer's dtype (constant_pad_nd).
+  bool masked = false;
+  // Load, Store: the element is at index + sum(indirect[j] * value j), the values the results
+  // of Indirect ops: a load's first args, a store's args after the stored value (gather, scatter).
+  std::vector<int64_t> indirect;
+  // Store: distinct points of the kernel store to distinct elements (an op's unique_indices
+  // promise), so they may run in parallel, each reading (at the same index) and writing its own.
+  bool unique = false;
+  // Indirect (above).
+  int64_t size = 0;
+  bool wrap = false;
+  int dim = 0;
+  std::string where;
 
   bool has_result() const { return kind != Kind::Store; }
+  int mask() const { return kind == Kind::Load && masked ? args.back() : -1; }
+  // The body value of indirect term j of a Load or Store.
+  int indirect_arg(size_t j) const { return args[(kind == Kind::Store ? 1 : 0) + j]; }
 };
 
 // Scan: a pointwise kernel whose innermost loop (at least one loop) is sequential: its steps

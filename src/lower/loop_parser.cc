@@ -18,6 +18,11 @@ namespace kiln {
 
 namespace {
 
+// a * b modulo 2^64, as IndexExpr's arithmetic (a coefficient times a sign must not overflow).
+int64_t wrapping_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 struct PendingName {
   std::string name;
   Token tok;
@@ -84,8 +89,14 @@ class LoopParser {
   Expected<AttrValue> attr_value();
   Expected<AttrMap> attrs(OpKind op);
   Status compute_attrs(BodyOp& op);
-  Expected<IndexExpr> index_expr(int num_vars);
-  Expected<IndexExpr> index_term(int num_vars);
+  // The indirect terms (value, coefficient) an access index names, in order.
+  struct IndirectTerms {
+    const LoopKernel* kernel;
+    std::vector<std::pair<int, int64_t>> terms;
+  };
+  Expected<IndexExpr> index_expr(int num_vars, IndirectTerms* values = nullptr);
+  Expected<IndexExpr> index_term(int num_vars, IndirectTerms* values, int64_t sign);
+  Status access_index(const LoopKernel& k, int depth, BodyOp& op, std::vector<int>& values);
   Expected<int> buffer_ref();
 
   // ---- structure ----
@@ -96,6 +107,8 @@ class LoopParser {
   Status fused_block(LoopKernel& k, int depth);
   Expected<int64_t> loop_head(int depth);
   Status body_op(LoopKernel& k, int depth, bool in_reduce, bool after_reduce_loop);
+  Status load_mask(const LoopKernel& k, BodyOp& op);
+  Status indirect(const LoopKernel& k, BodyOp& op);
   // A value name; `reduce_operand`: an operand of a reduce op, which must be a value of the
   // reduce loops (the other ops after them may use only the reduce ops' results and later ones).
   Expected<int> value_ref(const LoopKernel& k, bool reduce_operand = false);
@@ -246,16 +259,29 @@ Status LoopParser::compute_attrs(BodyOp& op) {
   return Status::ok();
 }
 
-// term := [INT '*'] atom | INT ; atom := i<k> | div(expr, INT) | mod(expr, INT)
-Expected<IndexExpr> LoopParser::index_term(int num_vars) {
+// term := [INT '*'] atom | INT ; atom := i<k> | div(expr, INT) | mod(expr, INT) | %value
+// (a %value, the result of an `indirect` op, only in a load's or store's index: `values`).
+Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, int64_t sign) {
   int64_t coeff = 1;
   if (at(TokenKind::Integer)) {
     KILN_ASSIGN_OR_RETURN(int64_t c, integer());
-    if (!at(TokenKind::Star)) return IndexExpr::constant_of(c);
+    if (!at(TokenKind::Star)) return IndexExpr::constant_of(c).scaled(sign);
     bump();
     coeff = c;
   }
   Token t = tok_;
+  if (at(TokenKind::ValueName) && values) {
+    auto it = values_.find(t.text);
+    if (it == values_.end()) return error_at(t, "undefined value '%", t.text, "'");
+    const LoopKernel& k = *values->kernel;
+    if (k.body[static_cast<size_t>(it->second)].kind != BodyOp::Kind::Indirect)
+      return error_at(t, "'%", t.text, "' is not a checked index: a load or store index adds only values of 'indirect'");
+    if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && it->second < k.reduce_op)
+      return error_at(t, "value '%", t.text, "' is defined inside the reduce loops; use the reduce op's result");
+    bump();
+    values->terms.emplace_back(it->second, wrapping_mul(coeff, sign));
+    return IndexExpr();
+  }
   if (at_ident("div") || at_ident("mod")) {
     const bool is_div = t.text == "div";
     bump();
@@ -267,7 +293,7 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars) {
     if (d <= 0) return error_at(dt, "the divisor of ", t.text, " must be positive");
     KILN_TRY(expect(TokenKind::RParen, "')'"));
     IndexExpr e = is_div ? IndexExpr::floor_div(std::move(inner), d) : IndexExpr::mod(std::move(inner), d);
-    return e.scaled(coeff);
+    return e.scaled(wrapping_mul(coeff, sign));
   }
   if (at(TokenKind::Ident) && t.text.size() > 1 && t.text[0] == 'i') {
     int v = -1;
@@ -275,31 +301,54 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars) {
     if (ec == std::errc() && ptr == t.text.data() + t.text.size() && v >= 0) {
       if (v >= num_vars) return error_at(t, "'", t.text, "' is not a loop variable here (", num_vars, " enclosing loops)");
       bump();
-      return IndexExpr::var(v).scaled(coeff);
+      return IndexExpr::var(v).scaled(wrapping_mul(coeff, sign));
     }
   }
   return error_at(t, "expected an index term (i<k>, div(...), mod(...) or an integer), got ", describe(t));
 }
 
 // expr := ['-'] term { ('+' | '-') term }   (a negative integer token also continues it)
-Expected<IndexExpr> LoopParser::index_expr(int num_vars) {
-  bool negate = at(TokenKind::Minus);
+Expected<IndexExpr> LoopParser::index_expr(int num_vars, IndirectTerms* values) {
+  const bool negate = at(TokenKind::Minus);
   if (negate) bump();
-  KILN_ASSIGN_OR_RETURN(IndexExpr e, index_term(num_vars));
-  if (negate) e = e.scaled(-1);
+  KILN_ASSIGN_OR_RETURN(IndexExpr e, index_term(num_vars, values, negate ? -1 : 1));
   while (true) {
     if (at(TokenKind::Plus) || at(TokenKind::Minus)) {
       const bool minus = at(TokenKind::Minus);
       bump();
-      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars));
-      e = e.plus(minus ? t.scaled(-1) : t);
+      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars, values, minus ? -1 : 1));
+      e = e.plus(t);
     } else if (at(TokenKind::Integer) && tok_.text[0] == '-') {
-      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars));
+      KILN_ASSIGN_OR_RETURN(IndexExpr t, index_term(num_vars, values, 1));
       e = e.plus(t);
     } else {
       return e;
     }
   }
+}
+
+// A load's or store's `[index]` with its indirect terms (merged per value, zero ones dropped).
+Status LoopParser::access_index(const LoopKernel& k, int depth, BodyOp& op, std::vector<int>& values) {
+  KILN_TRY(expect(TokenKind::LBracket, "'['"));
+  IndirectTerms terms{&k, {}};
+  KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth, &terms));
+  KILN_TRY(expect(TokenKind::RBracket, "']'"));
+  for (const auto& [v, c] : terms.terms) {
+    auto it = std::find(values.begin(), values.end(), v);
+    if (it == values.end()) {
+      values.push_back(v);
+      op.indirect.push_back(c);
+    } else {
+      int64_t& sum = op.indirect[static_cast<size_t>(it - values.begin())];
+      sum = static_cast<int64_t>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(c));
+    }
+  }
+  for (size_t j = op.indirect.size(); j-- > 0;)
+    if (op.indirect[j] == 0) {
+      op.indirect.erase(op.indirect.begin() + static_cast<std::ptrdiff_t>(j));
+      values.erase(values.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+  return Status::ok();
 }
 
 // A store may name an input buffer: the program mutates that input in place (loop_ir.h), as
@@ -350,19 +399,24 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     if (reduction && in_reduce) return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
     op.kind = BodyOp::Kind::Store;
     KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref());
-    KILN_TRY(expect(TokenKind::LBracket, "'['"));
-    KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
-    KILN_TRY(expect(TokenKind::RBracket, "']'"));
+    std::vector<int> values;
+    KILN_TRY(access_index(k, depth, op, values));
     KILN_TRY(expect(TokenKind::Comma, "','"));
     KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
     op.args.push_back(v);
+    op.args.insert(op.args.end(), values.begin(), values.end());
+    if (at_ident("unique")) {
+      op.unique = true;
+      bump();
+    }
   } else if (w == "load") {
     op.kind = BodyOp::Kind::Load;
     KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref());
     op.dtype = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
-    KILN_TRY(expect(TokenKind::LBracket, "'['"));
-    KILN_ASSIGN_OR_RETURN(op.index, index_expr(depth));
-    KILN_TRY(expect(TokenKind::RBracket, "']'"));
+    KILN_TRY(access_index(k, depth, op, op.args));
+    if (at_ident("if")) KILN_TRY(load_mask(k, op));
+  } else if (w == "indirect") {
+    KILN_TRY(indirect(k, op));
   } else if (w == "index") {
     op.kind = BodyOp::Kind::Index;
     op.dtype = DType::I64;
@@ -468,6 +522,59 @@ Status LoopParser::random_op(const LoopKernel& k, BodyOp& op) {
     KILN_ASSIGN_OR_RETURN(op.random.modulus, unsigned_integer());
     if (op.random.modulus == 0) return error_at(mt, "the modulus of 'random int' must be positive");
   }
+  return Status::ok();
+}
+
+// A masked load's `if %mask else LITERAL` (the mask a bool value).
+Status LoopParser::load_mask(const LoopKernel& k, BodyOp& op) {
+  bump();  // 'if'
+  Token mt = tok_;
+  KILN_ASSIGN_OR_RETURN(int m, value_ref(k));
+  if (k.body[static_cast<size_t>(m)].dtype != DType::Bool)
+    return error_at(mt, "the mask of a load must be bool, not ", dtype_name(k.body[static_cast<size_t>(m)].dtype));
+  KILN_TRY(expect_word("else"));
+  Token lt = tok_;
+  KILN_ASSIGN_OR_RETURN(op.value, literal());
+  if (op.value.is_none()) return error_at(lt, "a masked load needs a number after 'else', not none");
+  op.args.push_back(m);
+  op.masked = true;
+  return Status::ok();
+}
+
+// `indirect %v, size N[, wrap], OP dim D at "NODE"` (the value an integer).
+Status LoopParser::indirect(const LoopKernel& k, BodyOp& op) {
+  op.kind = BodyOp::Kind::Indirect;
+  op.dtype = DType::I64;
+  Token vt = tok_;
+  KILN_ASSIGN_OR_RETURN(int v, value_ref(k));
+  const DType vd = k.body[static_cast<size_t>(v)].dtype;
+  if (!is_integral(vd)) return error_at(vt, "an indirect index must be an integer, not ", dtype_name(vd));
+  op.args.push_back(v);
+  KILN_TRY(expect(TokenKind::Comma, "','"));
+  KILN_TRY(expect_word("size"));
+  Token st = tok_;
+  KILN_ASSIGN_OR_RETURN(op.size, integer());
+  if (op.size < 0) return error_at(st, "the size of an indirect index must not be negative");
+  KILN_TRY(expect(TokenKind::Comma, "','"));
+  if (at_ident("wrap")) {
+    op.wrap = true;
+    bump();
+    KILN_TRY(expect(TokenKind::Comma, "','"));
+  }
+  Token ot = tok_;
+  std::optional<OpKind> kind = at(TokenKind::Ident) ? op_from_name(tok_.text) : std::nullopt;
+  if (!kind) return error_at(ot, "expected the indexing op's name, got ", describe(ot));
+  op.op = *kind;
+  bump();
+  KILN_TRY(expect_word("dim"));
+  Token dt = tok_;
+  KILN_ASSIGN_OR_RETURN(int64_t dim, integer());
+  if (dim < 0 || dim > INT32_MAX) return error_at(dt, "the dim of an indirect index must be a non-negative int");
+  op.dim = static_cast<int>(dim);
+  KILN_TRY(expect_word("at"));
+  if (!at(TokenKind::String)) return error_at(tok_, "expected the indexing node's text (a string), got ", describe(tok_));
+  op.where = tok_.text;
+  bump();
   return Status::ok();
 }
 

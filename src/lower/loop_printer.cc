@@ -1,9 +1,11 @@
 // Prints the loop IR (loop_text.h).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lower/loop_text.h"
+#include "ops/attr.h"
 #include "ops/op_info.h"
 
 namespace kiln {
@@ -94,6 +96,29 @@ class Printer {
 
   std::string ref(int i) const { return "%" + std::to_string(names_[static_cast<size_t>(i)]); }
 
+  // A load's or store's index: its indirect terms (`4*%9`), then the index expression.
+  std::string access_index(const BodyOp& op) const {
+    // A term's sign joins its magnitude, except INT64_MIN's, which only a negative integer
+    // token holds ("+ -9223372036854775808*%9" parses back; "- 9223372036854775808*%9" does not).
+    static const std::string kMin = std::to_string(INT64_MIN);
+    std::string s;
+    for (size_t j = 0; j < op.indirect.size(); ++j) {
+      const int64_t c = op.indirect[j];
+      if (c == INT64_MIN) {
+        s += (s.empty() ? "" : " + ") + kMin + "*" + ref(op.indirect_arg(j));
+        continue;
+      }
+      s += s.empty() ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+      const int64_t mag = c < 0 ? -c : c;
+      s += (mag == 1 ? "" : std::to_string(mag) + "*") + ref(op.indirect_arg(j));
+    }
+    const std::string rest = op.index.to_string();
+    if (s.empty()) return rest;
+    if (rest == "0") return s;
+    if (rest.rfind(kMin, 0) == 0) return s + " + " + rest;
+    return s + (rest[0] == '-' ? " - " + rest.substr(1) : " + " + rest);
+  }
+
   void body_op(const LoopKernel& k, size_t i, int depth) {
     const BodyOp& op = k.body[i];
     std::string s;
@@ -104,7 +129,12 @@ class Printer {
     const std::string dt = std::string(" : ") + std::string(dtype_name(op.dtype));
     switch (op.kind) {
       case BodyOp::Kind::Load:
-        s += "load %" + buf(op.buffer).name + "[" + op.index.to_string() + "]";
+        s += "load %" + buf(op.buffer).name + "[" + access_index(op) + "]";
+        if (op.masked) s += " if " + ref(op.mask()) + " else " + op.value.to_string();
+        break;
+      case BodyOp::Kind::Indirect:
+        s += "indirect " + ref(op.args.at(0)) + ", size " + std::to_string(op.size) + (op.wrap ? ", wrap, " : ", ") +
+             std::string(op_info(op.op).name()) + " dim " + std::to_string(op.dim) + " at " + quote_string(op.where);
         break;
       case BodyOp::Kind::Const:
         s += "const " + op.value.to_string() + dt;
@@ -134,7 +164,8 @@ class Printer {
         s += dt;
         break;
       case BodyOp::Kind::Store:
-        s += "store %" + buf(op.buffer).name + "[" + op.index.to_string() + "], " + ref(op.args.at(0));
+        s += "store %" + buf(op.buffer).name + "[" + access_index(op) + "], " + ref(op.args.at(0));
+        if (op.unique) s += " unique";
         break;
     }
     line(depth, s);

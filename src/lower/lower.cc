@@ -151,6 +151,7 @@ Status Lowering::node(const Node& n) {
     if (!n.result(r)->type().shape.is_static())
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
+  if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
   if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
     realize(n.operand(0).value);
     const Access& in = access_.at(n.operand(0).value);
@@ -182,7 +183,11 @@ Status Lowering::node(const Node& n) {
     KILN_ASSIGN_OR_RETURN(bool done, write_in_place(n));
     if (done) return Status::ok();
   }
-  if (!n.info().has(kInplace) && n.num_results() == 1 && (lowers_as_pointwise(n) || lowers_as_random(n))) {
+  if (n.op() == OpKind::Stack) return stack(n);
+  if (lowers_as_gather(n)) return gather(n);
+  if (lowers_as_scatter(n)) return scatter(n);
+  if (!n.info().has(kInplace) && n.num_results() == 1 &&
+      (lowers_as_pointwise(n) || lowers_as_random(n) || lowers_as_remap(n))) {
     pending_[n.result()] = &n;
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
     return Status::ok();
@@ -208,8 +213,25 @@ int Lowering::inline_cost(const Value* v, int cap) const {
   return cost;
 }
 
+bool Lowering::checks_indices(const Value* v) const {
+  std::set<const Value*> seen;
+  std::vector<const Value*> work{v};
+  while (!work.empty()) {
+    const Value* x = work.back();
+    work.pop_back();
+    auto it = pending_.find(x);
+    if (it == pending_.end() || !seen.insert(x).second) continue;
+    if (sources_.count(it->second)) return true;
+    for (const Operand& o : it->second->operands())
+      if (o.is_value()) work.push_back(o.value);
+  }
+  return false;
+}
+
 bool Lowering::must_realize(const Value* v, int64_t points) const {
   if (points > numel_of(sizes_of(v)) && inline_cost(v, kMaxBroadcastInlineOps) > kMaxBroadcastInlineOps) return true;
+  // A reader with no points would check no index: the reference kernel checks them all.
+  if (points == 0 && numel_of(sizes_of(v)) > 0 && checks_indices(v)) return true;
   auto r = readers_.find(v);
   return r != readers_.end() && r->second > 1 && inline_cost(v, kMaxSharedInlineOps) > kMaxSharedInlineOps;
 }

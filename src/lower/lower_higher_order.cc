@@ -34,7 +34,8 @@ Status Lowering::higher_order(const Node& n) {
 
 int Lowering::emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c) {
   if (n.info().has(kRandom)) return emit_random(b, n, c);
-  if (n.op() != OpKind::Map) return emit_pointwise(b, n, c);
+  if (sources_.count(&n)) return emit_gather(b, n, c);
+  if (n.op() != OpKind::Map) return lowers_as_remap(n) ? emit_remap(b, n, c) : emit_pointwise(b, n, c);
   const Graph& body = *n.subgraph(0);
   const Value* out = body.outputs()[static_cast<size_t>(v->index())];
   // The map's leading coordinate is the one its mapped operands' slices are taken at; the

@@ -25,6 +25,8 @@ Expected<bool> Lowering::write_back(const Node& n) {
   const Buffer& target = buffer(a.buffer);
   const IndexExpr at = strided(target.strides, c);
   if (target.sizes != sizes || !(a.map.substitute(c) == at)) return false;
+  // A kernel whose index check fails stops the run after it has written: not into an input.
+  if (checks_indices(n.operand(1).value)) return false;
   realize_readers_before_write(a.buffer, n);
   prepare(n.operand(1).value, numel_of(sizes));
   LoopKernel k = make_kernel(KernelKind::Pointwise);
@@ -32,7 +34,7 @@ Expected<bool> Lowering::write_back(const Node& n) {
   BodyBuilder b{k};
   const int x = operand(b, n, 1, dst->type().dtype, c);
   for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && !(op.index == at)) return false;
+    if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && (!(op.index == at) || !op.args.empty())) return false;
   b.store(a.buffer, at, x);
   access_[n.result()] = a;
   append(std::move(k));

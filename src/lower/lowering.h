@@ -1,9 +1,10 @@
 // The lowering of one graph to the loop IR (lower.h), shared by the files that lower each op
 // family: lower.cc (the driver, pending values and their inlining, extern kernels),
 // lower_pointwise.cc, lower_reduce.cc (and lower_arg_reduce.cc, lower_welford.cc),
-// lower_cumsum.cc, lower_pool.cc, lower_layout.cc (chunk, split, cat),
-// lower_higher_order.cc (map, scan), lower_write.cc (copy_ and in-place writes) and
-// lower_random.cc (rand, randn, randint, dropout).
+// lower_cumsum.cc, lower_pool.cc, lower_layout.cc (chunk, split, as_strided, cat, stack),
+// lower_remap.cc (flip, roll, repeat, clone, select_scatter, ...), lower_gather.cc and
+// lower_scatter.cc (loads and stores through index tensors), lower_higher_order.cc (map, scan),
+// lower_write.cc (copy_ and in-place writes) and lower_random.cc (rand, randn, randint, dropout).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
 
@@ -46,6 +47,15 @@ std::vector<IndexExpr> vars(int first, int count);
 std::vector<IndexExpr> broadcast_coords(const std::vector<int64_t>& sizes, const std::vector<IndexExpr>& coords);
 
 int64_t numel_of(const std::vector<int64_t>& sizes);
+
+// i64 or i32: the dtypes an index tensor may have.
+bool is_index_dtype(DType t);
+// The index tensors of `index`/`index_put` node `n`: operands 1 .. end-1, null for `none`.
+std::vector<const Value*> advanced_indices(const Node& n, int end);
+// The shape of advanced indexing of a tensor of sizes `self` by `idx` (shape_rule_index):
+// the index tensors broadcast together, in place of the indexed dims when those are adjacent,
+// else leading.
+std::vector<int64_t> advanced_index_sizes(const std::vector<int64_t>& self, const std::vector<const Value*>& idx);
 inline std::vector<int64_t> sizes_of(const Value* v) { return v->type().shape.sizes(); }
 
 class Lowering {
@@ -189,6 +199,72 @@ class Lowering {
 
   // cat: one kernel per input, each storing its input into its slice of the result.
   Status cat(const Node& n);
+  // stack: cat of the operands unsqueezed at `dim` (a kernel per operand).
+  Status stack(const Node& n);
+  // A kernel storing `v` into buffer `out` at v's coordinates with coordinate `dim` shifted by
+  // `at` (cat), or with `at` inserted as coordinate `dim` (stack: new_dim).
+  void place_kernel(const Value* v, int out, int dim, int64_t at, bool new_dim);
+  // as_strided: a view of the buffer its operand's affine map reads (a copy when the map
+  // needs div/mod); a geometry past that buffer is an error naming the node.
+  Status as_strided(const Node& n);
+
+  // ---- Remaps (lower_remap.cc): elements of an operand at computed coordinates ----
+  // flip, roll, repeat, clone, contiguous, select_scatter: pending like elementwise values;
+  // false where the reference kernel reports an error (bad dims, a bad select index).
+  static bool lowers_as_remap(const Node& n);
+  // The body of remap `n` at result coordinates `c`.
+  int emit_remap(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  int emit_pad(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  int emit_slice_scatter(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  // A bool body value: lo <= e < hi (comparisons of `index e`, which the bounds proof reads),
+  // leaving out a bound the kernel's loops keep; -1 when the loops keep both.
+  int masked_range(BodyBuilder& b, const IndexExpr& e, int64_t lo, int64_t hi);
+  // `v` at `c` as `dt` where `mask` (and any mask already set) holds, else `other`: its loads
+  // are masked (a value held in a buffer is one masked load with `other` as its value).
+  int masked_value_at(BodyBuilder& b, const Value* v, const std::vector<IndexExpr>& c, int mask, DType dt,
+                      const Scalar& other);
+
+  // ---- Indirect loads (lower_gather.cc): gather, index_select, embedding, index ----
+  // Whether `n` lowers to loads through checked indices (false: an extern kernel, where the
+  // reference kernel must report a static error: ranks it rejects, an index dtype).
+  static bool lowers_as_gather(const Node& n);
+  // Records n's source (indexed_source) and leaves its result pending; index_select and
+  // embedding with an empty result but indices get a kernel of the checks alone.
+  Status gather(const Node& n);
+  // The body of gather-like `n` at result coordinates `c`.
+  int emit_gather(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
+  // `v` in a buffer whose map is affine in `dims` (realized, or copied when not).
+  Access indexed_source(const Value* v, const std::vector<int>& dims);
+  // A kernel of the checks alone, over every element of `index` (for ops whose reference
+  // kernel checks every index first, where the op's own kernel has no point).
+  void checks_kernel(const Node& n, const Value* index, int64_t size, bool wrap, int dim);
+  // Index tensor `index` at `at`, as i64, checked against `size` (an `indirect` op).
+  int checked_index(BodyBuilder& b, const Node& n, const Value* index, const std::vector<IndexExpr>& at, int64_t size,
+                    bool wrap, int dim);
+  // `src` at `coords`, with each dim d of `picked` (d, checked value) read at that value.
+  int load_indexed(BodyBuilder& b, const Access& src, DType dt, std::vector<IndexExpr> coords,
+                   const std::vector<std::pair<int, int>>& picked);
+  // Advanced indexing at result coordinates `c` (advanced_index_sizes): `coords` gets self's
+  // coordinates of the dims not indexed, `picked` (dim, checked value) those of the indexed
+  // ones, each index tensor read at its broadcast coordinates and checked with wrap.
+  void advanced_coords(BodyBuilder& b, const Node& n, const std::vector<int64_t>& self,
+                       const std::vector<const Value*>& idx, const std::vector<IndexExpr>& c,
+                       std::vector<IndexExpr>& coords, std::vector<std::pair<int, int>>& picked);
+
+  // ---- Index stores (lower_scatter.cc): scatter, scatter_add, index_put, index_add, as_strided_scatter ----
+  // Whether `n` lowers to a copy of its destination and a kernel storing through it (false
+  // where the reference kernel reports a static error: dtypes, shapes; and for a 0-d index_add).
+  static bool lowers_as_scatter(const Node& n);
+  Status scatter(const Node& n);
+  // A kernel copying n's self (inlined) into n's result buffer, which it returns.
+  int copy_destination(const Node& n);
+  // The value a scatter-like `n` stores at point `c` of its store kernel; `at` gets the result's
+  // coordinates of the element, `picked` (dim, checked index) the indexed ones.
+  int scatter_element(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c, std::vector<IndexExpr>& at,
+                      std::vector<std::pair<int, int>>& picked);
+
+  // Whether pending `v`'s inlined body checks indices (a reader must compute all its points).
+  bool checks_indices(const Value* v) const;
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v);
@@ -223,6 +299,7 @@ class Lowering {
   std::map<const Value*, int> readers_;          // nodes that read each value
   std::map<const Node*, int> position_;          // each node's place in graph order
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
+  std::map<const Node*, Access> sources_;        // gather-like nodes: the buffer they index
   std::set<const Value*> outputs_;
   std::set<const Node*> lowered_ahead_;           // nodes an earlier node's kernel computed
   int temps_ = 0;

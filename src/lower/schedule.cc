@@ -46,13 +46,19 @@ bool overwrites(const LoopKernel& a, const LoopKernel& b) {
 struct StoreAt {
   IndexExpr index;
   int value = -1;
+  bool direct = true;  // no indirect terms: the element is the index's at every point
 };
 
 std::map<int, StoreAt> stores_of(const LoopKernel& k) {
   std::map<int, StoreAt> out;
   for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Store) out[op.buffer] = StoreAt{op.index, op.args.at(0)};
+    if (op.kind == BodyOp::Kind::Store) out[op.buffer] = StoreAt{op.index, op.args.at(0), op.indirect.empty()};
   return out;
+}
+
+// Whether `load` reads what `at` stores, at the same point: both direct, at the same index.
+bool same_element(const StoreAt& at, const BodyOp& load) {
+  return at.direct && load.args.empty() && at.index == load.index;
 }
 
 // Pointwise `b` appended to pointwise `a` over the same loops: b's loads of what a stores (at
@@ -62,7 +68,8 @@ bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
   const std::map<int, StoreAt> stored = stores_of(a);
   for (const BodyOp& op : b.body) {
     auto it = op.kind == BodyOp::Kind::Load ? stored.find(op.buffer) : stored.end();
-    if (it != stored.end() && !(it->second.index == op.index)) return false;
+    // A masked or indirect load, or a load of an indirect store, is not the stored value.
+    if (it != stored.end() && !same_element(it->second, op)) return false;
   }
   LoopKernel merged = a;
   BodyBuilder builder(merged);
@@ -94,7 +101,7 @@ bool row_local(const LoopKernel& a, const LoopKernel& b, size_t rows) {
     auto it = stored.find(op.buffer);
     if (it == stored.end()) continue;
     const auto& [at, writer] = it->second;
-    if (!(at.index == op.index)) return false;
+    if (!same_element(at, op)) return false;
     if (op.index.max_var() >= static_cast<int>(rows) && writer->loops != b.loops) return false;
   }
   return true;
@@ -152,12 +159,16 @@ class Scheduler {
 
 // ---- Removing temporaries nothing reads ----
 
-// Drops body ops whose values reach no store; false when no store is left.
+// Drops body ops whose values reach no store and no index check (a check may fail: it stays,
+// with what it reads); false when neither is left.
 bool prune_body(LoopKernel& k, const std::vector<bool>& dead_buffer) {
   std::vector<bool> live(k.body.size(), false);
+  for (const BodyOp& op : k.body)  // a reduction kernel that keeps a check keeps its reduce op
+    if (op.kind == BodyOp::Kind::Indirect && k.reduce_op >= 0) live[static_cast<size_t>(k.reduce_op)] = true;
   for (size_t i = k.body.size(); i-- > 0;) {
     const BodyOp& op = k.body[i];
     if (op.kind == BodyOp::Kind::Store && !dead_buffer[static_cast<size_t>(op.buffer)]) live[i] = true;
+    if (op.kind == BodyOp::Kind::Indirect) live[i] = true;
     if (!live[i]) continue;
     for (int a : op.args) live[static_cast<size_t>(a)] = true;
   }
@@ -168,7 +179,7 @@ bool prune_body(LoopKernel& k, const std::vector<bool>& dead_buffer) {
     if (!live[i]) continue;
     BodyOp op = std::move(k.body[i]);
     for (int& a : op.args) a = map[static_cast<size_t>(a)];
-    stores = stores || op.kind == BodyOp::Kind::Store;
+    stores = stores || op.kind == BodyOp::Kind::Store || op.kind == BodyOp::Kind::Indirect;
     map[i] = static_cast<int>(body.size());
     body.push_back(std::move(op));
   }

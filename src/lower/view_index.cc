@@ -117,6 +117,15 @@ std::optional<IndexExpr> view_map(const Node& n, const std::vector<int64_t>& in,
         p[static_cast<size_t>(k)] = k == *d ? at : q(drops && k > *d ? k - 1 : k);
       break;
     }
+    case OpKind::AsStrided: {
+      // Addresses the storage of an affine view directly (from its offset by default).
+      const std::vector<int64_t>& size = call.attr_ints("size");
+      const std::vector<int64_t>& stride = call.attr_ints("stride");
+      if (!in_map.is_affine() || size != out || stride.size() != size.size()) return std::nullopt;
+      IndexExpr m = IndexExpr::constant_of(call.attr_opt_int("storage_offset").value_or(in_map.constant));
+      for (int k = 0; k < rout; ++k) m = m.plus(q(k).scaled(stride[static_cast<size_t>(k)]));
+      return m;
+    }
     case OpKind::Reshape:
     case OpKind::View:
     case OpKind::Flatten: {

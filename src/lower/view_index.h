@@ -1,7 +1,8 @@
 // Views as index arithmetic: for a view node (transpose, permute, t, reshape/view/flatten,
 // unsqueeze, squeeze, expand, slice, select, narrow), the coordinates of its input as index
 // expressions over the coordinates of its result (variables i0..i<rank-1>). Composing a
-// consumer's load through these is how views are lowered without copies.
+// consumer's load through these is how views are lowered without copies. as_strided is the
+// exception: its map addresses the storage of an affine `in_map` directly (its buffer).
 #pragma once
 
 #include <cstdint>

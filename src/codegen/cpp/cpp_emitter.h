@@ -4,7 +4,8 @@
 //   extern "C" void kiln_<program>_<kernel>(char* const* buffers);
 // where buffers[b] points at element 0 of buffer b of the program (LoopProgram::buffers
 // order: inputs, outputs, temporaries), laid out by the buffer's strides, f16/bf16 as
-// uint16_t bits, bool as uint8_t 0/1. Extern kernels are not emitted: the runtime runs them.
+// uint16_t bits, bool as uint8_t 0/1; buffers[B] (B buffers) is the error slot, an int a
+// kernel sets to 1 when an index check fails. Extern kernels are not emitted: the runtime runs them.
 // The text is deterministic: the same program and options give the same bytes.
 #pragma once
 

@@ -44,7 +44,7 @@ bool rows_independent(const LoopKernel& k) {
   for (const LoopKernel& part : k.parts)
     for (const BodyOp& op : part.body)
       if (op.kind == BodyOp::Kind::Store) {
-        if (stored.count(op.buffer)) return false;
+        if (stored.count(op.buffer) || !op.indirect.empty()) return false;
         stored[op.buffer] = op.index.to_string();
       }
   for (const LoopKernel& part : k.parts) {
@@ -55,7 +55,7 @@ bool rows_independent(const LoopKernel& k) {
       if (op.kind == BodyOp::Kind::Store) stores_only.body.push_back(op);
       if (op.kind == BodyOp::Kind::Load) {
         auto it = stored.find(op.buffer);
-        if (it != stored.end() && it->second != op.index.to_string()) return false;
+        if (it != stored.end() && (it->second != op.index.to_string() || !op.args.empty())) return false;
       }
     }
     if (!stores_independent(stores_only, outer)) return false;
@@ -63,10 +63,19 @@ bool rows_independent(const LoopKernel& k) {
   return true;
 }
 
+// Whether `k` (any part of it) checks an indirect index.
+bool has_index_checks(const LoopKernel& k) {
+  for (const LoopKernel* part : loop_kernel_parts(k))
+    for (const BodyOp& op : part->body)
+      if (op.kind == BodyOp::Kind::Indirect) return true;
+  return false;
+}
+
 class KernelWriter {
  public:
   KernelWriter(const LoopProgram& p, const LoopKernel& original, const CppEmitOptions& o)
-      : p_(p), o_(o), k_(o.collapse ? collapse_loops(original) : original), s_(schedule_cpp_kernel(k_, o)) {
+      : p_(p), o_(o), k_(o.collapse ? collapse_loops(original) : original), s_(schedule_cpp_kernel(k_, o)),
+        checks_(has_index_checks(original)) {
     if (original.kind == KernelKind::Fused) {
       out_ = "// kernel @" + original.name + ": fused, rows " + extents_text(original.loops, 0, original.loops.size()) +
              ", " + std::to_string(original.parts.size()) + " parts run per row\n";
@@ -83,10 +92,14 @@ class KernelWriter {
     line("extern \"C\" void " + symbol + "(char* const* buffers) {");
     ++depth_;
     pointers();
+    // Index checks: each failed one sets kiln_bad (an OpenMP |-reduction, so the loops still
+    // vectorize) and reads at index 0 instead; the runtime's error slot follows the buffers.
+    if (checks_) line("int kiln_bad = 0;");
     if (k_.kind == KernelKind::Fused) fused();
-    else if (is_column_reduction(k_)) column_reduction();
-    else if (streams_its_store()) streaming_nest();
+    else if (is_column_reduction(k_) && !checks_) column_reduction();
+    else if (streams_its_store() && !checks_) streaming_nest();
     else nest();
+    if (checks_) line("if (kiln_bad) *(int*)buffers[" + std::to_string(p_.buffers.size()) + "] = 1;");
     --depth_;
     line("}");
     return out_;
@@ -96,8 +109,8 @@ class KernelWriter {
   // A part of a fused kernel, written at `depth` inside the shared loops (`first` of them);
   // `save` and `reuse` are its row-scratch values (cpp_row_scratch.h).
   KernelWriter(const LoopProgram& p, const LoopKernel& part, const CppEmitOptions& o, int first, int depth,
-               std::map<int, int> save, std::map<int, int> reuse)
-      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), first_(first), depth_(depth),
+               std::map<int, int> save, std::map<int, int> reuse, bool checks)
+      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), checks_(checks), first_(first), depth_(depth),
         save_(std::move(save)), reuse_(std::move(reuse)) {}
 
   static CppSchedule part_schedule(const LoopKernel& part, const CppEmitOptions& o, int first) {
@@ -195,7 +208,8 @@ class KernelWriter {
       points = points > INT64_MAX - n ? INT64_MAX : points + n;
     }
     if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && rows_independent(k_))
-      line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : ""));
+      line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : "") +
+           (checks_ ? " reduction(|:kiln_bad)" : ""));
     for (int d = 0; d < rows; ++d) open_loop_plain(d);
     const RowScratch scratch = plan_row_scratch(k_, rows);
     for (size_t a = 0; a < scratch.arrays.size(); ++a)
@@ -204,7 +218,7 @@ class KernelWriter {
     for (size_t j = 0; j < k_.parts.size(); ++j) {
       line(std::string("{  // part ") + std::to_string(j) + ": " +
            (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
-      KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1, scratch.save[j], scratch.reuse[j]);
+      KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1, scratch.save[j], scratch.reuse[j], checks_);
       part.nest();
       out_ += part.out_;
       line("}");
@@ -260,6 +274,7 @@ class KernelWriter {
       return;
     }
     if (reduce && !s_.reduction.empty()) s += " " + s_.reduction;
+    if (checks_) s += " reduction(|:kiln_bad)";
     line("#pragma " + s);
   }
 
@@ -294,8 +309,17 @@ class KernelWriter {
       const BodyOp& op = k_.body[i];
       bool ok = false;
       switch (op.kind) {
-        case BodyOp::Kind::Load: ok = !stored.count(op.buffer) && op.index.max_var() < level; break;
+        case BodyOp::Kind::Load:
+          ok = !stored.count(op.buffer) && op.index.max_var() < level;
+          for (int a : op.args) ok = ok && static_cast<size_t>(a) >= from && inv[static_cast<size_t>(a)];
+          break;
         case BodyOp::Kind::Index: ok = op.index.max_var() < level; break;
+        // A check runs only where its loops do: hoisted out of a loop of extent 0 it could
+        // fail where the reference kernel never looks.
+        case BodyOp::Kind::Indirect:
+          ok = static_cast<size_t>(op.args[0]) >= from && inv[static_cast<size_t>(op.args[0])];
+          for (size_t d = static_cast<size_t>(level); d < k_.loops.size(); ++d) ok = ok && k_.loops[d] > 0;
+          break;
         case BodyOp::Kind::Const: ok = true; break;
         case BodyOp::Kind::Compute:
         case BodyOp::Kind::Cast:
@@ -329,11 +353,26 @@ class KernelWriter {
     switch (op.kind) {
       case BodyOp::Kind::Load: {
         const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
-        define(convert_or_self(load_value(pointer(op.buffer) + "[" + index_cpp(op.index) + "]", b.dtype), b.dtype, op.dtype));
+        std::string x = convert_or_self(load_value(pointer(op.buffer) + "[" + access_cpp(op) + "]", b.dtype), b.dtype, op.dtype);
+        // A masked load reads nothing where its mask is false (a masked vector load).
+        if (op.masked)
+          x = value(op.mask()) + " ? " + x + " : " + convert_or_self(const_literal(op.value, b.dtype), b.dtype, op.dtype);
+        define(x);
         return;
       }
       case BodyOp::Kind::Const: define(const_literal(op.value, op.dtype)); return;
       case BodyOp::Kind::Index: define(index_cpp(op.index)); return;
+      case BodyOp::Kind::Indirect: {
+        // Wrapped, compared (a negative index is a huge unsigned one), then 0 where bad, so
+        // the access stays in range whatever the value; the runtime reports the bad index.
+        const std::string v = value(op.args.at(0)), n = int_literal(op.size), w = value(i) + "w", bad = value(i) + "b";
+        line("const int64_t " + w + " = " + (op.wrap ? "(int64_t)" + v + " < 0 ? (int64_t)" + v + " + " + n + " : (int64_t)" + v
+                                                    : "(int64_t)" + v) + ";");
+        line("const int " + bad + " = (uint64_t)" + w + " >= (uint64_t)" + n + ";");
+        line("kiln_bad |= " + bad + ";");
+        define(bad + " ? (int64_t)0 : " + w);
+        return;
+      }
       case BodyOp::Kind::Cast: define(convert_value(value(op.args.at(0)), dtype(op.args.at(0)), op.dtype)); return;
       case BodyOp::Kind::Compute: {
         std::vector<std::string> args;
@@ -357,12 +396,21 @@ class KernelWriter {
           line("block[j] = " + value(op.args.at(0)) + ";");
           return;
         }
-        line(pointer(op.buffer) + "[" + index_cpp(op.index) + "] = " +
+        line(pointer(op.buffer) + "[" + access_cpp(op) + "] = " +
              store_value(value(op.args.at(0)), dtype(op.args.at(0)), b.dtype) + ";");
         return;
       }
       case BodyOp::Kind::Reduce: KILN_UNREACHABLE("reduce outside a reduction's epilogue");
     }
+  }
+
+  // A load's or store's index, with its indirect terms: `5 * v7 + i1`.
+  std::string access_cpp(const BodyOp& op) const {
+    std::string s;
+    for (size_t j = 0; j < op.indirect.size(); ++j)
+      s += (j ? " + " : "") + (op.indirect[j] == 1 ? "" : int_literal(op.indirect[j]) + " * ") + value(op.indirect_arg(j));
+    if (s.empty()) return index_cpp(op.index);
+    return op.index.terms.empty() && op.index.constant == 0 ? s : s + " + " + index_cpp(op.index);
   }
 
   // A load's value has the buffer's dtype; a load that names another dtype converts.
@@ -600,6 +648,7 @@ class KernelWriter {
   const CppEmitOptions& o_;
   const LoopKernel k_;
   const CppSchedule s_;
+  const bool checks_ = false;  // the kernel (some part) checks indirect indices: kiln_bad
   const int first_ = 0;  // loops already open (a fused kernel's rows)
   std::string out_;
   int depth_ = 0;

@@ -41,6 +41,7 @@ Values values_of(const LoopKernel& part, int inner) {
     const std::string type = std::string(value_type(op.dtype));
     switch (op.kind) {
       case BodyOp::Kind::Load:
+        if (!op.args.empty()) break;  // masked: not matched (no key)
         v.key[i] = "load " + std::to_string(op.buffer) + "[" + op.index.to_string() + "]:" + type;
         v.varies[i] = op.index.coeff_of(inner) != 0;
         v.reads[i] = {op.buffer};
@@ -74,6 +75,7 @@ Values values_of(const LoopKernel& part, int inner) {
         break;
       }
       case BodyOp::Kind::Reduce:
+      case BodyOp::Kind::Indirect:  // a check: not matched (no key), nor what reads it
       case BodyOp::Kind::Store: break;
     }
   }

@@ -40,6 +40,15 @@ bool injective(const IndexExpr& e, const LoopKernel& k, int n) {
   return true;
 }
 
+// Whether `load` and `store` address the same element at every point: the same index
+// and the same indirect terms (values and coefficients).
+bool same_address(const BodyOp& load, const BodyOp& store) {
+  if (!(load.index == store.index) || load.indirect != store.indirect || load.masked) return false;
+  for (size_t j = 0; j < load.indirect.size(); ++j)
+    if (load.indirect_arg(j) != store.indirect_arg(j)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool scan_rows_independent(const LoopKernel& k) {
@@ -49,7 +58,7 @@ bool scan_rows_independent(const LoopKernel& k) {
   for (const BodyOp& op : k.body) {
     if (op.kind != BodyOp::Kind::Store) continue;
     const bool carry = !op.index.uses_var(n - 1);
-    if (stored.count(op.buffer) || !injective(op.index, k, carry ? n - 1 : n)) return false;
+    if (!op.indirect.empty() || stored.count(op.buffer) || !injective(op.index, k, carry ? n - 1 : n)) return false;
     stored[op.buffer] = carry ? op.index.to_string() : "";
   }
   for (const BodyOp& op : k.body) {
@@ -61,16 +70,47 @@ bool scan_rows_independent(const LoopKernel& k) {
 }
 
 bool stores_independent(const LoopKernel& k, int n) {
-  std::map<int, const IndexExpr*> stored;
+  std::map<int, const BodyOp*> stored;
   for (const BodyOp& op : k.body) {
     if (op.kind != BodyOp::Kind::Store) continue;
-    if (!stored.emplace(op.buffer, &op.index).second || !injective(op.index, k, n)) return false;
+    // An indirect store may repeat an element (its points run in order) unless it is unique.
+    const bool distinct = op.unique || (op.indirect.empty() && injective(op.index, k, n));
+    if (!stored.emplace(op.buffer, &op).second || !distinct) return false;
   }
-  // A stored buffer may be loaded where the same iteration stores it, and nowhere else: an
-  // in-place op's x[i] = f(x[i]) reads only what its own iteration writes.
-  for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Load)
-      if (auto it = stored.find(op.buffer); it != stored.end() && !(op.index == *it->second)) return false;
+  // A stored buffer may be loaded where the same point stores it, and nowhere else: an
+  // in-place op's x[i] = f(x[i]) and a unique scatter read only what their own point writes.
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it != stored.end() && !same_address(op, *it->second)) return false;
+  }
+  return true;
+}
+
+bool inner_loop_independent(const LoopKernel& k) {
+  const int inner = static_cast<int>(k.loops.size()) - 1;
+  if (inner < 0 || k.kind != KernelKind::Pointwise) return false;
+  // Which body values change along the innermost loop.
+  std::vector<bool> varies(k.body.size(), false);
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    const BodyOp& op = k.body[i];
+    bool v = (op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Index) && op.index.uses_var(inner);
+    for (int a : op.args) v = v || varies[static_cast<size_t>(a)];
+    varies[i] = v;
+  }
+  std::map<int, const BodyOp*> stored;
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Store) continue;
+    if (!stored.emplace(op.buffer, &op).second) return false;
+    if (!op.index.is_affine_in(inner) || op.index.coeff_of(inner) == 0) return false;
+    for (size_t j = 0; j < op.indirect.size(); ++j)
+      if (varies[static_cast<size_t>(op.indirect_arg(j))]) return false;
+  }
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load) continue;
+    auto it = stored.find(op.buffer);
+    if (it != stored.end() && !same_address(op, *it->second)) return false;
+  }
   return true;
 }
 
@@ -87,7 +127,12 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   }
   const bool large = points(k, 0, k.loops.size()) >= o.parallel_threshold;
   if (k.kind == KernelKind::Pointwise) {
-    if (!stores_independent(k, n)) return s;
+    if (!stores_independent(k, n)) {
+      // Outer points in order (repeated indices), the innermost loop vectorized where its
+      // points write distinct elements.
+      if (inner_loop_independent(k)) s.simd_loop = n - 1;
+      return s;
+    }
     s.simd_loop = n - 1;
     if (large) {
       s.parallel_loop = 0;

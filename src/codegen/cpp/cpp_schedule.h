@@ -4,7 +4,8 @@
 // index it is stored (an in-place update). Then:
 //  * pointwise: `omp simd` on the innermost loop; `omp parallel for` on the loops outside
 //    it (collapsed) when the kernel has >= parallel_threshold points; a single loop gets
-//    `omp parallel for simd`;
+//    `omp parallel for simd`. A kernel whose points depend (a scatter) may still get
+//    `omp simd` on its innermost loop (inner_loop_independent);
 //  * reduction: `omp simd` with the accumulator's reduction clause on the innermost reduce
 //    loop; past the threshold, `omp parallel for` on the outer loops when they have >= 64
 //    points, else on the reduce loops with the reduction clause (a floating product, which
@@ -39,8 +40,16 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o);
 bool scan_rows_independent(const LoopKernel& k);
 
 // Whether iterations of `k` that differ in loops [0, n) touch disjoint memory where one
-// writes: no buffer is stored twice, every store index is injective in those loops, and a
-// stored buffer is loaded only at its store's index (an in-place update).
+// writes: no buffer is stored twice, every store index is injective in those loops or the
+// store is `unique` (through indirect terms: an op's promise), and a stored buffer is loaded
+// only at its store's address (an in-place update; a unique scatter's own element).
 bool stores_independent(const LoopKernel& k, int n);
+
+// Whether pointwise `k`'s points that differ only in its innermost loop touch distinct
+// elements where one writes: each store moves with the innermost variable (affine, nonzero
+// coefficient) while its indirect terms do not, and a stored buffer is loaded only at the
+// element stored. A scatter that accumulates rows then vectorizes along the row while its
+// rows (whose indices may repeat) run in order.
+bool inner_loop_independent(const LoopKernel& k);
 
 }  // namespace kiln::cpp

@@ -6,6 +6,7 @@
 
 #include "lower/integer_divisors.h"
 #include "lower/loop_bounds.h"
+#include "lower/loop_eval.h"
 #include "lower/loop_run.h"
 #include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/kernel_cache.h"
@@ -57,8 +58,13 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   c.kernels_.assign(c.p_.kernels.size(), nullptr);
   c.input_written_.assign(c.p_.buffers.size(), false);
   if (o.onednn_matmuls) c.dnnl_ = std::make_unique<DnnlMatmuls>();
-  for (const LoopKernel& k : c.p_.kernels)
+  for (const LoopKernel& k : c.p_.kernels) {
     for (int b : kernel_buffers_written(k)) c.input_written_[static_cast<size_t>(b)] = true;
+    bool checks = false;
+    for (const LoopKernel* part : loop_kernel_parts(k))
+      for (const BodyOp& op : part->body) checks = checks || op.kind == BodyOp::Kind::Indirect;
+    c.kernel_checks_.push_back(checks);
+  }
 
   auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::vector<int>> chunks = split_kernels(c.p_, o);
@@ -206,7 +212,10 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
     }
   }
   if (!arena) arena = Storage::uninitialized(static_cast<size_t>(plan_.arena_bytes));
-  std::vector<char*> pointers(p_.buffers.size());
+  // One pointer per buffer, then the error slot kernels that check indices set (codegen's ABI).
+  int index_error = 0;
+  std::vector<char*> pointers(p_.buffers.size() + 1);
+  pointers.back() = reinterpret_cast<char*>(&index_error);
   for (size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
     if (!storage[b].defined()) {
@@ -232,6 +241,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
     const auto t0 = std::chrono::steady_clock::now();
     if (kernels_[i]) {
       kernels_[i](pointers.data());
+      // A failed index check: the evaluator finds the first bad index again, for its message.
+      if (kernel_checks_[i] && index_error) return eval_kernel_checks(p_, k, storage);
     } else if (!run_blas_kernel(k, storage)) {
       Status s = run_extern_kernel(p_, k, storage);
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);

@@ -65,7 +65,9 @@ class CompiledProgram {
   static Expected<CompiledProgram> compile(LoopProgram p, const CpuCompileOptions& o = {});
 
   // Inputs must match the program's input buffers in dtype and sizes (any strides); returns
-  // one contiguous tensor per output. Safe to call from several threads at once.
+  // one contiguous tensor per output. Safe to call from several threads at once. An index out
+  // of range in a kernel (an `indirect` check) is an error naming the index, its dim and the
+  // graph node, as the evaluator's (lower/loop_eval.h: eval_kernel_checks).
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const;
   // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit).
   Expected<std::vector<Tensor>> run_profiled(std::span<const Tensor> inputs, std::vector<double>& kernel_seconds) const;
@@ -90,6 +92,7 @@ class CompiledProgram {
   std::vector<SharedLibrary> libraries_;
   std::vector<KernelFn> kernels_;      // per kernel of p_; null for extern kernels
   std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
+  std::vector<bool> kernel_checks_;    // per kernel: it checks indirect indices (sets the error slot)
   CompileStats stats_;
   MemoryPlan plan_;
   // Primitives of the matmuls oneDNN runs, made on first use; null when onednn_matmuls is off.

@@ -1,5 +1,6 @@
 """Makes and shows .npy files for the `kiln run` lit tests (run with %python).
-  npy.py make FILE DTYPE SHAPE [arange|ones|fortran|bigendian]   (SHAPE: 2,3 or "" for 0-d)
+  npy.py make FILE DTYPE SHAPE [arange|ones|fortran|bigendian|=V,V,...]   (SHAPE: 2,3 or "" for 0-d;
+                                                                 =3,-1,0,2: these values, row-major)
   npy.py show FILE                                                 (dtype, shape, values)
   npy.py raw FILE BYTES                                            (a file with these bytes)
 bf16 files use kiln's custom descr [('bf16', '<u2')]: a record array of raw bits."""
@@ -15,7 +16,11 @@ NP = {"bool": np.bool_, "u8": np.uint8, "i8": np.int8, "i16": np.int16, "i32": n
 def make(path, dtype, shape, kind="arange"):
     shape = tuple(int(s) for s in shape.split(",") if s)
     n = int(np.prod(shape, dtype=np.int64))
-    values = np.arange(n, dtype=np.float64) if kind != "ones" else np.ones(n)
+    if kind.startswith("="):
+        values = np.array([float(v) for v in kind[1:].split(",") if v], dtype=np.float64)
+        assert values.size == n, f"{values.size} values for shape {shape}"
+    else:
+        values = np.arange(n, dtype=np.float64) if kind != "ones" else np.ones(n)
     if dtype == "bf16":  # bf16 bits of small integers: the top half of the float32 bits
         bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
         np.save(path, bits.view(BF16).reshape(shape))
