@@ -67,7 +67,9 @@ class CompiledProgram {
   // Inputs must match the program's input buffers in dtype and sizes (any strides); returns
   // one contiguous tensor per output. Safe to call from several threads at once.
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const;
-  // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit).
+  // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit), k
+  // the flat index (lower/loop_control.h); a control kernel's entry stays 0, its regions'
+  // kernels have their own.
   Expected<std::vector<Tensor>> run_profiled(std::span<const Tensor> inputs, std::vector<double>& kernel_seconds) const;
 
   const LoopProgram& program() const { return p_; }
@@ -85,10 +87,23 @@ class CompiledProgram {
   CompiledProgram() = default;
   bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
   Expected<std::vector<Tensor>> run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const;
+  // One run's buffers: flat tensors and the pointers kernels take, both by buffer.
+  struct RunState {
+    std::vector<Tensor>& storage;
+    std::vector<char*>& pointers;
+    std::vector<double>* profile;
+  };
+  // Runs `kernels`, the first of which has flat index `first`, in order.
+  Status run_kernels(const std::vector<LoopKernel>& kernels, int first, RunState& s) const;
+  // A cond or while kernel at flat index `at` (compiled_control.cc): a while exchanges its
+  // carried and next buffers by swapping their pointers (the memory plan gives each pair one
+  // lifetime, memory_plan.h).
+  Status run_control(const LoopKernel& k, int at, RunState& s) const;
 
   LoopProgram p_;
   std::vector<SharedLibrary> libraries_;
-  std::vector<KernelFn> kernels_;      // per kernel of p_; null for extern kernels
+  std::vector<KernelFn> kernels_;      // per flat kernel of p_; null for extern and control kernels
+  std::vector<int> ends_;              // per flat kernel: flat_kernel_ends (lower/loop_control.h)
   std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
   CompileStats stats_;
   MemoryPlan plan_;
