@@ -27,8 +27,9 @@ class GraphRunner {
 // A runner for `graph` on `backend`. The runner keeps a reference: `graph` must outlive it.
 // Backend::Cpu compiles a graph with static input shapes now; one with symbolic input dims
 // (a dynamic batch) is compiled on each call with new input sizes, specialized to them, and
-// kept. Errors: what the backend cannot compile (control flow, a symbolic dim no input
-// determines, a missing C++ compiler), named at the node or command; for a specializing
+// kept. Errors: what the backend cannot compile (a symbolic dim no input determines, such as
+// a carried value that grows in a while_loop; a missing C++ compiler), named at the node or
+// command; for a specializing
 // runner they come from run.
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, Backend backend);
 
