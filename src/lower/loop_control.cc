@@ -78,8 +78,8 @@ Status check_control_kernel(const LoopProgram& p, const LoopKernel& k) {
     return make_error("control kernel @", k.name, " names no predicate buffer");
   const Buffer& pred = buffer(k.predicate);
   if (pred.dtype != DType::Bool || pred.storage_size() < 1)
-    return make_error("the predicate %", pred.name, " of @", k.name, " must be a bool buffer (its element 0 is read), not ",
-                      buffer_type_string(pred.dtype, pred.sizes));
+    return make_error("the predicate %", pred.name, " of @", k.name,
+                      " must be a bool buffer (its element 0 is read), not ", buffer_type_string(pred.dtype, pred.sizes));
   if (k.kind == KernelKind::Cond) {
     if (!k.carried.empty() || !k.next.empty()) return make_error("cond kernel @", k.name, " carries no buffers");
     return Status::ok();

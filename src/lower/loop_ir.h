@@ -166,9 +166,10 @@ std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
 
 // Buffers kernel `k` reads (loads, extern operands) and writes (stores, extern results, the
 // first operand of an in-place extern op); a control kernel (Cond, While) also those of every
-// kernel in its regions, its predicate (read) and its carried and next buffers (both). A program input that some kernel writes is mutated
-// in place: after a run the caller's tensor holds what the program wrote, as the graph's
-// in-place op (copy_, functionalization's write-back) leaves it.
+// kernel in its regions, its predicate (read) and its carried and next buffers (both). A
+// program input that some kernel writes is mutated in place: after a run the caller's tensor
+// holds what the program wrote, as the graph's in-place op (copy_, functionalization's
+// write-back) leaves it.
 std::set<int> kernel_buffers_read(const LoopKernel& k);
 std::set<int> kernel_buffers_written(const LoopKernel& k);
 

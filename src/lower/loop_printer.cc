@@ -56,10 +56,12 @@ class Printer {
   void control_kernel(const LoopKernel& k) {
     const bool is_cond = k.kind == KernelKind::Cond;
     std::string head = "kernel @" + k.name;
-    head += is_cond ? " cond %" + buf(k.predicate).name : " while carry " + buffer_list(k.carried) + " next " + buffer_list(k.next);
+    head += is_cond ? " cond %" + buf(k.predicate).name
+                    : " while carry " + buffer_list(k.carried) + " next " + buffer_list(k.next);
     line(1, head + " {");
     for (size_t r = 0; r < k.regions.size(); ++r) {
-      const std::string label = is_cond ? (r == 0 ? "then" : "else") : (r == 0 ? "cond %" + buf(k.predicate).name : "body");
+      const std::string label =
+          is_cond ? (r == 0 ? "then" : "else") : (r == 0 ? "cond %" + buf(k.predicate).name : "body");
       line(2, label + " {");
       indent_ += 2;
       for (const LoopKernel& inner : k.regions[r]) kernel(inner);
