@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "lower/loop_control.h"
+
 namespace kiln {
 
 namespace {
@@ -92,11 +94,13 @@ class BoundsChecker {
   explicit BoundsChecker(const LoopProgram& p) : p_(p) {}
 
   Status run() {
-    for (const LoopKernel& k : p_.kernels) {
+    for (const LoopKernel* kp : flat_kernels(p_)) {
+      const LoopKernel& k = *kp;
       Status s = Status::ok();
       if (k.kind == KernelKind::Extern) s = check_views(k);
+      if (is_control_kernel(k)) s = check_control_kernel(p_, k);
       for (const LoopKernel* part : loop_kernel_parts(k))
-        if (s && k.kind != KernelKind::Extern) s = check_body(*part);
+        if (s && k.kind != KernelKind::Extern && !is_control_kernel(k)) s = check_body(*part);
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
     return Status::ok();

@@ -2,7 +2,8 @@
 // loops reach, lies inside its buffer, and so does every view an extern kernel takes. The
 // evaluator finds a bad index when it reaches it; compiled code cannot, so the compiled
 // runtime proves this before it runs anything. Also proves that no index arithmetic
-// overflows int64, in the order generated code evaluates it (terms, then the constant).
+// overflows int64, in the order generated code evaluates it (terms, then the constant), and
+// that control kernels keep their rules (loop_control.h), since a runtime relies on them.
 #pragma once
 
 #include <cstdint>

@@ -5,10 +5,12 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/element.h"
 #include "core/random.h"
 #include "lower/eval_math.h"
+#include "lower/loop_control.h"
 #include "lower/loop_run.h"
 #include "lower/reduce_fold.h"
 #include "ops/op_info.h"
@@ -150,10 +152,7 @@ class Evaluator {
       storage_[b] = Tensor::zeros({buf.storage_size()}, buf.dtype);
     }
     for (size_t i = 0; i < inputs.size(); ++i) buffer_view(p_.inputs[i]).copy_from(inputs[i]);
-    for (const LoopKernel& k : p_.kernels) {
-      Status s = k.kind == KernelKind::Extern ? run_extern_kernel(p_, k, storage_) : run_loops(k);
-      if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
-    }
+    KILN_TRY(run_kernels(p_.kernels));
     std::set<int> written;  // inputs a kernel wrote are mutated in place (loop_ir.h)
     for (const LoopKernel& k : p_.kernels)
       for (int b : kernel_buffers_written(k)) written.insert(b);
@@ -166,6 +165,33 @@ class Evaluator {
 
  private:
   const Buffer& buf(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
+
+  Status run_kernels(const std::vector<LoopKernel>& kernels) {
+    for (const LoopKernel& k : kernels) {
+      Status s = k.kind == KernelKind::Extern ? run_extern_kernel(p_, k, storage_)
+                 : is_control_kernel(k)       ? run_control(k)
+                                              : run_loops(k);
+      if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
+    }
+    return Status::ok();
+  }
+
+  // Element 0 of a one-element bool buffer (check_control_kernel has checked it).
+  bool predicate(int b) const { return load_int(storage_[static_cast<size_t>(b)].data_bytes(), DType::Bool, 0) != 0; }
+
+  // cond and while (loop_control.h); a while exchanges its carried and next buffers' storage.
+  Status run_control(const LoopKernel& k) {
+    KILN_TRY(check_control_kernel(p_, k));
+    if (k.kind == KernelKind::Cond) return run_kernels(k.regions.at(predicate(k.predicate) ? 0 : 1));
+    while (true) {
+      KILN_TRY(run_kernels(k.regions.at(0)));
+      if (!predicate(k.predicate)) return Status::ok();
+      KILN_TRY(run_kernels(k.regions.at(1)));
+      for (size_t i = 0; i < k.carried.size(); ++i)
+        std::swap(storage_[static_cast<size_t>(k.carried[i])], storage_[static_cast<size_t>(k.next.at(i))]);
+    }
+  }
+
   Tensor buffer_view(int b) const {
     return storage_[static_cast<size_t>(b)].as_strided(buf(b).sizes, buf(b).strides, 0);
   }

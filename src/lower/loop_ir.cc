@@ -58,6 +58,11 @@ std::set<int> kernel_buffers_read(const LoopKernel& k) {
   for (const LoopKernel* p : loop_kernel_parts(k))
     for (const BodyOp& op : p->body)
       if (op.kind == BodyOp::Kind::Load) out.insert(op.buffer);
+  if (k.predicate >= 0) out.insert(k.predicate);
+  out.insert(k.carried.begin(), k.carried.end());
+  out.insert(k.next.begin(), k.next.end());
+  for (const std::vector<LoopKernel>& region : k.regions)
+    for (const LoopKernel& inner : region) out.merge(kernel_buffers_read(inner));
   return out;
 }
 
@@ -69,6 +74,10 @@ std::set<int> kernel_buffers_written(const LoopKernel& k) {
   for (const LoopKernel* p : loop_kernel_parts(k))
     for (const BodyOp& op : p->body)
       if (op.kind == BodyOp::Kind::Store) out.insert(op.buffer);
+  out.insert(k.carried.begin(), k.carried.end());
+  out.insert(k.next.begin(), k.next.end());
+  for (const std::vector<LoopKernel>& region : k.regions)
+    for (const LoopKernel& inner : region) out.merge(kernel_buffers_written(inner));
   return out;
 }
 

@@ -38,6 +38,14 @@
 //       }
 //     }
 //     kernel @k2 extern matmul(%x, %t0 as [4,1] strides [1,0] offset 0) {} -> (%out1)
+//     kernel @k4 cond %p {                           // control flow (loop_control.h): runs one
+//       then { kernel @k5 ... }                      // region of nested kernels, by the bool %p
+//       else { kernel @k6 ... }
+//     }
+//     kernel @k7 while carry (%c) next (%n) {        // runs `cond` (it stores %q), stops when %q
+//       cond %q { kernel @k8 ... }                   // is false, runs `body` (it reads %c and
+//       body { kernel @k9 ... }                      // stores %n), exchanges %c and %n, repeats
+//     }
 //     kernel @k3 fused {                             // parts share outer loops
 //       for i0 in range(4) {
 //         part reduction {                           // a pointwise or reduction kernel whose
@@ -158,8 +166,15 @@ struct BodyOp {
 // run in order at each point of the outer loops, and a step may load what an earlier step
 // stored (the carries of `scan`, kept in buffers indexed by the outer loops only). The
 // scheduler never joins it with another kernel; code generation runs it serially.
-enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused, Scan };
-inline constexpr size_t kNumKernelKinds = 5;  // tables indexed by KernelKind
+//
+// Cond and While: control flow over nested kernel lists (regions) of the same program, whose
+// buffers they share (loop_control.h has the semantics). Cond reads element 0 of the bool
+// buffer `predicate` and runs regions[0] (then) when it is true, regions[1] (else) otherwise.
+// While repeats: run regions[0] (cond), which stores the bool `predicate`; stop when it is
+// false; run regions[1] (body); then each `carried` buffer exchanges its contents with its
+// `next` buffer (the body reads the carried values and stores the next ones).
+enum class KernelKind : uint8_t { Pointwise, Reduction, Extern, Fused, Scan, Cond, While };
+inline constexpr size_t kNumKernelKinds = 7;  // tables indexed by KernelKind
 
 // An operand of an extern kernel: a buffer viewed with explicit layout, or an inline literal.
 struct ExternOperand {
@@ -188,6 +203,10 @@ struct LoopKernel {
   // Fused: pointwise and reduction kernels whose loops start with this kernel's `loops`; at
   // each point of those, every part runs its remaining loops, in order. Parts have no name.
   std::vector<LoopKernel> parts;
+  // Cond, While (see KernelKind):
+  int predicate = -1;                            // a bool buffer; its element 0 is read
+  std::vector<int> carried, next;                // While: exchanged pairwise after each body
+  std::vector<std::vector<LoopKernel>> regions;  // Cond: then, else; While: cond, body
 
   int num_outer_loops() const { return static_cast<int>(loops.size()) - num_reduce_loops; }
 };
@@ -206,9 +225,11 @@ struct LoopProgram {
 std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
 
 // Buffers kernel `k` reads (loads, extern operands) and writes (stores, extern results, the
-// first operand of an in-place extern op). A program input that some kernel writes is mutated
-// in place: after a run the caller's tensor holds what the program wrote, as the graph's
-// in-place op (copy_, functionalization's write-back) leaves it.
+// first operand of an in-place extern op); a control kernel (Cond, While) also those of every
+// kernel in its regions, its predicate (read) and its carried and next buffers (both). A
+// program input that some kernel writes is mutated in place: after a run the caller's tensor
+// holds what the program wrote, as the graph's in-place op (copy_, functionalization's
+// write-back) leaves it.
 std::set<int> kernel_buffers_read(const LoopKernel& k);
 std::set<int> kernel_buffers_written(const LoopKernel& k);
 

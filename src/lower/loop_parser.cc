@@ -6,10 +6,12 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ir/lexer.h"
+#include "lower/loop_control.h"
 #include "lower/loop_text.h"
 #include "ops/op_info.h"
 #include "ops/schema_check.h"
@@ -101,7 +103,10 @@ class LoopParser {
 
   // ---- structure ----
   Status buffer_decl();
-  Status kernel();
+  Status kernel(std::vector<LoopKernel>& into);
+  Status control_kernel(LoopKernel& k, const Token& name_tok);
+  Status region(std::vector<LoopKernel>& into);
+  Expected<std::vector<int>> buffer_list();
   Status extern_kernel(LoopKernel& k);
   Status block(LoopKernel& k, int depth, bool in_reduce);
   Status fused_block(LoopKernel& k, int depth);
@@ -118,6 +123,7 @@ class LoopParser {
   Token tok_;
   LoopProgram p_;
   std::map<std::string, int> values_;  // body value names of the current kernel
+  std::set<std::string> kernel_names_;  // of the program, nested kernels included
 };
 
 Expected<std::vector<int64_t>> LoopParser::int_list() {
@@ -724,21 +730,73 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
   return Status::ok();
 }
 
-Status LoopParser::kernel() {
+// `(%a, %b)`: buffer names.
+Expected<std::vector<int>> LoopParser::buffer_list() {
+  KILN_TRY(expect(TokenKind::LParen, "'('"));
+  std::vector<int> out;
+  while (!at(TokenKind::RParen)) {
+    if (!out.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
+    KILN_ASSIGN_OR_RETURN(int b, buffer_ref(false));
+    out.push_back(b);
+  }
+  bump();
+  return out;
+}
+
+// `{ kernel ... }`: a region of a control kernel.
+Status LoopParser::region(std::vector<LoopKernel>& into) {
+  KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+  while (at_ident("kernel")) KILN_TRY(kernel(into));
+  return expect(TokenKind::RBrace, "'kernel' or '}'");
+}
+
+// After `kernel @name`: `cond %p { then {...} else {...} }` or
+// `while carry (%c...) next (%n...) { cond %q {...} body {...} }` (loop_control.h).
+Status LoopParser::control_kernel(LoopKernel& k, const Token& name_tok) {
+  const bool is_cond = at_ident("cond");
+  k.kind = is_cond ? KernelKind::Cond : KernelKind::While;
+  bump();
+  if (is_cond) {
+    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref(false));
+  } else {
+    KILN_TRY(expect_word("carry"));
+    KILN_ASSIGN_OR_RETURN(k.carried, buffer_list());
+    KILN_TRY(expect_word("next"));
+    KILN_ASSIGN_OR_RETURN(k.next, buffer_list());
+  }
+  KILN_TRY(expect(TokenKind::LBrace, "'{'"));
+  k.regions.resize(2);
+  KILN_TRY(expect_word(is_cond ? "then" : "cond"));
+  if (!is_cond) {
+    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref(false));
+  }
+  KILN_TRY(region(k.regions[0]));
+  KILN_TRY(expect_word(is_cond ? "else" : "body"));
+  KILN_TRY(region(k.regions[1]));
+  KILN_TRY(expect(TokenKind::RBrace, "'}'"));
+  if (Status s = check_control_kernel(p_, k); !s) return error_at(name_tok, s.error().message());
+  return Status::ok();
+}
+
+Status LoopParser::kernel(std::vector<LoopKernel>& into) {
   bump();  // 'kernel'
   if (!at(TokenKind::GraphName)) return error_at(tok_, "expected a kernel name '@name', got ", describe(tok_));
   LoopKernel k;
   Token name_tok = tok_;
   k.name = tok_.text;
-  for (const LoopKernel& other : p_.kernels)
-    if (other.name == k.name) return error_at(tok_, "kernel '@", k.name, "' is defined twice");
+  if (!kernel_names_.insert(k.name).second) return error_at(tok_, "kernel '@", k.name, "' is defined twice");
   bump();
   values_.clear();
   if (at_ident("extern")) {
     k.kind = KernelKind::Extern;
     bump();
     KILN_TRY(extern_kernel(k));
-    p_.kernels.push_back(std::move(k));
+    into.push_back(std::move(k));
+    return Status::ok();
+  }
+  if (at_ident("cond") || at_ident("while")) {
+    KILN_TRY(control_kernel(k, name_tok));
+    into.push_back(std::move(k));
     return Status::ok();
   }
   if (at_ident("pointwise")) {
@@ -753,10 +811,11 @@ Status LoopParser::kernel() {
     KILN_TRY(expect(TokenKind::LBrace, "'{'"));
     KILN_TRY(fused_block(k, 0));
     bump();  // '}'
-    p_.kernels.push_back(std::move(k));
+    into.push_back(std::move(k));
     return Status::ok();
   } else {
-    return error_at(tok_, "expected 'pointwise', 'reduction', 'scan', 'fused' or 'extern', got ", describe(tok_));
+    return error_at(tok_, "expected 'pointwise', 'reduction', 'scan', 'fused', 'extern', 'cond' or 'while', got ",
+                    describe(tok_));
   }
   bump();
   KILN_TRY(expect(TokenKind::LBrace, "'{'"));
@@ -766,7 +825,7 @@ Status LoopParser::kernel() {
   if (k.kind == KernelKind::Scan && k.loops.empty())
     return error_at(name_tok, "scan kernel @", k.name, " has no loop to scan over");
   bump();  // '}'
-  p_.kernels.push_back(std::move(k));
+  into.push_back(std::move(k));
   return Status::ok();
 }
 
@@ -806,6 +865,7 @@ Expected<std::vector<LoopProgram>> LoopParser::run_all() {
 
 Expected<LoopProgram> LoopParser::program() {
   p_ = LoopProgram();
+  kernel_names_.clear();
   KILN_TRY(expect_word("loops"));
   if (!at(TokenKind::GraphName)) return error_at(tok_, "expected a program name '@name', got ", describe(tok_));
   p_.name = tok_.text;
@@ -844,7 +904,7 @@ Expected<LoopProgram> LoopParser::program() {
     buf.kind = BufferKind::Output;
     p_.outputs.push_back(b);
   }
-  while (at_ident("kernel")) KILN_TRY(kernel());
+  while (at_ident("kernel")) KILN_TRY(kernel(p_.kernels));
   KILN_TRY(expect(TokenKind::RBrace, "'buffer', 'kernel' or '}'"));
   return std::move(p_);
 }

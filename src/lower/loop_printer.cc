@@ -36,7 +36,9 @@ class Printer {
  private:
   const Buffer& buf(int i) const { return p_.buffers[static_cast<size_t>(i)]; }
 
-  void line(int depth, const std::string& s) { out_ += std::string(static_cast<size_t>(2 * depth), ' ') + s + "\n"; }
+  void line(int depth, const std::string& s) {
+    out_ += std::string(static_cast<size_t>(2 * (depth + indent_)), ' ') + s + "\n";
+  }
 
   std::string operand(const ExternOperand& o) const {
     if (o.buffer < 0) return o.literal.to_string();
@@ -46,7 +48,36 @@ class Printer {
     return s + " as " + int_list_text(o.sizes) + " strides " + int_list_text(o.strides) + " offset " + std::to_string(o.offset);
   }
 
+  std::string buffer_list(const std::vector<int>& buffers) const {
+    std::string s = "(";
+    for (size_t i = 0; i < buffers.size(); ++i) s += (i ? ", %" : "%") + buf(buffers[i]).name;
+    return s + ")";
+  }
+
+  // cond and while (loop_control.h): the header, then each region's kernels, nested.
+  void control_kernel(const LoopKernel& k) {
+    const bool is_cond = k.kind == KernelKind::Cond;
+    std::string head = "kernel @" + k.name;
+    head += is_cond ? " cond %" + buf(k.predicate).name
+                    : " while carry " + buffer_list(k.carried) + " next " + buffer_list(k.next);
+    line(1, head + " {");
+    for (size_t r = 0; r < k.regions.size(); ++r) {
+      const std::string label =
+          is_cond ? (r == 0 ? "then" : "else") : (r == 0 ? "cond %" + buf(k.predicate).name : "body");
+      line(2, label + " {");
+      indent_ += 2;
+      for (const LoopKernel& inner : k.regions[r]) kernel(inner);
+      indent_ -= 2;
+      line(2, "}");
+    }
+    line(1, "}");
+  }
+
   void kernel(const LoopKernel& k) {
+    if (k.kind == KernelKind::Cond || k.kind == KernelKind::While) {
+      control_kernel(k);
+      return;
+    }
     if (k.kind == KernelKind::Extern) {
       std::string s = "kernel @" + k.name + " extern " + std::string(op_info(k.op).name()) + "(";
       for (size_t i = 0; i < k.operands.size(); ++i) s += (i ? ", " : "") + operand(k.operands[i]);
@@ -175,6 +206,7 @@ class Printer {
   std::string out_;
   std::vector<int> names_;
   int next_ = 0;
+  int indent_ = 0;  // levels added to every line: kernels nested in control kernels' regions
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "lower/loop_control.h"
 #include "lower/lowering.h"
 #include "lower/view_index.h"
 #include "support/check.h"
@@ -104,6 +105,7 @@ Expected<LoopProgram> Lowering::run() {
     copy_kernel(a, v->type().dtype, p_.outputs[j]);
   }
   if (options_.fuse) schedule_kernels(p_, options_.schedule);
+  else number_kernels(p_);  // kernels nested in control kernels' regions get names of their own
   return std::move(p_);
 }
 

@@ -3,7 +3,8 @@
 // their consumers' loads (no kernel of their own), and every other op is an extern kernel run
 // by its reference kernel. Elementwise producers are inlined into the kernels that read them
 // (fusion by inlining, lower.cc says when a value is stored instead); so are the pointwise
-// bodies of `map`, and `scan` with a pointwise combine_fn becomes a scan kernel (subgraph.h).
+// bodies of `map`, and `scan` with a pointwise combine_fn becomes a scan kernel (subgraph.h);
+// `cond` and `while_loop` become control kernels over their lowered subgraphs (loop_control.h).
 #pragma once
 
 
@@ -25,8 +26,10 @@ struct LowerOptions {
   OpSet allowed_mutations = {};
 };
 
-// Requires static shapes; of the higher-order ops only `map` with a pointwise body_fn is
-// lowered (inlined into its readers, subgraph.h). Otherwise an error naming the node in IR syntax.
+// Requires static shapes. Of the higher-order ops, `map` and `scan` are lowered when their
+// bodies are pointwise (subgraph.h), `cond` and `while_loop` with any subgraphs, each lowered as
+// a loop program of its own into a control kernel (loop_control.h). Otherwise an error naming
+// the node in IR syntax.
 Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options = {});
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
 // Lowering of map (inlined into its readers) and scan (a scan kernel) with pointwise bodies
-// (subgraph.h); cond and while_loop are refused.
+// (subgraph.h); cond and while_loop become control kernels (lower_control_flow.cc).
 #include "lower/lowering.h"
 
 #include <optional>
@@ -11,9 +11,9 @@
 namespace kiln::lowering {
 
 Status Lowering::higher_order(const Node& n) {
-  if (n.op() != OpKind::Map && n.op() != OpKind::Scan)
-    return node_error(n, "control flow (cond, while_loop) is not lowered yet; of the higher-order ops only map and "
-                         "scan with pointwise bodies are");
+  if (n.op() == OpKind::Cond) return cond(n);
+  if (n.op() == OpKind::WhileLoop) return while_loop(n);
+  KILN_CHECK(n.op() == OpKind::Map || n.op() == OpKind::Scan) << "no lowering for " << print_node(n);
   for (int i = 0; i < n.num_subgraphs(); ++i)
     if (Status s = check_pointwise_subgraph(n, i, options_.allowed_mutations, &lowers_as_pointwise); !s)
       return node_error(n, s.error().message());

@@ -4,7 +4,8 @@
 // lower_cumsum.cc, lower_pool.cc, lower_layout.cc (chunk, split, as_strided, cat, stack),
 // lower_remap.cc (flip, roll, repeat, clone, select_scatter, ...), lower_gather.cc and
 // lower_scatter.cc (loads and stores through index tensors), lower_higher_order.cc (map, scan),
-// lower_write.cc (copy_ and in-place writes) and lower_random.cc (rand, randn, randint, dropout).
+// lower_control_flow.cc (cond, while_loop), lower_write.cc (copy_ and in-place writes) and
+// lower_random.cc (rand, randn, randint, dropout).
 // Internal to src/lower: nothing outside includes it.
 #pragma once
 
@@ -116,8 +117,8 @@ class Lowering {
   // ---- Higher-order ops (subgraph.h) ----
   // map with a pointwise body_fn: no kernel; each result stays pending, and a reader computes
   // body_fn's body inlined at its coordinates (the mapped dim is the leading coordinate).
-  // scan with a pointwise combine_fn: a scan kernel (scan_kernel). cond and while_loop are
-  // refused; so is a body that is not pointwise.
+  // scan with a pointwise combine_fn: a scan kernel (scan_kernel); a body that is not
+  // pointwise is refused. cond and while_loop: control kernels (cond, while_loop below).
   Status higher_order(const Node& n);
 
   // Pending `v`, the result of `n` (an elementwise node or a map), at coordinates `c`.
@@ -268,6 +269,25 @@ class Lowering {
 
   // A buffer operand for an extern kernel: the value's own layout when it is strided, else a copy.
   ExternOperand extern_operand(const Value* v);
+
+  // ---- Control flow (lower_control_flow.cc, loop_control.h) ----
+  // cond: one cond kernel whose regions are the branches, each lowered as a loop program of its
+  // own (subprogram) that reads the operands' buffers and writes the results' buffers.
+  Status cond(const Node& n);
+  // while_loop: carried buffers filled from the operands, then one while kernel whose regions
+  // are cond_fn (writing the predicate) and body_fn (writing the next buffers) as subprograms.
+  Status while_loop(const Node& n);
+  // Subgraph `index` of `n` (or `body`, a copy of it) lowered by its own Lowering with this one's
+  // options, its input buffers replaced by `inputs`, its output buffers by `outputs` (of the
+  // same types, contiguous) and its temporaries added to this program; returns its kernels.
+  Expected<std::vector<LoopKernel>> subprogram(const Node& n, int index, const Graph& body, const std::vector<int>& inputs,
+                                               const std::vector<int>& outputs);
+  // Refuses (naming `n`) shapes a loop program cannot hold: cond branches that disagree on a
+  // result's shape, a carried value whose shape changes across iterations, symbolic results.
+  Status check_control_shapes(const Node& n);
+  // A buffer holding value `v` contiguously from its element 0: v's own, or a copy.
+  int contiguous_buffer(const Value* v);
+  int new_temp(DType dt, const std::vector<int64_t>& sizes);
 
   // ---- In-place writes (copy_, in-place ops) ----
   // Before a kernel writes buffer `buf` in place: pending values that read `buf` and that a

@@ -1,7 +1,9 @@
 // Memory planning for a loop program: temporaries share one arena, placed by liveness so that
 // buffers whose lifetimes (first to last kernel that touches them) do not overlap reuse the
 // same bytes. Greedy: largest first, each at the lowest aligned offset free during its whole
-// lifetime. Inputs are the caller's; outputs escape to the caller, so each gets its own
+// lifetime (kernels nested in control kernels count in pre-order, and a while loop's
+// lifetimes cover the whole loop where they reach past one iteration, loop_control.h). Inputs
+// are the caller's; outputs escape to the caller, so each gets its own
 // allocation. The plan's peak is what running the program holds at its worst moment.
 #pragma once
 
@@ -20,7 +22,8 @@ struct MemoryPlan {
   int64_t temp_bytes = 0;       // the temporaries' sizes summed (one allocation each)
   int64_t output_bytes = 0;
   int64_t input_bytes = 0;
-  // Per kernel: bytes of outputs and temporaries live while it runs (memory over time).
+  // Per kernel of p.kernels: bytes of outputs and temporaries live while it runs (memory over
+  // time); a control kernel's (loop_control.h) is the most while any kernel of its regions runs.
   std::vector<int64_t> live_bytes;
 
   // Inputs, outputs and the arena: the planned peak of one run.

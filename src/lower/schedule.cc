@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lower/body_builder.h"
+#include "lower/loop_control.h"
 
 namespace kiln {
 
@@ -116,6 +117,8 @@ class Scheduler {
     if (a.kind == KernelKind::Extern || b.kind == KernelKind::Extern || b.kind == KernelKind::Fused) return false;
     // A scan kernel's later steps read what its earlier ones stored; no join keeps that order.
     if (a.kind == KernelKind::Scan || b.kind == KernelKind::Scan) return false;
+    // Kernels inside a control kernel's regions run conditionally or repeatedly: none joins one outside.
+    if (is_control_kernel(a) || is_control_kernel(b)) return false;
     if (overwrites(a, b) || !related(a, b)) return false;
     if (o_.merge_pointwise && a.kind == KernelKind::Pointwise && b.kind == KernelKind::Pointwise && a.loops == b.loops)
       return merge_pointwise(a, b);
@@ -192,29 +195,19 @@ bool prune_body(LoopKernel& k, const std::vector<bool>& dead_buffer) {
   return stores && (k.kind != KernelKind::Reduction || k.reduce_op >= 0);
 }
 
-void remap_buffers(LoopKernel& k, const std::vector<int>& map) {
-  for (ExternOperand& o : k.operands)
-    if (o.buffer >= 0) o.buffer = map[static_cast<size_t>(o.buffer)];
-  for (int& r : k.results) r = map[static_cast<size_t>(r)];
-  for (BodyOp& op : k.body)
-    if (op.buffer >= 0) op.buffer = map[static_cast<size_t>(op.buffer)];
-  for (LoopKernel& p : k.parts) remap_buffers(p, map);
-}
-
-void remove_unread_temporaries(LoopProgram& p) {
-  std::vector<bool> dead(p.buffers.size(), false);
-  std::set<int> read, extern_written;
-  for (const LoopKernel& k : p.kernels) {
-    for (int b : kernel_buffers_read(k)) read.insert(b);
-    extern_written.insert(k.results.begin(), k.results.end());
-  }
-  for (size_t b = 0; b < p.buffers.size(); ++b)
-    dead[b] = p.buffers[b].kind == BufferKind::Temp && !read.count(static_cast<int>(b)) &&
-              !extern_written.count(static_cast<int>(b));
+// Drops the kernels of `kernels` that store nothing live (a cond whose regions are left empty too).
+void prune_kernels(std::vector<LoopKernel>& kernels, const std::vector<bool>& dead) {
   std::vector<LoopKernel> kept;
-  for (LoopKernel& k : p.kernels) {
+  for (LoopKernel& k : kernels) {
     if (k.kind == KernelKind::Extern) {
       kept.push_back(std::move(k));
+    } else if (is_control_kernel(k)) {
+      bool empty = true;
+      for (std::vector<LoopKernel>& region : k.regions) {
+        prune_kernels(region, dead);
+        empty = empty && region.empty();
+      }
+      if (k.kind == KernelKind::While || !empty) kept.push_back(std::move(k));
     } else if (k.kind == KernelKind::Fused) {
       std::vector<LoopKernel> parts;
       for (LoopKernel& part : k.parts)
@@ -225,7 +218,20 @@ void remove_unread_temporaries(LoopProgram& p) {
       kept.push_back(std::move(k));
     }
   }
-  p.kernels = std::move(kept);
+  kernels = std::move(kept);
+}
+
+void remove_unread_temporaries(LoopProgram& p) {
+  std::vector<bool> dead(p.buffers.size(), false);
+  std::set<int> read, extern_written;
+  for (const LoopKernel* k : flat_kernels(p)) {
+    for (int b : kernel_buffers_read(*k)) read.insert(b);
+    extern_written.insert(k->results.begin(), k->results.end());
+  }
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    dead[b] = p.buffers[b].kind == BufferKind::Temp && !read.count(static_cast<int>(b)) &&
+              !extern_written.count(static_cast<int>(b));
+  prune_kernels(p.kernels, dead);
   std::vector<int> map(p.buffers.size(), -1);
   std::vector<Buffer> buffers;
   for (size_t b = 0; b < p.buffers.size(); ++b) {
@@ -236,21 +242,26 @@ void remove_unread_temporaries(LoopProgram& p) {
   p.buffers = std::move(buffers);
   for (int& b : p.inputs) b = map[static_cast<size_t>(b)];
   for (int& b : p.outputs) b = map[static_cast<size_t>(b)];
-  for (LoopKernel& k : p.kernels) remap_buffers(k, map);
+  for (LoopKernel& k : p.kernels) remap_kernel_buffers(k, map);
+}
+
+// Joins the kernels of one list, and of each control kernel's regions apart.
+void schedule_list(std::vector<LoopKernel>& kernels, const Scheduler& scheduler) {
+  std::vector<LoopKernel> out;
+  for (LoopKernel& k : kernels) {
+    for (std::vector<LoopKernel>& region : k.regions) schedule_list(region, scheduler);
+    if (!out.empty() && scheduler.join(out.back(), k)) continue;
+    out.push_back(std::move(k));
+  }
+  kernels = std::move(out);
 }
 
 }  // namespace
 
 void schedule_kernels(LoopProgram& p, const ScheduleOptions& options) {
-  const Scheduler scheduler(options);
-  std::vector<LoopKernel> out;
-  for (LoopKernel& k : p.kernels) {
-    if (!out.empty() && scheduler.join(out.back(), k)) continue;
-    out.push_back(std::move(k));
-  }
-  p.kernels = std::move(out);
+  schedule_list(p.kernels, Scheduler(options));
   remove_unread_temporaries(p);
-  for (size_t i = 0; i < p.kernels.size(); ++i) p.kernels[i].name = "k" + std::to_string(i);
+  number_kernels(p);
 }
 
 }  // namespace kiln

@@ -8,7 +8,9 @@
 //    (the rows) and each later kernel reads what an earlier one wrote only in the same row,
 //    the parts run one after another per row, so a row comes from memory once (softmax,
 //    layer_norm: reductions then a pointwise epilogue).
-// Temporaries no kernel reads any more disappear with the ops that computed them.
+// Temporaries no kernel reads any more disappear with the ops that computed them. The kernels
+// of each region of a control kernel (loop_control.h) are scheduled as a list of their own:
+// nothing joins across a region's boundary.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 
 #include "codegen/cpp/cpp_emitter.h"
 #include "ir/printer.h"
+#include "lower/loop_control.h"
 #include "lower/loop_text.h"
 #include "report/loop_dot.h"
 
@@ -22,7 +23,7 @@ ReportProgram report_program(std::string title, const CompiledGraph& c, const Cp
                   emit_cpp(p, emit),
                   {},
                   {}};
-  for (const LoopKernel& k : p.kernels) ++r.kernels_by_kind[static_cast<size_t>(k.kind)];
+  for (const LoopKernel* k : flat_kernels(p)) ++r.kernels_by_kind[static_cast<size_t>(k->kind)];
   r.memory = memory_series(p, c.program().memory_plan());
   return r;
 }

@@ -17,6 +17,11 @@ std::string sizes_text(const std::vector<int64_t>& sizes) {
 std::string kernel_label(const LoopKernel& k) {
   std::string label = "@" + k.name + " " + kernel_kind_name(k.kind);
   if (k.kind == KernelKind::Extern) return label + " " + std::string(op_info(k.op).name());
+  if (k.kind == KernelKind::Cond || k.kind == KernelKind::While) {
+    size_t nested = 0;
+    for (const std::vector<LoopKernel>& region : k.regions) nested += region.size();
+    return label + "\n" + std::to_string(nested) + " kernels in its regions";
+  }
   label += "\nloops " + sizes_text(k.loops);
   if (k.kind == KernelKind::Fused) {
     label += "\nparts:";
@@ -43,6 +48,8 @@ const char* kernel_kind_colour(KernelKind k) {
     case KernelKind::Fused: return "#e2d4f0";
     case KernelKind::Extern: return "#f8d7da";
     case KernelKind::Scan: return "#fff3cd";
+    case KernelKind::Cond: return "#d1ecf1";
+    case KernelKind::While: return "#e2e3e5";
   }
   return "#ffffff";
 }
@@ -54,6 +61,8 @@ const char* kernel_kind_name(KernelKind k) {
     case KernelKind::Fused: return "fused";
     case KernelKind::Extern: return "extern";
     case KernelKind::Scan: return "scan";
+    case KernelKind::Cond: return "cond";
+    case KernelKind::While: return "while";
   }
   return "?";
 }

@@ -44,8 +44,9 @@ class GraphRunner {
 // A compiled CPU runner compiles a graph with static input shapes now; one with symbolic input
 // dims (a dynamic batch) is compiled on each call with new input sizes, specialized to them,
 // and kept. Errors: a device without a compiled backend (CUDA), and what the backend cannot
-// compile (a symbolic dim no input determines, a missing C++ compiler), named at the node or
-// command; for a specializing runner they come from run.
+// compile (a symbolic dim no input determines, such as a carried value that grows in a
+// while_loop; a missing C++ compiler), named at the node or command; for a specializing
+// runner they come from run.
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, const RunnerOptions& options = {});
 
 // make_graph_runner for a program being compiled: a graph compiled now (static shapes) adds

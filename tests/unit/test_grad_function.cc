@@ -353,21 +353,64 @@ TEST(GradFunction, CpuBackendReplaysTheForwardsDropoutMaskInTheBackward) {
   EXPECT_EQ(compiled.rng_offset(), 3);
 }
 
-// Backend::Compiled compiles both graphs when the function is created: a graph the CPU backend
-// cannot lower (control flow) is an error there, naming the node, not a crash at the first step.
+// A graph with cond: the joint graph has a cond in the forward and one in the backward (the
+// branches' own gradients), which Backend::Compiled compiles to control kernels. Values and
+// gradients match the interpreter's for either branch (float32 rounding, matmul order).
+TEST(GradFunction, CpuBackendCompilesCondAndMatchesTheInterpreter) {
+  auto g = parse_graph(
+      "graph @branch(%p: bool[], %x: f32[3,4], %w: param f32[4,4]) -> (f32[3,4]) {\n"
+      "  %0 = cond(%p, %x, %w) : f32[3,4] {\n"
+      "    true_fn = graph(%a: f32[3,4], %v: f32[4,4]) -> (f32[3,4]) {\n"
+      "      %0 = matmul(%a, %v) : f32[3,4]\n      %1 = tanh(%0) : f32[3,4]\n      return %1\n    }\n"
+      "    false_fn = graph(%a: f32[3,4], %v: f32[4,4]) -> (f32[3,4]) {\n"
+      "      %0 = sum(%v) {dim=[0]} : f32[4]\n      %1 = mul(%a, %0) : f32[3,4]\n"
+      "      %2 = softmax(%1) {dim=1} : f32[3,4]\n      return %2\n    }\n  }\n  return %0\n}");
+  ASSERT_TRUE(g) << g.error().to_string();
+  auto on_cpu = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Compiled}});
+  ASSERT_TRUE(on_cpu) << on_cpu.error().to_string();
+  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Interpreter}});
+  ASSERT_TRUE(interpreted) << interpreted.error().to_string();
+  for (bool p : {true, false}) {
+    const std::vector<Tensor> in = {Tensor::scalar(p, DType::Bool), Tensor::randn({3, 4}, 7), Tensor::randn({4, 4}, 8)};
+    auto got = (*on_cpu)(in);
+    ASSERT_TRUE(got) << got.error().to_string();
+    auto want = (*interpreted)(in);
+    ASSERT_TRUE(want) << want.error().to_string();
+    std::vector<Tensor> got_all = got->values, want_all = want->values;
+    got_all.insert(got_all.end(), got->grads.begin(), got->grads.end());
+    want_all.insert(want_all.end(), want->grads.begin(), want->grads.end());
+    ASSERT_EQ(got_all.size(), want_all.size());
+    ASSERT_EQ(want->grads.size(), 2u);  // x and w
+    for (size_t t = 0; t < want_all.size(); ++t) {
+      const Tensor& w = want_all[t];
+      ASSERT_EQ(got_all[t].sizes(), w.sizes());
+      for (int64_t i = 0; i < w.numel(); ++i)
+        EXPECT_NEAR(got_all[t].item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
+            << "p=" << p << " tensor " << t << " element " << i;
+    }
+  }
+}
+
+// Backend::Compiled compiles both graphs when the function is created: what the CPU backend cannot
+// lower (a while_loop whose carried value grows each iteration: no static buffer holds it; it
+// needs no gradient, so autograd lets it through) is an error there, naming the node, not a
+// crash at the first step.
 TEST(GradFunction, CpuBackendRefusesWhatItCannotCompile) {
   auto g = parse_graph(
-      "graph @branch(%p: bool[], %x: f32[4], %w: param f32[4]) -> (f32[4]) {\n"
-      "  %0 = cond(%p, %x, %w) : f32[4] {\n"
-      "    true_fn = graph(%a: f32[4], %v: f32[4]) -> (f32[4]) {\n      %0 = sin(%a) : f32[4]\n"
-      "      %1 = mul(%0, %v) : f32[4]\n      return %1\n    }\n"
-      "    false_fn = graph(%a: f32[4], %v: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}");
+      "graph @grow(%n: i64[2], %x: f32[3], %w: param f32[3]) -> (f32[3]) {\n"
+      "  %0 = while_loop(%n) : i64[N] {\n"
+      "    cond_fn = graph(%y: i64[N]) -> (bool[]) {\n      %0 = sum(%y) : i64[]\n"
+      "      %1 = lt(%0, 100) : bool[]\n      return %1\n    }\n"
+      "    body_fn = graph(%y: i64[N]) -> (i64[2*N]) {\n      %0 = cat(%y, %y) : i64[2*N]\n      return %0\n    }\n"
+      "  }\n  %1 = sum(%0) : i64[]\n  %2 = mul(%x, %w) : f32[3]\n  %3 = mul(%2, %1) : f32[3]\n  return %3\n}");
   ASSERT_TRUE(g) << g.error().to_string();
+  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Interpreter}});
+  EXPECT_TRUE(interpreted) << interpreted.error().to_string();
   auto fn = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Compiled}});
   ASSERT_FALSE(fn);
   const std::string msg = fn.error().to_string();
-  EXPECT_NE(msg.find("control flow (cond, while_loop) is not lowered yet"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("cond("), std::string::npos) << msg;
+  EXPECT_NE(msg.find("while_loop: carried value 0 changes shape across iterations"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("while_loop(%n)"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cpu_backend_util.h"
 #include "demo/train_demo.h"
 #include "frontend/capture.h"
+#include "frontend/control_flow.h"
 #include "frontend/functional.h"
 #include "frontend/nn/batch_norm2d.h"
 #include "frontend/nn/conv2d.h"
@@ -169,6 +170,45 @@ TEST(TrainStep, CpuBackendWithDropoutMatchesTheInterpreter) {
     }
   }
   EXPECT_NE(losses[0], losses[1]) << "each step draws a fresh mask";
+}
+
+// A data-dependent branch: fc2 of the hidden layer where its sum is positive, else half of
+// fc2 of its relu. The captured loss has a cond whose branches read fc2's parameters; its
+// backward has another. The compiled CPU backend compiles both to control kernels: loss and gradients
+// match the interpreter's on batches that take either branch.
+struct GatedMlp : Mlp {
+  Tensor forward(const Tensor& x) {
+    const Tensor h = tanh(fc1(x));
+    return cond(
+        gt(sum(h), 0.0), [&](std::span<const Tensor> a) { return std::vector<Tensor>{fc2(a[0])}; },
+        [&](std::span<const Tensor> a) { return std::vector<Tensor>{mul(fc2(relu(a[0])), 0.5)}; }, {h})[0];
+  }
+};
+
+Tensor gated_loss(GatedMlp& m, std::span<const Tensor> batch) { return mse_loss(m.forward(batch[0]), batch[1]); }
+
+TEST(TrainStep, CpuBackendCompilesCondAndMatchesTheInterpreter) {
+  GatedMlp a, b, eager;
+  TrainStep interpreted = compile_train_step(a, gated_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep compiled = compile_train_step(b, gated_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
+  int taken[2] = {0, 0};
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const std::vector<Tensor> batch = batch_of(seed);
+    ++taken[sum(tanh(eager.fc1(batch[0]))).item_double(0) > 0 ? 0 : 1];
+    const StepResult want = interpreted(batch);
+    const StepResult got = compiled(batch);
+    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
+    ASSERT_EQ(got.grads.size(), want.grads.size());
+    for (size_t g = 0; g < want.grads.size(); ++g) {
+      EXPECT_EQ(got.grads[g].first, want.grads[g].first);
+      const Tensor& w = want.grads[g].second;
+      for (int64_t i = 0; i < w.numel(); ++i)
+        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
+            << want.grads[g].first << " element " << i << " seed " << seed;
+    }
+  }
+  EXPECT_GT(taken[0], 0);  // both branches ran
+  EXPECT_GT(taken[1], 0);
 }
 
 // report_dir writes the step's compile report: the training stages, the partition, both

@@ -5,6 +5,7 @@
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/cpp_prelude.h"
 #include "codegen/cpp/cpp_scalar.h"
+#include "lower/loop_control.h"
 #include "lower/loop_text.h"
 
 namespace kiln {
@@ -24,8 +25,9 @@ std::string_view kind_name(BufferKind k) {
 std::string header(const LoopProgram& p, std::span<const int> kernels, const CppEmitOptions& o) {
   std::string names;
   std::set<int> used;
+  const std::vector<const LoopKernel*> flat = flat_kernels(p);
   for (int i : kernels) {
-    const LoopKernel& k = p.kernels[static_cast<size_t>(i)];
+    const LoopKernel& k = *flat[static_cast<size_t>(i)];
     names += (names.empty() ? "" : ", ") + k.name;
     for (const LoopKernel* part : loop_kernel_parts(k))
       for (const BodyOp& op : part->body)
@@ -43,6 +45,10 @@ std::string header(const LoopProgram& p, std::span<const int> kernels, const Cpp
   return s;
 }
 
+// Extern kernels run in the runtime; control kernels (loop_control.h) are the runtime's too,
+// which calls their regions' kernels.
+bool has_no_function(const LoopKernel& k) { return k.kind == KernelKind::Extern || is_control_kernel(k); }
+
 }  // namespace
 
 std::string CppEmitOptions::to_string() const {
@@ -55,9 +61,10 @@ std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p) {
   std::vector<std::string> out;
   std::set<std::string> taken;
   const std::string prefix = "kiln_" + cpp::identifier(p.name) + "_";
-  for (size_t i = 0; i < p.kernels.size(); ++i) {
-    const LoopKernel& k = p.kernels[i];
-    if (k.kind == KernelKind::Extern) {
+  const std::vector<const LoopKernel*> flat = flat_kernels(p);
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const LoopKernel& k = *flat[i];
+    if (has_no_function(k)) {
       out.emplace_back();
       continue;
     }
@@ -71,19 +78,20 @@ std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p) {
 }
 
 std::string emit_cpp_kernels(const LoopProgram& p, std::span<const int> kernels, const CppEmitOptions& o) {
+  const std::vector<const LoopKernel*> flat = flat_kernels(p);
   std::vector<int> chosen;
   for (int i : kernels)
-    if (p.kernels[static_cast<size_t>(i)].kind != KernelKind::Extern) chosen.push_back(i);
+    if (!has_no_function(*flat[static_cast<size_t>(i)])) chosen.push_back(i);
   const std::vector<std::string> symbols = cpp_kernel_symbols(p);
   std::string s = header(p, chosen, o) + "\n" + std::string(cpp::cpp_prelude());
   for (int i : chosen)
-    s += "\n" + cpp::emit_cpp_kernel(p, p.kernels[static_cast<size_t>(i)], symbols[static_cast<size_t>(i)], o);
+    s += "\n" + cpp::emit_cpp_kernel(p, *flat[static_cast<size_t>(i)], symbols[static_cast<size_t>(i)], o);
   return s;
 }
 
 std::string emit_cpp(const LoopProgram& p, const CppEmitOptions& o) {
   std::vector<int> all;
-  for (size_t i = 0; i < p.kernels.size(); ++i) all.push_back(static_cast<int>(i));
+  for (size_t i = 0; i < flat_kernels(p).size(); ++i) all.push_back(static_cast<int>(i));
   return emit_cpp_kernels(p, all, o);
 }
 

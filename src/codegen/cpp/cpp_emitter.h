@@ -5,7 +5,9 @@
 // where buffers[b] points at element 0 of buffer b of the program (LoopProgram::buffers
 // order: inputs, outputs, temporaries), laid out by the buffer's strides, f16/bf16 as
 // uint16_t bits, bool as uint8_t 0/1; buffers[B] (B buffers) is the error slot, an int a
-// kernel sets to 1 when an index check fails. Extern kernels are not emitted: the runtime runs them.
+// kernel sets to 1 when an index check fails. Extern kernels are not emitted: the runtime runs
+// them; nor are control kernels (cond, while: lower/loop_control.h), whose regions' kernels are
+// emitted like any other and called by the runtime.
 // The text is deterministic: the same program and options give the same bytes.
 #pragma once
 
@@ -32,7 +34,8 @@ struct CppEmitOptions {
   std::string to_string() const;
 };
 
-// The symbol of each kernel (in program order; "" for extern kernels): kiln_<program>_<kernel>
+// The symbol of each kernel by flat index (lower/loop_control.h: program order, nested kernels
+// after their control kernel; "" for extern and control kernels): kiln_<program>_<kernel>
 // with every character outside [A-Za-z0-9_] replaced by '_', and "_<index>" appended to a
 // kernel whose symbol an earlier kernel already has.
 std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p);
@@ -40,7 +43,7 @@ std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p);
 // One unit with every non-extern kernel of `p`. Requires a well-formed program (parse_loops
 // or lower_graph made it); index bounds are not checked here (lower/loop_bounds.h).
 std::string emit_cpp(const LoopProgram& p, const CppEmitOptions& o = {});
-// One unit with the given kernels (indices into p.kernels, extern ones skipped): the same
+// One unit with the given kernels (flat indices, extern and control ones skipped): the same
 // prelude and per-kernel text as emit_cpp, for compiling a program in parallel chunks.
 std::string emit_cpp_kernels(const LoopProgram& p, std::span<const int> kernels, const CppEmitOptions& o = {});
 

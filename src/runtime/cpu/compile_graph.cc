@@ -17,15 +17,19 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 bool calls_user_kernels(const Graph& g) {
-  for (const Node* n : g.nodes())
+  for (const Node* n : g.nodes()) {
     if (n->op() == OpKind::KernelCall) return true;
+    for (int i = 0; i < n->num_subgraphs(); ++i)
+      if (calls_user_kernels(*n->subgraph(i))) return true;
+  }
   return false;
 }
 
 Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions& o) {
   std::unique_ptr<Graph> copy = g.clone();
   // A kernel call writes several arguments in place: the backend runs its functional form,
-  // with the writes into inputs kept as trailing copy_ write-backs.
+  // with the writes into inputs kept as trailing copy_ write-backs (a call in a cond branch or
+  // a loop body, too).
   if (calls_user_kernels(*copy)) {
     Expected<ViewAndMutationInfo> f = functionalize(*copy);
     if (!f) return f.error().add_context("while functionalizing @" + g.name() + " for the CPU backend");

@@ -66,7 +66,7 @@ class CompiledGraph {
   CpuPhaseTimes times_;
 };
 
-// Errors: what lowering refuses (symbolic shapes, control flow: named at the node), and what
+// Errors: what lowering refuses (symbolic shapes, a bad subgraph: named at the node), and what
 // compiling reports (compiled_program.h).
 Expected<CompiledGraph> compile_graph_cpu(const Graph& g, const CpuGraphOptions& o = {});
 

@@ -6,6 +6,7 @@
 
 #include "lower/integer_divisors.h"
 #include "lower/loop_bounds.h"
+#include "lower/loop_control.h"
 #include "lower/loop_eval.h"
 #include "lower/loop_run.h"
 #include "runtime/cpu/blas_matmul.h"
@@ -19,12 +20,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The non-extern kernels in contiguous chunks: at most `jobs` of them, none smaller than
-// min_kernels_per_chunk (unless there are fewer kernels than that).
+// The kernels with a C++ function (flat indices: those nested in control kernels too) in
+// contiguous chunks: at most `jobs` of them, none smaller than min_kernels_per_chunk (unless
+// there are fewer kernels than that).
 std::vector<std::vector<int>> split_kernels(const LoopProgram& p, const CpuCompileOptions& o) {
   std::vector<int> all;
-  for (size_t i = 0; i < p.kernels.size(); ++i)
-    if (p.kernels[i].kind != KernelKind::Extern) all.push_back(static_cast<int>(i));
+  const std::vector<const LoopKernel*> flat = flat_kernels(p);
+  for (size_t i = 0; i < flat.size(); ++i)
+    if (flat[i]->kind != KernelKind::Extern && !is_control_kernel(*flat[i])) all.push_back(static_cast<int>(i));
   if (all.empty()) return {};
   const size_t jobs = o.jobs > 0 ? static_cast<size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
   const size_t min_size = static_cast<size_t>(std::max(1, o.min_kernels_per_chunk));
@@ -55,13 +58,16 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   CompiledProgram c;
   c.p_ = std::move(p);
   c.plan_ = plan_memory(c.p_);
-  c.kernels_.assign(c.p_.kernels.size(), nullptr);
+  const std::vector<const LoopKernel*> flat = flat_kernels(c.p_);
+  c.ends_ = flat_kernel_ends(c.p_);
+  c.kernels_.assign(flat.size(), nullptr);
   c.input_written_.assign(c.p_.buffers.size(), false);
   if (o.onednn_matmuls) c.dnnl_ = std::make_unique<DnnlMatmuls>();
-  for (const LoopKernel& k : c.p_.kernels) {
+  for (const LoopKernel& k : c.p_.kernels)
     for (int b : kernel_buffers_written(k)) c.input_written_[static_cast<size_t>(b)] = true;
+  for (const LoopKernel* k : flat) {
     bool checks = false;
-    for (const LoopKernel* part : loop_kernel_parts(k))
+    for (const LoopKernel* part : loop_kernel_parts(*k))
       for (const BodyOp& op : part->body) checks = checks || op.kind == BodyOp::Kind::Indirect;
     c.kernel_checks_.push_back(checks);
   }
@@ -90,7 +96,7 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   std::vector<std::thread> threads;
   for (size_t i = 0; i < chunks.size(); ++i) {
     ChunkStats s;
-    for (int k : chunks[i]) s.kernels.push_back(c.p_.kernels[static_cast<size_t>(k)].name);
+    for (int k : chunks[i]) s.kernels.push_back(flat[static_cast<size_t>(k)]->name);
     s.key = KernelCache::key(sources[i], o.emit.to_string(), *toolchain);
     s.cache_hit = cache->has(s.key);
     c.stats_.chunks.push_back(std::move(s));
@@ -176,9 +182,30 @@ std::shared_ptr<Storage> CompiledProgram::output_storage(size_t buffer, size_t b
 
 Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const { return run_impl(inputs, nullptr); }
 
+Status CompiledProgram::run_kernels(const std::vector<LoopKernel>& kernels, int first, RunState& s) const {
+  int at = first;
+  for (const LoopKernel& k : kernels) {
+    const size_t i = static_cast<size_t>(at);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (kernels_[i]) {
+      kernels_[i](s.pointers.data());
+      // A failed index check: the evaluator finds the first bad index again, for its message.
+      if (kernel_checks_[i] && s.index_error) return eval_kernel_checks(p_, k, s.storage);
+    } else if (is_control_kernel(k)) {
+      KILN_TRY(run_control(k, at, s));
+    } else if (!run_blas_kernel(k, s.storage)) {
+      Status st = run_extern_kernel(p_, k, s.storage);
+      if (!st) return st.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
+    }
+    if (s.profile && !is_control_kernel(k)) (*s.profile)[i] += seconds_since(t0);
+    at = ends_[i];
+  }
+  return Status::ok();
+}
+
 Expected<std::vector<Tensor>> CompiledProgram::run_profiled(std::span<const Tensor> inputs,
                                                             std::vector<double>& kernel_seconds) const {
-  kernel_seconds.resize(p_.kernels.size(), 0.0);
+  kernel_seconds.resize(kernels_.size(), 0.0);
   return run_impl(inputs, &kernel_seconds);
 }
 
@@ -236,19 +263,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
       pool.free.push_back(std::move(arena));
     }
   } give_back{*arenas_, arena};
-  for (size_t i = 0; i < p_.kernels.size(); ++i) {
-    const LoopKernel& k = p_.kernels[i];
-    const auto t0 = std::chrono::steady_clock::now();
-    if (kernels_[i]) {
-      kernels_[i](pointers.data());
-      // A failed index check: the evaluator finds the first bad index again, for its message.
-      if (kernel_checks_[i] && index_error) return eval_kernel_checks(p_, k, storage);
-    } else if (!run_blas_kernel(k, storage)) {
-      Status s = run_extern_kernel(p_, k, storage);
-      if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
-    }
-    if (profile) (*profile)[i] += seconds_since(t0);
-  }
+  RunState state{storage, pointers, profile, index_error};
+  KILN_TRY(run_kernels(p_.kernels, 0, state));
   for (size_t i : copy_back) {
     const size_t b = static_cast<size_t>(p_.inputs[i]);
     Tensor(inputs[i]).copy_from(storage[b].as_strided(p_.buffers[b].sizes, p_.buffers[b].strides, 0));

@@ -69,7 +69,9 @@ class CompiledProgram {
   // of range in a kernel (an `indirect` check) is an error naming the index, its dim and the
   // graph node, as the evaluator's (lower/loop_eval.h: eval_kernel_checks).
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const;
-  // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit).
+  // run(), adding each kernel's wall time (seconds) to kernel_seconds[k] (resized to fit), k
+  // the flat index (lower/loop_control.h); a control kernel's entry stays 0, its regions'
+  // kernels have their own.
   Expected<std::vector<Tensor>> run_profiled(std::span<const Tensor> inputs, std::vector<double>& kernel_seconds) const;
 
   const LoopProgram& program() const { return p_; }
@@ -87,12 +89,26 @@ class CompiledProgram {
   CompiledProgram() = default;
   bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
   Expected<std::vector<Tensor>> run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const;
+  // One run's buffers: flat tensors and the pointers kernels take, both by buffer.
+  struct RunState {
+    std::vector<Tensor>& storage;
+    std::vector<char*>& pointers;
+    std::vector<double>* profile;
+    const int& index_error;  // the error slot a kernel that checks indices sets
+  };
+  // Runs `kernels`, the first of which has flat index `first`, in order.
+  Status run_kernels(const std::vector<LoopKernel>& kernels, int first, RunState& s) const;
+  // A cond or while kernel at flat index `at` (compiled_control.cc): a while exchanges its
+  // carried and next buffers by swapping their pointers (the memory plan gives each pair one
+  // lifetime, memory_plan.h).
+  Status run_control(const LoopKernel& k, int at, RunState& s) const;
 
   LoopProgram p_;
   std::vector<SharedLibrary> libraries_;
-  std::vector<KernelFn> kernels_;      // per kernel of p_; null for extern kernels
+  std::vector<KernelFn> kernels_;      // per flat kernel of p_; null for extern and control kernels
+  std::vector<int> ends_;              // per flat kernel: flat_kernel_ends (lower/loop_control.h)
   std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
-  std::vector<bool> kernel_checks_;    // per kernel: it checks indirect indices (sets the error slot)
+  std::vector<bool> kernel_checks_;    // per flat kernel: it checks indirect indices (sets the error slot)
   CompileStats stats_;
   MemoryPlan plan_;
   // Primitives of the matmuls oneDNN runs, made on first use; null when onednn_matmuls is off.
