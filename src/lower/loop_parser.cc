@@ -736,7 +736,7 @@ Expected<std::vector<int>> LoopParser::buffer_list() {
   std::vector<int> out;
   while (!at(TokenKind::RParen)) {
     if (!out.empty()) KILN_TRY(expect(TokenKind::Comma, "',' or ')'"));
-    KILN_ASSIGN_OR_RETURN(int b, buffer_ref(false));
+    KILN_ASSIGN_OR_RETURN(int b, buffer_ref());
     out.push_back(b);
   }
   bump();
@@ -757,7 +757,7 @@ Status LoopParser::control_kernel(LoopKernel& k, const Token& name_tok) {
   k.kind = is_cond ? KernelKind::Cond : KernelKind::While;
   bump();
   if (is_cond) {
-    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref(false));
+    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref());
   } else {
     KILN_TRY(expect_word("carry"));
     KILN_ASSIGN_OR_RETURN(k.carried, buffer_list());
@@ -768,7 +768,7 @@ Status LoopParser::control_kernel(LoopKernel& k, const Token& name_tok) {
   k.regions.resize(2);
   KILN_TRY(expect_word(is_cond ? "then" : "cond"));
   if (!is_cond) {
-    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref(false));
+    KILN_ASSIGN_OR_RETURN(k.predicate, buffer_ref());
   }
   KILN_TRY(region(k.regions[0]));
   KILN_TRY(expect_word(is_cond ? "else" : "body"));
