@@ -17,6 +17,7 @@
 #include "lower/loop_eval.h"
 #include "lower/loop_text.h"
 #include "lower/lower.h"
+#include "lower/schedule.h"
 #include "lowering_cases.h"
 
 namespace kiln {
@@ -363,6 +364,47 @@ TEST(CppBackend, LargeOutputsUseStreamingStores) {
   ASSERT_TRUE(p2) << p2.error().to_string();
   ASSERT_EQ(p2->kernels.size(), 1u);
   EXPECT_EQ(emit_cpp(*p2, o.emit).find("kiln_store_fence();"), std::string::npos);
+}
+
+// A fused row kernel (softmax) whose last part writes rows of a large float32 output streams
+// them: each block of 16 is written with a non-temporal store where the output is 64-byte
+// aligned, and the rows' values equal the interpreter's on fresh and pooled storage. Rows of
+// 40 elements (not whole 64-byte lines) keep the plain stores.
+TEST(CppBackend, FusedRowKernelsStreamTheirLargeOutput) {
+  CpuCompileOptions o = test_compile_options(1);
+  o.emit.streaming_store_bytes = 1000;
+  o.emit.parallel_threshold = 1;
+  auto softmax = [](int cols) {
+    const std::string t = "f32[64," + std::to_string(cols) + "]";
+    return "graph @sm(%x: " + t + ") -> (" + t + ") {\n %0 = amax(%x) {dim=[1], keepdim=true} : f32[64,1]\n" +
+           " %1 = sub(%x, %0) : " + t + "\n %2 = exp(%1) : " + t + "\n" +
+           " %3 = sum(%2) {dim=[1], keepdim=true} : f32[64,1]\n %4 = div(%2, %3) : " + t + "\n return %4\n}";
+  };
+  for (int cols : {48, 40}) {
+    auto g = parse_graph(softmax(cols));
+    ASSERT_TRUE(g) << g.error().to_string();
+    auto p = lower_graph(**g);
+    ASSERT_TRUE(p) << p.error().to_string();
+    schedule_kernels(*p);
+    ASSERT_EQ(p->kernels.size(), 1u);
+    ASSERT_EQ(p->kernels[0].kind, KernelKind::Fused);
+    const std::string cpp = emit_cpp(*p, o.emit);
+    const bool streams = cpp.find("kiln_stream_f32x16(b") != std::string::npos;
+    EXPECT_EQ(streams, cols == 48) << cpp;
+    if (cols == 48) {
+      EXPECT_NE(cpp.find("for (int64_t blk = 0; blk < 3; ++blk)"), std::string::npos) << cpp;
+    }
+    auto c = CompiledProgram::compile(*p, o);
+    ASSERT_TRUE(c) << c.error().to_string();
+    const std::vector<Tensor> in = {Tensor::randn({64, cols}, 5)};
+    auto want = interpret(**g, in);
+    ASSERT_TRUE(want) << want.error().to_string();
+    for (int rep = 0; rep < 3; ++rep) {
+      auto got = c->run(in);
+      ASSERT_TRUE(got) << got.error().to_string();
+      expect_close((*want)[0], (*got)[0], "streamed softmax rows");
+    }
+  }
 }
 
 // Strided and offset inputs, and run() from several threads at once on one program.

@@ -199,6 +199,72 @@ class KernelWriter {
     line("#endif");
   }
 
+  // Whether this pointwise part of a fused kernel writes its row of one large float32 output
+  // (at least CppEmitOptions::streaming_store_bytes in all) contiguously, in whole 64-byte
+  // lines when the output is 64-byte aligned: one loop of a multiple of 16 points past the
+  // rows, storing at index `i<inner> + (multiples of 16)`, and no load of that output.
+  bool streams_its_row_store() const {
+    const int inner = first_;
+    if (k_.kind != KernelKind::Pointwise || checks_ || !o_.openmp || o_.streaming_store_bytes <= 0 ||
+        static_cast<int>(k_.loops.size()) != inner + 1 || k_.loops[static_cast<size_t>(inner)] % 16 != 0)
+      return false;
+    const BodyOp* store = nullptr;
+    for (const BodyOp& op : k_.body) {
+      if (op.kind != BodyOp::Kind::Store) continue;
+      if (store) return false;
+      store = &op;
+    }
+    if (!store || !store->indirect.empty() || dtype(store->args.at(0)) != DType::F32) return false;
+    const Buffer& b = p_.buffers[static_cast<size_t>(store->buffer)];
+    if (b.dtype != DType::F32 || b.storage_size() * 4 < o_.streaming_store_bytes) return false;
+    const IndexExpr& ix = store->index;
+    if (!ix.is_affine() || ix.coeff_of(inner) != 1 || ix.constant % 16 != 0) return false;
+    for (const IndexTerm& t : ix.terms)
+      if (t.var != inner && t.coeff % 16 != 0) return false;
+    for (const BodyOp& op : k_.body)
+      if (op.kind == BodyOp::Kind::Load && op.buffer == store->buffer) return false;
+    return true;
+  }
+
+  // streams_its_row_store()'s part: where the compiler targets AVX-512 and the output is 64-byte
+  // aligned, each block of 16 points is computed into an aligned array and written with one
+  // non-temporal store (no read for ownership of the output's lines), and the row's stores are
+  // fenced; otherwise nest().
+  void streaming_row_nest() {
+    const int inner = first_;
+    const BodyOp* store = nullptr;
+    for (const BodyOp& op : k_.body)
+      if (op.kind == BodyOp::Kind::Store) store = &op;
+    const std::string out = pointer(store->buffer), var = "i" + std::to_string(inner);
+    const std::vector<bool> hoisted = invariant_below(first_, 0, k_.body.size());
+    line("#if defined(__AVX512F__)");
+    line("if (((uintptr_t)" + out + " & 63) == 0) {");
+    ++depth_;
+    ops(0, k_.body.size(), hoisted, true);
+    line("for (int64_t blk = 0; blk < " + std::to_string(k_.loops[static_cast<size_t>(inner)] / 16) + "; ++blk) {");
+    ++depth_;
+    line("float block[16] __attribute__((aligned(64)));");
+    line("#pragma omp simd");
+    line("for (int64_t j = 0; j < 16; ++j) {");
+    ++depth_;
+    line("const int64_t " + var + " = blk * 16 + j;");
+    block_store_ = true;
+    ops(0, k_.body.size(), hoisted, false);
+    block_store_ = false;
+    close_block();
+    line("const int64_t " + var + " = blk * 16;");
+    line("kiln_stream_f32x16(" + out + " + (" + index_cpp(store->index) + "), block);");
+    close_block();
+    line("kiln_store_fence();");
+    --depth_;
+    line("} else");
+    line("#endif");
+    line("{");
+    ++depth_;
+    nest();
+    close_block();
+  }
+
   void fused() {
     const int rows = static_cast<int>(k_.loops.size());
     int64_t points = 0;
@@ -219,7 +285,8 @@ class KernelWriter {
       line(std::string("{  // part ") + std::to_string(j) + ": " +
            (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
       KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1, scratch.save[j], scratch.reuse[j], checks_);
-      part.nest();
+      if (part.streams_its_row_store()) part.streaming_row_nest();
+      else part.nest();
       out_ += part.out_;
       line("}");
     }
