@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lower/lowering.h"
+#include "ops/functional_form.h"
 #include "ops/op_call.h"
 
 namespace kiln::lowering {
@@ -38,18 +39,7 @@ bool injective(const IndexExpr& e, const std::vector<int64_t>& sizes) {
 
 }  // namespace
 
-OpKind Lowering::pointwise_op(const Node& n) {
-  switch (n.op()) {
-    case OpKind::AddInplace: return OpKind::Add;
-    case OpKind::SubInplace: return OpKind::Sub;
-    case OpKind::MulInplace: return OpKind::Mul;
-    case OpKind::DivInplace: return OpKind::Div;
-    case OpKind::ReluInplace: return OpKind::Relu;
-    case OpKind::ClampInplace: return OpKind::Clamp;
-    case OpKind::MaskedFillInplace: return OpKind::MaskedFill;
-    default: return n.op();
-  }
-}
+OpKind Lowering::pointwise_op(const Node& n) { return functional_form(n.op()).value_or(n.op()); }
 
 DType Lowering::pointwise_dtype(const Node& n) {
   const DType own = n.result()->type().dtype;

@@ -8,6 +8,7 @@
 
 #include "ir/printer.h"
 #include "ir/view_chain.h"
+#include "ops/functional_form.h"
 #include "ops/kernel_call_layout.h"
 #include "ops/strided_geometry.h"
 #include "passes/functionalize_views.h"
@@ -47,20 +48,6 @@ struct WriteRoot {
   bool through_view = false;
   bool whole_group = false;  // written through the synthetic base itself: every member
 };
-
-std::optional<OpKind> functional_twin(OpKind op) {
-  switch (op) {
-    case OpKind::AddInplace: return OpKind::Add;
-    case OpKind::SubInplace: return OpKind::Sub;
-    case OpKind::MulInplace: return OpKind::Mul;
-    case OpKind::DivInplace: return OpKind::Div;
-    case OpKind::ReluInplace: return OpKind::Relu;
-    case OpKind::ClampInplace: return OpKind::Clamp;
-    case OpKind::MaskedFillInplace: return OpKind::MaskedFill;
-    case OpKind::IndexPutInplace: return OpKind::IndexPut;
-    default: return std::nullopt;
-  }
-}
 
 class Functionalizer {
  public:
@@ -338,7 +325,7 @@ class Functionalizer {
   Expected<Value*> functional_value(Node* n) {
     Value* self = n->operand(0).value;
     Value* v = nullptr;
-    if (auto twin = functional_twin(n->op())) {
+    if (auto twin = functional_form(n->op())) {
       std::vector<Operand> operands(n->operands().begin(), n->operands().end());
       KILN_ASSIGN_OR_RETURN(v, maker_.make1(*twin, std::move(operands), n->attrs()));
     } else if (n->op() == OpKind::CopyInplace) {

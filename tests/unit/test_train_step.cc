@@ -109,6 +109,20 @@ TEST(TrainStep, LiftedParametersShareTheModulesStorage) {
   EXPECT_EQ(shared, 4);
 }
 
+// `got`'s loss and gradients equal `want`'s within float32 rounding (1e-5 relative), each
+// gradient under the same name; `when` labels the step in failures.
+void expect_same_step(const StepResult& got, const StepResult& want, const std::string& when) {
+  EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0)))) << when;
+  ASSERT_EQ(got.grads.size(), want.grads.size()) << when;
+  for (size_t g = 0; g < want.grads.size(); ++g) {
+    EXPECT_EQ(got.grads[g].first, want.grads[g].first) << when;
+    const Tensor& w = want.grads[g].second;
+    for (int64_t i = 0; i < w.numel(); ++i)
+      EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
+          << want.grads[g].first << " element " << i << ", " << when;
+  }
+}
+
 // An SGD update in place changes the next step's loss to the loss of the updated module.
 // CompileOptions{.device = Device::cpu()} compiles the forward and backward graphs to C++
 // kernels; loss and gradients match the interpreter's (Backend::Interpreter, one option away)
@@ -118,17 +132,7 @@ TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
   TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
   TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   for (uint64_t seed : {1, 5}) {
-    const StepResult want = interpreted(batch_of(seed));
-    const StepResult got = compiled(batch_of(seed));
-    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
-    ASSERT_EQ(got.grads.size(), want.grads.size());
-    for (size_t g = 0; g < want.grads.size(); ++g) {
-      EXPECT_EQ(got.grads[g].first, want.grads[g].first);
-      const Tensor& w = want.grads[g].second;
-      for (int64_t i = 0; i < w.numel(); ++i)
-        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
-            << want.grads[g].first << " element " << i;
-    }
+    expect_same_step(compiled(batch_of(seed)), interpreted(batch_of(seed)), "seed " + std::to_string(seed));
   }
 }
 
@@ -158,24 +162,16 @@ TEST(TrainStep, CpuBackendWithDropoutMatchesTheInterpreter) {
   std::vector<double> losses;
   for (int step = 0; step < 3; ++step) {
     const StepResult want = interpreted(batch_of(3));
-    const StepResult got = compiled(batch_of(3));
     losses.push_back(want.loss.item_double(0));
-    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
-    ASSERT_EQ(got.grads.size(), want.grads.size());
-    for (size_t g = 0; g < want.grads.size(); ++g) {
-      const Tensor& w = want.grads[g].second;
-      for (int64_t i = 0; i < w.numel(); ++i)
-        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
-            << want.grads[g].first << " element " << i << " step " << step;
-    }
+    expect_same_step(compiled(batch_of(3)), want, "step " + std::to_string(step));
   }
   EXPECT_NE(losses[0], losses[1]) << "each step draws a fresh mask";
 }
 
 // A data-dependent branch: fc2 of the hidden layer where its sum is positive, else half of
 // fc2 of its relu. The captured loss has a cond whose branches read fc2's parameters; its
-// backward has another. The compiled CPU backend compiles both to control kernels: loss and gradients
-// match the interpreter's on batches that take either branch.
+// backward has another. The compiled CPU backend compiles both to control kernels: loss and
+// gradients match the interpreter's on batches that take either branch.
 struct GatedMlp : Mlp {
   Tensor forward(const Tensor& x) {
     const Tensor h = tanh(fc1(x));
@@ -195,17 +191,7 @@ TEST(TrainStep, CpuBackendCompilesCondAndMatchesTheInterpreter) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const std::vector<Tensor> batch = batch_of(seed);
     ++taken[sum(tanh(eager.fc1(batch[0]))).item_double(0) > 0 ? 0 : 1];
-    const StepResult want = interpreted(batch);
-    const StepResult got = compiled(batch);
-    EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))));
-    ASSERT_EQ(got.grads.size(), want.grads.size());
-    for (size_t g = 0; g < want.grads.size(); ++g) {
-      EXPECT_EQ(got.grads[g].first, want.grads[g].first);
-      const Tensor& w = want.grads[g].second;
-      for (int64_t i = 0; i < w.numel(); ++i)
-        EXPECT_NEAR(got.grads[g].second.item_double(i), w.item_double(i), 1e-5 * (1 + std::fabs(w.item_double(i))))
-            << want.grads[g].first << " element " << i << " seed " << seed;
-    }
+    expect_same_step(compiled(batch), interpreted(batch), "seed " + std::to_string(seed));
   }
   EXPECT_GT(taken[0], 0);  // both branches ran
   EXPECT_GT(taken[1], 0);
