@@ -116,7 +116,6 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
 
   t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> symbols = cpp_kernel_symbols(c.p_);
-  prefer_passive_openmp_threads();
   for (size_t i = 0; i < chunks.size(); ++i) {
     Expected<SharedLibrary> lib = SharedLibrary::open(cache->library_path(c.stats_.chunks[i].key));
     if (!lib) return lib.error().add_context(where);

@@ -1,9 +1,6 @@
 #include "runtime/cpu/shared_library.h"
 
 #include <dlfcn.h>
-#include <stdlib.h>
-
-#include <mutex>
 
 namespace kiln {
 
@@ -41,11 +38,6 @@ Expected<void*> SharedLibrary::symbol(const std::string& name) const {
   void* s = dlsym(handle_, name.c_str());
   if (!s) return make_error("symbol ", name, " is missing from ", path_, ": ", last_dl_error());
   return s;
-}
-
-void prefer_passive_openmp_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] { setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0); });
 }
 
 void pin_openmp_runtime() {

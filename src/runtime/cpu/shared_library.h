@@ -36,10 +36,4 @@ class SharedLibrary {
 // Marks every loaded OpenMP runtime RTLD_NODELETE (does nothing for those not loaded).
 void pin_openmp_runtime();
 
-// Sets OMP_WAIT_POLICY=passive unless the user set it, before the first kernel library loads
-// the OpenMP runtime (which reads it once): idle OpenMP threads then sleep instead of
-// spinning, and leave the cores to OpenBLAS's own threads during extern matmuls. Spinning
-// threads made the transformer block's step about 1.5x slower on 2 cores (docs/PERF.md).
-void prefer_passive_openmp_threads();
-
 }  // namespace kiln
