@@ -188,6 +188,10 @@ Status Lowering::node(const Node& n) {
   if (n.op() == OpKind::Stack) return stack(n);
   if (lowers_as_gather(n)) return gather(n);
   if (lowers_as_scatter(n)) return scatter(n);
+  if (n.op() == OpKind::IndexPutInplace) {
+    KILN_ASSIGN_OR_RETURN(bool done, index_put_in_place(n));
+    if (done) return Status::ok();
+  }
   if (!n.info().has(kInplace) && n.num_results() == 1 &&
       (lowers_as_pointwise(n) || lowers_as_random(n) || lowers_as_remap(n))) {
     pending_[n.result()] = &n;

@@ -5,7 +5,8 @@
 // checked indices, loading the element first where the op accumulates. Its points run in order
 // (as the reference kernel's, so repeated indices accumulate in the same order and the last
 // write wins), unless the op promises unique_indices: then its store is `unique`, and code
-// generation may run it in parallel.
+// generation may run it in parallel. index_put_ is the same store kernel into self's own
+// buffer, with no copy, where that is the reference kernel's result.
 #include <algorithm>
 #include <vector>
 
@@ -39,6 +40,35 @@ const Value* value_operand(const Node& n, int i) {
   return i < n.num_operands() && n.operand(i).is_value() ? n.operand(i).value : nullptr;
 }
 
+// index_put's and index_put_'s operands as its reference kernel accepts them: values of self's
+// dtype broadcasting to the indexing result, index tensors of an index dtype that broadcast
+// together (index_put's shape rule does not check it).
+bool index_put_lowers(const Node& n) {
+  const Value* self = n.operand(0).value;
+  const std::vector<int64_t> ss = sizes_of(self);
+  const int rank = static_cast<int>(ss.size());
+  const DType dt = self->type().dtype;
+  const Value* values = value_operand(n, n.num_operands() - 1);
+  const std::vector<const Value*> idx = advanced_indices(n, n.num_operands() - 1);
+  if (!values || values->type().dtype != dt || static_cast<int>(idx.size()) > rank) return false;
+  // The index tensors must broadcast together (index_put's shape rule does not check it).
+  std::vector<int64_t> bcast;
+  for (const Value* v : idx) {
+    if (!v) continue;
+    if (!is_index_dtype(v->type().dtype)) return false;
+    const std::vector<int64_t> s = sizes_of(v);
+    if (s.size() > bcast.size()) bcast.insert(bcast.begin(), s.size() - bcast.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& b = bcast[bcast.size() - s.size() + k];
+      if (b != 1 && s[k] != 1 && s[k] != b) return false;
+      if (b == 1) b = s[k];
+    }
+  }
+  return broadcasts_to(sizes_of(values), advanced_index_sizes(ss, idx));
+}
+
+bool is_index_put(const Node& n) { return n.op() == OpKind::IndexPut || n.op() == OpKind::IndexPutInplace; }
+
 }  // namespace
 
 bool Lowering::lowers_as_scatter(const Node& n) {
@@ -60,25 +90,8 @@ bool Lowering::lowers_as_scatter(const Node& n) {
       // src is read at the index's coordinates: of its rank, or 0-d (one element for all).
       return src->type().dtype == dt && index_fits(si, sr, -1) && (sr.empty() || si.empty() || sr.size() == si.size());
     }
-    case OpKind::IndexPut: {
-      const Value* values = value_operand(n, n.num_operands() - 1);
-      const std::vector<const Value*> idx = advanced_indices(n, n.num_operands() - 1);
-      if (!values || values->type().dtype != dt || static_cast<int>(idx.size()) > rank) return false;
-      // The index tensors must broadcast together (index_put's shape rule does not check it).
-      std::vector<int64_t> bcast;
-      for (const Value* v : idx) {
-        if (!v) continue;
-        if (!is_index_dtype(v->type().dtype)) return false;
-        const std::vector<int64_t> s = sizes_of(v);
-        if (s.size() > bcast.size()) bcast.insert(bcast.begin(), s.size() - bcast.size(), 1);
-        for (size_t k = 0; k < s.size(); ++k) {
-          int64_t& b = bcast[bcast.size() - s.size() + k];
-          if (b != 1 && s[k] != 1 && s[k] != b) return false;
-          if (b == 1) b = s[k];
-        }
-      }
-      return broadcasts_to(sizes_of(values), advanced_index_sizes(ss, idx));
-    }
+    case OpKind::IndexPut:
+      return index_put_lowers(n);
     case OpKind::IndexAdd: {
       const Value *index = value_operand(n, 1), *source = value_operand(n, 2);
       const std::optional<int> d = wrap_dim(call.attr_int("dim"), rank);
@@ -116,7 +129,7 @@ int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<I
   const std::vector<int64_t> ss = sizes_of(n.operand(0).value);
   const int rank = static_cast<int>(ss.size());
   const DType r = n.result()->type().dtype;
-  if (n.op() == OpKind::IndexPut) {  // out[index tensors at c] = values at c (broadcast)
+  if (is_index_put(n)) {  // out[index tensors at c] = values at c (broadcast)
     const Value* values = n.operand(n.num_operands() - 1).value;
     advanced_coords(b, n, ss, advanced_indices(n, n.num_operands() - 1), c, at, picked);
     return b.cast(value_at(b, values, broadcast_coords(sizes_of(values), c)), r);
@@ -147,18 +160,50 @@ int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<I
 }
 
 Status Lowering::scatter(const Node& n) {
+  const int out = copy_destination(n);
+  append(store_kernel(n, out));
+  return Status::ok();
+}
+
+Expected<bool> Lowering::index_put_in_place(const Node& n) {
+  if (!index_put_lowers(n)) return false;
+  const Value* dst = n.operand(0).value;
+  realize(dst);
+  const Access& a = access_.at(dst);
+  const std::vector<int64_t> sizes = sizes_of(dst);
+  const Buffer& buf = buffer(a.buffer);
+  const std::vector<IndexExpr> c = loop_coords(sizes);
+  if (buf.sizes != sizes || !(a.map.substitute(c).simplified(sizes) == strided(buf.strides, c))) return false;
+  realize_readers_before_write(a.buffer, n);
+  LoopKernel k = store_kernel(n, a.buffer);
+  // The reference kernel reads values and indices before it writes; the kernel's points write
+  // as they go, so it may read self's buffer only at the element it stores (accumulate).
+  const BodyOp* store = nullptr;
+  for (const BodyOp& op : k.body)
+    if (op.kind == BodyOp::Kind::Store) store = &op;
+  for (const BodyOp& op : k.body) {
+    if (op.kind != BodyOp::Kind::Load || op.buffer != a.buffer) continue;
+    bool same = store && op.index == store->index && op.indirect == store->indirect && !op.masked;
+    for (size_t j = 0; same && j < op.indirect.size(); ++j) same = op.indirect_arg(j) == store->indirect_arg(j);
+    if (!same) return false;
+  }
+  access_[n.result()] = a;
+  append(std::move(k));
+  return true;
+}
+
+LoopKernel Lowering::store_kernel(const Node& n, int out) {
   const OpCallBase call(n.op(), n.attrs());
   const std::vector<int64_t> ss = sizes_of(n.operand(0).value);
   const DType r = n.result()->type().dtype;
-  const int out = copy_destination(n);
   // The points of the stores: the index's, the indexing result's, source's or src's.
   std::vector<int64_t> points;
   if (n.op() == OpKind::Scatter || n.op() == OpKind::ScatterAdd) points = sizes_of(n.operand(1).value);
-  else if (n.op() == OpKind::IndexPut) points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
+  else if (is_index_put(n)) points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
   else if (n.op() == OpKind::IndexAdd) points = sizes_of(n.operand(2).value);
   else points = sizes_of(n.operand(1).value);  // as_strided_scatter
   const bool accumulate = n.op() == OpKind::ScatterAdd || n.op() == OpKind::IndexAdd ||
-                          (n.op() == OpKind::IndexPut && call.attr_bool("accumulate"));
+                          (is_index_put(n) && call.attr_bool("accumulate"));
   const bool unique = (n.op() == OpKind::IndexPut || n.op() == OpKind::IndexAdd) && call.attr_bool("unique_indices");
   // index_add checks every index before it writes, even where source has no element.
   if (n.op() == OpKind::IndexAdd && numel_of(points) == 0) {
@@ -174,8 +219,7 @@ Status Lowering::scatter(const Node& n) {
   if (n.op() == OpKind::AsStridedScatter) {  // out's storage at offset + sum(stride * c) = src[c]
     const int v = b.cast(value_at(b, n.operand(1).value, c), r);
     b.store(out, strided(call.attr_ints("stride"), c, call.attr_opt_int("storage_offset").value_or(0)), v);
-    append(std::move(k));
-    return Status::ok();
+    return k;
   }
   std::vector<IndexExpr> at;                 // out's coordinates
   std::vector<std::pair<int, int>> picked;  // its indexed dims: (dim, checked value)
@@ -196,8 +240,7 @@ Status Lowering::scatter(const Node& n) {
     if (accumulate) value = b.compute(OpKind::Add, {b.load(out, r, element, Scalar(int64_t{0}), terms), value}, r);
     b.store(out, element, value, terms, unique);
   }
-  append(std::move(k));
-  return Status::ok();
+  return k;
 }
 
 }  // namespace kiln::lowering

@@ -257,6 +257,12 @@ class Lowering {
   // where the reference kernel reports a static error: dtypes, shapes; and for a 0-d index_add).
   static bool lowers_as_scatter(const Node& n);
   Status scatter(const Node& n);
+  // index_put_: index_put's store kernel into operand 0's buffer (no copy) when operand 0 is
+  // that whole buffer and the kernel reads it only at the element it stores; false otherwise
+  // (an extern kernel).
+  Expected<bool> index_put_in_place(const Node& n);
+  // The kernel storing scatter-like `n`'s elements into buffer `out`, laid out as n's result.
+  LoopKernel store_kernel(const Node& n, int out);
   // A kernel copying n's self (inlined) into n's result buffer, which it returns.
   int copy_destination(const Node& n);
   // The value a scatter-like `n` stores at point `c` of its store kernel; `at` gets the result's
