@@ -15,14 +15,16 @@
 #include "demo/gpt.h"
 #include "frontend/capture.h"
 #include "frontend/functional.h"
-#include "frontend/nn/batch_norm2d.h"
-#include "frontend/nn/conv2d.h"
 #include "frontend/nn/linear.h"
 #include "train/grad_function.h"
+#include "model_suite.h"
 #include "transformer_block.h"
 
 namespace kiln {
 namespace {
+
+using test_models::Mlp;
+using test_models::SmallCnn;
 
 GradFunction grad_function(const Captured& c, Backend backend) {
   GradOptions o{.runner = {.backend = backend, .cpu = {.compile = test_compile_options()}}};
@@ -73,16 +75,6 @@ void expect_compiled_gradients_match(const Captured& c, const std::vector<std::v
   }
 }
 
-class Mlp : public nn::Module {
- public:
-  Mlp() : fc1(16, 32, true, 1), fc2(32, 4, true, 2) {
-    register_module("fc1", fc1);
-    register_module("fc2", fc2);
-  }
-  Tensor forward(const Tensor& x) { return fc2.forward(gelu(fc1.forward(x), "tanh")); }
-  nn::Linear fc1, fc2;
-};
-
 // Two batches through one compiled step (autograd does not take symbolic shapes yet; compile()'s
 // tests cover a dynamic batch at inference).
 TEST(CpuModelGradients, Mlp) {
@@ -94,22 +86,6 @@ TEST(CpuModelGradients, Mlp) {
   expect_compiled_gradients_match(*c, {{Tensor::randn({7, 16}, 5), Tensor::randn({7, 4}, 6)},
                                        {Tensor::randn({7, 16}, 7), Tensor::randn({7, 4}, 8)}});
 }
-
-class SmallCnn : public nn::Module {
- public:
-  SmallCnn() : conv(3, 8, 3, {.padding = {1, 1}}), bn(8), head(8 * 4 * 4, 10, true, 7) {
-    register_module("conv", conv);
-    register_module("bn", bn);
-    register_module("head", head);
-  }
-  Tensor forward(const Tensor& x) {
-    Tensor h = max_pool2d(relu(bn.forward(conv.forward(x))), {2, 2});
-    return head.forward(flatten(h, 1));
-  }
-  nn::Conv2d conv;
-  nn::BatchNorm2d bn;
-  nn::Linear head;
-};
 
 // Batch norm in training mode: batch statistics in the loss, running statistics written back.
 TEST(CpuModelGradients, SmallCnnInTrainingMode) {

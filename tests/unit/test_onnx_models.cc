@@ -10,14 +10,16 @@
 #include "demo/gpt.h"
 #include "frontend/capture.h"
 #include "frontend/functional.h"
-#include "frontend/nn/batch_norm2d.h"
-#include "frontend/nn/conv2d.h"
 #include "frontend/nn/linear.h"
 #include "onnx/verify.h"
+#include "model_suite.h"
 #include "transformer_block.h"
 
 namespace kiln::onnx {
 namespace {
+
+using test_models::Mlp;
+using test_models::SmallCnn;
 
 // Verifies and prints the table; skips when verify cannot run Python at all.
 void expect_verified(const Captured& c, std::span<const Tensor> inputs, const VerifyOptions& o = {}) {
@@ -30,16 +32,6 @@ void expect_verified(const Captured& c, std::span<const Tensor> inputs, const Ve
   ASSERT_FALSE(r->outputs.empty());
 }
 
-class Mlp : public nn::Module {
- public:
-  Mlp() : fc1(16, 32, true, 1), fc2(32, 4, true, 2) {
-    register_module("fc1", fc1);
-    register_module("fc2", fc2);
-  }
-  Tensor forward(const Tensor& x) { return fc2.forward(gelu(fc1.forward(x), "tanh")); }
-  nn::Linear fc1, fc2;
-};
-
 TEST(OnnxModels, MlpWithDynamicBatchVerifiesAtBatch1And7) {
   Mlp mlp;
   Expected<Captured> c = capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{mlp.forward(in[0])}; },
@@ -50,22 +42,6 @@ TEST(OnnxModels, MlpWithDynamicBatchVerifiesAtBatch1And7) {
   o.additional_inputs = {{Tensor::randn({1, 16}, 4)}};
   expect_verified(*c, std::vector<Tensor>{Tensor::randn({7, 16}, 5)}, o);
 }
-
-class SmallCnn : public nn::Module {
- public:
-  SmallCnn() : conv(3, 8, 3, {.padding = {1, 1}}), bn(8), head(8 * 4 * 4, 10, true, 7) {
-    register_module("conv", conv);
-    register_module("bn", bn);
-    register_module("head", head);
-  }
-  Tensor forward(const Tensor& x) {
-    Tensor h = max_pool2d(relu(bn.forward(conv.forward(x))), {2, 2});
-    return head.forward(flatten(h, 1));
-  }
-  nn::Conv2d conv;
-  nn::BatchNorm2d bn;
-  nn::Linear head;
-};
 
 TEST(OnnxModels, SmallCnnVerifiesInEvalAndTrainingMode) {
   for (bool training : {false, true}) {
