@@ -2,14 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/dtype.h"
 #include "core/half.h"
 #include "core/scalar.h"
 #include "core/shape.h"
+#include "core/storage.h"
 #include "core/tensor.h"
 
 namespace kiln {
@@ -198,6 +201,21 @@ Tensor iota(std::vector<int64_t> sizes, DType dtype = DType::F32) {
   std::vector<double> v;
   for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<double>(i));
   return Tensor::from_doubles(v, sizes, dtype);
+}
+
+// Storage starts on a cache line (64 bytes) whatever its size, zeroed or not, empty included, so
+// that vector loads and stores of a tensor's rows do not straddle two lines; the zero-filling
+// constructor zeroes every byte.
+TEST(Storage, StartsOnA64ByteBoundaryAndZeroes) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{4096}, size_t{5} << 20}) {
+    Storage zeroed(n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(zeroed.data()) % Storage::kAlignment, 0u) << n;
+    for (size_t i = 0; i < n; i += 997) EXPECT_EQ(zeroed.data()[i], std::byte{0}) << n << " at " << i;
+    std::unique_ptr<Storage> raw = Storage::uninitialized(n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(raw->data()) % Storage::kAlignment, 0u) << n;
+    EXPECT_EQ(raw->nbytes(), n);
+  }
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(Tensor::randn({3, 5}, 1).data_bytes()) % Storage::kAlignment, 0u);
 }
 
 TEST(Tensor, ContiguousOfTransposedView) {

@@ -135,20 +135,48 @@ class KernelWriter {
     }
   }
 
+  // The kernel's one store; null when it has none or several.
+  const BodyOp* only_store() const {
+    const BodyOp* store = nullptr;
+    for (const BodyOp& op : k_.body) {
+      if (op.kind != BodyOp::Kind::Store) continue;
+      if (store) return nullptr;
+      store = &op;
+    }
+    return store;
+  }
+
+  // Whether its one store writes float32 values into a float32 buffer.
+  bool stores_f32(const BodyOp& store) const {
+    return p_.buffers[static_cast<size_t>(store.buffer)].dtype == DType::F32 && dtype(store.args.at(0)) == DType::F32;
+  }
+
   // Whether this (collapsed) pointwise kernel writes one contiguous float32 output, at least
   // CppEmitOptions::streaming_store_bytes of it, over one loop: out[i0].
   bool streams_its_store() const {
     if (k_.kind != KernelKind::Pointwise || k_.loops.size() != 1 || !o_.openmp || o_.streaming_store_bytes <= 0) return false;
-    int stores = 0;
-    for (const BodyOp& op : k_.body) {
-      if (op.kind != BodyOp::Kind::Store) continue;
-      ++stores;
-      const IndexExpr& ix = op.index;
-      if (p_.buffers[static_cast<size_t>(op.buffer)].dtype != DType::F32 || dtype(op.args.at(0)) != DType::F32 ||
-          ix.terms.size() != 1 || ix.coeff_of(0) != 1 || ix.constant != 0)
-        return false;
-    }
-    return stores == 1 && k_.loops[0] * 4 >= o_.streaming_store_bytes;
+    const BodyOp* store = only_store();
+    if (!store || !stores_f32(*store)) return false;
+    const IndexExpr& ix = store->index;
+    return ix.terms.size() == 1 && ix.coeff_of(0) == 1 && ix.constant == 0 && k_.loops[0] * 4 >= o_.streaming_store_bytes;
+  }
+
+  // One block of 16 points of a streamed store: the innermost loop's variable runs over
+  // `first` + j for j < 16 under omp simd, the values going into an aligned array, which one
+  // non-temporal store writes at the store's index for the block's first point.
+  void stream_block(const BodyOp& store, const std::string& first, const std::vector<bool>& hoisted) {
+    const std::string var = "i" + std::to_string(static_cast<int>(k_.loops.size()) - 1);
+    line("float block[16] __attribute__((aligned(64)));");
+    line("#pragma omp simd");
+    line("for (int64_t j = 0; j < 16; ++j) {");
+    ++depth_;
+    line("const int64_t " + var + " = " + first + " + j;");
+    block_store_ = true;
+    ops(0, k_.body.size(), hoisted, false);
+    block_store_ = false;
+    close_block();
+    line("const int64_t " + var + " = " + first + ";");
+    line("kiln_stream_f32x16(" + pointer(store.buffer) + " + (" + index_cpp(store.index) + "), block);");
   }
 
   // streams_its_store()'s kernel: where the compiler targets AVX-512, blocks of 16 elements
@@ -157,10 +185,8 @@ class KernelWriter {
   // block are written plainly), then each thread fences its stores. Elsewhere, nest().
   void streaming_nest() {
     const int64_t n = k_.loops[0];
-    int store = -1;
-    for (size_t i = 0; i < k_.body.size(); ++i)
-      if (k_.body[i].kind == BodyOp::Kind::Store) store = static_cast<int>(i);
-    const std::string out = pointer(k_.body[static_cast<size_t>(store)].buffer);
+    const BodyOp& store = *only_store();
+    const std::string out = pointer(store.buffer);
     const std::vector<bool> hoisted = invariant_below(0, 0, k_.body.size());
     line("#if defined(__AVX512F__)");
     ops(0, k_.body.size(), hoisted, true);
@@ -175,16 +201,7 @@ class KernelWriter {
     line("#pragma omp for");
     line("for (int64_t blk = 0; blk < blocks; ++blk) {");
     ++depth_;
-    line("float block[16] __attribute__((aligned(64)));");
-    line("#pragma omp simd");
-    line("for (int64_t j = 0; j < 16; ++j) {");
-    ++depth_;
-    line("const int64_t i0 = head + blk * 16 + j;");
-    block_store_ = true;
-    ops(0, k_.body.size(), hoisted, false);
-    block_store_ = false;
-    close_block();
-    line("kiln_stream_f32x16(" + out + " + head + blk * 16, block);");
+    stream_block(store, "head + blk * 16", hoisted);
     close_block();
     line("kiln_store_fence();");
     close_block();
@@ -208,15 +225,10 @@ class KernelWriter {
     if (k_.kind != KernelKind::Pointwise || checks_ || !o_.openmp || o_.streaming_store_bytes <= 0 ||
         static_cast<int>(k_.loops.size()) != inner + 1 || k_.loops[static_cast<size_t>(inner)] % 16 != 0)
       return false;
-    const BodyOp* store = nullptr;
-    for (const BodyOp& op : k_.body) {
-      if (op.kind != BodyOp::Kind::Store) continue;
-      if (store) return false;
-      store = &op;
-    }
-    if (!store || !store->indirect.empty() || dtype(store->args.at(0)) != DType::F32) return false;
-    const Buffer& b = p_.buffers[static_cast<size_t>(store->buffer)];
-    if (b.dtype != DType::F32 || b.storage_size() * 4 < o_.streaming_store_bytes) return false;
+    const BodyOp* store = only_store();
+    if (!store || !store->indirect.empty() || !stores_f32(*store) ||
+        p_.buffers[static_cast<size_t>(store->buffer)].storage_size() * 4 < o_.streaming_store_bytes)
+      return false;
     const IndexExpr& ix = store->index;
     if (!ix.is_affine() || ix.coeff_of(inner) != 1 || ix.constant % 16 != 0) return false;
     for (const IndexTerm& t : ix.terms)
@@ -231,29 +243,15 @@ class KernelWriter {
   // non-temporal store (no read for ownership of the output's lines), and the row's stores are
   // fenced; otherwise nest().
   void streaming_row_nest() {
-    const int inner = first_;
-    const BodyOp* store = nullptr;
-    for (const BodyOp& op : k_.body)
-      if (op.kind == BodyOp::Kind::Store) store = &op;
-    const std::string out = pointer(store->buffer), var = "i" + std::to_string(inner);
+    const BodyOp& store = *only_store();
     const std::vector<bool> hoisted = invariant_below(first_, 0, k_.body.size());
     line("#if defined(__AVX512F__)");
-    line("if (((uintptr_t)" + out + " & 63) == 0) {");
+    line("if (((uintptr_t)" + pointer(store.buffer) + " & 63) == 0) {");
     ++depth_;
     ops(0, k_.body.size(), hoisted, true);
-    line("for (int64_t blk = 0; blk < " + std::to_string(k_.loops[static_cast<size_t>(inner)] / 16) + "; ++blk) {");
+    line("for (int64_t blk = 0; blk < " + std::to_string(k_.loops[static_cast<size_t>(first_)] / 16) + "; ++blk) {");
     ++depth_;
-    line("float block[16] __attribute__((aligned(64)));");
-    line("#pragma omp simd");
-    line("for (int64_t j = 0; j < 16; ++j) {");
-    ++depth_;
-    line("const int64_t " + var + " = blk * 16 + j;");
-    block_store_ = true;
-    ops(0, k_.body.size(), hoisted, false);
-    block_store_ = false;
-    close_block();
-    line("const int64_t " + var + " = blk * 16;");
-    line("kiln_stream_f32x16(" + out + " + (" + index_cpp(store->index) + "), block);");
+    stream_block(store, "blk * 16", hoisted);
     close_block();
     line("kiln_store_fence();");
     --depth_;
