@@ -273,6 +273,26 @@ TEST(LoopControl, BrokenRulesInAProgramBuiltInMemoryAreErrors) {
   ASSERT_FALSE(bad_predicate);
   EXPECT_NE(bad_predicate.error().to_string().find("the predicate %x of @k0 must be a bool buffer"), std::string::npos)
       << bad_predicate.error().to_string();
+
+  // The rules the text's syntax cannot break: the number of regions, a predicate and carried
+  // buffers that exist, and a cond that carries nothing.
+  auto refused = [](LoopProgram bad, const std::string& want) {
+    auto c = CompiledProgram::compile(bad, test_compile_options());
+    ASSERT_FALSE(c) << want;
+    EXPECT_NE(c.error().to_string().find(want), std::string::npos) << c.error().to_string();
+  };
+  LoopProgram one_region = parsed(kChoose);
+  one_region.kernels[0].regions.pop_back();
+  refused(one_region, "control kernel @k0 has 1 regions, not 2");
+  LoopProgram no_predicate = parsed(kChoose);
+  no_predicate.kernels[0].predicate = -1;
+  refused(no_predicate, "control kernel @k0 names no predicate buffer");
+  LoopProgram carrying_cond = parsed(kChoose);
+  carrying_cond.kernels[0].carried = {carrying_cond.find_buffer("x")};
+  refused(carrying_cond, "cond kernel @k0 carries no buffers");
+  LoopProgram missing = parsed(kFibonacci);
+  missing.kernels[1].next[0] = static_cast<int>(missing.buffers.size());
+  refused(missing, "while kernel @k1 names a buffer that does not exist");
 }
 
 }  // namespace
