@@ -3,7 +3,7 @@
 // The bytes start on a 64-byte boundary (a cache line, an AVX-512 vector), so that the compiled
 // CPU kernels' vector loads and stores of a tensor's rows do not straddle cache lines; malloc's
 // 16-byte alignment made every 64-byte access of a large buffer touch two lines, and a
-// layer_norm forward over [8192, 1024] take 1.7x as long (docs/PERF.md). Buffers of 4 MiB and
+// layer_norm forward over [8192, 1024] take 1.4x as long (docs/PERF.md). Buffers of 4 MiB and
 // more start on a 2 MiB boundary and are offered to the kernel as transparent huge pages
 // (madvise; a no-op where THP is off), which saves TLB misses on streaming passes.
 #pragma once
