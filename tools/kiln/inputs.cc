@@ -1,5 +1,6 @@
 // Graph inputs for the subcommands that run graphs (run, verify): read from .npy files or
 // made from a seed.
+#include <limits>
 #include <map>
 
 #include "commands.h"
@@ -14,8 +15,6 @@ namespace {
 std::string input_name(const Graph& g, int i) { return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")"; }
 
 constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
-
-}  // namespace
 
 Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files) {
   if (static_cast<int>(files.size()) != g.num_inputs())
@@ -65,6 +64,37 @@ Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
       inputs.push_back(Tensor::randint(is_signed(dt) ? -8 : 0, is_signed(dt) ? 8 : 16, sizes, seed, dt));
   }
   return inputs;
+}
+
+}  // namespace
+
+void declare_input_options(CommandLine& cl) { cl.option("--inputs").option("--random-inputs").option("--dim"); }
+
+InputSource input_source(CommandLine& cl) {
+  InputSource source;
+  const std::vector<std::string> files = cl.list("--inputs");
+  if (cl.values("--inputs").size() + cl.values("--random-inputs").size() > 1) {
+    cl.usage_error("give --inputs or --random-inputs once");
+    return source;
+  }
+  if (files == std::vector<std::string>{"random"})  // DESIGN.md's spelling of --random-inputs 0
+    source.seed = 0;
+  else
+    source.files = files;
+  if (std::optional<int64_t> seed = cl.integer("--random-inputs", 0, std::numeric_limits<int64_t>::max()))
+    source.seed = static_cast<uint64_t>(*seed);
+  source.dims = cl.dims("--dim");
+  if (!source.dims.empty() && !source.seed && !cl.failed())
+    cl.usage_error("--dim is only for --random-inputs (with --inputs, dims come from the files)");
+  return source;
+}
+
+int no_inputs_given(CommandLine& cl, const Graph& g) {
+  return cl.usage_error("graph @" + g.name() + " has inputs: give --inputs a.npy,... or --random-inputs SEED");
+}
+
+Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source) {
+  return source.seed ? random_inputs(g, *source.seed, source.dims) : read_inputs(g, source.files);
 }
 
 }  // namespace kiln::cli

@@ -13,30 +13,6 @@ int fail(const Diagnostic& d) {
   return 1;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
-
-std::optional<int64_t> parse_int(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  size_t used = 0;
-  try {
-    long long v = std::stoll(s, &used, 10);
-    if (used != s.size()) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
