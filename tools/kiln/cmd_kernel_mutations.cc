@@ -46,6 +46,7 @@ int cmd_kernel_mutations(const Args& args) {
   const std::string& file = cl.positionals()[0];
   const std::string function = cl.value("--function").value_or("");
   const bool names_only = cl.has("--names-only");
+  if (!readable_file(file)) return 1;
   Expected<kernels::KernelSource> source = kernels::read_kernel_source(file);
   if (!source) return fail(source.error());
   Expected<kernels::KernelAnalysis> a = kernels::analyze_kernel(*source, function);

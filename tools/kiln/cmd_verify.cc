@@ -51,7 +51,7 @@ int cmd_verify(const Args& args) {
   o.export_options.dynamic_batch = cl.has("--dynamic");
   if (cl.failed()) return 2;
   std::string text;
-  if (!read_file(file, text)) return 1;
+  if (!read_file(file, text) || (!o.model_path.empty() && !readable_file(o.model_path))) return 1;
   Expected<std::vector<std::unique_ptr<Graph>>> graphs = parse_graphs(text, file);
   if (!graphs) return fail(graphs.error());
   const Graph& g = *graphs->front();

@@ -29,7 +29,11 @@ int cmd_verify(const Args& args);  // kiln verify FILE [model.onnx] [--inputs ..
 // Prints the diagnostic to stderr and returns 1 (a user error).
 int fail(const Diagnostic& d);
 
-// Reads a whole file; on failure prints "kiln: cannot read FILE" and returns false.
+// Whether `path` is a file kiln can read; when not, prints "kiln: cannot read PATH: WHY"
+// (it does not exist, it is a directory, ...) to stderr. Every file a subcommand reads is
+// checked so before it is parsed: a directory would otherwise read as an empty file.
+bool readable_file(const std::string& path);
+// Reads a whole file after readable_file(path); false (after printing why) when it cannot.
 bool read_file(const std::string& path, std::string& out);
 
 // "[1, 2]": the coordinates of row-major element `flat` of t.

@@ -1,5 +1,8 @@
 // Helpers shared by the subcommands.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,7 +16,22 @@ int fail(const Diagnostic& d) {
   return 1;
 }
 
+bool readable_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::fprintf(stderr, "kiln: cannot read %s: it is a directory, not a file\n", path.c_str());
+    return false;
+  }
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+    return true;
+  }
+  std::fprintf(stderr, "kiln: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+  return false;
+}
+
 bool read_file(const std::string& path, std::string& out) {
+  if (!readable_file(path)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "kiln: cannot read %s\n", path.c_str());
