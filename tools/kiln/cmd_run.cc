@@ -74,37 +74,47 @@ std::optional<int> parse_args(CommandLine& cl, const Args& args, RunOptions& o) 
 }
 
 
+// "%.6g", with every NaN printed as "nan" (printf writes "-nan" for a NaN whose sign bit is set).
 std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
 }
 
-// "out0: f32[3,4] min=-1.2 max=2.3 mean=0.1"
+// "out0: f32[3,4] min=-1.2 max=2.3 mean=0.1". min, max and mean are over the elements that
+// are not NaN, infinities included (so the mean is inf or -inf with infinities of one sign,
+// nan with both); then "nan=K" and "inf=K" count the NaN and the infinite elements when there
+// are any. Only "nan=N" when every element is NaN; "(empty)" without elements; bool tensors
+// count their true elements.
 std::string summary(const std::string& name, const Tensor& t) {
   std::string s = name + ": " + t.type().to_string();
-  int64_t n = t.numel();
+  const int64_t n = t.numel();
   if (n == 0) return s + " (empty)";
   if (t.dtype() == DType::Bool) {
     int64_t trues = 0;
     for (int64_t i = 0; i < n; ++i) trues += t.item_int(i) != 0;
     return s + " true=" + std::to_string(trues) + "/" + std::to_string(n);
   }
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  int64_t nans = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  long double sum = 0;  // wide enough that no sum of finite doubles overflows
+  int64_t nans = 0, infs = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double v = t.item_double(i);
+    const double v = t.item_double(i);
     if (std::isnan(v)) {
       ++nans;
       continue;
     }
+    infs += std::isinf(v);
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
   }
   if (nans == n) return s + " nan=" + std::to_string(nans);
-  s += " min=" + format_number(lo) + " max=" + format_number(hi) + " mean=" + format_number(sum / static_cast<double>(n - nans));
+  const double mean = static_cast<double>(sum / static_cast<long double>(n - nans));
+  s += " min=" + format_number(lo) + " max=" + format_number(hi) + " mean=" + format_number(mean);
   if (nans) s += " nan=" + std::to_string(nans);
+  if (infs) s += " inf=" + std::to_string(infs);
   return s;
 }
 
