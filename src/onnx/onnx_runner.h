@@ -44,7 +44,8 @@ class OnnxRunner {
 
   // Runs `model` on the .npy files `input_paths` (comma-separated, in the model's input
   // order), writing its outputs to `out_dir`; an error only when the process cannot start.
-  Expected<ProcessResult> run(const std::string& model, const std::string& input_paths, const std::string& out_dir) const;
+  Expected<ProcessResult> run(const std::string& model, const std::string& input_paths,
+                              const std::string& out_dir) const;
 
   // The outputs a successful run wrote to `out_dir`, in order: an error when it wrote none
   // or one does not read back as .npy (`printed` is what the run printed, quoted in the error).

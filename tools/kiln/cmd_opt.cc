@@ -48,7 +48,8 @@ constexpr const char* kOptUsage =
 // The command line as OptArgs; the exit status when it ends the command, else nullopt.
 std::optional<int> parse_args(const Args& args, OptArgs& out) {
   CommandLine cl("opt", kOptUsage);
-  cl.option("--passes", "a list of passes (--passes=a,b; --passes= runs none)").option("--decompose-ops").option("--aliased-inputs");
+  cl.option("--passes", "a list of passes (--passes=a,b; --passes= runs none)");
+  cl.option("--decompose-ops").option("--aliased-inputs");
   for (const char* f : {"--split-input-file", "--print-after-all", "--print-changed", "--time-passes", "--verify-each",
                         "--unverified-input", "--print-mutation-info", "--explain-matches", "--mutations-as-outputs"})
     cl.flag(f);
