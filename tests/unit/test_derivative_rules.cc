@@ -554,3 +554,52 @@ INSTANTIATE_TEST_SUITE_P(DerivativeRuleNn, DerivativeRuleFiniteDifference, ::tes
 
 }  // namespace
 }  // namespace kiln
+
+// ---- appended: edge points where a formula meets 0/0 or inf * 0 and PyTorch's rule gives a
+// number (tests/oracle/cases_grad_edges.py tries every op at its edge points against torch) ----
+namespace kiln {
+namespace {
+
+Tensor f64s(std::vector<double> v, std::vector<int64_t> sizes) { return Tensor::from_doubles(v, sizes, DType::F64); }
+
+TEST(DerivativeRuleEdges, StdOfConstantRowHasZeroGradient) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[2,3]) -> (f64[2]) {\n  %0 = std(%x) {dim=[1]} : f64[2]\n  return %0\n}\n",
+      {f64s({2, 2, 2, 1, 2, 3}, {2, 3}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0, 0, -0.5, 0, 0.5}));
+}
+
+TEST(DerivativeRuleEdges, ProdGradientIsTheProductOfTheOthersAtZeros) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[3,3]) -> (f64[3]) {\n  %0 = prod(%x) {dim=1} : f64[3]\n  return %0\n}\n",
+      {f64s({0, 2, 3, 0, 0, 3, 1, 2, 4}, {3, 3}), f64s({1, 1, 1}, {3})});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{6, 0, 0, 0, 0, 0, 8, 4, 2}));
+}
+
+TEST(DerivativeRuleEdges, PowHasNoGradientAtZeroExponentOrZeroBase) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[2], %y: f64[2]) -> (f64[2]) {\n  %0 = pow(%x, %y) : f64[2]\n  return %0\n}\n",
+      {f64s({0, 2}, {2}), f64s({0, 3}, {2}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 12}));
+  EXPECT_EQ(values(g[1]), (std::vector<double>{0, 8 * std::log(2.0)}));
+  const std::vector<Tensor> literal_base = run_vjp(
+      "graph @f(%y: f64[3]) -> (f64[3]) {\n  %0 = pow(0.0, %y) : f64[3]\n  return %0\n}\n",
+      {f64s({0, 1.5, -1}, {3}), f64s({1, 1, 1}, {3})});
+  ASSERT_EQ(literal_base.size(), 1u);
+  EXPECT_EQ(values(literal_base[0]), (std::vector<double>{0, 0, -INFINITY}));
+}
+
+TEST(DerivativeRuleEdges, Atan2HasNoGradientAtTheOrigin) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%y: f64[2], %x: f64[2]) -> (f64[2]) {\n  %0 = atan2(%y, %x) : f64[2]\n  return %0\n}\n",
+      {f64s({0, 1}, {2}), f64s({0, 1}, {2}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0.5}));
+  EXPECT_EQ(values(g[1]), (std::vector<double>{0, -0.5}));
+}
+
+}  // namespace
+}  // namespace kiln
