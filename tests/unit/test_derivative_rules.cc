@@ -601,5 +601,30 @@ TEST(DerivativeRuleEdges, Atan2HasNoGradientAtTheOrigin) {
   EXPECT_EQ(values(g[1]), (std::vector<double>{0, -0.5}));
 }
 
+TEST(DerivativeRuleEdges, CrossEntropyWithEveryTargetIgnoredHasZeroGradient) {
+  for (const char* attrs : {"", " {label_smoothing=0.2}"}) {
+    const std::vector<Tensor> g = run_vjp(
+        std::string("graph @f(%x: f64[2,3], %t: i64[2]) -> (f64[]) {\n  %0 = cross_entropy(%x, %t)") + attrs +
+            " : f64[]\n  return %0\n}\n",
+        {f64s({1, 2, 3, 4, 5, 6}, {2, 3}), Tensor::from_ints({-100, -100}, {2}, DType::I64), f64s({1}, {})});
+    ASSERT_EQ(g.size(), 1u) << attrs;
+    EXPECT_EQ(values(g[0]), std::vector<double>(6, 0.0)) << attrs;
+  }
+}
+
+TEST(DerivativeRuleEdges, AttentionRowMaskedOutByFloatMaskHasZeroGradient) {
+  const double inf = INFINITY;
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%q: f64[2,2], %k: f64[2,2], %v: f64[2,2], %m: f64[2,2]) -> (f64[2,2]) {\n"
+      "  %0 = scaled_dot_product_attention(%q, %k, %v, %m) : f64[2,2]\n  return %0\n}\n",
+      {f64s({1, 2, 3, 4}, {2, 2}), f64s({0.5, -1, 2, 0}, {2, 2}), f64s({1, -2, 0.5, 3}, {2, 2}),
+       f64s({0, -inf, -inf, -inf}, {2, 2}), f64s({1, 1, 1, 1}, {2, 2})});
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(values(g[0])[2], 0.0);  // q's masked-out row
+  EXPECT_EQ(values(g[0])[3], 0.0);
+  for (const Tensor& t : g)
+    for (double x : values(t)) EXPECT_TRUE(std::isfinite(x));
+}
+
 }  // namespace
 }  // namespace kiln
