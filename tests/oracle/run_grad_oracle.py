@@ -66,6 +66,7 @@ TORCH_AUTOGRAD_BUGS = {
                                          "under the view and zeros outside it: the reverse of what finite "
                                          "differences show",
     "cases_view.py::as_strided_scatter_default_offset": "as_strided_scatter: the same bug",
+    "cases_grad_edges.py::as_strided_scatter_all": "as_strided_scatter: the same bug",
     "cases_index.py::scatter_0d_index": "torch 2.x's scatter backward gives src a 0-d gradient for a 0-d index "
                                         "and then rejects it for src's shape",
     "cases_index.py::scatter_add_0d_index": "scatter_add: the same bug as scatter_0d_index",
