@@ -334,34 +334,31 @@ L1 = """graph @g(%x: f32[4], %y: f32[4]) -> (f32[]) {
   return %0
 }"""
 edge_graph("l1_loss_kink", "abs", ["kink", "zero"], L1, [f32(1.0, 2.0, -1.0, 0.5), f32(1.0, 0.0, -1.0, 0.0)], F.l1_loss)
-SMOOTH_L1 = """graph @g(%x: f32[5], %y: f32[5]) -> (f32[]) {
+
+
+def quadratic_then_linear_loss(threshold, quad_scale, linear_scale):
+    """mean(where(|d| < threshold, quad_scale d^2, linear_scale (|d| - threshold / 2))) with
+    d = x - y over [5]: smooth_l1 (beta = threshold) and huber (delta = threshold) as kiln
+    composes them."""
+    return f"""graph @g(%x: f32[5], %y: f32[5]) -> (f32[]) {{
   %d = sub(%x, %y) : f32[5]
   %e = abs(%d) : f32[5]
-  %near = lt(%e, 0.5) : bool[5]
+  %near = lt(%e, {threshold}) : bool[5]
   %sq = mul(%d, %d) : f32[5]
-  %quad = mul(%sq, 1.0) : f32[5]
-  %lin = sub(%e, 0.25) : f32[5]
+  %quad = mul(%sq, {quad_scale}) : f32[5]
+  %excess = sub(%e, {threshold / 2}) : f32[5]
+  %lin = mul(%excess, {linear_scale}) : f32[5]
   %l = where(%near, %quad, %lin) : f32[5]
   %0 = mean(%l) : f32[]
   return %0
-}"""
-TARGETS = f32(0.0, 0.0, 0.0, 0.0, 1.0)
-edge_graph("smooth_l1_loss_threshold", "where", ["kink", "threshold"], SMOOTH_L1,
-           [f32(0.5, -0.5, 0.0, 2.0, 1.25), TARGETS], lambda x, y: F.smooth_l1_loss(x, y, beta=0.5))
-HUBER = """graph @g(%x: f32[5], %y: f32[5]) -> (f32[]) {
-  %d = sub(%x, %y) : f32[5]
-  %e = abs(%d) : f32[5]
-  %near = lt(%e, 0.5) : bool[5]
-  %sq = mul(%d, %d) : f32[5]
-  %quad = mul(%sq, 0.5) : f32[5]
-  %excess = sub(%e, 0.25) : f32[5]
-  %lin = mul(%excess, 0.5) : f32[5]
-  %l = where(%near, %quad, %lin) : f32[5]
-  %0 = mean(%l) : f32[]
-  return %0
-}"""
-edge_graph("huber_loss_threshold", "where", ["kink", "threshold"], HUBER, [f32(0.5, -0.5, 0.0, 2.0, 1.25), TARGETS],
-           lambda x, y: F.huber_loss(x, y, delta=0.5))
+}}"""
+
+
+AT_THRESHOLD, TARGETS = [f32(0.5, -0.5, 0.0, 2.0, 1.25), f32(0.0, 0.0, 0.0, 0.0, 1.0)]
+edge_graph("smooth_l1_loss_threshold", "where", ["kink", "threshold"], quadratic_then_linear_loss(0.5, 1.0, 1.0),
+           [AT_THRESHOLD, TARGETS], lambda x, y: F.smooth_l1_loss(x, y, beta=0.5))
+edge_graph("huber_loss_threshold", "where", ["kink", "threshold"], quadratic_then_linear_loss(0.5, 0.5, 0.5),
+           [AT_THRESHOLD, TARGETS], lambda x, y: F.huber_loss(x, y, delta=0.5))
 
 # ---- nn ----
 edge("conv2d_zeros", ["zero", "padding"], "conv2d(%a, %b, %c) {padding=[1]}",
