@@ -88,6 +88,8 @@ class CompiledProgram {
   using KernelFn = void (*)(char* const*);
   CompiledProgram() = default;
   bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
+  // An extern kernel: through a matmul library where one applies, else its op's reference kernel.
+  Status run_extern(const LoopKernel& k, std::span<const Tensor> storage) const;
   Expected<std::vector<Tensor>> run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const;
   // One run's buffers: flat tensors and the pointers kernels take, both by buffer.
   struct RunState {
@@ -128,7 +130,8 @@ class CompiledProgram {
     std::vector<std::vector<std::unique_ptr<Storage>>> free;  // per buffer
   };
   std::shared_ptr<OutputPool> outputs_ = std::make_shared<OutputPool>();
-  std::shared_ptr<Storage> output_storage(size_t buffer, size_t bytes) const;
+  // Storage for output `buffer`: a released one of the pool, or a new allocation of `bytes`.
+  Expected<std::shared_ptr<Storage>> output_storage(size_t buffer, int64_t bytes) const;
 };
 
 }  // namespace kiln
