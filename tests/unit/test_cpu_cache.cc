@@ -1,10 +1,13 @@
 // The CPU runtime's compiler and disk cache: a second compile of the same program loads
 // every chunk from the cache without running a compiler (its path may not even exist);
-// changed emit options or flags miss; a missing or failing compiler is a Diagnostic naming
-// it and its command line; the content hash is stable; processes run without a shell.
+// changed emit options or flags miss; a compiler command takes arguments (a launcher, flags),
+// which are part of its identity; a missing or failing compiler, or one that writes nothing,
+// is a Diagnostic naming it and its command line; the content hash is stable; processes run
+// without a shell.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cpu_backend_util.h"
 #include "ir/parser.h"
@@ -132,6 +135,18 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   auto not_in_path = find_cpu_toolchain("kiln-no-such-compiler");
   ASSERT_FALSE(not_in_path);
   EXPECT_NE(not_in_path.error().to_string().find("'kiln-no-such-compiler' not found in PATH"), std::string::npos);
+  auto launcher_not_in_path = find_cpu_toolchain("kiln-no-such-launcher g++");
+  ASSERT_FALSE(launcher_not_in_path);
+  EXPECT_NE(launcher_not_in_path.error().to_string().find(
+                "C++ compiler 'kiln-no-such-launcher g++' not found: no program 'kiln-no-such-launcher' in PATH"),
+            std::string::npos)
+      << launcher_not_in_path.error().to_string();
+  auto no_words = find_cpu_toolchain(" \t");
+  ASSERT_FALSE(no_words);
+  EXPECT_NE(no_words.error().to_string().find("C++ compiler ' \t' names no program"), std::string::npos);
+  auto open_quote = find_cpu_toolchain("'g++");
+  ASSERT_FALSE(open_quote);
+  EXPECT_EQ(open_quote.error().to_string(), "error: C++ compiler ''g++': the quote ' at column 1 of ''g++' is not closed");
 
   auto no_version = find_cpu_toolchain("false");
   ASSERT_FALSE(no_version);
@@ -155,6 +170,67 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   EXPECT_NE(msg.find("its output begins:"), std::string::npos) << msg;
   // The flag appears in the command and again in the compiler's complaint.
   EXPECT_NE(msg.find("kiln-no-such-flag", msg.find("its output begins:")), std::string::npos) << msg;
+}
+
+TEST(CpuCache, CompilerCommandsTakeArguments) {
+  // A launcher and a flag, as CXX="ccache g++ -O0" would give them.
+  const std::string command = "env 'c++' -DKILN_CACHE_TEST_WORD=1";
+  auto launched = find_cpu_toolchain(command);
+  ASSERT_TRUE(launched) << launched.error().to_string();
+  EXPECT_EQ(launched->compiler, command);
+  EXPECT_EQ(launched->path, resolve_program("env"));
+  EXPECT_EQ(launched->arguments, (std::vector<std::string>{"c++", "-DKILN_CACHE_TEST_WORD=1"}));
+  EXPECT_EQ(launched->identity.substr(0, launched->identity.find('\n')), launched->path + " c++ -DKILN_CACHE_TEST_WORD=1");
+  const std::vector<std::string> argv = launched->command("a.cpp", "a.so");
+  ASSERT_GE(argv.size(), 4u);
+  EXPECT_EQ((std::vector<std::string>{argv[0], argv[1], argv[2], argv[3]}),
+            (std::vector<std::string>{launched->path, "c++", "-DKILN_CACHE_TEST_WORD=1", "-O3"}));
+  // The words are part of the identity, so the same unit gets its own key.
+  auto plain = find_cpu_toolchain("c++");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_NE(KernelCache::key("unit", "", *launched), KernelCache::key("unit", "", *plain));
+
+  TempDir dir("kiln-cache-test");
+  CpuCompileOptions o = options_in(dir, 1);
+  o.compiler = command;
+  auto c = CompiledProgram::compile(test_program(), o);
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->stats().compiled(), 1);
+  expect_runs_like_evaluator(*c);
+}
+
+TEST(CpuCache, ACompilerThatWritesNothingIsAnError) {
+  TempDir dir("kiln-cache-test");
+  const std::string silent = dir.path() + "/silent-c++";
+  std::ofstream(silent) << "#!/bin/sh\n[ \"$1\" = --version ] && echo 'silent 1.0'\nexit 0\n";
+  std::filesystem::permissions(silent, std::filesystem::perms::owner_all);
+  CpuCompileOptions o = options_in(dir, 1);
+  o.compiler = silent;
+  auto c = CompiledProgram::compile(test_program(), o);
+  ASSERT_FALSE(c);
+  const std::string msg = c.error().to_string();
+  EXPECT_NE(msg.find("error: C++ compiler '" + silent + "' exited with status 0 but wrote no library " + dir.path()),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(": " + silent + " -O3 -march=native"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("its output begins"), std::string::npos) << "it printed nothing: " << msg;
+}
+
+TEST(CpuCache, CommandLinesSplitLikeMake) {
+  auto words = [](const std::string& text) {
+    auto w = split_command_line(text);
+    EXPECT_TRUE(w) << w.error().to_string();
+    return w ? *w : std::vector<std::string>{};
+  };
+  EXPECT_EQ(words("ccache g++"), (std::vector<std::string>{"ccache", "g++"}));
+  EXPECT_EQ(words("  g++\t-O0  "), (std::vector<std::string>{"g++", "-O0"}));
+  EXPECT_EQ(words("'/opt/my cc/g++' \"-DA=a b\" x'y z'w ''"),
+            (std::vector<std::string>{"/opt/my cc/g++", "-DA=a b", "xy zw", ""}));
+  EXPECT_EQ(words(R"('it"s' "it's")"), (std::vector<std::string>{"it\"s", "it's"}));
+  EXPECT_TRUE(words("").empty());
+  auto open = split_command_line("g++ \"-DA");
+  ASSERT_FALSE(open);
+  EXPECT_EQ(open.error().message(), "the quote \" at column 5 of 'g++ \"-DA' is not closed");
 }
 
 TEST(CpuCache, ContentHashIsStable) {
