@@ -86,7 +86,7 @@ Expected<CompiledGraph> compile_graph_cpu(const Graph& g, const CpuGraphOptions&
   KILN_ASSIGN_OR_RETURN(CompiledProgram c, CompiledProgram::compile(std::move(p), o.compile));
   const CompileStats& s = c.stats();
   t.emit = s.emit_seconds;
-  t.compile = s.toolchain_seconds + s.compile_seconds;
+  t.compile = s.toolchain_seconds + s.lookup_seconds + s.compile_seconds;
   t.load = s.load_seconds;
   return CompiledGraph(std::move(copy), std::move(c), t);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -122,22 +123,30 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   if (!cache) return cache.error().add_context(where);
   c.stats_.cache_dir = cache->dir();
 
-  // Compile the chunks the cache lacks, all at once.
+  // Find the chunks in the cache, then compile those it lacks, all at once.
+  t0 = std::chrono::steady_clock::now();
+  const std::string emit_options = o.emit.to_string();
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    ChunkStats s;
+    for (int k : chunks[i]) s.kernels.push_back(flat[static_cast<size_t>(k)]->name);
+    s.key = KernelCache::key(sources[i], emit_options, *toolchain);
+    const KernelCache::Lookup found = cache->lookup(s.key, sources[i], emit_options, *toolchain);
+    s.cache_hit = found.hit;
+    s.rebuilt_because = found.problem;
+    if (!found.problem.empty())
+      std::fprintf(stderr, "kiln: note: rebuilding the kernel cache entry %s: %s\n", cache->library_path(s.key).c_str(),
+                   found.problem.c_str());
+    c.stats_.chunks.push_back(std::move(s));
+  }
+  c.stats_.lookup_seconds = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::vector<Status> results(chunks.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    ChunkStats s;
-    for (int k : chunks[i]) s.kernels.push_back(flat[static_cast<size_t>(k)]->name);
-    s.key = KernelCache::key(sources[i], o.emit.to_string(), *toolchain);
-    s.cache_hit = cache->has(s.key);
-    c.stats_.chunks.push_back(std::move(s));
-  }
-  for (size_t i = 0; i < chunks.size(); ++i) {
     if (c.stats_.chunks[i].cache_hit) continue;
     threads.emplace_back([&, i] {
       const auto start = std::chrono::steady_clock::now();
-      results[i] = cache->build(c.stats_.chunks[i].key, sources[i], *toolchain);
+      results[i] = cache->build(c.stats_.chunks[i].key, sources[i], emit_options, *toolchain);
       c.stats_.chunks[i].compile_seconds = seconds_since(start);
     });
   }

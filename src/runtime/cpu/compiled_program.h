@@ -41,6 +41,9 @@ struct ChunkStats {
   std::vector<std::string> kernels;  // kernel names
   std::string key;                   // the cache key (<key>.cpp, <key>.so)
   bool cache_hit = false;            // loaded without running the compiler
+  // Why an entry found under the key was not used but rebuilt (it failed verification,
+  // kernel_cache.h); "" when there was none or it was a hit. A note on stderr says it too.
+  std::string rebuilt_because;
   double compile_seconds = 0;        // 0 on a hit
 };
 
@@ -50,6 +53,7 @@ struct CompileStats {
   CpuToolchain toolchain;       // empty when no kernel needed one
   double emit_seconds = 0;      // generating the C++ of every chunk
   double toolchain_seconds = 0; // finding the compiler and its version
+  double lookup_seconds = 0;    // finding and verifying the chunks' cache entries
   double compile_seconds = 0;   // wall time of the (parallel) compiles
   double load_seconds = 0;      // dlopen and dlsym
 
