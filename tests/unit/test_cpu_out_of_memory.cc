@@ -98,19 +98,54 @@ TEST(CpuOutOfMemory, AnArenaTooLargeNamesItsLargestTemporary) {
             "of loops @scan (one buffer, %t0: f32[100000000000000000])");
 }
 
-TEST(CpuOutOfMemory, BytesPastInt64AreRefusedWhenCompiling) {
+TEST(CpuOutOfMemory, ValuesOfBytesPastInt64AreRefusedAtTheirNode) {
   // 3.375e18 elements are within int64, their 4-byte values are not (a symbolic dim bound to
-  // 1500000 gives this shape as well).
-  auto g = parse_graph(R"(graph @cube() -> (f32[1500000,1500000,1500000]) {
-  %0 = full() {fill_value=1.0, size=[1500000, 1500000, 1500000]} : f32[1500000,1500000,1500000]
-  return %0
+  // 1500000 gives this shape as well); 2.7e19 elements are not either.
+  auto g = parse_graph(R"(graph @cube(%x: f32[1500000,1,1], %y: f32[1,1500000,1]) -> (f32[1500000,1500000,1500000]) {
+  %0 = mul(%x, %y) : f32[1500000,1500000,1]
+  %1 = expand(%0) {size=[1500000, 1500000, 1500000]} : f32[1500000,1500000,1500000]
+  return %1
 })");
   ASSERT_TRUE(g) << g.error().to_string();
   auto c = compile_graph_cpu(**g, {.compile = test_compile_options()});
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().to_string(),
-            "error: buffer %out0 (f32[1500000,1500000,1500000]) of loops @cube is too large: its 3375000000000000000 "
-            "elements of 4 bytes are more than 2^63 bytes\n  while compiling loops @cube for the CPU");
+            "<input>:3:3: error: result 0 of type f32[1500000,1500000,1500000] is too large: its 3375000000000000000 "
+            "elements of 4 bytes are more than 2^63 bytes\n  at %1 = expand(%0) {size=[1500000, 1500000, 1500000]} : "
+            "f32[1500000,1500000,1500000]");
+  EXPECT_EQ(error_of(dense_bytes({3000000, 3000000, 3000000}, DType::F32).status()),
+            "error: it has more than 2^63 elements");
+  EXPECT_EQ(error_of(dense_bytes({3, -1}, DType::F32).status()), "error: dim 1 has the negative size -1");
+  EXPECT_EQ(*dense_bytes({3, 5}, DType::F64), 120);
+}
+
+TEST(CpuOutOfMemory, BuffersOfBytesPastInt64AreRefusedWhenCompiling) {
+  const char* text = R"(loops @pair() -> (%a, %b) {
+  buffer %a : f64[576460752303423488] strides [1]
+  buffer %b : f64[576460752303423488] strides [1]
+  kernel @k0 pointwise {
+    for i0 in range(576460752303423488) {
+      %0 = const 1.0 : f64
+      store %a[i0], %0
+      store %b[i0], %0
+    }
+  }
+})";
+  // Each buffer's 2^62 bytes fit in int64, the two together do not.
+  auto p = parse_loops(text);
+  ASSERT_TRUE(p) << p.error().to_string();
+  auto c = CompiledProgram::compile(*p, test_compile_options());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().to_string(),
+            "error: the buffers of loops @pair take more than 2^63 bytes together (at buffer %b, "
+            "f64[576460752303423488])\n  while compiling loops @pair for the CPU");
+  // A buffer no text can write (the parser refuses it), built in memory.
+  p->buffers[1].sizes = {int64_t{1} << 61};
+  c = CompiledProgram::compile(std::move(*p), test_compile_options());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().to_string(),
+            "error: buffer %b (f64[2305843009213693952]) of loops @pair is too large: its 2305843009213693952 "
+            "elements of 8 bytes are more than 2^63 bytes\n  while compiling loops @pair for the CPU");
 }
 
 TEST(CpuOutOfMemory, CompiledFunctionThrowsKilnError) {

@@ -7,6 +7,7 @@
 #include "passes/decompose.h"
 #include "passes/fold_uniform_matmuls.h"
 #include "passes/functionalize.h"
+#include "runtime/cpu/runtime_memory.h"
 
 namespace kiln {
 
@@ -57,6 +58,7 @@ Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions&
 // (it only drops unread temporaries and numbers the kernels, which the full scheduler does
 // again), then the scheduler runs with the caller's options.
 Expected<LoopProgram> lowered(const Graph& g, const CpuGraphOptions& o, CpuPhaseTimes& t) {
+  KILN_TRY(check_value_bytes(g));
   LowerOptions unscheduled = o.lower;
   unscheduled.schedule.merge_pointwise = false;
   unscheduled.schedule.fuse_rows = false;

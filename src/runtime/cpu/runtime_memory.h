@@ -13,6 +13,7 @@
 
 #include "core/storage.h"
 #include "core/tensor.h"
+#include "ir/graph.h"
 #include "lower/loop_ir.h"
 #include "support/diagnostic.h"
 
@@ -22,9 +23,17 @@ namespace kiln {
 // size is 0): an error when a size or stride is negative or the count overflows int64.
 Expected<int64_t> layout_bytes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, DType dtype);
 
+// Bytes of a dense tensor of `sizes` and `dtype`: an error when a size is negative or the
+// count overflows int64.
+Expected<int64_t> dense_bytes(const std::vector<int64_t>& sizes, DType dtype);
+
+// Ok when every value of `g` (its subgraphs' too) whose shape is static has dense_bytes: an
+// error at the first input or node whose does not (a size typo, or a symbolic dim bound to a
+// size so large that a value's byte count overflows). Lowering counts elements in int64.
+Status check_value_bytes(const Graph& g);
+
 // Ok when the bytes of every buffer of `p`, and of all of them together, fit in int64: an
-// error names the first buffer that does not (a size typo, or a symbolic dim bound to a size
-// so large that its byte count overflows).
+// error names the first buffer that does not. The memory plan adds them up in int64.
 Status check_buffer_bytes(const LoopProgram& p);
 
 // What an allocation is for, a phrase such as "output buffer %out0 (f32[100]) of loops @g";
