@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 
-#include "frontend/error.h"
 #include "frontend/trace.h"
 #include "interp/interpreter.h"
 #include "ir/verifier.h"
+#include "support/error.h"
 
 namespace kiln {
 namespace {
