@@ -1,9 +1,11 @@
 #include "core/sym_expr.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <numeric>
 
-#include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -105,8 +107,19 @@ Term atom_term(AtomPtr a) {
 
 SymExpr::SymExpr(int64_t c) : rep_(normalize({}, c)) {}
 
+Status SymExpr::check_symbol_name(std::string_view name) {
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const bool valid = !name.empty() && letter(name[0]) &&
+                     std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || digit(c); });
+  if (!valid)
+    return make_error("invalid dim symbol '", name, "': a symbol is a letter or '_' followed by letters, digits or '_'");
+  if (name == "floor") return make_error("invalid dim symbol 'floor': the word is floor division in dim expressions");
+  return Status::ok();
+}
+
 SymExpr SymExpr::symbol(const std::string& name) {
-  KILN_CHECK(!name.empty()) << "empty symbol name";
+  if (Status valid = check_symbol_name(name); !valid) throw Error(valid.error());
   auto a = std::make_shared<Atom>();
   a->text = name;
   a->name = name;
@@ -114,7 +127,7 @@ SymExpr SymExpr::symbol(const std::string& name) {
 }
 
 SymExpr SymExpr::floor_div(const SymExpr& a, int64_t d) {
-  KILN_CHECK(d > 0) << "floor division of " << a.to_string() << " by " << d;
+  if (d <= 0) throw Error(make_error("floor division of the dim ", a.to_string(), " by ", d, ": the divisor must be positive"));
   if (d == 1) return a;
   // a = d*q + r termwise with each remainder coefficient in [0, d): floor(a/d) = q + floor(r/d).
   std::vector<Term> q_terms, r_terms;
@@ -150,7 +163,7 @@ SymExpr SymExpr::floor_div(const SymExpr& a, int64_t d) {
 bool SymExpr::is_constant() const { return rep_->terms.empty(); }
 
 int64_t SymExpr::constant_value() const {
-  KILN_CHECK(is_constant()) << "constant_value() of " << to_string();
+  if (!is_constant()) throw Error(make_error("SymExpr::constant_value(): ", to_string(), " is not a constant"));
   return rep_->constant;
 }
 

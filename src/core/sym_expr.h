@@ -11,9 +11,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "support/diagnostic.h"
 
 namespace kiln {
 
@@ -33,12 +37,16 @@ struct SymTerm;  // below
 class SymExpr {
  public:
   SymExpr(int64_t c = 0);  // NOLINT: constants read like integers
+  // The symbol `name`; a name check_symbol_name refuses is a kiln::Error (support/error.h).
   static SymExpr symbol(const std::string& name);
-  // floor(a / d) for d > 0 (internal error otherwise).
+  // Ok when `name` can name a dim symbol: a letter or '_', then letters, digits or '_' (as the
+  // graph text writes it), and not `floor`, which the text reads as floor division.
+  static Status check_symbol_name(std::string_view name);
+  // floor(a / d) for d > 0 (kiln::Error otherwise).
   static SymExpr floor_div(const SymExpr& a, int64_t d);
 
   bool is_constant() const;
-  int64_t constant_value() const;  // only when is_constant()
+  int64_t constant_value() const;  // kiln::Error unless is_constant()
   // The name when this is a bare symbol ("B"), else nullopt.
   std::optional<std::string> as_symbol() const;
 

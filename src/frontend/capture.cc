@@ -27,7 +27,8 @@ Expected<std::vector<TensorType>> input_types(const std::vector<Tensor>& inputs,
     const auto dim = wrap_dim(d.dim, shape.rank());
     if (!dim) return make_error("capture: dynamic dim ", d.symbol, " is dim ", d.dim, " of input ", d.input,
                                 ", which has rank ", shape.rank());
-    if (d.symbol.empty()) return make_error("capture: dynamic dim ", d.dim, " of input ", d.input, " needs a symbol name");
+    if (Status valid = SymExpr::check_symbol_name(d.symbol); !valid)
+      return make_error("capture: dynamic dim ", d.dim, " of input ", d.input, ": ", valid.error().message());
     const int64_t size = inputs[static_cast<size_t>(d.input)].size(*dim);
     auto [it, inserted] = examples.emplace(d.symbol, size);
     if (!inserted && it->second != size)

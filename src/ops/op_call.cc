@@ -63,11 +63,27 @@ Status check_fits_schema(const TypeCall& call) {
   return Status::ok();
 }
 
+namespace {
+
+// The op's shape rule on `call`. Dim arithmetic that overflows int64 (sizes near 2^63 in a
+// graph's text) and a dim the rule cannot handle are errors of the op, not crashes.
+Expected<std::vector<Shape>> shape_rule_of(const OpInfo& info, const TypeCall& call) {
+  try {
+    return info.shape_rule(call);
+  } catch (const SymExprOverflow& e) {
+    return make_error(info.name(), ": ", e.what());
+  } catch (const Error& e) {
+    return make_error(info.name(), ": ", e.diagnostic().message());
+  }
+}
+
+}  // namespace
+
 Expected<std::vector<TensorType>> infer_types(const TypeCall& call) {
   const OpInfo& info = call.info();
   KILN_TRY(check_fits_schema(call));
   KILN_TRY(check_rng_state(call));
-  KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, info.shape_rule(call));
+  KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, shape_rule_of(info, call));
   KILN_ASSIGN_OR_RETURN(std::vector<DType> dtypes, info.dtype_rule(call));
   // A rule may give one dtype for many results (split, chunk).
   if (dtypes.size() == 1 && shapes.size() > 1) dtypes.resize(shapes.size(), dtypes[0]);
