@@ -39,6 +39,12 @@ Expected<std::vector<TensorType>> input_types(const std::vector<Tensor>& inputs,
   return types;
 }
 
+template <typename Fn>
+Status check_callable(const Fn& fn) {
+  if (!fn) return make_error("capture: the function to capture is an empty std::function");
+  return Status::ok();
+}
+
 bool is_output(const Graph& g, const Node& n) {
   for (const Value* o : g.outputs())
     if (o->producer() == &n) return true;
@@ -74,6 +80,7 @@ Expected<std::vector<Tensor>> Captured::run(std::span<const Tensor> inputs) cons
 }
 
 Expected<Captured> capture(CaptureFn fn, std::vector<Tensor> example_inputs, const CaptureOptions& options) {
+  KILN_TRY(check_callable(fn));
   KILN_ASSIGN_OR_RETURN(std::vector<TensorType> types, input_types(example_inputs, options));
   auto graph = std::make_unique<Graph>(options.name);
   TraceContext ctx(*graph, options.module);
@@ -102,6 +109,7 @@ Expected<Captured> capture(CaptureFn fn, std::vector<Tensor> example_inputs, con
 }
 
 Expected<Captured> capture(CaptureFn1 fn, std::vector<Tensor> example_inputs, const CaptureOptions& options) {
+  KILN_TRY(check_callable(fn));
   return capture(CaptureFn([fn = std::move(fn)](std::span<const Tensor> in) { return std::vector<Tensor>{fn(in)}; }),
                  std::move(example_inputs), options);
 }
