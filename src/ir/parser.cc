@@ -10,8 +10,9 @@
 #include <unordered_set>
 
 #include "ir/lexer.h"
-#include "ops/schema_check.h"
 #include "ir/verifier.h"
+#include "ops/schema_check.h"
+#include "support/nesting_limit.h"
 
 namespace kiln {
 
@@ -92,6 +93,7 @@ class Parser {
   std::string file_;
   bool verify_;
   Token tok_;
+  NestingLimit dim_nesting_;  // parentheses and floor() in dims and guards
 };
 
 Expected<std::vector<std::unique_ptr<Graph>>> Parser::parse_file(bool single) {
@@ -259,6 +261,8 @@ Expected<SymExpr> Parser::parse_dim_product() {
 // factor := INTEGER | SYMBOL | '(' sum ')' | 'floor' '(' product '/' INTEGER ')'
 Expected<SymExpr> Parser::parse_dim_factor() {
   Token t = tok_;
+  NestingLimit::Level level(dim_nesting_);
+  if (level.too_deep()) return error_at(t, "dim expression nested deeper than ", dim_nesting_.max_depth(), " levels");
   if (at(TokenKind::Integer)) {
     KILN_ASSIGN_OR_RETURN(int64_t v, parse_int(t));
     bump();
