@@ -175,9 +175,25 @@ std::optional<std::string> SymExpr::as_symbol() const {
 }
 
 SymExpr operator+(const SymExpr& a, const SymExpr& b) {
-  std::vector<Term> terms = a.rep_->terms;
-  terms.insert(terms.end(), b.rep_->terms.begin(), b.rep_->terms.end());
-  return SymExpr(normalize(std::move(terms), checked_add(a.rep_->constant, b.rep_->constant)));
+  const SymExpr operands[] = {a, b};
+  return SymExpr::sum(operands);
+}
+
+SymExpr SymExpr::sum(std::span<const SymExpr> operands) {
+  std::vector<Term> terms;
+  int64_t constant = 0;
+  for (const SymExpr& e : operands) {
+    terms.insert(terms.end(), e.rep_->terms.begin(), e.rep_->terms.end());
+    constant = checked_add(constant, e.rep_->constant);
+  }
+  return SymExpr(normalize(std::move(terms), constant));
+}
+
+SymExpr SymExpr::product(std::span<const SymExpr> factors) {
+  if (factors.empty()) return SymExpr(1);
+  if (factors.size() == 1) return factors[0];
+  const size_t half = factors.size() / 2;
+  return product(factors.first(half)) * product(factors.subspan(half));
 }
 
 SymExpr SymExpr::operator-() const {
@@ -196,9 +212,9 @@ SymExpr operator*(const SymExpr& lhs, const SymExpr& rhs) {
     if (b.constant) terms.push_back(Term{x.atoms, checked_mul(x.coef, b.constant), x.key});
     for (const Term& y : b.terms) {
       Term t;
-      t.atoms = x.atoms;
-      t.atoms.insert(t.atoms.end(), y.atoms.begin(), y.atoms.end());
-      std::sort(t.atoms.begin(), t.atoms.end(), [](const AtomPtr& p, const AtomPtr& q) { return p->text < q->text; });
+      t.atoms.reserve(x.atoms.size() + y.atoms.size());
+      std::merge(x.atoms.begin(), x.atoms.end(), y.atoms.begin(), y.atoms.end(), std::back_inserter(t.atoms),
+                 [](const AtomPtr& p, const AtomPtr& q) { return p->text < q->text; });
       t.coef = checked_mul(x.coef, y.coef);
       t.key = join_key(t.atoms);
       terms.push_back(std::move(t));
@@ -216,20 +232,20 @@ std::optional<int64_t> SymExpr::evaluate(const std::map<std::string, int64_t>& b
 }
 
 SymExpr SymExpr::substitute(const std::map<std::string, int64_t>& bindings) const {
-  SymExpr out(rep_->constant);
+  std::vector<SymExpr> terms{SymExpr(rep_->constant)};
   for (const Term& t : rep_->terms) {
-    SymExpr prod(t.coef);
+    std::vector<SymExpr> factors{SymExpr(t.coef)};
     for (const AtomPtr& a : t.atoms) {
       if (a->den) {
-        prod = prod * floor_div(a->num->substitute(bindings), a->den);
+        factors.push_back(floor_div(a->num->substitute(bindings), a->den));
         continue;
       }
       auto it = bindings.find(a->name);
-      prod = prod * (it == bindings.end() ? symbol(a->name) : SymExpr(it->second));
+      factors.push_back(it == bindings.end() ? symbol(a->name) : SymExpr(it->second));
     }
-    out = out + prod;
+    terms.push_back(product(factors));
   }
-  return out;
+  return sum(terms);
 }
 
 void SymExpr::collect_symbols(std::set<std::string>& out) const {

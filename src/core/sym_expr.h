@@ -54,6 +54,12 @@ class SymExpr {
   friend SymExpr operator-(const SymExpr& a, const SymExpr& b);
   friend SymExpr operator*(const SymExpr& a, const SymExpr& b);
   SymExpr operator-() const;
+  // The sum and the product of many expressions. Each binary operation costs time in the size
+  // of its result, so a chain of n of them (a parser's `B*B*...*B`) costs O(n^2); these take
+  // O(n log n) for n operands: the sum canonicalizes all terms once, the product multiplies
+  // halves. The empty sum is 0 and the empty product 1.
+  static SymExpr sum(std::span<const SymExpr> operands);
+  static SymExpr product(std::span<const SymExpr> factors);
 
   // The value with every symbol bound; nullopt when some symbol has no binding.
   std::optional<int64_t> evaluate(const std::map<std::string, int64_t>& bindings) const;

@@ -224,37 +224,42 @@ Expected<Dim> Parser::parse_dim() {
 }
 
 // sum := product (('+' | '-') product)*. The lexer reads `T-1` as `T` and the integer `-1`,
-// so a negative integer after a term starts the next term.
+// so a negative integer after a term starts the next term. The terms are added at once
+// (SymExpr::sum), so that a long sum takes near-linear time.
 Expected<SymExpr> Parser::parse_dim_sum() {
-  KILN_ASSIGN_OR_RETURN(SymExpr e, parse_dim_product());
+  std::vector<SymExpr> terms;
+  KILN_ASSIGN_OR_RETURN(SymExpr first, parse_dim_product());
+  terms.push_back(std::move(first));
   while (true) {
     if (at(TokenKind::Plus) || at(TokenKind::Minus)) {
       bool minus = at(TokenKind::Minus);
       bump();
       KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_product());
-      e = minus ? e - rhs : e + rhs;
+      terms.push_back(minus ? -rhs : std::move(rhs));
     } else if ((at(TokenKind::Integer) || at(TokenKind::Float)) && tok_.text[0] == '-') {
       KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_product());
-      e = e + rhs;
+      terms.push_back(std::move(rhs));
     } else {
-      return e;
+      return SymExpr::sum(terms);
     }
   }
 }
 
-// product := ['-'] factor ('*' factor)*
+// product := ['-'] factor ('*' factor)*, multiplied at once (SymExpr::product).
 Expected<SymExpr> Parser::parse_dim_product() {
   bool negate = false;
   if (at(TokenKind::Minus)) {
     negate = true;
     bump();
   }
-  KILN_ASSIGN_OR_RETURN(SymExpr e, parse_dim_factor());
-  while (at(TokenKind::Star)) {
+  std::vector<SymExpr> factors;
+  while (true) {
+    KILN_ASSIGN_OR_RETURN(SymExpr f, parse_dim_factor());
+    factors.push_back(std::move(f));
+    if (!at(TokenKind::Star)) break;
     bump();
-    KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_factor());
-    e = e * rhs;
   }
+  SymExpr e = SymExpr::product(factors);
   return negate ? -e : e;
 }
 
