@@ -503,14 +503,13 @@ class KernelWriter {
     for (int d = first_; d < outer; ++d) open_loop(d);
     const std::vector<bool> hoisted = invariant_below(outer, 0, red);
     ops(0, red, hoisted, true);
-    line((acc.blocks ? acc.total : acc.type) + " acc = " + (acc.blocks ? float_literal(0.0, false) : acc.init) + ";");
-    if (acc.nan_flag) line("int acc_nan = 0;");
+    line(acc.declare());
     if (acc.blocks) {
       // The innermost reduce loop in blocks (cpp_reduce.h): each sums into `part`, in
       // vector lanes, and joins the double `acc`, which OpenMP sums over threads.
       for (int d = outer; d < last; ++d) open_loop(d);
       const BlockWriter block = [&](const Block& b) {
-        line(acc.type + " part = " + acc.init + ";");
+        line(acc.part_declare());
         if (o_.openmp) line(simd_pragma(acc.part_clause));
         const std::string i = "i" + std::to_string(last);
         line("for (int64_t " + i + " = " + b.start + "; " + i + " < " + b.end + "; ++" + i + ") {");
@@ -518,7 +517,7 @@ class KernelWriter {
         ops(0, red, hoisted, false);
         line(acc.update(value(rop.args.at(0)), "part"));
         close_block();
-        line("acc += part;");
+        line(acc.part_join());
       };
       const bool parallel = s_.parallel_loop == last;
       whole_blocks(k_.loops[static_cast<size_t>(last)], parallel ? parallel_pragma(acc.clause) : "", block);

@@ -57,6 +57,14 @@ Accumulator accumulator_for(const LoopKernel& k) {
   return a;
 }
 
+std::string Accumulator::declare() const {
+  std::string s = blocks ? total + " acc = " + float_literal(0.0, false) + ";" : type + " acc = " + init + ";";
+  return nan_flag ? s + "\nint acc_nan = 0;" : s;
+}
+
+std::string Accumulator::part_declare() const { return type + " part = " + init + ";"; }
+std::string Accumulator::part_join() const { return "acc += part;"; }
+
 std::string Accumulator::update(const std::string& v, const std::string& into) const {
   switch (kind) {
     case ReduceKind::Sum: return into + (type == "uint64_t" ? " += (uint64_t)" : " += ") + v + ";";

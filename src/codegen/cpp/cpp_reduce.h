@@ -42,10 +42,15 @@ struct Accumulator {
   // what a column reduction's columns accumulate in directly).
   std::string total;
   // Whether the sum runs in blocks (sums_in_blocks): `acc` is then the double total, and each
-  // block folds into `part` (of `type`, with `part_clause`) before `acc += part;`.
+  // block folds into `part` (of `type`, with `part_clause`) before joining it.
   bool blocks = false;
   std::string part_clause;
 
+  // The declaration of `acc` (the total when in blocks) and of its NaN flag.
+  std::string declare() const;
+  // In blocks: a block's `part`, before its loop, and its join into `acc`, after.
+  std::string part_declare() const;
+  std::string part_join() const;
   // Statements that fold value `v` into accumulator `into` (one per line, no indentation).
   std::string update(const std::string& v, const std::string& into = "acc") const;
   // The reduce op's value (of dtype `out`) from `acc`.
