@@ -77,10 +77,12 @@ TEST(CppEmitter, GoldenReductionRows) {
                 "reduction_rows.cpp");
 }
 
-// Blocked sums (codegen/cpp/cpp_reduce.h): rows of 1000 in blocks of 256 and a last block of
-// 232; 100,000 points in blocks run in parallel; a sum beside a max (lanes) whose groups run in
-// blocks, each ending with the lanes' join into double totals; an inner reduce loop of 20 points,
-// a block on its own under an outer reduce loop; and a product, in order, in double.
+// Blocked sums (codegen/cpp/cpp_reduce.h): rows of 1000, a block of 512 points (16 lanes of 32,
+// each joining its double total), a last block of 480 and 8 points after; 100,000 points in
+// blocks run in parallel (the lanes' totals are OpenMP's reduction); a sum beside a max (a
+// kernel with lanes) whose groups run in blocks, each ending with the lanes' join into double
+// totals; an inner reduce loop of 20 points, a block of 16 and 4 after under an outer reduce
+// loop; and a product, in order, in double.
 TEST(CppEmitter, GoldenReductionBlocks) {
   expect_golden(emit_cpp(parse(R"(loops @blocks(%x: f32[4,1000], %y: f32[100000], %z: f32[4,50,20]) -> (%out0, %out1, %out2, %out3, %out4, %out5) {
   buffer %out0 : f32[4] strides [1]

@@ -505,24 +505,38 @@ class KernelWriter {
     ops(0, red, hoisted, true);
     line(acc.declare());
     if (acc.blocks) {
-      // The innermost reduce loop in blocks (cpp_reduce.h): each sums into `part`, in
-      // vector lanes, and joins the double `acc`, which OpenMP sums over threads.
+      // The innermost reduce loop in blocks (cpp_reduce.h): per block, the lanes (`omp simd`)
+      // each sum their points into `part` and join their double totals, which OpenMP sums
+      // over threads; the points after the last group join lane 0's total.
       for (int d = outer; d < last; ++d) open_loop(d);
+      const std::string i = "i" + std::to_string(last), lanes = std::to_string(kLanes);
       const BlockWriter block = [&](const Block& b) {
-        line(acc.part_declare());
-        if (o_.openmp) line(simd_pragma(acc.part_clause));
-        const std::string i = "i" + std::to_string(last);
-        line("for (int64_t " + i + " = " + b.start + "; " + i + " < " + b.end + "; ++" + i + ") {");
+        if (o_.openmp) line(simd_pragma(""));
+        line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
         ++depth_;
+        line(acc.part_declare());
+        line("for (int64_t g = 0; g < " + std::to_string(b.points / kLanes) + "; ++g) {");
+        ++depth_;
+        line("const int64_t " + i + " = " + (b.start == "0" ? "" : b.start + " + ") + "g * " + lanes + " + l;");
         ops(0, red, hoisted, false);
         line(acc.update(value(rop.args.at(0)), "part"));
         close_block();
         line(acc.part_join());
+        close_block();
       };
-      const bool parallel = s_.parallel_loop == last;
-      whole_blocks(k_.loops[static_cast<size_t>(last)], parallel ? parallel_pragma(acc.clause) : "", block);
-      last_block(k_.loops[static_cast<size_t>(last)], block);
+      const int64_t extent = k_.loops[static_cast<size_t>(last)], grouped = extent - extent % kLanes;
+      whole_blocks(grouped, s_.parallel_loop == last ? parallel_pragma(acc.clause) : "", block);
+      last_block(grouped, block);
+      if (grouped != extent) {
+        line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" + i +
+             ") {");
+        ++depth_;
+        ops(0, red, hoisted, false);
+        line(acc.update(value(rop.args.at(0)), "acc_l[0]"));
+        close_block();
+      }
       for (int d = outer; d < last; ++d) close_block();
+      line(acc.lanes_total());
     } else {
       for (int d = outer; d < n; ++d) open_loop(d);
       ops(0, red, hoisted, false);
@@ -558,8 +572,8 @@ class KernelWriter {
   void last_block(int64_t extent, const BlockWriter& block) {
     const int64_t rest = extent % kReduceBlock;
     if (rest == 0) return;
-    line("{  // " + (extent < kReduceBlock ? "all " + std::to_string(rest) + " points: one block"
-                                           : "the last " + std::to_string(rest) + " points"));
+    line("{  // " + std::string(extent < kReduceBlock ? "one block: " : "the last block: ") + std::to_string(rest) +
+         " points");
     ++depth_;
     block({std::to_string(extent - rest), std::to_string(extent), rest});
     close_block();

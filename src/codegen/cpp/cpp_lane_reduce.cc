@@ -145,7 +145,7 @@ std::string LaneAccumulator::declare() const {
   const std::string id = identity(*this);
   if (!lanes) return type + " " + name + "_t = " + id + ";";
   if (blocks)
-    return type + " " + name + "[" + kL + "];\ndouble " + name + "_w[" + kL + "];  // the blocks' totals\ndouble " + name +
+    return type + " " + name + "[" + kL + "];\ndouble " + name + "_w[" + kL + "];  // the lanes' totals\ndouble " + name +
            "_t = 0.0;\n" + for_lanes("{ " + name + "[l] = " + id + "; " + name + "_w[l] = 0.0; }");
   std::string s = type + " " + name + "[" + kL + "];\n" + type + " " + name + "_t = " + id + ";";
   std::string init = name + "[l] = " + id + ";";

@@ -27,8 +27,6 @@
 
 namespace kiln::cpp {
 
-inline constexpr int64_t kLanes = 16;
-
 // Whether reduction kernel `k` is generated with lanes (more than one reduce op, or one that
 // is not sum, prod, max or min).
 bool uses_lanes(const LoopKernel& k);

@@ -29,10 +29,9 @@ Accumulator accumulator_for(const LoopKernel& k) {
     case ReduceKind::Sum:
       a.type = fl ? std::string(value_type(a.source)) : "uint64_t";
       a.init = fl ? float_literal(0.0, single) : "0";
-      a.clause = "reduction(+:acc)";
       if (fl) a.total = "double";
       a.blocks = sums_in_blocks(a.kind, a.source, reduce_points(k));
-      if (a.blocks) a.part_clause = "reduction(+:part)";
+      a.clause = a.blocks ? "reduction(+:acc_l[:" + std::to_string(kLanes) + "])" : "reduction(+:acc)";
       break;
     case ReduceKind::Prod:  // floating: in order, in double, as the evaluator multiplies
       a.type = fl ? "double" : "uint64_t";
@@ -58,12 +57,20 @@ Accumulator accumulator_for(const LoopKernel& k) {
 }
 
 std::string Accumulator::declare() const {
-  std::string s = blocks ? total + " acc = " + float_literal(0.0, false) + ";" : type + " acc = " + init + ";";
+  const std::string lanes = std::to_string(kLanes);
+  if (blocks)
+    return total + " acc_l[" + lanes + "];  // the lanes' totals\nfor (int64_t l = 0; l < " + lanes + "; ++l) acc_l[l] = " +
+           float_literal(0.0, false) + ";";
+  const std::string s = type + " acc = " + init + ";";
   return nan_flag ? s + "\nint acc_nan = 0;" : s;
 }
 
 std::string Accumulator::part_declare() const { return type + " part = " + init + ";"; }
-std::string Accumulator::part_join() const { return "acc += part;"; }
+std::string Accumulator::part_join() const { return "acc_l[l] += part;"; }
+std::string Accumulator::lanes_total() const {
+  return total + " acc = " + float_literal(0.0, false) + ";\nfor (int64_t l = 0; l < " + std::to_string(kLanes) +
+         "; ++l) acc += acc_l[l];";
+}
 
 std::string Accumulator::update(const std::string& v, const std::string& into) const {
   switch (kind) {

@@ -19,25 +19,38 @@ extern "C" void kiln_blocks_k0(char* const* buffers) {
   const float* __restrict__ b0_x = (const float*)buffers[0];
   float* __restrict__ b3_out0 = (float*)buffers[3];
   for (int64_t i0 = 0; i0 < 4; ++i0) {
+    double acc_l[16];  // the lanes' totals
+    for (int64_t l = 0; l < 16; ++l) acc_l[l] = 0.0;
+    for (int64_t blk = 0; blk < 1; ++blk) {
+      #pragma omp simd
+      for (int64_t l = 0; l < 16; ++l) {
+        float part = 0.0f;
+        for (int64_t g = 0; g < 32; ++g) {
+          const int64_t i1 = blk * 512 + g * 16 + l;
+          const float v0 = b0_x[1000 * i0 + i1];
+          part += v0;
+        }
+        acc_l[l] += part;
+      }
+    }
+    {  // the last block: 480 points
+      #pragma omp simd
+      for (int64_t l = 0; l < 16; ++l) {
+        float part = 0.0f;
+        for (int64_t g = 0; g < 30; ++g) {
+          const int64_t i1 = 512 + g * 16 + l;
+          const float v0 = b0_x[1000 * i0 + i1];
+          part += v0;
+        }
+        acc_l[l] += part;
+      }
+    }
+    for (int64_t i1 = 992; i1 < 1000; ++i1) {
+      const float v0 = b0_x[1000 * i0 + i1];
+      acc_l[0] += v0;
+    }
     double acc = 0.0;
-    for (int64_t blk = 0; blk < 3; ++blk) {
-      float part = 0.0f;
-      #pragma omp simd reduction(+:part)
-      for (int64_t i1 = blk * 256; i1 < blk * 256 + 256; ++i1) {
-        const float v0 = b0_x[1000 * i0 + i1];
-        part += v0;
-      }
-      acc += part;
-    }
-    {  // the last 232 points
-      float part = 0.0f;
-      #pragma omp simd reduction(+:part)
-      for (int64_t i1 = 768; i1 < 1000; ++i1) {
-        const float v0 = b0_x[1000 * i0 + i1];
-        part += v0;
-      }
-      acc += part;
-    }
+    for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
     const float v1 = (float)acc;
     b3_out0[i0] = v1;
   }
@@ -47,26 +60,35 @@ extern "C" void kiln_blocks_k0(char* const* buffers) {
 extern "C" void kiln_blocks_k1(char* const* buffers) {
   const float* __restrict__ b1_y = (const float*)buffers[1];
   float* __restrict__ b4_out1 = (float*)buffers[4];
+  double acc_l[16];  // the lanes' totals
+  for (int64_t l = 0; l < 16; ++l) acc_l[l] = 0.0;
+  #pragma omp parallel for reduction(+:acc_l[:16])
+  for (int64_t blk = 0; blk < 195; ++blk) {
+    #pragma omp simd
+    for (int64_t l = 0; l < 16; ++l) {
+      float part = 0.0f;
+      for (int64_t g = 0; g < 32; ++g) {
+        const int64_t i0 = blk * 512 + g * 16 + l;
+        const float v0 = b1_y[i0];
+        part += v0;
+      }
+      acc_l[l] += part;
+    }
+  }
+  {  // the last block: 160 points
+    #pragma omp simd
+    for (int64_t l = 0; l < 16; ++l) {
+      float part = 0.0f;
+      for (int64_t g = 0; g < 10; ++g) {
+        const int64_t i0 = 99840 + g * 16 + l;
+        const float v0 = b1_y[i0];
+        part += v0;
+      }
+      acc_l[l] += part;
+    }
+  }
   double acc = 0.0;
-  #pragma omp parallel for reduction(+:acc)
-  for (int64_t blk = 0; blk < 390; ++blk) {
-    float part = 0.0f;
-    #pragma omp simd reduction(+:part)
-    for (int64_t i0 = blk * 256; i0 < blk * 256 + 256; ++i0) {
-      const float v0 = b1_y[i0];
-      part += v0;
-    }
-    acc += part;
-  }
-  {  // the last 160 points
-    float part = 0.0f;
-    #pragma omp simd reduction(+:part)
-    for (int64_t i0 = 99840; i0 < 100000; ++i0) {
-      const float v0 = b1_y[i0];
-      part += v0;
-    }
-    acc += part;
-  }
+  for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
   const float v1 = (float)acc;
   b4_out1[0] = v1;
 }
@@ -78,7 +100,7 @@ extern "C" void kiln_blocks_k2(char* const* buffers) {
   float* __restrict__ b6_out3 = (float*)buffers[6];
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     float a0[16];
-    double a0_w[16];  // the blocks' totals
+    double a0_w[16];  // the lanes' totals
     double a0_t = 0.0;
     for (int64_t l = 0; l < 16; ++l) { a0[l] = 0.0f; a0_w[l] = 0.0; }
     float a1[16];
@@ -86,11 +108,11 @@ extern "C" void kiln_blocks_k2(char* const* buffers) {
     int a1_n[16];
     int a1_tn = 0;
     for (int64_t l = 0; l < 16; ++l) { a1[l] = -__builtin_inff(); a1_n[l] = 0; }
-    for (int64_t blk = 0; blk < 3; ++blk) {
-      for (int64_t g = 0; g < 16; ++g) {
+    for (int64_t blk = 0; blk < 1; ++blk) {
+      for (int64_t g = 0; g < 32; ++g) {
         #pragma omp simd
         for (int64_t l = 0; l < 16; ++l) {
-          const int64_t i1 = blk * 256 + g * 16 + l;
+          const int64_t i1 = blk * 512 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           a0[l] += v0;
           a1[l] = v0 > a1[l] ? v0 : a1[l];
@@ -99,11 +121,11 @@ extern "C" void kiln_blocks_k2(char* const* buffers) {
       }
       for (int64_t l = 0; l < 16; ++l) { a0_w[l] += a0[l]; a0[l] = 0.0f; }
     }
-    {  // the last 224 points
-      for (int64_t g = 0; g < 14; ++g) {
+    {  // the last block: 480 points
+      for (int64_t g = 0; g < 30; ++g) {
         #pragma omp simd
         for (int64_t l = 0; l < 16; ++l) {
-          const int64_t i1 = 768 + g * 16 + l;
+          const int64_t i1 = 512 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           a0[l] += v0;
           a1[l] = v0 > a1[l] ? v0 : a1[l];
@@ -134,20 +156,32 @@ extern "C" void kiln_blocks_k3(char* const* buffers) {
   const float* __restrict__ b2_z = (const float*)buffers[2];
   float* __restrict__ b7_out4 = (float*)buffers[7];
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    double acc = 0.0;
+    double acc_l[16];  // the lanes' totals
+    for (int64_t l = 0; l < 16; ++l) acc_l[l] = 0.0;
     for (int64_t i1 = 0; i1 < 50; ++i1) {
-      {  // all 20 points: one block
-        float part = 0.0f;
-        #pragma omp simd reduction(+:part)
-        for (int64_t i2 = 0; i2 < 20; ++i2) {
-          const float v0 = b2_z[1000 * i0 + 20 * i1 + i2];
-          const float v1 = b0_x[i2];
-          const float v2 = (v0 * v1);
-          part += v2;
+      {  // one block: 16 points
+        #pragma omp simd
+        for (int64_t l = 0; l < 16; ++l) {
+          float part = 0.0f;
+          for (int64_t g = 0; g < 1; ++g) {
+            const int64_t i2 = g * 16 + l;
+            const float v0 = b2_z[1000 * i0 + 20 * i1 + i2];
+            const float v1 = b0_x[i2];
+            const float v2 = (v0 * v1);
+            part += v2;
+          }
+          acc_l[l] += part;
         }
-        acc += part;
+      }
+      for (int64_t i2 = 16; i2 < 20; ++i2) {
+        const float v0 = b2_z[1000 * i0 + 20 * i1 + i2];
+        const float v1 = b0_x[i2];
+        const float v2 = (v0 * v1);
+        acc_l[0] += v2;
       }
     }
+    double acc = 0.0;
+    for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
     const float v3 = (float)acc;
     b7_out4[i0] = v3;
   }
