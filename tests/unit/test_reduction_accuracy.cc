@@ -211,7 +211,9 @@ TEST(ReductionAccuracy, RandomAndAdversarialDataAtAnyLength) {
     const Tensor x = Tensor::randn({n}, 1, DType::F32), y = Tensor::randn({n}, 2, DType::F32);
     auto derived = [&](float scale_even, float scale_odd, float shift) {
       Tensor d = Tensor::empty({n}, DType::F32);
-      for (int64_t i = 0; i < n; ++i) d.data<float>()[i] = (i % 2 ? scale_odd : scale_even) * x.data<float>()[i] + shift;
+      const float* from = x.data<float>();
+      float* to = d.data<float>();
+      for (int64_t i = 0; i < n; ++i) to[i] = (i % 2 ? scale_odd : scale_even) * from[i] + shift;
       return d;
     };
     SCOPED_TRACE("normal values plus 1");
@@ -234,22 +236,26 @@ TEST(ReductionAccuracy, LongSoftmaxAndLayerNormRows) {
                                    "  %0 = softmax(%s) {dim=1} : " + s + "\n  %1 = layer_norm(%x) {normalized_shape=[" +
                                    std::to_string(kNormRow) + "]} : " + t + "\n  return %0, %1\n}");
   Tensor soft = Tensor::randn({2, kSoftmaxRow}, 8, DType::F32), x = Tensor::randn({2, kNormRow}, 9, DType::F32);
-  for (int64_t i = 0; i < 2 * kSoftmaxRow; ++i) soft.data<float>()[i] *= 1e-3f;
-  for (int64_t i = 0; i < 2 * kNormRow; ++i) x.data<float>()[i] += 100.0f;
+  float* soft_values = soft.data<float>();
+  float* x_values = x.data<float>();
+  for (int64_t i = 0; i < 2 * kSoftmaxRow; ++i) soft_values[i] *= 1e-3f;
+  for (int64_t i = 0; i < 2 * kNormRow; ++i) x_values[i] += 100.0f;
   const std::vector<Tensor> out = run(c, {soft, x});
   ASSERT_EQ(out.size(), 2u);
   for (int64_t row = 0; row < 2; ++row) {
-    const float* v = soft.data<float>() + row * kSoftmaxRow;
+    const float* v = soft_values + row * kSoftmaxRow;
+    const float* got = out[0].data<float>() + row * kSoftmaxRow;
     long double max = -INFINITY, exp_sum = 0;
     for (int64_t i = 0; i < kSoftmaxRow; ++i) max = std::max<long double>(max, v[i]);
     for (int64_t i = 0; i < kSoftmaxRow; ++i) exp_sum += std::exp(v[i] - max);
     double error = 0;
     for (int64_t i = 0; i < kSoftmaxRow; ++i)
-      error = std::max(error, relative_error(out[0].data<float>()[row * kSoftmaxRow + i], std::exp(v[i] - max) / exp_sum));
+      error = std::max(error, relative_error(got[i], std::exp(v[i] - max) / exp_sum));
     EXPECT_LE(error, 1e-5) << "softmax row " << row;
   }
   for (int64_t row = 0; row < 2; ++row) {
-    const float* v = x.data<float>() + row * kNormRow;
+    const float* v = x_values + row * kNormRow;
+    const float* got = out[1].data<float>() + row * kNormRow;
     long double sum = 0, m2 = 0;
     for (int64_t i = 0; i < kNormRow; ++i) sum += v[i];
     const long double mean = sum / kNormRow;
@@ -257,7 +263,7 @@ TEST(ReductionAccuracy, LongSoftmaxAndLayerNormRows) {
     const long double rstd = 1 / std::sqrt(m2 / kNormRow + 1e-5L);
     double error = 0;
     for (int64_t i = 0; i < kNormRow; ++i)
-      error = std::max(error, std::fabs(out[1].data<float>()[row * kNormRow + i] - static_cast<double>((v[i] - mean) * rstd)));
+      error = std::max(error, std::fabs(got[i] - static_cast<double>((v[i] - mean) * rstd)));
     EXPECT_LE(error, 1e-5) << "layer_norm row " << row;
   }
 }
