@@ -297,7 +297,7 @@ TEST(CppBackend, LargeKernelsRunInParallel) {
   EXPECT_NE(cpp.find("#pragma omp parallel for simd reduction(max:acc) reduction(|:acc_nan)"), std::string::npos) << cpp;
   // A long float sum runs in blocks (cpp_reduce.h), in parallel: the lanes' double totals are
   // OpenMP's reduction.
-  EXPECT_NE(cpp.find("#pragma omp parallel for reduction(+:acc_l[:16])\n  for (int64_t blk = 0; blk < 128; ++blk) {"),
+  EXPECT_NE(cpp.find("#pragma omp parallel for reduction(+:acc_l[:16])\n  for (int64_t blk = 0; blk < 256; ++blk) {"),
             std::string::npos)
       << cpp;
   s.check("big");

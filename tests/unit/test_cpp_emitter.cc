@@ -77,8 +77,8 @@ TEST(CppEmitter, GoldenReductionRows) {
                 "reduction_rows.cpp");
 }
 
-// Blocked sums (codegen/cpp/cpp_reduce.h): rows of 1000, a block of 512 points (16 lanes of 32,
-// each joining its double total), a last block of 480 and 8 points after; 100,000 points in
+// Blocked sums (codegen/cpp/cpp_reduce.h): rows of 1000, blocks of 256 points (16 lanes of 16,
+// each joining its double total), a last block of 224 and 8 points after; 100,000 points in
 // blocks run in parallel (the lanes' totals are OpenMP's reduction); a sum beside a max (a
 // kernel with lanes) whose groups run in blocks, each ending with the lanes' join into double
 // totals; an inner reduce loop of 20 points, a block of 16 and 4 after under an outer reduce

@@ -1,5 +1,5 @@
 // Compiled reductions against float64 at any length (codegen/cpp/cpp_reduce.h: floating sums
-// in blocks of 512 points, each lane's partial joining a double total). Sums of one value
+// in blocks of 256 points, each lane's partial joining a double total). Sums of one value
 // over 2^31 points (expands of a 0-d or 1-element tensor: nothing large is allocated, and
 // the kernels run at the speed of their adds): whole, a mean, rows of [2, 2^30], columns of
 // [2^25, 64], a sum of products, a logsumexp, bf16 and f16 values, and a reduction with lanes

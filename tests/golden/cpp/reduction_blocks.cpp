@@ -21,24 +21,24 @@ extern "C" void kiln_blocks_k0(char* const* buffers) {
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     double acc_l[16];  // the lanes' totals
     for (int64_t l = 0; l < 16; ++l) acc_l[l] = 0.0;
-    for (int64_t blk = 0; blk < 1; ++blk) {
+    for (int64_t blk = 0; blk < 3; ++blk) {
       #pragma omp simd
       for (int64_t l = 0; l < 16; ++l) {
         float part = 0.0f;
-        for (int64_t g = 0; g < 32; ++g) {
-          const int64_t i1 = blk * 512 + g * 16 + l;
+        for (int64_t g = 0; g < 16; ++g) {
+          const int64_t i1 = blk * 256 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           part += v0;
         }
         acc_l[l] += part;
       }
     }
-    {  // the last block: 480 points
+    {  // the last block: 224 points
       #pragma omp simd
       for (int64_t l = 0; l < 16; ++l) {
         float part = 0.0f;
-        for (int64_t g = 0; g < 30; ++g) {
-          const int64_t i1 = 512 + g * 16 + l;
+        for (int64_t g = 0; g < 14; ++g) {
+          const int64_t i1 = 768 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           part += v0;
         }
@@ -63,12 +63,12 @@ extern "C" void kiln_blocks_k1(char* const* buffers) {
   double acc_l[16];  // the lanes' totals
   for (int64_t l = 0; l < 16; ++l) acc_l[l] = 0.0;
   #pragma omp parallel for reduction(+:acc_l[:16])
-  for (int64_t blk = 0; blk < 195; ++blk) {
+  for (int64_t blk = 0; blk < 390; ++blk) {
     #pragma omp simd
     for (int64_t l = 0; l < 16; ++l) {
       float part = 0.0f;
-      for (int64_t g = 0; g < 32; ++g) {
-        const int64_t i0 = blk * 512 + g * 16 + l;
+      for (int64_t g = 0; g < 16; ++g) {
+        const int64_t i0 = blk * 256 + g * 16 + l;
         const float v0 = b1_y[i0];
         part += v0;
       }
@@ -108,11 +108,11 @@ extern "C" void kiln_blocks_k2(char* const* buffers) {
     int a1_n[16];
     int a1_tn = 0;
     for (int64_t l = 0; l < 16; ++l) { a1[l] = -__builtin_inff(); a1_n[l] = 0; }
-    for (int64_t blk = 0; blk < 1; ++blk) {
-      for (int64_t g = 0; g < 32; ++g) {
+    for (int64_t blk = 0; blk < 3; ++blk) {
+      for (int64_t g = 0; g < 16; ++g) {
         #pragma omp simd
         for (int64_t l = 0; l < 16; ++l) {
-          const int64_t i1 = blk * 512 + g * 16 + l;
+          const int64_t i1 = blk * 256 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           a0[l] += v0;
           a1[l] = v0 > a1[l] ? v0 : a1[l];
@@ -121,11 +121,11 @@ extern "C" void kiln_blocks_k2(char* const* buffers) {
       }
       for (int64_t l = 0; l < 16; ++l) { a0_w[l] += a0[l]; a0[l] = 0.0f; }
     }
-    {  // the last block: 480 points
-      for (int64_t g = 0; g < 30; ++g) {
+    {  // the last block: 224 points
+      for (int64_t g = 0; g < 14; ++g) {
         #pragma omp simd
         for (int64_t l = 0; l < 16; ++l) {
-          const int64_t i1 = 512 + g * 16 + l;
+          const int64_t i1 = 768 + g * 16 + l;
           const float v0 = b0_x[1000 * i0 + i1];
           a0[l] += v0;
           a1[l] = v0 > a1[l] ? v0 : a1[l];
