@@ -8,8 +8,9 @@ first unit (each round's runs being adjacent in time). `--clock cpu` times the p
 time instead of the wall clock: with OMP_NUM_THREADS=1 on a machine that other work keeps
 busy, it leaves out the time the kernels wait for a core. Units come from
 `kiln build FILE --device=cpu --emit=cpp > unit.cpp`; buffers are allocated from the unit's
-header ("Buffers used:"), 64-byte aligned as kiln's storage is, floating inputs filled with
-seeded normal values (the same for every unit), and the kernels run in the unit's order. Only
+header ("Buffers used:"), 64-byte aligned as kiln's storage is, floating inputs (f16 and
+bf16 as their bits) filled with seeded normal values, the same for every unit, and the
+kernels run in the unit's order. Only
 units whose kernels all have C++ (no extern kernel) can run here.
 
     .venv/bin/python bench/cpp_units_ab.py [--rounds N] [--clock wall|cpu] old.cpp new.cpp [more.cpp ...]
@@ -78,8 +79,13 @@ def main():
     arrays = {}
     for b, (name, dtype, span, role) in buffers.items():
         arrays[b] = aligned(span, DTYPES[dtype])
+        values = rng.standard_normal(span)
         if role == "input" and dtype in ("f32", "f64"):
-            arrays[b][:] = rng.standard_normal(span)
+            arrays[b][:] = values
+        elif role == "input" and dtype == "f16":
+            arrays[b][:] = values.astype(np.float16).view(np.uint16)
+        elif role == "input" and dtype == "bf16":
+            arrays[b][:] = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     count = max(buffers) + 2  # the buffers, then the error slot
     error_slot = aligned(1, np.int32)
     table = (ctypes.c_void_p * count)()

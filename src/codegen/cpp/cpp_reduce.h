@@ -8,7 +8,7 @@
 // kReduceBlock points, each kLanes lanes of kReduceBlock / kLanes points (lane l takes points
 // l, l + 16, ...). A lane sums its points of a block in their compute type (float for
 // f32/f16/bf16) and the partial joins the lane's running total in double; the lanes' totals
-// add up in double after the reduce loops. A value thus meets at most kReduceBlock / kLanes
+// add up pairwise in double after the reduce loops. A value thus meets at most kReduceBlock / kLanes
 // - 1 = 15 float roundings whatever the length (15 more in a reduction of one block, whose
 // vector lanes GCC adds in float), and the double totals about 2^-53 per block: the error
 // stays below 30 * 2^-24 = 1.8e-6 of the sum of the magnitudes. A float accumulator per vector

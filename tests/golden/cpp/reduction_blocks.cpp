@@ -49,8 +49,9 @@ extern "C" void kiln_blocks_k0(char* const* buffers) {
       const float v0 = b0_x[1000 * i0 + i1];
       acc_l[0] += v0;
     }
-    double acc = 0.0;
-    for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
+    for (int64_t h = 8; h > 0; h /= 2)
+      for (int64_t l = 0; l < h; ++l) acc_l[l] += acc_l[l + h];
+    const double acc = acc_l[0];
     const float v1 = (float)acc;
     b3_out0[i0] = v1;
   }
@@ -87,8 +88,9 @@ extern "C" void kiln_blocks_k1(char* const* buffers) {
       acc_l[l] += part;
     }
   }
-  double acc = 0.0;
-  for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
+  for (int64_t h = 8; h > 0; h /= 2)
+    for (int64_t l = 0; l < h; ++l) acc_l[l] += acc_l[l + h];
+  const double acc = acc_l[0];
   const float v1 = (float)acc;
   b4_out1[0] = v1;
 }
@@ -180,8 +182,9 @@ extern "C" void kiln_blocks_k3(char* const* buffers) {
         acc_l[0] += v2;
       }
     }
-    double acc = 0.0;
-    for (int64_t l = 0; l < 16; ++l) acc += acc_l[l];
+    for (int64_t h = 8; h > 0; h /= 2)
+      for (int64_t l = 0; l < h; ++l) acc_l[l] += acc_l[l + h];
+    const double acc = acc_l[0];
     const float v3 = (float)acc;
     b7_out4[i0] = v3;
   }
