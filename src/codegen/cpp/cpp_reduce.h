@@ -8,14 +8,14 @@
 // kReduceBlock points, each kLanes lanes of kReduceBlock / kLanes points (lane l takes points
 // l, l + 16, ...). A lane sums its points of a block in their compute type (float for
 // f32/f16/bf16) and the partial joins the lane's running total in double; the lanes' totals
-// add up pairwise in double after the reduce loops. A value thus meets at most kReduceBlock / kLanes
-// - 1 = 15 float roundings whatever the length (15 more in a reduction of one block, whose
-// vector lanes GCC adds in float), and the double totals about 2^-53 per block: the error
-// stays below 30 * 2^-24 = 1.8e-6 of the sum of the magnitudes. A float accumulator per vector
-// lane over the whole loop instead drifted by percents at 10^8 points and stopped growing
-// past 2^24 additions per lane. The lanes are the outer loop of a block, `omp simd`, and its
-// points the inner one: GCC vectorizes across lanes with contiguous loads and keeps the
-// partials and totals in registers, with no horizontal sum per block (an OpenMP reduction
+// add up pairwise in double after the reduce loops. A value thus meets at most kReduceBlock /
+// kLanes - 1 = 15 float roundings whatever the length (15 more in a reduction of one block,
+// whose vector lanes GCC adds in float), and the double totals about 2^-53 per block: the
+// error stays below 30 * 2^-24 = 1.8e-6 of the sum of the magnitudes. A float accumulator per
+// vector lane over the whole loop instead drifted by percents at 10^8 points and stopped
+// growing past 2^24 additions per lane. The lanes are the outer loop of a block, `omp simd`,
+// and its points the inner one: GCC vectorizes across lanes with contiguous loads and keeps
+// the partials and totals in registers, with no horizontal sum per block (an OpenMP reduction
 // clause per block spent a sequential 16-lane sum on each: 16% of a long sum's time). A
 // reduction of at most kReduceBlock points is one block, its own float accumulator. Other
 // folds are exact in any order and at any length (max, min, wrapping integers) and keep one
