@@ -8,13 +8,13 @@
 #include <string>
 
 #include "cpu_backend_util.h"
-#include "frontend/error.h"
 #include "frontend/functional.h"
 #include "frontend/nn/module.h"
 #include "ir/parser.h"
 #include "lower/loop_text.h"
 #include "runtime/cpu/compile_graph.h"
 #include "runtime/cpu/runtime_memory.h"
+#include "support/error.h"
 #include "train/compiled_function.h"
 #include "train/train_step.h"
 

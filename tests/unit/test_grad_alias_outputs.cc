@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "autograd/value_and_grad.h"
-#include "frontend/error.h"
 #include "ir/parser.h"
+#include "support/error.h"
 #include "train/grad_function.h"
 
 namespace kiln {

@@ -17,6 +17,7 @@
 #include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/kernel_cache.h"
 #include "runtime/cpu/runtime_memory.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -206,6 +207,8 @@ Status CompiledProgram::run_extern(const LoopKernel& k, std::span<const Tensor> 
     return run_extern_kernel(p_, k, storage);
   } catch (const std::bad_alloc&) {
     return make_error("out of memory for the temporaries of ", op_info(k.op).name());
+  } catch (const Error& e) {  // a Tensor the kernel allocates: out of memory, naming its bytes
+    return make_error(op_info(k.op).name(), ": ", e.diagnostic().message());
   }
 }
 
