@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <unordered_set>
 
@@ -14,6 +13,7 @@
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "onnx/locate_crash.h"
+#include "onnx/model_file.h"
 #include "onnx/onnx_runner.h"
 #include "ops/type_rules.h"
 
@@ -113,10 +113,7 @@ Expected<std::vector<Tensor>> run_model(const std::string& model, std::span<cons
 // too (for intermediates of a model given as a file); returns the names it exposed.
 Expected<std::vector<std::string>> expose_values(const std::string& model, const std::string& out_path,
                                                  const std::vector<std::string>& names) {
-  std::ifstream f(model, std::ios::binary);
-  if (!f) return make_error("cannot read ", model);
-  ::onnx::ModelProto m;
-  if (!m.ParseFromIstream(&f)) return make_error(model, ": not an ONNX model (the protobuf does not parse)");
+  KILN_ASSIGN_OR_RETURN(::onnx::ModelProto m, read_model_file(model));
   std::unordered_set<std::string> produced, outputs;
   for (const ::onnx::NodeProto& n : m.graph().node())
     for (const std::string& o : n.output()) produced.insert(o);
@@ -127,8 +124,7 @@ Expected<std::vector<std::string>> expose_values(const std::string& model, const
     m.mutable_graph()->add_output()->set_name(n);
     exposed.push_back(n);
   }
-  std::ofstream out(out_path, std::ios::binary);
-  if (!out || !m.SerializeToOstream(&out)) return make_error("cannot write ", out_path);
+  KILN_TRY(write_model_file(out_path, m));
   return exposed;
 }
 
