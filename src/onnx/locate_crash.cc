@@ -45,8 +45,7 @@ Expected<std::optional<CrashingNode>> locate_crashing_node(const OnnxRunner& run
   auto dies = [&](int k) -> Expected<bool> {
     KILN_TRY(write_model_file(cut_path, cut_after(m, k)));
     KILN_ASSIGN_OR_RETURN(ProcessResult r, runner.run(cut_path, input_paths, dir + "/cut_out"));
-    const std::optional<RunnerFailure> failure = runner_failure(r);
-    return failure && failure->signal == signal;
+    return r.signal == signal;
   };
   // The cut after `lo` nodes runs; the cut after `hi` dies (for hi = n: checked at the end).
   int lo = 0, hi = n;
