@@ -70,8 +70,8 @@ Diagnostic runner_error(const ProcessResult& f, const OnnxRunner& runner, const 
                         const std::string& input_paths, const ExportedModel& m, const std::string& dir) {
   std::string said = f.output;
   while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
-  if (!f.signal && f.exit_code == 3 && !said.empty()) return make_error("verify cannot run the ONNX model: ", said);
-  if (!f.signal && f.exit_code == 1 && !said.empty())
+  if (f.exit_code == 3 && !said.empty()) return make_error("verify cannot run the ONNX model: ", said);
+  if (f.exit_code == 1 && !said.empty())
     return make_error("the ONNX model fails to run in ", runner.backend_name(), ": ", said);
   Diagnostic d = make_error("the ONNX model fails to run in ", runner.backend_name(), ": the runner process ",
                             f.how_it_ended(), said.empty() ? " and printed nothing" : "");

@@ -27,19 +27,25 @@ Capacity brute_force_min_cut(const FlowNetwork& net, int source, int sink) {
   return best;
 }
 
+// `n` vertices and up to `edges` edges between random distinct ends, of capacity `capacity()`.
+template <typename CapacityFn>
+FlowNetwork random_network(std::mt19937& rng, int n, int edges, CapacityFn capacity) {
+  FlowNetwork net;
+  for (int v = 0; v < n; ++v) net.add_vertex();
+  for (int e = 0; e < edges; ++e) {
+    const int a = static_cast<int>(rng() % static_cast<uint32_t>(n)), b = static_cast<int>(rng() % static_cast<uint32_t>(n));
+    if (a != b) net.add_edge(a, b, capacity());
+  }
+  return net;
+}
+
 TEST(MaxFlow, MatchesBruteForceOnRandomNetworks) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 300; ++trial) {
     const int n = 3 + static_cast<int>(rng() % 6);
-    FlowNetwork net;
-    for (int v = 0; v < n; ++v) net.add_vertex();
-    const int edges = static_cast<int>(rng() % static_cast<uint32_t>(3 * n));
-    for (int e = 0; e < edges; ++e) {
-      const int a = static_cast<int>(rng() % static_cast<uint32_t>(n)), b = static_cast<int>(rng() % static_cast<uint32_t>(n));
-      if (a == b) continue;
-      const bool infinite = rng() % 8 == 0;
-      net.add_edge(a, b, infinite ? kInfiniteCapacity : static_cast<Capacity>(rng() % 100));
-    }
+    const FlowNetwork net = random_network(rng, n, static_cast<int>(rng() % static_cast<uint32_t>(3 * n)), [&] {
+      return rng() % 8 == 0 ? kInfiniteCapacity : static_cast<Capacity>(rng() % 100);
+    });
     const Capacity expected = brute_force_min_cut(net, 0, n - 1);
     if (expected == kInfiniteCapacity) {
       EXPECT_FALSE(infinite_path(net, 0, n - 1).empty()) << "trial " << trial;
@@ -63,17 +69,12 @@ TEST(MaxFlow, FindsTheMinimumCutWhenCapacitiesPassInt64) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 300; ++trial) {
     const int n = 3 + static_cast<int>(rng() % 6);
-    FlowNetwork net;
-    for (int v = 0; v < n; ++v) net.add_vertex();
-    for (int e = 0; e < 3 * n; ++e) {
-      const int a = static_cast<int>(rng() % static_cast<uint32_t>(n)), b = static_cast<int>(rng() % static_cast<uint32_t>(n));
-      if (a == b) continue;
-      // Mostly huge, some small beside them, some infinite.
+    // Mostly huge, some small beside them, some infinite.
+    const FlowNetwork net = random_network(rng, n, 3 * n, [&] {
       const uint32_t kind = rng() % 8;
-      const Capacity c = kind == 0 ? kInfiniteCapacity : kind == 1 ? static_cast<Capacity>(rng() % 100)
-                                                                    : static_cast<Capacity>(1 + rng() % 100) * 1e22;
-      net.add_edge(a, b, c);
-    }
+      return kind == 0 ? kInfiniteCapacity : kind == 1 ? static_cast<Capacity>(rng() % 100)
+                                                       : static_cast<Capacity>(1 + rng() % 100) * 1e22;
+    });
     const Capacity expected = brute_force_min_cut(net, 0, n - 1);
     if (expected == kInfiniteCapacity) continue;
     Capacity total = 0;
