@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-Partition partition_default(const JointGraph& joint) {
+Expected<Partition> partition_default(const JointGraph& joint) {
   // Save what the backward reads from the forward side (primals or forward nodes), in the
   // order the backward first reads them, and gradients that need no tangent (such as zeros
   // for an input no path reaches).

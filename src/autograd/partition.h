@@ -69,9 +69,10 @@ struct Partition {
   std::vector<const Node*> recomputed;
 };
 
-// Fails for a memory budget outside [0, 1].
+// Fails for a memory budget outside [0, 1], and for saved values of more than 2^63 bytes.
 Expected<Partition> partition(const JointGraph& joint, const PartitionOptions& options = {});
 
-Partition partition_default(const JointGraph& joint);
+// Fails for saved values of more than 2^63 bytes.
+Expected<Partition> partition_default(const JointGraph& joint);
 
 }  // namespace kiln

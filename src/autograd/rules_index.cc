@@ -31,7 +31,8 @@ Value* pad_to(GraphBuilder& b, Value* v, Value* like) {
 
 // scatter/scatter_add: src's gradient is the result's gradient read back through the index.
 // Index and src may differ in rank where one is 0-d and the other 1-D: the kernel reads a 0-d
-// index as [index] (so src[0] only), and a 0-d src at every index (so it gets the sum).
+// operand as [1] (as PyTorch does), so a 0-d index sends src[0] only, and a 0-d src goes to
+// the one index there is, or to none.
 Value* scatter_src_grad(const GradCall& c) {
   if (!differentiable(c, 2)) return nullptr;
   GraphBuilder& b = c.b;

@@ -5,11 +5,10 @@
 #include <cstring>
 #include <optional>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "support/error.h"
+#include "support/file_io.h"
 
 namespace kiln {
 
@@ -363,23 +362,13 @@ std::string npy_to_bytes(const Tensor& t) {
 Expected<Tensor> read_npy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return make_error(path, ": is a directory, not a .npy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path, ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return make_error(path, ": read error");
-  return npy_from_bytes(ss.str(), path);
+  KILN_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path));
+  return npy_from_bytes(bytes, path);
 }
 
 Status write_npy(const std::string& path, const Tensor& t) {
   if (!t.defined() || t.is_traced()) return make_error(path, ": cannot write a traced or undefined tensor");
-  std::string bytes = npy_to_bytes(t);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return make_error(path, ": cannot open file for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return make_error(path, ": write error");
-  return Status::ok();
+  return write_file_bytes(path, npy_to_bytes(t));
 }
 
 }  // namespace kiln

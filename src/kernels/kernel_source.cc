@@ -1,8 +1,8 @@
 #include "kernels/kernel_source.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "support/file_io.h"
 
 namespace kiln::kernels {
 
@@ -28,11 +28,7 @@ Expected<KernelSource> read_kernel_source(const std::string& path) {
     return make_error(path, ": kiln reads kernels from .ttir or .mlir (Triton TTIR), .ptx, or .cu (CUDA C++) files, "
                       "not '", ext.empty() ? std::string("(no extension)") : ext, "'");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path, ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  s.text = text.str();
+  KILN_ASSIGN_OR_RETURN(s.text, read_file_bytes(path));
   s.file_name = path;
   return s;
 }

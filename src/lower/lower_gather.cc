@@ -84,8 +84,9 @@ bool Lowering::lowers_as_gather(const Node& n) {
   };
   switch (n.op()) {
     case OpKind::Gather: {
-      // Self and index of one rank (the reference kernel's 0-d/1-d mixes stay with it).
-      if (!index_operand(1) || static_cast<int>(sizes_of(n.operand(1).value).size()) != rank) return false;
+      // Self and index of one rank, or each at most 1-D (a 0-d one reads as [1]).
+      const int index_rank = index_operand(1) ? static_cast<int>(sizes_of(n.operand(1).value).size()) : -1;
+      if (index_rank < 0 || (index_rank != rank && std::max(index_rank, rank) > 1)) return false;
       return rank == 0 || wrap_dim(call.attr_int("dim"), rank).has_value();
     }
     case OpKind::IndexSelect:
@@ -187,15 +188,16 @@ int Lowering::emit_gather(BodyBuilder& b, const Node& n, const std::vector<Index
   const int rank = static_cast<int>(src.sizes.size());
   switch (n.op()) {
     case OpKind::Gather: {
-      // out[c] = self[c with c[dim] = index[c]]; a negative index is an error.
+      // out[c] = self[c with c[dim] = index[c]]; a negative index is an error. A 0-d self is
+      // its one element, at index 0; a 0-d index into a 1-d self reads self[index].
       const Value* index = n.operand(1).value;
       if (rank == 0) {
-        checked_index(b, n, index, {}, 1, false, 0);
+        checked_index(b, n, index, c, 1, false, 0);
         return b.load(src.buffer, r, src.map);
       }
       const int d = *wrap_dim(call.attr_int("dim"), rank);
       const int v = checked_index(b, n, index, c, src.sizes[static_cast<size_t>(d)], false, d);
-      return load_indexed(b, src, r, c, {{d, v}});
+      return load_indexed(b, src, r, c.empty() ? std::vector<IndexExpr>(1) : c, {{d, v}});
     }
     case OpKind::IndexSelect: {
       // out[c] = self[c with c[dim] = index[c[dim]]]; a 0-d self is its only element, index 0.

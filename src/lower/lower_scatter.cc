@@ -18,10 +18,12 @@ namespace kiln::lowering {
 namespace {
 
 // Whether index.size(k) <= other.size(k) for every k (but `skip`), as the reference's
-// check_index_fits: ranks equal, or both at most 1.
-bool index_fits(const std::vector<int64_t>& index, const std::vector<int64_t>& other, int skip) {
-  if (index.size() != other.size() && !(index.size() <= 1 && other.size() <= 1)) return false;
-  for (size_t k = 0; k < std::min(index.size(), other.size()); ++k)
+// check_index_fits: ranks equal, a 0-d operand read as [1].
+bool index_fits(std::vector<int64_t> index, std::vector<int64_t> other, int skip) {
+  if (index.empty()) index = {1};
+  if (other.empty()) other = {1};
+  if (index.size() != other.size()) return false;
+  for (size_t k = 0; k < index.size(); ++k)
     if (static_cast<int>(k) != skip && index[k] > other[k]) return false;
   return true;
 }
@@ -86,18 +88,19 @@ bool Lowering::lowers_as_scatter(const Node& n) {
       if (!index || !d || !is_index_dtype(index->type().dtype) || !index_fits(sizes_of(index), ss, *d)) return false;
       const Value* src = value_operand(n, 2);
       if (!src) return n.op() == OpKind::Scatter && !n.operand(2).literal.is_none();
-      const std::vector<int64_t> si = sizes_of(index), sr = sizes_of(src);
-      // src is read at the index's coordinates: of its rank, or 0-d (one element for all).
-      return src->type().dtype == dt && index_fits(si, sr, -1) && (sr.empty() || si.empty() || sr.size() == si.size());
+      // src is read at the index's coordinates (a 0-d one at 0).
+      return src->type().dtype == dt && index_fits(sizes_of(index), sizes_of(src), -1);
     }
     case OpKind::IndexPut:
       return index_put_lowers(n);
     case OpKind::IndexAdd: {
       const Value *index = value_operand(n, 1), *source = value_operand(n, 2);
       const std::optional<int> d = wrap_dim(call.attr_int("dim"), rank);
-      if (rank == 0 || !d || !index || !source || !is_index_dtype(index->type().dtype) ||
-          sizes_of(index).size() > 1 || source->type().dtype != dt)
+      if (!d || !index || !source || !is_index_dtype(index->type().dtype) || sizes_of(index).size() > 1 ||
+          source->type().dtype != dt)
         return false;
+      // A 0-d self takes one index and a 0-d source.
+      if (rank == 0) return numel_of(sizes_of(index)) == 1 && sizes_of(source).empty();
       std::vector<int64_t> want = ss;
       want[static_cast<size_t>(*d)] = numel_of(sizes_of(index));
       return sizes_of(source) == want;
@@ -137,16 +140,18 @@ int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<I
   const Value* index = n.operand(1).value;
   if (n.op() == OpKind::IndexAdd) {  // out[c with c[dim] = index[c[dim]]] = alpha * source[c]
     const int d = *wrap_dim(call.attr_int("dim"), rank);
-    const std::vector<IndexExpr> ic =
-        sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
+    // A 0-d self is its one element, at index 0.
+    const IndexExpr pick = rank == 0 ? IndexExpr() : c[static_cast<size_t>(d)];
+    const std::vector<IndexExpr> ic = sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{pick};
     at = c;
-    picked.emplace_back(d, checked_index(b, n, index, ic, ss[static_cast<size_t>(d)], true, d));
+    const int picked_index = checked_index(b, n, index, ic, rank == 0 ? 1 : ss[static_cast<size_t>(d)], true, d);
+    if (rank > 0) picked.emplace_back(d, picked_index);
     const int v = b.cast(value_at(b, n.operand(2).value, c), r);
     const Scalar alpha = call.attr_scalar("alpha");
     return alpha == Scalar(int64_t{1}) ? v : b.compute(OpKind::Mul, {b.constant(alpha, r), v}, r);
   }
-  // scatter, scatter_add: out[c with c[dim] = index[c]] = src[c]; a 0-d index stands for
-  // [0, ..., 0], a 0-d src for its one element at every point.
+  // scatter, scatter_add: out[c with c[dim] = index[c]] = src[c]; a 0-d index or src reads as
+  // [1], as the reference kernel reads it (a 0-d index into a 1-d self stores at [index]).
   const int d = *wrap_dim(call.attr_int("dim"), std::max(rank, 1));
   const std::vector<int64_t> si = sizes_of(index);
   at = si.empty() ? std::vector<IndexExpr>(ss.size()) : c;

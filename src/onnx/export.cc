@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "onnx/model_file.h"
 #include "onnx/op_exporter.h"
 #include "passes/dce.h"
 #include "passes/fold_constants.h"
@@ -37,7 +38,8 @@ std::string ExportedModel::serialize() const { return proto_->model.SerializeAsS
 
 namespace {
 
-// "cannot write PATH: Is a directory": why the stream that failed to open or write failed.
+// "cannot write PATH: Is a directory": why the stream of external data failed to open or write
+// (it is written as it is made, not held whole as write_model_file would).
 Status write_error(const std::string& path) { return make_error("cannot write ", path, ": ", std::strerror(errno)); }
 
 }  // namespace
@@ -46,9 +48,7 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
   int64_t weight_bytes = 0;
   for (const ::onnx::TensorProto& t : proto_->model.graph().initializer()) weight_bytes += static_cast<int64_t>(t.raw_data().size());
   if (weight_bytes <= external_data_threshold) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f || !proto_->model.SerializeToOstream(&f)) return write_error(path);
-    return Status::ok();
+    return write_model_file(path, proto_->model);
   }
   // External data: every initializer's bytes go to <path>.data, 64-byte aligned, and the
   // proto keeps their location, offset and length.
@@ -77,9 +77,7 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
     t.clear_raw_data();
   }
   if (!data) return write_error(data_path);
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !copy.SerializeToOstream(&f)) return write_error(path);
-  return Status::ok();
+  return write_model_file(path, copy);
 }
 
 namespace {
@@ -344,10 +342,7 @@ Expected<ExportedModel> export_graph(const Graph& g, std::span<const Tensor> par
 }
 
 Status check_model_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return make_error("cannot read ", path);
-  ::onnx::ModelProto m;
-  if (!m.ParseFromIstream(&f)) return make_error(path, ": not an ONNX model (the protobuf does not parse)");
+  KILN_TRY(read_model_file(path));
   try {
     ::onnx::checker::check_model(path);  // by path: external data is found beside it
   } catch (const std::exception& e) {

@@ -32,8 +32,8 @@ OpExporter computed(int arity, std::function<std::string(OnnxBuilder&, const Nam
   };
 }
 
-// `simple` for ops ONNX Runtime implements in float32 only (Tan, Atan, Erf): a float64
-// result is computed in float32, within verify's tolerance but not float64-exact.
+// `simple` for ops ONNX Runtime implements in float32 only (Atan, Erf): a float64 result is
+// computed in float32, within verify's tolerance but not float64-exact.
 OpExporter simple_f32(const std::string& op_type) {
   return [op_type](ExportContext& cx) -> Expected<Names> {
     const DType out = cx.result_type().dtype;
@@ -154,7 +154,9 @@ std::string float_floor_div(OnnxBuilder& b, const std::string& a, const std::str
   std::string fl = b.op("Floor", {q});
   fl = where(b, b.op("Greater", {b.op("Sub", {q, fl}), b.scalar(0.5, d)}), b.op("Add", {fl, one}), fl);
   fl = where(b, b.op("Equal", {q, zero}), zero, fl);
-  return where(b, b.op("Equal", {y, zero}), b.op("Div", {a, y}), fl);
+  // The result has a / y's sign (a zero quotient is copysign(0, a / y) in PyTorch's).
+  const std::string ratio = b.op("Div", {a, y});
+  return copysign(b, where(b, b.op("Equal", {y, zero}), ratio, fl), ratio, d);
 }
 
 Expected<Names> div(ExportContext& cx) {
@@ -194,22 +196,21 @@ std::string remainder(OnnxBuilder& b, const Names& x, DType d) {
   return where(b, fix, b.op("Add", {r, x[1]}), r);
 }
 
-// atan2 from Atan by quadrant; both infinite gives +-pi/4 or +-3pi/4, NaN propagates.
+// atan2 as C's at every edge point: atan(y / x), or pi - |atan(y / x)| where x's sign bit is
+// set (x < 0, x = -0 or -inf), with y's sign, as the result has. y / x is y itself (a zero) where
+// both are zeros, and +-1 where both are infinite (giving +-pi/4 or +-3pi/4); NaN propagates
+// through the division.
 std::string atan2(OnnxBuilder& b, const Names& x, DType d) {
   const std::string& y = x[0];
   const std::string& xx = x[1];
-  const std::string zero = sc(b, 0, d), pi = sc(b, std::numbers::pi, d), half_pi = sc(b, std::numbers::pi / 2, d);
-  const std::string base = atan(b, b.op("Div", {y, xx}), d);
-  const std::string y_neg = b.op("Less", {y, zero});
-  const std::string left = b.op("Add", {base, where(b, y_neg, b.op("Neg", {pi}), pi)});
-  const std::string on_axis =
-      where(b, b.op("Greater", {y, zero}), half_pi, where(b, y_neg, b.op("Neg", {half_pi}), zero));
-  std::string r = where(b, b.op("Greater", {xx, zero}), base, where(b, b.op("Less", {xx, zero}), left, on_axis));
-  const std::string corner = where(b, b.op("Greater", {xx, zero}), sc(b, std::numbers::pi / 4, d),
-                                   sc(b, 3 * std::numbers::pi / 4, d));
+  const std::string zero = sc(b, 0, d), pi = sc(b, std::numbers::pi, d);
+  const std::string both_zero = b.op("And", {b.op("Equal", {y, zero}), b.op("Equal", {xx, zero})});
   const std::string both_inf = b.op("And", {b.op("IsInf", {y}), b.op("IsInf", {xx})});
-  r = where(b, both_inf, b.op("Mul", {b.op("Sign", {y}), corner}), r);
-  return where(b, b.op("Or", {is_nan(b, y), is_nan(b, xx)}), b.op("Add", {y, xx}), r);
+  const std::string ratio = where(b, both_zero, y,
+                                  where(b, both_inf, b.op("Mul", {b.op("Sign", {y}), b.op("Sign", {xx})}),
+                                        b.op("Div", {y, xx})));
+  const std::string base = atan(b, ratio, d);
+  return copysign(b, where(b, sign_bit(b, xx, d), b.op("Sub", {pi, b.op("Abs", {base})}), base), y, d);
 }
 
 std::string gelu(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
@@ -233,7 +234,8 @@ std::string expm1(OnnxBuilder& b, const std::string& x, DType d) {
   const std::string scaled = b.op("Div", {b.op("Mul", {um1, x}), b.op("Log", {u})});
   const std::string exact = b.op("Or", {b.op("Equal", {u, one}), b.op("Equal", {um1, sc(b, -1, d)})});
   const std::string big = b.op("IsInf", {u}, {{"detect_negative", int64_t{0}}});
-  return where(b, b.op("Equal", {u, one}), x, where(b, b.op("Or", {exact, big}), um1, scaled));
+  // The result has x's sign.
+  return copysign(b, where(b, b.op("Equal", {u, one}), x, where(b, b.op("Or", {exact, big}), um1, scaled)), x, d);
 }
 
 std::string softplus(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
@@ -285,6 +287,17 @@ std::string pow(OnnxBuilder& b, const Names& x, DType d) {
   return where(b, b.op("Less", {x[1], zero}), special, r);
 }
 
+// lerp in PyTorch's two-sided form, as kiln's kernel (elementwise_scalar.h): from self for
+// |weight| < 0.5, from end otherwise, so it is exact at weight 0 and 1 and an infinite self
+// at weight >= 0.5 gives inf, not inf - inf.
+std::string lerp(OnnxBuilder& b, const Names& x, DType d, const OpCallBase&) {
+  const std::string &self = x[0], &end = x[1], &weight = x[2];
+  const std::string diff = b.op("Sub", {end, self});
+  const std::string from_self = b.op("Add", {self, b.op("Mul", {weight, diff})});
+  const std::string from_end = b.op("Sub", {end, b.op("Mul", {diff, b.op("Sub", {sc(b, 1, d), weight})})});
+  return where_keeping_zero_sign(b, b.op("Less", {b.op("Abs", {weight}), sc(b, 0.5, d)}), from_self, from_end, d);
+}
+
 std::string round(OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
   const int64_t decimals = call.attr_int("decimals");
   if (!is_floating(d)) return b.op("Identity", {x[0]});
@@ -311,7 +324,12 @@ std::vector<OpExporterEntry> elementwise_exporters() {
       {OpKind::Reciprocal, simple("Reciprocal", 1)},
       {OpKind::Sin, simple("Sin", 1)},
       {OpKind::Cos, simple("Cos", 1)},
-      {OpKind::Tan, simple_f32("Tan")},
+      {OpKind::Tan, computed(1, [](B& b, const Names& x, DType d, const OpCallBase&) {
+         // ONNX Runtime's Tan is float32 only: float64 as sin / cos keeps its precision (a
+         // float32 argument of 1e30 is another angle).
+         if (d == DType::F64) return b.op("Div", {b.op("Sin", {x[0]}), b.op("Cos", {x[0]})});
+         return b.op("Tan", {x[0]});
+       })},
       {OpKind::Atan, simple_f32("Atan")},
       {OpKind::Tanh, simple("Tanh", 1)},
       {OpKind::Sigmoid, simple("Sigmoid", 1)},
@@ -405,9 +423,7 @@ std::vector<OpExporterEntry> elementwise_exporters() {
       {OpKind::Clamp, computed(1, [](B& b, const Names& x, DType d, const OpCallBase& call) {
          return clip(b, x[0], d, call.attr_scalar("min"), call.attr_scalar("max"));
        })},
-      {OpKind::Lerp, computed(3, [](B& b, const Names& x, DType, const OpCallBase&) {
-         return b.op("Add", {x[0], b.op("Mul", {x[2], b.op("Sub", {x[1], x[0]})})});
-       })},
+      {OpKind::Lerp, computed(3, lerp)},
       {OpKind::Addcmul, computed(3, [](B& b, const Names& x, DType d, const OpCallBase& call) {
          const std::string value = b.constant(Tensor::full({}, call.attr_scalar("value"), d));
          return b.op("Add", {x[0], b.op("Mul", {value, b.op("Mul", {x[1], x[2]})})});

@@ -25,9 +25,19 @@ Expected<std::vector<std::string>> compute_as_result(ExportContext& cx, int num_
 // Elementwise helpers on names of the same dtype `d`.
 std::string where(OnnxBuilder& b, const std::string& cond, const std::string& x, const std::string& y);
 std::string is_nan(OnnxBuilder& b, const std::string& x);  // Not(Equal(x, x)): any numeric dtype
+// Whether a floating x has its sign bit set, -0 included (1 / -0 is -inf).
+std::string sign_bit(OnnxBuilder& b, const std::string& x, DType d);
+// |magnitude| with sign_of's sign bit (C's copysign). Exporters of results whose sign is an
+// operand's end with it: it gives the result's zeros their sign, which ONNX Runtime's Where
+// drops (it returns +0 where it picks a -0 from its first branch, as of 1.31).
+std::string copysign(OnnxBuilder& b, const std::string& magnitude, const std::string& sign_of, DType d);
+// cond ? x : y for floating x and y, a -0 from x included (see copysign), where the result's
+// sign is no operand's.
+std::string where_keeping_zero_sign(OnnxBuilder& b, const std::string& cond, const std::string& x,
+                                    const std::string& y, DType d);
 // floor(a / b) for integers (Python's floor division, exact).
 std::string int_floor_div(OnnxBuilder& b, const std::string& a, const std::string& bb);
-// Truncation toward zero of a floating value.
+// Truncation toward zero of a floating value (-0 for -0.5).
 std::string trunc(OnnxBuilder& b, const std::string& x, DType d);
 // log(1 + x) without losing small x (Kahan: log(u) * x / (u - 1) with u = 1 + x).
 std::string log1p(OnnxBuilder& b, const std::string& x, DType d);

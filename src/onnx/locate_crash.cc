@@ -3,7 +3,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "onnx/model_file.h"
 
 namespace kiln::onnx {
 
@@ -37,22 +38,14 @@ bool external_data_elsewhere(const ::onnx::ModelProto& m, const std::string& mod
 Expected<std::optional<CrashingNode>> locate_crashing_node(const OnnxRunner& runner, const std::string& model,
                                                            const std::string& input_paths, int signal,
                                                            const std::string& dir) {
-  ::onnx::ModelProto m;
-  {
-    std::ifstream f(model, std::ios::binary);
-    if (!f || !m.ParseFromIstream(&f)) return make_error("cannot read ", model, " to find the node that crashes");
-  }
+  KILN_ASSIGN_OR_RETURN(const ::onnx::ModelProto m, read_model_file(model));
   const int n = m.graph().node_size();
   if (n == 0 || external_data_elsewhere(m, model, dir)) return std::optional<CrashingNode>();
   const std::string cut_path = dir + "/cut.onnx";
   auto dies = [&](int k) -> Expected<bool> {
-    {
-      std::ofstream f(cut_path, std::ios::binary);
-      if (!f || !cut_after(m, k).SerializeToOstream(&f)) return make_error("cannot write ", cut_path);
-    }
+    KILN_TRY(write_model_file(cut_path, cut_after(m, k)));
     KILN_ASSIGN_OR_RETURN(ProcessResult r, runner.run(cut_path, input_paths, dir + "/cut_out"));
-    const std::optional<RunnerFailure> failure = runner_failure(r);
-    return failure && failure->signal == signal;
+    return r.signal == signal;
   };
   // The cut after `lo` nodes runs; the cut after `hi` dies (for hi = n: checked at the end).
   int lo = 0, hi = n;

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -28,42 +27,7 @@ std::string default_script() {
   return std::string(KILN_SOURCE_DIR) + "/tools/onnx/run_onnx.py";
 }
 
-// "SIGFPE: Floating point exception"; "signal 70" for one glibc does not name.
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const char* what = sigdescr_np(sig);
-  if (!abbrev) return "signal " + std::to_string(sig);
-  return std::string("SIG") + abbrev + (what ? std::string(": ") + what : "");
-}
-
-// The last `n` non-empty lines of `text`.
-std::vector<std::string> last_lines(const std::string& text, size_t n) {
-  std::vector<std::string> all;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find_first_not_of(" \t\r") != std::string::npos) all.push_back(line);
-  if (all.size() > n) all.erase(all.begin(), all.end() - static_cast<std::ptrdiff_t>(n));
-  return all;
-}
-
 }  // namespace
-
-std::string RunnerFailure::how() const {
-  if (signal) return "died of signal " + std::to_string(signal) + " (" + signal_text(signal) + ")";
-  return "exited with status " + std::to_string(exit_code);
-}
-
-std::vector<std::string> RunnerFailure::output_tail(size_t lines) const { return last_lines(output, lines); }
-
-std::optional<RunnerFailure> runner_failure(const ProcessResult& r) {
-  if (r.ok()) return std::nullopt;
-  RunnerFailure f{.exit_code = r.exit_code, .output = r.output};
-  if (r.exit_code > 128) {
-    f.signal = r.exit_code - 128;
-    f.exit_code = 0;
-  }
-  return f;
-}
 
 Expected<OnnxRunner> OnnxRunner::create(const VerifyOptions& o) {
   OnnxRunner runner;
@@ -86,6 +50,15 @@ Expected<ProcessResult> OnnxRunner::run(const std::string& model, const std::str
   fs::remove_all(out_dir, ec);
   return run_process({python_, script_, "--model", model, "--inputs", input_paths, "--outputs", out_dir, "--backend",
                       reference_ ? "reference" : "ort"});
+}
+
+std::vector<std::string> last_lines(const std::string& text, size_t n) {
+  std::vector<std::string> all;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) all.push_back(line);
+  if (all.size() > n) all.erase(all.begin(), all.end() - static_cast<std::ptrdiff_t>(n));
+  return all;
 }
 
 Expected<std::vector<Tensor>> OnnxRunner::read_outputs(const std::string& out_dir, const std::string& printed) {

@@ -1,10 +1,10 @@
 // The process that runs ONNX models for verify: tools/onnx/run_onnx.py under the project's
 // Python, fed .npy files and writing the model's outputs as DIR/out0.npy, DIR/out1.npy, ...
 // ONNX Runtime is native code: a model can kill the process (int64 INT64_MIN / -1 raises
-// SIGFPE in its Div kernel), so every way the process can end is named here.
+// SIGFPE in its Div kernel): verify says how it ended (ProcessResult::how_it_ended) and which
+// node kills it (locate_crash.h).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,22 +16,8 @@ namespace kiln::onnx {
 
 struct VerifyOptions;
 
-// How a run of the runner ended when it failed.
-struct RunnerFailure {
-  int exit_code = 0;  // its exit status (the script exits 1 when the model fails, 3 when a package is missing)
-  int signal = 0;     // the signal that ended it, 0 when it exited
-  std::string output;  // what it printed (stdout and stderr together)
-
-  // "died of signal 8 (SIGFPE: Floating point exception)" or "exited with status 1".
-  std::string how() const;
-  // The last `lines` non-empty lines of its output.
-  std::vector<std::string> output_tail(size_t lines) const;
-};
-
-// A ProcessResult as a RunnerFailure, nullopt when it succeeded. run_process reports a
-// process ended by signal N as exit status 128 + N; the runner itself exits 0, 1 or 3 only,
-// so a status above 128 is read as the signal.
-std::optional<RunnerFailure> runner_failure(const ProcessResult& r);
+// The last `n` non-empty lines of `text` (what the runner printed), for messages.
+std::vector<std::string> last_lines(const std::string& text, size_t n);
 
 class OnnxRunner {
  public:

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <unordered_set>
 
@@ -14,6 +13,7 @@
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "onnx/locate_crash.h"
+#include "onnx/model_file.h"
 #include "onnx/onnx_runner.h"
 #include "ops/type_rules.h"
 
@@ -66,15 +66,15 @@ const Node* exported_from(const CrashingNode& crashing, const ExportedModel& m) 
 // Why the runner failed, as the user should read it: the runner's own one-line message when
 // it reports the model's error; else how the process ended, the node that kills it when it
 // died of a signal (locate_crash.h), and the last lines it printed.
-Diagnostic runner_error(const RunnerFailure& f, const OnnxRunner& runner, const std::string& model,
+Diagnostic runner_error(const ProcessResult& f, const OnnxRunner& runner, const std::string& model,
                         const std::string& input_paths, const ExportedModel& m, const std::string& dir) {
   std::string said = f.output;
   while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
-  if (!f.signal && f.exit_code == 3 && !said.empty()) return make_error("verify cannot run the ONNX model: ", said);
-  if (!f.signal && f.exit_code == 1 && !said.empty())
+  if (f.exit_code == 3 && !said.empty()) return make_error("verify cannot run the ONNX model: ", said);
+  if (f.exit_code == 1 && !said.empty())
     return make_error("the ONNX model fails to run in ", runner.backend_name(), ": ", said);
-  Diagnostic d = make_error("the ONNX model fails to run in ", runner.backend_name(), ": the runner process ", f.how(),
-                            said.empty() ? " and printed nothing" : "");
+  Diagnostic d = make_error("the ONNX model fails to run in ", runner.backend_name(), ": the runner process ",
+                            f.how_it_ended(), said.empty() ? " and printed nothing" : "");
   if (f.signal) {
     Expected<std::optional<CrashingNode>> node = locate_crashing_node(runner, model, input_paths, f.signal, dir);
     if (!node) d.add_context("(the node could not be searched for: " + node.error().message() + ")");
@@ -86,7 +86,7 @@ Diagnostic runner_error(const RunnerFailure& f, const OnnxRunner& runner, const 
     }
     if (node && !*node) d.add_context("(no single node kills it: the model's first nodes alone all run)");
   }
-  const std::vector<std::string> tail = f.output_tail(8);
+  const std::vector<std::string> tail = last_lines(f.output, 8);
   if (!tail.empty()) d.add_context("the runner's last lines:");
   for (const std::string& line : tail) d.add_context("| " + line);
   return d;
@@ -104,8 +104,7 @@ Expected<std::vector<Tensor>> run_model(const std::string& model, std::span<cons
   }
   const std::string out_dir = dir + "/onnx_out";
   KILN_ASSIGN_OR_RETURN(ProcessResult r, runner.run(model, paths, out_dir));
-  if (std::optional<RunnerFailure> failure = runner_failure(r))
-    return runner_error(*failure, runner, model, paths, m, dir);
+  if (!r.ok()) return runner_error(r, runner, model, paths, m, dir);
   return OnnxRunner::read_outputs(out_dir, r.output);
 }
 
@@ -113,10 +112,7 @@ Expected<std::vector<Tensor>> run_model(const std::string& model, std::span<cons
 // too (for intermediates of a model given as a file); returns the names it exposed.
 Expected<std::vector<std::string>> expose_values(const std::string& model, const std::string& out_path,
                                                  const std::vector<std::string>& names) {
-  std::ifstream f(model, std::ios::binary);
-  if (!f) return make_error("cannot read ", model);
-  ::onnx::ModelProto m;
-  if (!m.ParseFromIstream(&f)) return make_error(model, ": not an ONNX model (the protobuf does not parse)");
+  KILN_ASSIGN_OR_RETURN(::onnx::ModelProto m, read_model_file(model));
   std::unordered_set<std::string> produced, outputs;
   for (const ::onnx::NodeProto& n : m.graph().node())
     for (const std::string& o : n.output()) produced.insert(o);
@@ -127,8 +123,7 @@ Expected<std::vector<std::string>> expose_values(const std::string& model, const
     m.mutable_graph()->add_output()->set_name(n);
     exposed.push_back(n);
   }
-  std::ofstream out(out_path, std::ios::binary);
-  if (!out || !m.SerializeToOstream(&out)) return make_error("cannot write ", out_path);
+  KILN_TRY(write_model_file(out_path, m));
   return exposed;
 }
 

@@ -32,12 +32,18 @@ Status check_same_dtype(std::string_view op, const Tensor& self, const Tensor& s
                     " and ", dtype_name(src.dtype()));
 }
 
-// gather/scatter: index.size(k) <= src.size(k) for every k (and <= self.size(k) for k != dim).
+// gather and scatter read a 0-d operand as a 1-d tensor of one element, as PyTorch does
+// (ensure_nonempty_dim): a 0-d index into a 1-d self is the index [index], a 0-d src or self
+// has one element at position 0.
+Tensor as_nonempty_dim(const Tensor& t) { return t.dim() == 0 ? t.as_strided({1}, {1}, t.offset()) : t; }
+
+// gather/scatter, operands read by as_nonempty_dim: index.size(k) <= src.size(k) for every k
+// (and <= self.size(k) for k != dim).
 Status check_index_fits(std::string_view op, const Tensor& index, const Tensor& other, int d, bool skip_dim,
                         std::string_view what) {
-  if (index.dim() != other.dim() && !(index.dim() <= 1 && other.dim() <= 1))
+  if (index.dim() != other.dim())
     return make_error(op, ": index tensor must have the same number of dimensions as ", what, " tensor");
-  for (int k = 0; k < std::min(index.dim(), other.dim()); ++k) {
+  for (int k = 0; k < index.dim(); ++k) {
     if (skip_dim && k == d) continue;
     if (index.sizes()[static_cast<size_t>(k)] > other.sizes()[static_cast<size_t>(k)])
       return make_error(op, ": expected index ", index.shape().to_string(), " to be no larger than ", what, " ",
@@ -48,26 +54,27 @@ Status check_index_fits(std::string_view op, const Tensor& index, const Tensor& 
 
 // Scatter of `src` (tensor or literal) into a clone of self along `dim`; `accumulate` adds.
 Expected<std::vector<Tensor>> scatter(const KernelCall& call, bool accumulate) {
-  const Tensor& self = call.operands[0].tensor;
-  const Tensor& index = call.operands[1].tensor;
+  const Tensor self = as_nonempty_dim(call.operands[0].tensor);
+  const Tensor index = as_nonempty_dim(call.operands[1].tensor);
   const KernelOperand& src = call.operands[2];
   const std::string_view op = call.name();
-  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error(op, call.attr_int("dim"), self.dim()));
+  KILN_ASSIGN_OR_RETURN(int d, wrap_dim_or_error(op, call.attr_int("dim"), call.operands[0].tensor.dim()));
   if (index.dtype() != DType::I64 && index.dtype() != DType::I32)
     return make_error(op, ": expected dtype i32 or i64 for index, got ", dtype_name(index.dtype()));
   KILN_TRY(check_index_fits(op, index, self, d, true, "self"));
+  std::optional<Tensor> src_tensor;
   if (src.is_tensor()) {
-    KILN_TRY(check_same_dtype(op, self, src.tensor, "src"));
-    KILN_TRY(check_index_fits(op, index, src.tensor, d, false, "src"));
+    src_tensor = as_nonempty_dim(src.tensor);
+    KILN_TRY(check_same_dtype(op, self, *src_tensor, "src"));
+    KILN_TRY(check_index_fits(op, index, *src_tensor, d, false, "src"));
   }
-  Tensor out = clone_self(call);
-  if (index.numel() == 0) return single(out);
-  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<size_t>(d)];
+  Tensor result = clone_self(call);
+  const Tensor out = as_nonempty_dim(result);
+  const int64_t size = self.sizes()[static_cast<size_t>(d)];
   const ElementAccess ei(index), eo(out);
   std::optional<ElementAccess> es;
-  if (src.is_tensor()) es.emplace(src.tensor);
+  if (src_tensor) es.emplace(*src_tensor);
   const bool fp = is_floating(out.dtype());
-  const bool rank0 = self.dim() == 0;
   Status status;
   std::vector<int64_t> dst;
   for_each_multi_index(index.sizes(), [&](const std::vector<int64_t>& idx) {
@@ -77,23 +84,20 @@ Expected<std::vector<Tensor>> scatter(const KernelCall& call, bool accumulate) {
       status = v.error();
       return;
     }
-    // A 0-d index into a self of rank >= 1 is the index [0, ..., 0] (as PyTorch reads it).
-    dst = idx.empty() ? std::vector<int64_t>(static_cast<size_t>(self.dim()), 0) : idx;
-    if (!rank0) dst[static_cast<size_t>(d)] = *v;
-    const int64_t o = rank0 ? 0 : offset_of(out.strides(), dst);
-    const std::vector<int64_t> at = idx.empty() && es ? std::vector<int64_t>(static_cast<size_t>(src.tensor.dim()), 0) : idx;
-    const int64_t so = es && src.tensor.dim() > 0 ? offset_of(src.tensor.strides(), at) : 0;
+    dst = idx;
+    dst[static_cast<size_t>(d)] = *v;
+    const int64_t o = offset_of(out.strides(), dst);
     if (fp) {
-      const double x = es ? es->get(so) : src.literal.to_double();
+      const double x = es ? es->get(offset_of(src_tensor->strides(), idx)) : src.literal.to_double();
       eo.set(o, accumulate ? eo.get(o) + x : x);
     } else {
-      const int64_t x = es ? es->get_int(so) : src.literal.to_int();
+      const int64_t x = es ? es->get_int(offset_of(src_tensor->strides(), idx)) : src.literal.to_int();
       eo.set_int(o, accumulate ? static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) + static_cast<uint64_t>(x))
                                : x);
     }
   });
   if (!status) return status.error();
-  return single(out);
+  return single(result);
 }
 
 }  // namespace
@@ -124,11 +128,12 @@ Expected<std::vector<Tensor>> kernel_index_select(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_gather(const KernelCall& call) {
-  const Tensor& self = call.operands[0].tensor;
-  const Tensor& index = call.operands[1].tensor;
-  const int d = *wrap_dim(call.attr_int("dim"), self.dim());
-  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<size_t>(d)];
-  Tensor out = new_result(call);
+  const Tensor self = as_nonempty_dim(call.operands[0].tensor);
+  const Tensor index = as_nonempty_dim(call.operands[1].tensor);
+  const int d = *wrap_dim(call.attr_int("dim"), call.operands[0].tensor.dim());
+  const int64_t size = self.sizes()[static_cast<size_t>(d)];
+  Tensor result = new_result(call);
+  const Tensor out = as_nonempty_dim(result);
   const ElementAccess es(self), ei(index), eo(out);
   Status status;
   std::vector<int64_t> src;
@@ -140,11 +145,11 @@ Expected<std::vector<Tensor>> kernel_gather(const KernelCall& call) {
       return;
     }
     src = idx;
-    if (self.dim() > 0) src[static_cast<size_t>(d)] = *v;
-    eo.set_from(offset_of(out.strides(), idx), es, self.dim() > 0 ? offset_of(self.strides(), src) : 0);
+    src[static_cast<size_t>(d)] = *v;
+    eo.set_from(offset_of(out.strides(), idx), es, offset_of(self.strides(), src));
   });
   if (!status) return status.error();
-  return single(out);
+  return single(result);
 }
 
 Expected<std::vector<Tensor>> kernel_scatter(const KernelCall& call) { return scatter(call, false); }
@@ -162,9 +167,12 @@ Expected<std::vector<Tensor>> kernel_index_add(const KernelCall& call) {
     return make_error("index_add: expected dtype i32 or i64 for index, got ", dtype_name(index.dtype()));
   KILN_TRY(check_same_dtype("index_add", self, source, "source"));
   const auto ud = static_cast<size_t>(d);
+  if (self.dim() == 0 && (source.dim() != 0 || index.numel() != 1))
+    return make_error("index_add: a 0-d self takes one index and a 0-d source, got index of shape ",
+                      index.shape().to_string(), " and source of shape ", source.shape().to_string());
   std::vector<int64_t> want = self.sizes();
   if (self.dim() > 0) want[ud] = index.numel();
-  if (source.sizes() != want && !(self.dim() == 0 && source.numel() == index.numel()))
+  if (source.sizes() != want)
     return make_error("index_add: source of shape ", source.shape().to_string(), " does not match self ",
                       self.shape().to_string(), " with dim ", d, " of size ", index.numel());
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[ud];
@@ -177,12 +185,11 @@ Expected<std::vector<Tensor>> kernel_index_add(const KernelCall& call) {
   const Scalar alpha = call.attr_scalar("alpha");
   const ElementAccess es(source), eo(out);
   const bool fp = is_floating(out.dtype());
-  const Tensor src_view = self.dim() == 0 ? source.as_strided({}, {}, source.offset()) : source;
   std::vector<int64_t> dst;
-  for_each_multi_index(src_view.sizes(), [&](const std::vector<int64_t>& idx) {
+  for_each_multi_index(source.sizes(), [&](const std::vector<int64_t>& idx) {
     dst = idx;
     if (self.dim() > 0) dst[ud] = picks[static_cast<size_t>(idx[ud])];
-    const int64_t o = offset_of(out.strides(), dst), so = offset_of(src_view.strides(), idx);
+    const int64_t o = offset_of(out.strides(), dst), so = offset_of(source.strides(), idx);
     if (fp)
       eo.set(o, eo.get(o) + alpha.to_double() * es.get(so));
     else

@@ -19,7 +19,7 @@ Status render_svg(const std::string& dot_executable, const std::string& dot_path
   const std::vector<std::string> argv = {dot_executable, "-Tsvg", dot_path, "-o", svg_path};
   KILN_ASSIGN_OR_RETURN(ProcessResult r, run_process(argv));
   if (!r.ok())
-    return make_error("Graphviz failed (exit status ", r.exit_code, "): ", command_line_text(argv), "\n",
+    return make_error("Graphviz failed (", r.how_it_ended(), "): ", command_line_text(argv), "\n",
                       r.output.substr(0, 2000));
   return Status::ok();
 }

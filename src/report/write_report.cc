@@ -1,12 +1,12 @@
 // write_compile_report: the report directory and its index.html (compile_report.h).
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "report/compile_report.h"
 #include "report/loop_dot.h"
 #include "report/render_svg.h"
 #include "report/text_escape.h"
+#include "support/file_io.h"
 
 namespace kiln {
 
@@ -40,11 +40,9 @@ std::string slug(const std::string& title) {
 }
 
 Status write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return make_error("report: cannot write '", path.string(), "'");
-  return Status::ok();
+  Status s = write_file_bytes(path.string(), text);
+  if (!s) return make_error("report: ", s.error().message());
+  return s;
 }
 
 // Where the SVGs come from: dot, or the reason there are none.

@@ -28,11 +28,44 @@ add("scatter", "scatter(%a, %b, %c) {dim=1}", [torch.zeros(3, 4), GIDX, randn(3,
 add("scatter_scalar", "scatter(%a, %b, 7) {dim=1}", [randint(0, 3, 3, 4), GIDX], lambda a, i: a.scatter(1, i, 7))
 add("scatter_add", "scatter_add(%a, %b, %c) {dim=0}", [randn(3, 3), torch.tensor([[0, 1, 0], [0, 0, 2]]), randn(2, 3)],
     lambda a, i, s: a.scatter_add(0, i, s))
-# A 0-d index into a 1-d self reads as the index [0] (this used to crash the interpreter).
+# 0-d operands: gather and scatter read one as a 1-d tensor of one element (PyTorch's
+# ensure_nonempty_dim), so a 0-d index into a 1-d self is the index [index] (gather's used to
+# crash the interpreter) and a 0-d src fits an index of one element only; index_add's 0-d self
+# takes one index and a 0-d source; index_select's 0-d index picks [index]; index, index_put
+# and embedding broadcast a 0-d index like any other shape.
 add("scatter_add_0d_index", "scatter_add(%a, %b, %c) {dim=0}", [randn(3), torch.tensor(1), randn(2)],
     lambda a, i, s: a.scatter_add(0, i, s))
 add("scatter_0d_index", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor(2), randn(2)],
     lambda a, i, s: a.scatter(0, i, s))
+add("gather_0d_index", "gather(%a, %b) {dim=0}", [randn(3, dtype=torch.float64), torch.tensor(1)],
+    lambda a, i: a.gather(0, i))
+add("gather_0d_index_neg_dim_i32", "gather(%a, %b) {dim=-1}", [randint(0, 9, 4), torch.tensor(3, dtype=torch.int32)],
+    lambda a, i: a.gather(-1, i))
+add("gather_0d_self", "gather(%a, %b) {dim=0}", [randn(()), torch.tensor([0, 0])], lambda a, i: a.gather(0, i))
+add("gather_0d_self_0d_index", "gather(%a, %b) {dim=0}", [randn(()), torch.tensor(0)], lambda a, i: a.gather(0, i))
+add("scatter_0d_src", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor([1]), randn(())],
+    lambda a, i, s: a.scatter(0, i, s))
+add("scatter_0d_all", "scatter(%a, %b, %c) {dim=0}", [randn(()), torch.tensor(0), randn(())],
+    lambda a, i, s: a.scatter(0, i, s))
+add("scatter_0d_self_scalar", "scatter(%a, %b, 7) {dim=0}", [randint(0, 3), torch.tensor([0, 0])],
+    lambda a, i: a.scatter(0, i, 7))
+add("scatter_add_0d_self", "scatter_add(%a, %b, %c) {dim=0}", [randn(()), torch.tensor([0, 0]), randn(2)],
+    lambda a, i, s: a.scatter_add(0, i, s))
+add("index_select_0d_index", "index_select(%a, %b) {dim=1}", [randn(2, 3), torch.tensor(2)],
+    lambda a, i: a.index_select(1, i))
+add("index_select_0d_self", "index_select(%a, %b) {dim=0}", [randn(()), torch.tensor(0)],
+    lambda a, i: a.index_select(0, i))
+add("index_0d_indices", "index(%a, %b, %c)", [randn(2, 3), torch.tensor(1), torch.tensor([2, 0])],
+    lambda a, i, j: a[i, j])
+add("index_put_0d_index", "index_put(%a, %b, %c)", [randn(2, 3), torch.tensor(1), randn(3)],
+    lambda a, i, v: a.index_put((i,), v))
+add("index_put_0d_index_0d_values", "index_put(%a, %b, %c) {accumulate=true}", [randn(3), torch.tensor(1), randn(())],
+    lambda a, i, v: a.index_put((i,), v, accumulate=True))
+add("index_add_0d_index", "index_add(%a, %b, %c) {dim=0}", [randn(2, 3), torch.tensor(1), randn(1, 3)],
+    lambda a, i, s: a.index_add(0, i, s))
+add("index_add_0d_self", "index_add(%a, %b, %c) {alpha=3, dim=0}", [randn(()), torch.tensor([0]), randn(())],
+    lambda a, i, s: a.index_add(0, i, s, alpha=3))
+add("embedding_0d_index", "embedding(%a, %b)", [randn(4, 3), torch.tensor(2)], lambda w, i: F.embedding(i, w))
 add("index_one", "index(%a, %b)", [randn(5, 3), torch.tensor([4, -1, 0])], lambda a, i: a[i])
 add("index_adjacent", "index(%a, none, %b, %c)", [randn(2, 3, 4), torch.tensor([[0], [2]]), torch.tensor([1, 3])],
     lambda a, i, j: a[:, i, j])
@@ -91,5 +124,17 @@ add_error("masked_fill_value_rank", "masked_fill(%a, %b, %c)", [randn(3), rand_b
           "masked_fill: only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)")
 add_error("masked_fill_mask_shape", "masked_fill(%a, %b, 0.0)", [randn(3), rand_bool(4)], "f32[3]",
           "masked_fill: mask of shape [4] is not broadcastable to [3]")
+add_error("gather_0d_index_oob", "gather(%a, %b) {dim=0}", [randn(3), torch.tensor(3)], "f32[]",
+          "gather: index 3 is out of bounds for dim 0 with size 3")
+add_error("gather_0d_index_2d_self", "gather(%a, %b) {dim=0}", [randn(2, 3), torch.tensor(0)], "f32[]",
+          "gather: index tensor must have the same number of dimensions as input tensor, got 0 and 2")
+add_error("scatter_0d_src_two_indices", "scatter(%a, %b, %c) {dim=0}", [randn(3), torch.tensor([1, 2]), randn(())],
+          "f32[3]", "scatter: expected index [2] to be no larger than src [1] at dimension 0")
+add_error("scatter_0d_index_2d_self", "scatter(%a, %b, 1.0) {dim=0}", [randn(2, 3), torch.tensor(0)], "f32[2,3]",
+          "scatter: index tensor must have the same number of dimensions as self tensor")
+add_error("index_add_0d_self_two_indices", "index_add(%a, %b, %c) {dim=0}", [randn(()), torch.tensor([0, 0]), randn(())],
+          "f32[]", "index_add: a 0-d self takes one index and a 0-d source, got index of shape [2] and source of shape []")
+add_error("index_add_0d_self_1d_source", "index_add(%a, %b, %c) {dim=0}", [randn(()), torch.tensor(0), randn(1)],
+          "f32[]", "index_add: a 0-d self takes one index and a 0-d source, got index of shape [] and source of shape [1]")
 add_error("embedding_weight_rank", "embedding(%a, %b)", [randn(4), torch.tensor([0])], "f32[1]",
           "embedding: weight must be 2-D, got shape [4]")

@@ -267,8 +267,14 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
 
   auto no_version = find_cpu_toolchain("false");
   ASSERT_FALSE(no_version);
-  EXPECT_NE(no_version.error().to_string().find("'false' failed to report its version (exit status 1)"), std::string::npos)
+  EXPECT_NE(no_version.error().to_string().find("'false' failed to report its version (exited with status 1)"), std::string::npos)
       << no_version.error().to_string();
+
+  auto killed = find_cpu_toolchain("/bin/sh -c 'kill -9 $$'");
+  ASSERT_FALSE(killed);
+  EXPECT_NE(killed.error().to_string().find("failed to report its version (was killed by signal 9 (SIGKILL: Killed))"),
+            std::string::npos)
+      << killed.error().to_string();
 
   // A compiler that rejects its flags: the message names it, quotes the command and its output.
   auto real = find_cpu_toolchain();
@@ -279,7 +285,7 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   auto rejected = CompiledProgram::compile(p, o);
   ASSERT_FALSE(rejected);
   const std::string msg = rejected.error().to_string();
-  EXPECT_NE(msg.find("failed (exit status"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("failed (exited with status"), std::string::npos) << msg;
   EXPECT_NE(msg.find(real->path + " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17 "
                                   "--kiln-no-such-flag -o "),
             std::string::npos)
@@ -365,6 +371,18 @@ TEST(CpuCache, ProcessesRunWithoutAShell) {
   EXPECT_EQ(r->output, "a b '$HOME' ; true\n");
   EXPECT_EQ(r->exit_code, 0);
   EXPECT_EQ(command_line_text({"/bin/echo", "a b", "it's", "-O3"}), "/bin/echo 'a b' 'it'\\''s' -O3");
+  // A signal is its own field, never read from the exit status (a shell reports one as 128 + N).
+  auto killed = run_process({"/bin/sh", "-c", "kill -9 $$"});
+  ASSERT_TRUE(killed) << killed.error().to_string();
+  EXPECT_FALSE(killed->ok());
+  EXPECT_EQ(killed->signal, 9);
+  EXPECT_EQ(killed->exit_code, 0);
+  EXPECT_EQ(killed->how_it_ended(), "was killed by signal 9 (SIGKILL: Killed)");
+  auto exited = run_process({"/bin/sh", "-c", "exit 137"});
+  ASSERT_TRUE(exited) << exited.error().to_string();
+  EXPECT_EQ(exited->signal, 0);
+  EXPECT_EQ(exited->exit_code, 137);
+  EXPECT_EQ(exited->how_it_ended(), "exited with status 137");
   auto missing = run_process({"/nonexistent/kiln-test"});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().to_string().find("cannot run /nonexistent/kiln-test"), std::string::npos);

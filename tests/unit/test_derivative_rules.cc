@@ -626,14 +626,16 @@ TEST(DerivativeRuleEdges, AttentionRowMaskedOutByFloatMaskHasZeroGradient) {
     for (double x : values(t)) EXPECT_TRUE(std::isfinite(x));
 }
 
-TEST(DerivativeRuleEdges, ScatterReadsZeroDimSrcAtEveryIndexAndZeroDimIndexOnce) {
+// scatter reads a 0-d src or index as one element (PyTorch's ensure_nonempty_dim): a 0-d src
+// goes to the one index, a 0-d index sends src[0] only.
+TEST(DerivativeRuleEdges, ScatterReadsZeroDimSrcAndIndexAsOneElement) {
   const std::vector<Tensor> src_0d = run_vjp(
-      "graph @f(%a: f64[3], %i: i64[2], %s: f64[]) -> (f64[3]) {\n  %0 = scatter(%a, %i, %s) {dim=0} : f64[3]\n"
+      "graph @f(%a: f64[3], %i: i64[1], %s: f64[]) -> (f64[3]) {\n  %0 = scatter(%a, %i, %s) {dim=0} : f64[3]\n"
       "  return %0\n}\n",
-      {f64s({0, 0, 0}, {3}), Tensor::from_ints({0, 2}, {2}, DType::I64), f64s({5}, {}), f64s({1, 2, 4}, {3})});
+      {f64s({0, 0, 0}, {3}), Tensor::from_ints({2}, {1}, DType::I64), f64s({5}, {}), f64s({1, 2, 4}, {3})});
   ASSERT_EQ(src_0d.size(), 2u);
-  EXPECT_EQ(values(src_0d[0]), (std::vector<double>{0, 2, 0}));
-  EXPECT_EQ(values(src_0d[1]), (std::vector<double>{5}));
+  EXPECT_EQ(values(src_0d[0]), (std::vector<double>{1, 2, 0}));
+  EXPECT_EQ(values(src_0d[1]), (std::vector<double>{4}));
   const std::vector<Tensor> index_0d = run_vjp(
       "graph @f(%a: f64[3], %i: i64[], %s: f64[2]) -> (f64[3]) {\n  %0 = scatter_add(%a, %i, %s) {dim=0} : f64[3]\n"
       "  return %0\n}\n",

@@ -76,7 +76,9 @@ TEST(PartitionDefault, SavesWhatTheBackwardReads) {
 })");
   auto joint = joint_graph(*g);
   ASSERT_TRUE(joint) << joint.error().to_string();
-  Partition p = partition_default(*joint);
+  Expected<Partition> by_default = partition_default(*joint);
+  ASSERT_TRUE(by_default) << by_default.error().to_string();
+  const Partition& p = *by_default;
   // d/dx = tangent * w and d/dw = tangent * x: the backward reads both inputs and nothing else.
   ASSERT_EQ(p.num_saved, 2);
   std::vector<std::string> saved;
@@ -156,7 +158,9 @@ TEST(PartitionMinCut, SavesLessThanTheDefaultPartition) {
   ASSERT_TRUE(joint) << joint.error().to_string();
   Expected<Partition> min_cut = partition(*joint);
   ASSERT_TRUE(min_cut) << min_cut.error().to_string();
-  EXPECT_LT(min_cut->saved_bytes, partition_default(*joint).saved_bytes);
+  Expected<Partition> by_default = partition_default(*joint);
+  ASSERT_TRUE(by_default) << by_default.error().to_string();
+  EXPECT_LT(min_cut->saved_bytes, by_default->saved_bytes);
   EXPECT_GT(min_cut->recomputed_nodes, 0);
   // Matmuls are never recomputed.
   for (Node* n : min_cut->backward->nodes())
@@ -179,6 +183,44 @@ TEST(PartitionMinCut, SavedBytesNeverGrowAsTheBudgetShrinks) {
       EXPECT_LE(p->saved_bytes, previous) << "budget " << step / 20.0;
       previous = p->saved_bytes;
     }
+  }
+}
+
+// x's negations feed only a sum, so they are far from the backward and weigh their bytes
+// times 1.1^100; at 10^17 elements (a size typo) that passes int64, and the partitioner
+// aborted with "negative capacity". Every weight grows with the size, so each budget finds
+// the cut it finds at 1024 elements.
+constexpr const char* kFarFromBackward = R"(graph @f(%x: f32[N], %y: f32[N]) -> (f32[]) {
+  %0 = neg(%x) : f32[N]
+  %1 = neg(%0) : f32[N]
+  %2 = sum(%1) : f32[]
+  %3 = exp(%y) : f32[N]
+  %4 = sin(%3) : f32[N]
+  %5 = sum(%4) : f32[]
+  %6 = add(%2, %5) : f32[]
+  return %6
+})";
+
+TEST(PartitionMinCut, AnAbsurdSizeGivesTheCutOfASmallOne) {
+  // The forward and backward graphs at `size`, which prints as N.
+  const auto forward_and_backward = [](const std::string& size, double budget) -> std::string {
+    std::string text = kFarFromBackward;
+    for (size_t at = text.find("[N]"); at != std::string::npos; at = text.find("[N]", at + 1))
+      text.replace(at + 1, 1, size);
+    auto g = parse(text.c_str());
+    auto joint = joint_graph(*g);
+    EXPECT_TRUE(joint) << joint.error().to_string();
+    Expected<Partition> p = partition(*joint, {.memory_budget = budget});
+    EXPECT_TRUE(p) << p.error().to_string();
+    if (!p) return "";
+    std::string printed = print_graph(*p->forward) + print_graph(*p->backward);
+    for (size_t at = printed.find("[" + size + "]"); at != std::string::npos; at = printed.find("[" + size + "]", at))
+      printed.replace(at + 1, size.size(), "N");
+    return printed;
+  };
+  for (double budget : {1.0, 0.5, 0.0}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    EXPECT_EQ(forward_and_backward("100000000000000000", budget), forward_and_backward("1024", budget));
   }
 }
 

@@ -199,8 +199,12 @@ int cmd_grad(const Args& raw) {
     std::fprintf(stderr, "%s\n", p.error().to_string().c_str());
     return 1;
   }
-  const int64_t default_bytes =
-      args.partition.kind == PartitionKind::Default ? p->saved_bytes : partition_default(*joint).saved_bytes;
+  Expected<Partition> default_partition = partition_default(*joint);
+  if (!default_partition) {
+    std::fprintf(stderr, "%s\n", default_partition.error().to_string().c_str());
+    return 1;
+  }
+  const int64_t default_bytes = default_partition->saved_bytes;
   if (args.json)
     print_json(*joint, *graphs->front(), *p, default_bytes);
   else

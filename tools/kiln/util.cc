@@ -3,11 +3,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "core/tensor_compare.h"
+#include "support/file_io.h"
 
 namespace kiln::cli {
 
@@ -32,14 +31,12 @@ bool readable_file(const std::string& path) {
 
 bool read_file(const std::string& path, std::string& out) {
   if (!readable_file(path)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "kiln: cannot read %s\n", path.c_str());
+  Expected<std::string> bytes = read_file_bytes(path);
+  if (!bytes) {
+    std::fprintf(stderr, "kiln: %s\n", bytes.error().message().c_str());
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  out = std::move(bytes).value();
   return true;
 }
 

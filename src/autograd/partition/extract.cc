@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/printer.h"
 #include "ir/verifier.h"
 #include "support/check.h"
 
@@ -88,8 +89,21 @@ std::vector<int> autograd_engine_order(const JointView& view, const std::vector<
   return order;
 }
 
-int64_t static_bytes(const TensorType& t) {
-  return t.shape.is_static() ? t.shape.numel() * dtype_size(t.dtype) : 0;
+// A saved value in IR syntax, for errors: its producer, or the input's name.
+std::string value_text(const Value* v) {
+  return v->is_input() ? "%" + v->name() + ": " + v->type().to_string() : print_node(*v->producer());
+}
+
+// Bytes of a saved value of static shape (0 for a symbolic one); past int64 (a size typo)
+// it is an error naming the value, as no machine holds it.
+Expected<int64_t> static_bytes(const Value* v) {
+  const TensorType& t = v->type();
+  if (!t.shape.is_static()) return int64_t{0};
+  int64_t bytes = dtype_size(t.dtype);
+  for (int64_t size : t.shape.sizes())
+    if (__builtin_mul_overflow(bytes, size, &bytes))
+      return make_error("partition: a value saved for the backward has more than 2^63 bytes: ", value_text(v));
+  return bytes;
 }
 
 }  // namespace
@@ -119,7 +133,7 @@ std::vector<const Value*> used_saved_values(const JointView& view, const std::ve
   return used;
 }
 
-Partition extract_partition(const JointView& view, const std::vector<const Value*>& saved_in) {
+Expected<Partition> extract_partition(const JointView& view, const std::vector<const Value*>& saved_in) {
   const JointGraph& joint = view.joint();
   const Graph& g = *joint.graph;
   const std::vector<const Value*> saved = used_saved_values(view, saved_in);
@@ -152,8 +166,11 @@ Partition extract_partition(const JointView& view, const std::vector<const Value
     const Value* v = saved[k];
     const std::string name = v->is_input() ? v->name() : "saved" + std::to_string(k);
     bmap[v] = p.backward->add_input(name, v->type(), InputRole::Input);
-    p.saved.push_back({name, v->type(), static_bytes(v->type())});
-    p.saved_bytes += p.saved.back().bytes;
+    KILN_ASSIGN_OR_RETURN(int64_t bytes, static_bytes(v));
+    p.saved.push_back({name, v->type(), bytes});
+    if (__builtin_add_overflow(p.saved_bytes, bytes, &p.saved_bytes))
+      return make_error("partition: the values saved for the backward total more than 2^63 bytes (the last one: ",
+                        value_text(v), ")");
   }
   for (Value* in : g.inputs())
     if (in->role() == InputRole::Tangent) bmap[in] = p.backward->add_input(in->name(), in->type(), InputRole::Tangent);

@@ -20,7 +20,8 @@ std::vector<const Value*> used_saved_values(const JointView& view, const std::ve
 // The forward graph computes its outputs and `saved` (unused saved values are dropped); the
 // backward graph takes them and the tangents and computes the gradients, its nodes ordered
 // like the autograd engine would run them: from the first user of a tangent on, each node
-// preceded by the recomputed forward nodes it needs.
-Partition extract_partition(const JointView& view, const std::vector<const Value*>& saved);
+// preceded by the recomputed forward nodes it needs. A saved value of static shape with
+// more than 2^63 bytes, or saved values totalling more, are an error.
+Expected<Partition> extract_partition(const JointView& view, const std::vector<const Value*>& saved);
 
 }  // namespace kiln::partitioning

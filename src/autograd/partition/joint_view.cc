@@ -107,14 +107,14 @@ std::vector<int> JointView::primals() const {
   return p;
 }
 
-int64_t JointView::bytes(const Value* v) {
-  int64_t numel = 1;
-  for (const Dim& d : v->type().shape.dims()) numel *= d.is_static() ? d.value() : 4096;
-  return numel * dtype_size(v->type().dtype);
+double JointView::bytes(const Value* v) {
+  double numel = 1;
+  for (const Dim& d : v->type().shape.dims()) numel *= d.is_static() ? static_cast<double>(d.value()) : 4096.0;
+  return numel * static_cast<double>(dtype_size(v->type().dtype));
 }
 
-int64_t JointView::bytes(int item) const {
-  int64_t total = 0;
+double JointView::bytes(int item) const {
+  double total = 0;
   for (const Value* v : this->item(item).values) total += bytes(v);
   return total;
 }

@@ -42,9 +42,11 @@ class JointView {
   int item_of(const Value* v) const;
 
   std::vector<int> primals() const;
-  // Bytes of an item's values; symbolic dims count as 4096 elements like the reference's hint.
-  int64_t bytes(int item) const;
-  static int64_t bytes(const Value* v);
+  // Bytes of an item's values, an estimate: symbolic dims count as 4096 elements like the
+  // reference's hint. In double, as sizes past int64 (a size typo, many symbolic dims) must
+  // still add and compare.
+  double bytes(int item) const;
+  static double bytes(const Value* v);
 
  private:
   const JointGraph& joint_;

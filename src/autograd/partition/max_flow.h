@@ -3,21 +3,26 @@
 // translation unit pays for its templates.
 #pragma once
 
-#include <cstdint>
+#include <limits>
 #include <vector>
 
 
 namespace kiln::partitioning {
 
-// Capacities are integers, as in the reference (weights are int(bytes * 1.1^dist)), so the
-// residual network is exact. Finite capacities must stay below kInfiniteCapacity / 4.
-using Capacity = int64_t;
-inline constexpr Capacity kInfiniteCapacity = Capacity{1} << 62;
+// Capacities are byte weights of any size (a size typo or many symbolic dims make values of
+// 1e22 bytes), or kInfiniteCapacity for an edge no cut may take. The solver works on
+// integers, as the reference does (weights are int(bytes * 1.1^dist)), so that its residual
+// network is exact: each finite capacity is truncated, after all of them are divided by one
+// factor when their sum would pass int64's exact range. A cut is then minimal up to that
+// rounding, and capacities that are integers summing to less than 2^61 stay exact.
+using Capacity = double;
+inline constexpr Capacity kInfiniteCapacity = std::numeric_limits<double>::infinity();
 
 class FlowNetwork {
  public:
   // Vertices are numbered from 0 in creation order.
   int add_vertex() { return num_vertices_++; }
+  // `capacity` >= 0; finite ones past 1e300 count as 1e300.
   void add_edge(int from, int to, Capacity capacity);
   int num_vertices() const { return num_vertices_; }
 

@@ -18,7 +18,7 @@ inline constexpr int kBudgetSteps = 100;
 
 struct Candidate {
   std::vector<const Value*> saved;
-  int64_t bytes = 0;
+  double bytes = 0;
   double recompute_cost = 0;
 };
 
@@ -61,7 +61,7 @@ Expected<std::vector<const Value*>> choose_saved_values(const JointView& view, c
   std::vector<Candidate> candidates;
   candidates.push_back(evaluate(view, optimal->saved));
   candidates.push_back(evaluate(view, primal_values(view)));
-  const int64_t max_bytes = candidates[0].bytes, min_bytes = candidates[1].bytes;
+  const double max_bytes = candidates[0].bytes, min_bytes = candidates[1].bytes;
   if (max_bytes <= min_bytes) return optimal->saved;
 
   BanRules more_aggressive = bans;
@@ -77,10 +77,10 @@ Expected<std::vector<const Value*>> choose_saved_values(const JointView& view, c
 
   const std::vector<int> items = knapsack_items(view, all_aggressive->banned);
   if (!items.empty()) {
-    const double range = static_cast<double>(max_bytes - min_bytes);
+    const double range = max_bytes - min_bytes;
     std::vector<double> memory, runtime;
     for (int i : items) {
-      memory.push_back(static_cast<double>(view.bytes(i)) / range);
+      memory.push_back(view.bytes(i) / range);
       runtime.push_back(estimate_runtime(*view.item(i).node));
     }
     std::optional<DpKnapsack> dp;
@@ -99,10 +99,10 @@ Expected<std::vector<const Value*>> choose_saved_values(const JointView& view, c
   }
 
   // The cheapest candidate to recompute that fits; then fewer bytes; then the earliest.
-  const double cap = static_cast<double>(min_bytes) + options.memory_budget * static_cast<double>(max_bytes - min_bytes);
+  const double cap = min_bytes + options.memory_budget * (max_bytes - min_bytes);
   const Candidate* best = nullptr;
   for (const Candidate& c : candidates) {
-    if (static_cast<double>(c.bytes) > cap) continue;
+    if (c.bytes > cap) continue;
     if (best == nullptr || c.recompute_cost < best->recompute_cost ||
         (c.recompute_cost == best->recompute_cost && c.bytes < best->bytes))
       best = &c;

@@ -95,7 +95,7 @@ class CutBuilder {
     if (bans_.materialized_backward && is_materialized_backward(i)) return true;
     if (it.dist_from_bw < 1000 && it.dist_from_bw > options_.max_dist_from_bw) return true;
     if (bans_.reductions) {
-      int64_t in_bytes = 0;
+      double in_bytes = 0;
       for (int op : it.operands) in_bytes += view_.bytes(op);
       if (view_.bytes(i) * 4 < in_bytes) return true;
     }
@@ -131,9 +131,8 @@ class CutBuilder {
     if (options_.treat_parameters_as_free_to_save && it.is_param) return 0;
     if (options_.recompute_views && it.node != nullptr && is_view(*it.node)) return kInfiniteCapacity;
     const double scale = std::pow(1.1, std::clamp(it.dist_from_bw, 1, 100));
-    Capacity w = static_cast<Capacity>(static_cast<double>(JointView::bytes(v)) * scale);
-    if (!is_materialized(i)) w *= 2;
-    return std::min(w, kInfiniteCapacity / 8);
+    const Capacity w = JointView::bytes(v) * scale;
+    return is_materialized(i) ? w : 2 * w;
   }
 
   // The reference's ban_recomputation_if_allowed.

@@ -4,12 +4,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "support/file_io.h"
 #include "support/hash.h"
 
 namespace kiln {
@@ -34,23 +34,15 @@ Status rename_into_place(const std::string& from, const std::string& to) {
 
 Status write_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = temp_name(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return make_error("cannot write ", tmp);
-  }
+  KILN_TRY(write_file_bytes(tmp, text));
   return rename_into_place(tmp, path);
 }
 
 // The whole file, or nothing when it cannot be read.
 std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(bytes).str();
+  Expected<std::string> bytes = read_file_bytes(path);
+  if (!bytes) return std::nullopt;
+  return std::move(bytes).value();
 }
 
 std::string checksum(std::string_view bytes) { return ContentHash().add(bytes).hex(); }
@@ -136,11 +128,11 @@ Status KernelCache::build(const std::string& key, const std::string& source, con
   KILN_TRY(write_atomically(source_path(key), source));
   const std::string tmp = temp_name(library_path(key));
   Status s = t.compile(source_path(key), tmp);
-  const std::optional<std::string> library = s ? read_file(tmp) : std::nullopt;
+  Expected<std::string> library = s ? read_file_bytes(tmp) : Expected<std::string>(s);
   if (!library) {
     fs::remove(tmp, ec);
     if (!s) return s.error().add_context("while compiling " + source_path(key));
-    return make_error("cannot read the library ", tmp, " that the compiler wrote");
+    return library.error().add_context("the library the compiler wrote");
   }
   EntryRecord record;
   record.source = checksum(source);

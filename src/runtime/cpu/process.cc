@@ -64,8 +64,21 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return make_error("cannot wait for ", argv[0], ": ", std::strerror(errno));
   }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+std::string ProcessResult::how_it_ended() const {
+  if (signal) return "was killed by signal " + std::to_string(signal) + " (" + signal_text(signal) + ")";
+  return "exited with status " + std::to_string(exit_code);
+}
+
+std::string signal_text(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* what = sigdescr_np(sig);
+  if (!abbrev) return "signal " + std::to_string(sig);
+  return std::string("SIG") + abbrev + (what ? std::string(": ") + what : "");
 }
 
 std::string command_line_text(const std::vector<std::string>& argv) {

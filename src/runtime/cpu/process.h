@@ -11,11 +11,17 @@
 namespace kiln {
 
 struct ProcessResult {
-  int exit_code = 0;        // the exit status, or 128 + the signal that ended it
-  std::string output;       // stdout and stderr, interleaved as written
+  int exit_code = 0;   // the exit status; 0 when a signal ended it
+  int signal = 0;      // the signal that ended it; 0 when it exited
+  std::string output;  // stdout and stderr, interleaved as written
 
-  bool ok() const { return exit_code == 0; }
+  bool ok() const { return exit_code == 0 && signal == 0; }
+  // For messages: "exited with status 1" or "was killed by signal 9 (SIGKILL: Killed)".
+  std::string how_it_ended() const;
 };
+
+// "SIGFPE: Floating point exception"; "signal 70" for one glibc does not name.
+std::string signal_text(int sig);
 
 // Runs argv[0] (a path: no PATH lookup) with arguments argv[1..] and waits for it. An error
 // only when it cannot be started (the Diagnostic names the program and why).

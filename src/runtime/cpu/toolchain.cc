@@ -37,7 +37,7 @@ Diagnostic quoting_output(Diagnostic d, const ProcessResult& r) {
 }
 
 Diagnostic failed(const std::string& what, const std::vector<std::string>& argv, const ProcessResult& r) {
-  return quoting_output(make_error(what, " (exit status ", r.exit_code, "): ", command_line_text(argv)), r);
+  return quoting_output(make_error(what, " (", r.how_it_ended(), "): ", command_line_text(argv)), r);
 }
 
 }  // namespace
