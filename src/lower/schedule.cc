@@ -67,6 +67,10 @@ bool same_element(const StoreAt& at, const BodyOp& load) {
 // that long only slows the C++ compiler down.
 constexpr size_t kMaxMergedBodyOps = 512;
 
+// The most parts a fused kernel takes: each join walks every part, so joining a chain of n
+// row kernels into one cost n^2 (2,000 levels of a row sum and a subtraction: 18 s).
+constexpr size_t kMaxFusedParts = 64;
+
 // Pointwise `b` appended to pointwise `a` over the same loops: b's loads of what a stores (at
 // the same index) become a's stored values. False, leaving `a` alone, when b reads what a
 // stores at another index (another iteration's element) or the body would grow too long.
@@ -131,7 +135,7 @@ class Scheduler {
 
  private:
   bool join_rows(LoopKernel& a, const LoopKernel& b) const {
-    if (is_column_reduction(b)) return false;
+    if (is_column_reduction(b) || (a.kind == KernelKind::Fused && a.parts.size() >= kMaxFusedParts)) return false;
     for (const LoopKernel* p : loop_kernel_parts(a))
       if (is_column_reduction(*p)) return false;
     const std::vector<int64_t> sa = shareable_loops(a), sb = shareable_loops(b);
