@@ -101,9 +101,10 @@ struct Buffer {
 // Argmax and Argmin take two operands, a value and an index (any integer value, usually the
 // point's row-major position in the reduce loops): the result is the smallest index among the
 // points where the value is the largest (smallest), a NaN counting as the largest (smallest);
-// -1 when the reduce loops have no point. WelfordMean and WelfordM2 are Welford's running
-// mean and sum of squared deviations from it (m2; the variance is m2 / (count - correction)),
-// computed in one pass: NaN and 0 over no point. Their count is the number of points of the
+// -1 when the reduce loops have no point. WelfordMean and WelfordM2 are the mean (the sum over
+// the count, an infinity or NaN propagating as in a sum) and Welford's sum of squared
+// deviations from it (m2; the variance is m2 / (count - correction); NaN when a point is not
+// finite), computed in one pass: NaN and 0 over no point. Their count is the number of points of the
 // reduce loops (a reduction visits them all), a constant. The others take one operand.
 enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin, WelfordMean, WelfordM2 };
 inline constexpr int kNumReduceKinds = 8;

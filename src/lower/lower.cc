@@ -61,9 +61,13 @@ namespace {
 //  - it is read by several nodes and its inlined body has more than kMaxSharedInlineOps
 //    pending nodes (each consumer kernel would recompute all of them), or
 //  - a consumer reads it broadcast (runs more points than it has) and it has more than
-//    kMaxBroadcastInlineOps pending nodes.
+//    kMaxBroadcastInlineOps pending nodes, or
+//  - a chain of pending values would grow past kMaxInlineDepth nodes: inlining recurses
+//    through the chain (a chain of 20,000 negs overflowed the stack), and a kernel body that
+//    long only slows the C++ compiler down.
 constexpr int kMaxSharedInlineOps = 8;
 constexpr int kMaxBroadcastInlineOps = 1;
+constexpr int kMaxInlineDepth = 256;
 
 }  // namespace
 
@@ -194,11 +198,26 @@ Status Lowering::node(const Node& n) {
   }
   if (!n.info().has(kInplace) && n.num_results() == 1 &&
       (lowers_as_pointwise(n) || lowers_as_random(n) || lowers_as_remap(n))) {
-    pending_[n.result()] = &n;
+    make_pending(n);
     if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
     return Status::ok();
   }
   return extern_kernel(n);
+}
+
+void Lowering::make_pending(const Node& n) {
+  int depth = 0;
+  if (reads_operands(n))
+    for (const Operand& o : n.operands()) {
+      if (!o.is_value() || !pending_.count(o.value)) continue;
+      const int d = pending_depth_.at(o.value);
+      if (d >= kMaxInlineDepth) realize(o.value);
+      else depth = std::max(depth, d);
+    }
+  for (int r = 0; r < n.num_results(); ++r) {
+    pending_[n.result(r)] = &n;
+    pending_depth_[n.result(r)] = depth + 1;
+  }
 }
 
 int Lowering::inline_cost(const Value* v, int cap) const {

@@ -176,7 +176,7 @@ Status Lowering::gather(const Node& n) {
   if (checks_all && numel_of(sizes_of(n.result())) == 0)
     checks_kernel(n, index, dims.empty() ? 1 : sizes_of(self)[static_cast<size_t>(dims[0])], false,
                   dims.empty() ? 0 : dims[0]);
-  pending_[n.result()] = &n;
+  make_pending(n);
   if (!options_.fuse || outputs_.count(n.result())) realize(n.result());
   return Status::ok();
 }

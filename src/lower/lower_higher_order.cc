@@ -25,10 +25,9 @@ Status Lowering::higher_order(const Node& n) {
   for (int i = 0; i < body.num_inputs(); ++i) body_of_[body.input(i)] = &n;
   for (const Node* x : body.nodes()) body_of_[x->result()] = &n;
   if (n.op() == OpKind::Scan) return scan_kernel(n);
-  for (int r = 0; r < n.num_results(); ++r) {
-    pending_[n.result(r)] = &n;
+  make_pending(n);
+  for (int r = 0; r < n.num_results(); ++r)
     if (!options_.fuse || outputs_.count(n.result(r))) realize(n.result(r));
-  }
   return Status::ok();
 }
 

@@ -105,6 +105,10 @@ class Lowering {
   // Before a kernel of `points` points reads `v`: realizes what it must not recompute.
   void prepare(const Value* v, int64_t points);
 
+  // Makes node `n`'s results pending; first realizes its pending operands at the end of chains
+  // as long as inlining may grow (kMaxInlineDepth in lower.cc).
+  void make_pending(const Node& n);
+
   // Gives pending `v` a buffer and a kernel that computes it; nothing when it has one.
   void realize(const Value* v);
 
@@ -320,6 +324,7 @@ class Lowering {
   LoopProgram p_;
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::map<const Value*, int> pending_depth_;    // the longest chain of pending nodes ending at each
   std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
   std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value

@@ -51,8 +51,14 @@ void ReduceFold::add(double f, int64_t i, int64_t index) {
     }
     case ReduceKind::WelfordMean:
     case ReduceKind::WelfordM2: {
+      // The mean is the sum over the count (an infinity or NaN propagates as in a sum);
+      // Welford's running mean, which an infinity turns into NaN, only serves m2.
       const double x = fl ? f : static_cast<double>(i);
       ++count_;
+      if (kind_ == ReduceKind::WelfordMean) {
+        sum_.add(x);
+        return;
+      }
       const double d = x - mean_;
       mean_ += d / static_cast<double>(count_);
       sum_.add(d * (x - mean_));  // m2
@@ -67,7 +73,8 @@ bool ReduceFold::result_floating() const {
 }
 
 double ReduceFold::result_f() const {
-  if (kind_ == ReduceKind::WelfordMean) return count_ > 0 ? mean_ : std::numeric_limits<double>::quiet_NaN();
+  if (kind_ == ReduceKind::WelfordMean)
+    return count_ > 0 ? sum_.value() / static_cast<double>(count_) : std::numeric_limits<double>::quiet_NaN();
   return kind_ == ReduceKind::Sum || kind_ == ReduceKind::WelfordM2 ? sum_.value() : f_;
 }
 

@@ -29,11 +29,11 @@ class ReduceFold {
   ReduceKind kind_;
   bool floating_;
   double f_ = 0;
-  CompensatedSum sum_;  // a floating sum, or Welford's m2
+  CompensatedSum sum_;  // a floating sum, welford_mean's sum, or welford_m2's m2
   int64_t i_ = 0;
   int64_t index_ = -1;  // argmax/argmin: the best point's index, -1 before the first
-  double mean_ = 0;     // welford: the running mean (m2 in sum_) ...
-  int64_t count_ = 0;   // ... of this many points
+  double mean_ = 0;     // welford_m2: the running mean (m2 in sum_)
+  int64_t count_ = 0;   // welford: the points folded
 };
 
 }  // namespace kiln

@@ -62,18 +62,27 @@ bool same_element(const StoreAt& at, const BodyOp& load) {
   return at.direct && load.args.empty() && at.index == load.index;
 }
 
+// The most body ops a merge of pointwise kernels makes: each merge rebuilds the merged body, so
+// merging a chain of n kernels into one cost n^2 (a chain of 100,000 negs: minutes), and a body
+// that long only slows the C++ compiler down.
+constexpr size_t kMaxMergedBodyOps = 512;
+
+// The most parts a fused kernel takes: each join walks every part, so joining a chain of n
+// row kernels into one cost n^2 (2,000 levels of a row sum and a subtraction: 18 s).
+constexpr size_t kMaxFusedParts = 64;
+
 // Pointwise `b` appended to pointwise `a` over the same loops: b's loads of what a stores (at
 // the same index) become a's stored values. False, leaving `a` alone, when b reads what a
-// stores at another index (another iteration's element).
+// stores at another index (another iteration's element) or the body would grow too long.
 bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
+  if (a.body.size() + b.body.size() > kMaxMergedBodyOps) return false;
   const std::map<int, StoreAt> stored = stores_of(a);
   for (const BodyOp& op : b.body) {
     auto it = op.kind == BodyOp::Kind::Load ? stored.find(op.buffer) : stored.end();
     // A masked or indirect load, or a load of an indirect store, is not the stored value.
     if (it != stored.end() && !same_element(it->second, op)) return false;
   }
-  LoopKernel merged = a;
-  BodyBuilder builder(merged);
+  BodyBuilder builder(a);
   std::vector<int> map(b.body.size(), -1);
   for (size_t i = 0; i < b.body.size(); ++i) {
     const BodyOp& op = b.body[i];
@@ -85,7 +94,6 @@ bool merge_pointwise(LoopKernel& a, const LoopKernel& b) {
     for (int& arg : copy.args) arg = map[static_cast<size_t>(arg)];
     map[i] = builder.add(std::move(copy));
   }
-  a = std::move(merged);
   return true;
 }
 
@@ -127,7 +135,7 @@ class Scheduler {
 
  private:
   bool join_rows(LoopKernel& a, const LoopKernel& b) const {
-    if (is_column_reduction(b)) return false;
+    if (is_column_reduction(b) || (a.kind == KernelKind::Fused && a.parts.size() >= kMaxFusedParts)) return false;
     for (const LoopKernel* p : loop_kernel_parts(a))
       if (is_column_reduction(*p)) return false;
     const std::vector<int64_t> sa = shareable_loops(a), sb = shareable_loops(b);

@@ -39,6 +39,17 @@ add("batch_norm_train", "batch_norm(%a, %b, %c, none, none) {training=true}", [r
     lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True))
 add("batch_norm_train_2d", "batch_norm(%a, none, none, none, none) {training=true, eps=0.01}", [randn(6, 2)],
     lambda x: F.batch_norm(x, None, None, training=True, eps=0.01))
+# The normalizations' statistics are a mean beside var(correction=0), one Welford kernel on the
+# CPU backend: a row or channel with an infinity or NaN normalizes to NaN, as in PyTorch.
+INF, NAN = float("inf"), float("nan")
+add("layer_norm_non_finite", "layer_norm(%a, %b, %c) {normalized_shape=[3]}",
+    [torch.tensor([[INF, 1.0, 2.0], [NAN, 0.5, 1.0], [-INF, INF, 0.0], [1.0, 2.0, 4.0]]), randn(3), randn(3)],
+    lambda x, w, b: F.layer_norm(x, [3], w, b))
+add("batch_norm_train_non_finite", "batch_norm(%a, %b, %c, none, none) {training=true}",
+    [torch.tensor([[INF, 1.0, NAN], [2.0, 3.0, 0.5], [1.0, -1.0, 2.0]]), randn(3), randn(3)],
+    lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True))
+add("group_norm_non_finite", "group_norm(%a, none, none) {num_groups=2}", [torch.tensor([[INF, 1.0, 2.0, 3.0]])],
+    lambda x: F.group_norm(x, 2))
 add("group_norm", "group_norm(%a, %b, %c) {num_groups=2}", [randn(2, 4, 3, 3), randn(4), randn(4)],
     lambda x, w, b: F.group_norm(x, 2, w, b))
 add("group_norm_noaffine", "group_norm(%a, none, none) {num_groups=3}", [randn(2, 6, 5)],

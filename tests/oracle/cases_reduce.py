@@ -51,6 +51,32 @@ add_error("amax_empty_reduced", "amax(%a) {dim=[0]}", [randn(0, 3)], "f32[3]",
 add_error("sum_dim_repeated", "sum(%a) {dim=[0, -2]}", [randn(2, 3)], "f32[3]", "appears multiple times")
 add("logsumexp_inf", "logsumexp(%a) {dim=[1]}", [torch.tensor([[float("inf"), 1.0], [-float("inf"), -float("inf")]])],
     lambda a: torch.logsumexp(a, dim=[1]))
+
+# A mean beside a var of the same values is one Welford kernel on the CPU backend: its mean is
+# the sum over the count, an infinity or NaN propagating as in a sum (it was NaN for [inf, 1]),
+# and var with an infinity is NaN, as PyTorch's. Rows of 600 points span Welford's chunks.
+MEAN_VAR = """graph @g(%a: f32[{rows},{cols}]) -> (f32[{rows}], f32[{rows}]) {{
+  %0 = mean(%a) {{dim=[1]}} : f32[{rows}]
+  %1 = var(%a) {{dim=[1]}} : f32[{rows}]
+  return %0, %1
+}}"""
+
+
+def non_finite_rows(cols, *specials):
+    """Random rows of `cols` values, row r with the (column, value) pairs of specials[r] placed."""
+    x = randn(len(specials), cols)
+    for row, pairs in enumerate(specials):
+        for col, value in pairs:
+            x[row, col] = value
+    return x
+
+
+INF = float("inf")
+for cols, specials in {2: [[(0, INF)], [], [(1, -INF)], [(0, NAN)], [(0, INF), (1, -INF)]],
+                       600: [[(0, INF)], [(300, INF)], [(599, -INF)], [(10, NAN)], [(0, -INF), (599, INF)], []]}.items():
+    CASES.append(Case(f"mean_beside_var_non_finite_{cols}", MEAN_VAR.format(rows=len(specials), cols=cols),
+                      [non_finite_rows(cols, *specials)],
+                      lambda a: (torch.mean(a, dim=[1]), torch.var(a, dim=[1]))))
 add("logsumexp_int", "logsumexp(%a) {dim=[0]}", [randint(-5, 5, 4)], lambda a: torch.logsumexp(a, dim=[0]))
 
 add("prod_dim", "prod(%a) {dim=1, keepdim=true}", [randn(3, 4)], lambda a: torch.prod(a, 1, keepdim=True))

@@ -65,13 +65,15 @@ std::string fold(const LaneAccumulator& a, const std::string& acc, const std::st
   return "";
 }
 
-// Welford's step for value x: the mean `m` moves by (x - m) * r, with r = 1/count after x
-// (the lanes' count is shared, so r is computed once per block), and `q` (m2) grows by
-// (x - m_old) * (x - m_new).
-std::string welford_update(const LaneAccumulator& a, const std::string& m, const std::string& q, const std::string& r) {
+// Welford's step for value x: the sum `s` grows by x (the mean is the sum over the count, an
+// infinity or NaN propagating as in a sum); the running mean `m`, which only serves m2, moves
+// by (x - m) * r, with r = 1/count after x (the lanes' count is shared, so r is computed once
+// per group), and `q` (m2) grows by (x - m_old) * (x - m_new).
+std::string welford_update(const LaneAccumulator& a, const std::string& s, const std::string& m, const std::string& q,
+                           const std::string& r) {
   const std::string x = "(" + a.type + ")" + a.value, d = a.name + "_d";
-  return "const " + a.type + " " + d + " = " + x + " - " + m + ";\n" + m + " += " + d + " * " + r + ";\n" + q +
-         " += " + d + " * (" + x + " - " + m + ");";
+  return s + " += " + x + ";\nconst " + a.type + " " + d + " = " + x + " - " + m + ";\n" + m + " += " + d + " * " + r +
+         ";\n" + q + " += " + d + " * (" + x + " - " + m + ");";
 }
 
 bool has_nan_flag(const LaneAccumulator& a) {
@@ -139,9 +141,10 @@ std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
 
 std::string LaneAccumulator::declare() const {
   if (is_welford(kind))
-    return type + " " + name + "_m[" + kL + "];\n" + type + " " + name + "_q[" + kL + "];\nint64_t " + name +
-           "_n = 0;  // points per lane\n" + type + " " + name + "_tm = 0, " + name + "_tq = 0;\nint64_t " + name +
-           "_tn = 0;\n" + for_lanes("{ " + name + "_m[l] = 0; " + name + "_q[l] = 0; }");
+    return type + " " + name + "_s[" + kL + "];\n" + type + " " + name + "_m[" + kL + "];\n" + type + " " + name +
+           "_q[" + kL + "];\nint64_t " + name + "_n = 0;  // points per lane\n" + type + " " + name + "_ts = 0, " + name +
+           "_tm = 0, " + name + "_tq = 0;\nint64_t " + name + "_tn = 0;\n" +
+           for_lanes("{ " + name + "_s[l] = 0; " + name + "_m[l] = 0; " + name + "_q[l] = 0; }");
   const std::string id = identity(*this);
   if (!lanes) return type + " " + name + "_t = " + id + ";";
   if (blocks)
@@ -166,7 +169,7 @@ std::string LaneAccumulator::group_start() const {
 }
 
 std::string LaneAccumulator::lane_update() const {
-  if (is_welford(kind)) return welford_update(*this, name + "_m[l]", name + "_q[l]", name + "_r");
+  if (is_welford(kind)) return welford_update(*this, name + "_s[l]", name + "_m[l]", name + "_q[l]", name + "_r");
   if (!lanes) return tail_update();
   return fold(*this, name + "[l]", name + "_i[l]", name + "_n[l]", value, index);
 }
@@ -178,36 +181,40 @@ std::string LaneAccumulator::block_end() const {
 
 std::string LaneAccumulator::tail_update() const {
   if (is_welford(kind))
-    return "++" + name + "_tn;\n" + welford_update(*this, name + "_tm", name + "_tq", "((" + type + ")1 / (" + type + ")" +
-                                                   name + "_tn)");
+    return "++" + name + "_tn;\n" + welford_update(*this, name + "_ts", name + "_tm", name + "_tq",
+                                                   "((" + type + ")1 / (" + type + ")" + name + "_tn)");
   return fold(*this, name + "_t", name + "_ti", name + "_tn", value, index);
 }
 
-// The lanes (kLanes of n_ points each) combine into the mean and m2 of all their points:
-// the mean of the lane means, and the lanes' m2 plus n_ times the squared deviations of
-// their means; then the tail (tn_ points) joins by Chan's formula.
-std::string welford_combine(const LaneAccumulator& a) {
+// The lanes (kLanes of n_ points each) and the tail (tn_ points) combine into m2: the lanes'
+// m2 plus n_ times the squared deviations of their running means from the mean of those (lm_),
+// then the tail's joining by Chan's formula; and, when `mean`, into the mean of all their
+// points: their sums over their count (0 / 0: NaN over no point).
+std::string welford_combine(const LaneAccumulator& a, bool mean) {
   const std::string& n = a.name;
   const std::string t = a.type, c = "(" + t + ")";
-  return t + " " + n + "_mean = 0, " + n + "_m2 = 0;\n" +
+  return t + " " + n + "_lm = 0, " + n + "_m2 = 0;\n" +
          "if (" + n + "_n > 0) {\n" +
-         "  " + for_lanes(n + "_mean += " + n + "_m[l];") + "\n" +
-         "  " + n + "_mean /= " + c + kL + ";\n" +
-         "  " + for_lanes("{ const " + t + " d = " + n + "_m[l] - " + n + "_mean; " + n + "_m2 += " + n + "_q[l] + " + c +
+         "  " + for_lanes(n + "_lm += " + n + "_m[l];") + "\n" +
+         "  " + n + "_lm /= " + c + kL + ";\n" +
+         "  " + for_lanes("{ const " + t + " d = " + n + "_m[l] - " + n + "_lm; " + n + "_m2 += " + n + "_q[l] + " + c +
                           n + "_n * d * d; }") + "\n" +
          "}\n" +
          "const int64_t " + n + "_c = " + kL + " * " + n + "_n + " + n + "_tn;\n" +
          "if (" + n + "_tn > 0) {\n" +
-         "  const " + t + " d = " + n + "_tm - " + n + "_mean, w = " + c + n + "_tn / " + c + n + "_c;\n" +
-         "  " + n + "_mean += d * w;\n" +
+         "  const " + t + " d = " + n + "_tm - " + n + "_lm, w = " + c + n + "_tn / " + c + n + "_c;\n" +
          "  " + n + "_m2 += " + n + "_tq + d * d * " + c + "(" + kL + " * " + n + "_n) * w;\n" +
          "}\n" +
-         "if (" + n + "_c == 0) " + n + "_mean = " + float_literal(NAN, t == "float") + ";\n";
+         (mean ? t + " " + n + "_mean = " + n + "_ts;\n" + for_lanes(n + "_mean += " + n + "_s[l];") + "\n" + n +
+                     "_mean /= " + c + n + "_c;\n"
+               : "");
 }
 
 std::string LaneAccumulator::combine(const LoopKernel& k) const {
   if (is_welford(kind)) {
-    std::string s = welford_combine(*this);
+    bool mean = false;
+    for (int op : ops) mean = mean || k.body[static_cast<size_t>(op)].reduce == ReduceKind::WelfordMean;
+    std::string s = welford_combine(*this, mean);
     for (int op : ops) {
       const BodyOp& rop = k.body[static_cast<size_t>(op)];
       const std::string acc = name + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
@@ -264,17 +271,22 @@ std::vector<WelfordChunks> welford_chunks(const LoopKernel& k) {
     const std::string& n = a.name;
     // The chunk's values and sum in the value's compute type (integers in double).
     const std::string t = is_floating(a.source) ? std::string(value_type(a.source)) : "double";
-    w.declare = "int64_t " + n + "_n = 0;\ndouble " + n + "_mean = 0, " + n + "_m2 = 0;";
-    w.shift = n + "_k = (" + t + ")" + a.value + ";";
+    w.declare = "int64_t " + n + "_n = 0;\ndouble " + n + "_sum = 0, " + n + "_m2 = 0;";
+    // An infinite or NaN shift would make every shifted value inf - inf or NaN.
+    w.shift = n + "_k = std::isfinite((" + t + ")" + a.value + ") ? (" + t + ")" + a.value + " : (" + t + ")0;";
     w.begin = t + " " + n + "_c[" + std::to_string(kReduceBlock) + "];\n" + t + " " + n + "_s = 0;";
     w.fold = n + "_c[j] = (" + t + ")" + a.value + " - " + n + "_k;\n" + n + "_s += " + n + "_c[j];";
     w.clause = "reduction(+:" + n + "_s)";
-    std::string result = "if (" + n + "_n == 0) " + n + "_mean = " + float_literal(NAN, false) + ";";
+    std::string result;
     for (int op : a.ops) {
       const BodyOp& rop = k.body[static_cast<size_t>(op)];
-      const std::string acc = n + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
-      result += "\nconst " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " +
-                welford_value(acc, rop.dtype) + ";";
+      // The mean: the shift plus the sum of the shifted values over the count (0 / 0: NaN over
+      // no point).
+      const std::string acc = rop.reduce == ReduceKind::WelfordMean
+                                  ? "((double)" + n + "_k + " + n + "_sum / (double)" + n + "_n)"
+                                  : n + "_m2";
+      result += std::string(result.empty() ? "" : "\n") + "const " + std::string(value_type(rop.dtype)) + " v" +
+                std::to_string(op) + " = " + welford_value(acc, rop.dtype) + ";";
     }
     w.result = result;
     a.type = t;  // in chunks, the type of the chunk's values and sums
@@ -286,14 +298,18 @@ std::vector<WelfordChunks> welford_chunks(const LoopKernel& k) {
 
 namespace {
 
-// Chan's join of the state (count sn > 0, mean sm, m2 sq) into the running one named `to`
-// (to_n, to_mean, to_m2), as a block of statements.
-std::string chan_join(const std::string& to, const std::string& sn, const std::string& sm, const std::string& sq) {
+// The join of the state (count sn > 0, sum ss, m2 sq) into the running one named `to` (to_n,
+// to_sum, to_m2), as a block of statements: the sums add (the means are the sums over the
+// counts), and m2 by Chan's formula, which needs the running state's mean (none when empty).
+std::string chan_join(const std::string& to, const std::string& sn, const std::string& ss, const std::string& sq) {
   return "{\n"
          "  const int64_t c = " + to + "_n + " + sn + ";\n" +
-         "  const double d = " + sm + " - " + to + "_mean, w = (double)" + sn + " / (double)c;\n" +
-         "  " + to + "_mean += d * w;\n" +
-         "  " + to + "_m2 += (double)" + sq + " + d * d * (double)" + to + "_n * w;\n" +
+         "  if (" + to + "_n > 0) {\n" +
+         "    const double d = (double)" + ss + " / (double)" + sn + " - " + to + "_sum / (double)" + to + "_n;\n" +
+         "    " + to + "_m2 += d * d * (double)" + to + "_n * ((double)" + sn + " / (double)c);\n" +
+         "  }\n" +
+         "  " + to + "_m2 += (double)" + sq + ";\n" +
+         "  " + to + "_sum += (double)" + ss + ";\n" +
          "  " + to + "_n = c;\n" +
          "}";
 }
@@ -307,22 +323,22 @@ std::string WelfordChunks::join(int64_t points) const {
   return "const " + t + " " + n + "_cm = " + n + "_s / (" + t + ")" + p + ";\n" + t + " " + n + "_cq = 0;\n" +
          "#pragma omp simd reduction(+:" + n + "_cq)\n" +
          "for (int64_t j = 0; j < " + p + "; ++j) { const " + t + " d = " + n + "_c[j] - " + n + "_cm; " + n +
-         "_cq += d * d; }\n" + chan_join(n, p, "((double)" + n + "_k + (double)" + n + "_cm)", n + "_cq");
+         "_cq += d * d; }\n" + chan_join(n, p, n + "_s", n + "_cq");
 }
 
 std::string WelfordChunks::total_declare() const {
   const std::string& n = acc.name;
-  return "int64_t " + n + "_all_n = 0;\ndouble " + n + "_all_mean = 0, " + n + "_all_m2 = 0;";
+  return "int64_t " + n + "_all_n = 0;\ndouble " + n + "_all_sum = 0, " + n + "_all_m2 = 0;";
 }
 
 std::string WelfordChunks::total_join() const {
   const std::string& n = acc.name;
-  return "if (" + n + "_n > 0) " + chan_join(n + "_all", n + "_n", n + "_mean", n + "_m2");  // doubles already
+  return "if (" + n + "_n > 0) " + chan_join(n + "_all", n + "_n", n + "_sum", n + "_m2");  // doubles already
 }
 
 std::string WelfordChunks::from_total() const {
   const std::string& n = acc.name;
-  return "int64_t " + n + "_n = " + n + "_all_n;\ndouble " + n + "_mean = " + n + "_all_mean, " + n + "_m2 = " + n +
+  return "int64_t " + n + "_n = " + n + "_all_n;\ndouble " + n + "_sum = " + n + "_all_sum, " + n + "_m2 = " + n +
          "_all_m2;";
 }
 

@@ -60,8 +60,9 @@ struct LaneAccumulator {
 // (kReduceBlock points), instead of lanes. A first pass over the chunk computes its values
 // less a shift (the row's first value) into a chunk array and sums them (OpenMP's reduction
 // clause, in the value's compute type), a second pass sums the squared deviations from the
-// chunk's mean, and the chunk's (count, mean, m2) joins the running ones in double by Chan's
-// formula. Memory is read once (the chunk array stays in L1) and the passes vectorize like
+// chunk's mean, and the chunk's (count, sum, m2) joins the running ones in double: the sums
+// add (the mean is the shift plus the sum over the count, so an infinity or NaN propagates as
+// in a sum; a non-finite shift is 0) and m2 by Chan's formula. Memory is read once (the chunk array stays in L1) and the passes vectorize like
 // plain sums. The shift keeps the float sums accurate where the data's mean is large against
 // its spread (the shifted data algorithm): without it, a chunk's mean is off by an ulp of the
 // mean, whose square counts in m2 (values of 500 +- 0.001 lost 2e-3 of their variance).
