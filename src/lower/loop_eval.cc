@@ -61,7 +61,7 @@ double float_op(OpKind op, const double* a) {
     case OpKind::Cos: return std::cos(a[0]);
     case OpKind::Tanh: return std::tanh(a[0]);
     case OpKind::Sigmoid: return 1.0 / (1.0 + std::exp(-a[0]));
-    case OpKind::Relu: return std::isnan(a[0]) || a[0] > 0 ? a[0] : 0.0;
+    case OpKind::Relu: return a[0] < 0 ? 0.0 : a[0];  // NaN and -0 pass, as in kernel_relu
     case OpKind::Add: return a[0] + a[1];
     case OpKind::Sub: return a[0] - a[1];
     case OpKind::Mul: return a[0] * a[1];

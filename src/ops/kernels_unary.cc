@@ -77,7 +77,8 @@ Expected<std::vector<Tensor>> kernel_sigmoid(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_relu(const KernelCall& call) {
-  return unary(call, [](double x) { return std::isnan(x) || x > 0 ? x : 0.0; }, [](int64_t x) { return x > 0 ? x : 0; });
+  // x < 0 is false for NaN and -0, which pass through as torch's relu (a clamp at 0) passes them.
+  return unary(call, [](double x) { return x < 0 ? 0.0 : x; }, [](int64_t x) { return x > 0 ? x : 0; });
 }
 
 Expected<std::vector<Tensor>> kernel_gelu(const KernelCall& call) {

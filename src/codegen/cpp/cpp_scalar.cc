@@ -59,9 +59,9 @@ std::string float_expr(OpKind op, const std::vector<std::string>& a, bool single
     case OpKind::Cos: return "std::cos(" + a[0] + ")";
     case OpKind::Tanh: return (single ? "kiln_tanhf(" : "std::tanh(") + a[0] + ")";
     case OpKind::Sigmoid: return "(" + one + " / (" + one + (single ? " + kiln_expf(-" : " + std::exp(-") + a[0] + ")))";
-    // NaN stays NaN (the comparison is false); one compare and a masked move when vectorized,
-    // where testing isnan and > 0 apart took two compares and a mask merge.
-    case OpKind::Relu: return "(!(" + a[0] + " <= " + zero + ") ? " + a[0] + " : " + zero + ")";
+    // NaN and -0 pass through (the comparison is false), as torch's relu, a clamp at 0, passes
+    // them; one compare and a masked move when vectorized.
+    case OpKind::Relu: return "(" + a[0] + " < " + zero + " ? " + zero + " : " + a[0] + ")";
     case OpKind::Add: return "(" + a[0] + " + " + a[1] + ")";
     case OpKind::Sub: return "(" + a[0] + " - " + a[1] + ")";
     case OpKind::Mul: return "(" + a[0] + " * " + a[1] + ")";

@@ -18,7 +18,7 @@ extern "C" void kiln_g_k0(char* const* buffers) {
     const float v2 = (-v1);
     const float v3 = (1.0f / (1.0f + kiln_expf(-v2)));
     const float v4 = kiln_tanhf(v3);
-    const float v5 = (!(v4 <= 0.0f) ? v4 : 0.0f);
+    const float v5 = (v4 < 0.0f ? 0.0f : v4);
     b1_out0[i0] = v5;
   }
 }
