@@ -293,6 +293,9 @@ class Lowering {
   Status check_control_shapes(const Node& n);
   // A buffer holding value `v` contiguously from its element 0: v's own, or a copy.
   int contiguous_buffer(const Value* v);
+  // Whether an in-place node of the graph writes the storage `v` shares (found by following
+  // views and in-place results back to the value that owns it).
+  bool written_in_place(const Value* v) const;
   int new_temp(DType dt, const std::vector<int64_t>& sizes);
 
   // ---- In-place writes (copy_, in-place ops) ----
