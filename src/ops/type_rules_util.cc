@@ -19,6 +19,14 @@ Expected<int64_t> static_dim(std::string_view op, const Dim& d, std::string_view
   return make_error(op, ": ", what, " must be static, got symbolic dim ", d.symbol_name());
 }
 
+Expected<std::vector<Shape>> in_place_shape(const TypeCall& call, std::vector<Shape> b) {
+  const Shape& self = operand_type(call, 0).shape;
+  if (!(b[0] == self))
+    return make_error(call.name(), ": output with shape ", self.to_string(), " doesn't match the broadcast shape ",
+                      b[0].to_string());
+  return b;
+}
+
 const TensorType& operand_type(const TypeCall& call, int i) {
   const TypeOperand& o = call.operands[static_cast<size_t>(i)];
   KILN_CHECK(o.is_tensor()) << call.name() << ": operand " << i << " is not a tensor";

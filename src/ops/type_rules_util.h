@@ -45,6 +45,10 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t p
 // The same for a symbolic `in` (ceil_mode false): floor((in + 2*pad - dilation*(kernel-1) - 1) / stride) + 1.
 Dim window_output_dim(const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
 
+// The shape an in-place op's rule computed (`b`, one result) must be its self's: torch's
+// "output with shape [3] doesn't match the broadcast shape [2, 3]".
+Expected<std::vector<Shape>> in_place_shape(const TypeCall& call, std::vector<Shape> b);
+
 // Result shape of matmul (torch's rules for every rank combination; batch dims broadcast).
 Expected<Shape> matmul_shape(const Shape& a, const Shape& b);
 
