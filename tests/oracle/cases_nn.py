@@ -56,6 +56,11 @@ add("cross_entropy_smooth_weight_ignore",
     lambda x, t, w: F.cross_entropy(x, t, w, ignore_index=0, label_smoothing=0.2))
 add("cross_entropy_smooth_none_nd", "cross_entropy(%a, %b, none) {label_smoothing=0.1, reduction=\"none\"}",
     [randn(2, 3, 4), randint(0, 3, 2, 4)], lambda x, t: F.cross_entropy(x, t, reduction="none", label_smoothing=0.1))
+# cross_entropy's log_softmax is log_softmax's (an +inf logit makes the row NaN, as torch): found
+# by the random-graph fuzzer (the interpreter gave inf, the compiled code NaN).
+INF_ROW = torch.tensor([[float("inf"), 1.0, 2.0, 3.0], [0.5, float("nan"), 1.0, 2.0], [1.0, 2.0, 3.0, 4.0]])
+add("cross_entropy_inf_nan_logits", "cross_entropy(%a, %b) {reduction=\"none\"}", [INF_ROW, torch.tensor([2, 0, 1])],
+    lambda x, t: F.cross_entropy(x, t, reduction="none"))
 add("cross_entropy_probs", "cross_entropy(%a, %b, none) {label_smoothing=0.1}",
     [randn(3, 4), torch.softmax(randn(3, 4), 1)], lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1))
 add("cross_entropy_f64", "cross_entropy(%a, %b)", [randn(4, 5, dtype=torch.float64), T], F.cross_entropy)
