@@ -1,6 +1,7 @@
 // Lowering of map (inlined into its readers) and scan (a scan kernel) with pointwise bodies
 // (subgraph.h); cond and while_loop become control kernels (lower_control_flow.cc).
 #include "lower/lowering.h"
+#include "lower/lower.h"
 
 #include <optional>
 #include "lower/subgraph.h"
@@ -122,3 +123,9 @@ Status Lowering::scan_kernel(const Node& n) {
 }
 
 }  // namespace kiln::lowering
+
+namespace kiln {
+
+bool lowers_inline(const Node& n) { return lowering::Lowering::lowers_as_pointwise(n); }
+
+}  // namespace kiln

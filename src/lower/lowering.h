@@ -65,6 +65,9 @@ class Lowering {
 
   Expected<LoopProgram> run();
 
+  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
+  static bool lowers_as_pointwise(const Node& n);
+
  private:
   int add_buffer(std::string name, BufferKind kind, DType dt, const std::vector<int64_t>& sizes);
 
@@ -136,9 +139,6 @@ class Lowering {
   // the new carries and the step's outputs. Lowered when all outputs (so all carries) have one
   // shape; each point then owns its carries.
   Status scan_kernel(const Node& n);
-
-  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
-  static bool lowers_as_pointwise(const Node& n);
 
   // The body of elementwise node `n` at result coordinates `c`; returns its value.
   int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);

@@ -1,0 +1,26 @@
+// How much one op's result may differ between the compiled CPU backend and the reference
+// interpreter when both get the same operands, relative to the values involved: a number of
+// ulps of the dtype the op rounds to (its result's, or its operand's for a floating-point op
+// with an exact result), from the op and its operand types alone. The numbers and where they
+// come from are in docs/FUZZING.md ("Tolerances"): 0 for ops that only move, select or
+// compare values; 1 for a correctly rounded arithmetic op; 4 for the math functions
+// (docs/CODEGEN.md bounds kiln's vectorized exp, tanh, expm1, log1p and erf within 4 ulp);
+// one per term for sums, products and contractions (their order of additions differs);
+// a constant more for composite ops the CPU backend decomposes into several roundings; for a
+// higher-order op, the sum over its bodies' nodes (times the trips a loop may make).
+#pragma once
+
+#include "ir/graph.h"
+
+namespace kiln::fuzz {
+
+struct OpRounding {
+  double relative = 0;  // ulps times the rounded dtype's epsilon; 0 for exact ops
+  // The error is relative to the operands' magnitudes, not the result's: a composite whose
+  // float formula cancels (gelu's x * (1 + erf(x / sqrt 2)) / 2 far below 0).
+  bool of_operands = false;
+};
+
+OpRounding op_rounding(const Node& n);
+
+}  // namespace kiln::fuzz

@@ -1,0 +1,221 @@
+#include "fuzz/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "core/random.h"
+#include "fuzz/op_rounding.h"
+#include "interp/interpreter.h"
+#include "ops/op_call.h"
+#include "passes/functionalize.h"
+
+namespace kiln::fuzz {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The estimate is first order and samples a few directions: twice it is the tolerance.
+constexpr double kSafety = 2;
+
+std::vector<double> values(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  std::vector<double> v(static_cast<size_t>(c.numel()));
+  for (int64_t i = 0; i < c.numel(); ++i) v[static_cast<size_t>(i)] = c.item_double(i);
+  return v;
+}
+
+// How far `moved` is from `base`, element by element: 0 for NaN and NaN or equal values, inf
+// where only one is NaN.
+double change(double base, double moved) {
+  if (std::isnan(base) || std::isnan(moved)) return std::isnan(base) && std::isnan(moved) ? 0 : kInf;
+  return base == moved ? 0 : std::abs(base - moved);
+}
+
+// x moved by delta (same element count) with signs: +1, -1, or a seeded pattern of both
+// (sign 0 with `seed`). Floating x (and integer x `as_f64`) is moved in f64; integers by whole
+// steps; bools flip where delta reaches 1/2.
+Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t seed, bool as_f64) {
+  std::vector<double> v = values(x);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double s = sign != 0 ? sign : (random_u64(RandomStream{seed, 0}, i) & 1 ? 1.0 : -1.0);
+    if (x.dtype() == DType::Bool)
+      v[i] = delta[i] >= 0.5 ? 1 - v[i] : v[i];
+    else if (is_floating(x.dtype()) || as_f64)
+      v[i] += s * delta[i];
+    else
+      v[i] += s * std::round(std::min(delta[i], 1e15));
+  }
+  if (is_floating(x.dtype()) || as_f64) return Tensor::from_doubles(v, x.sizes(), DType::F64);
+  std::vector<int64_t> ints(v.begin(), v.end());
+  return Tensor::from_ints(ints, x.sizes(), x.dtype());
+}
+
+Expected<std::vector<Tensor>> run_node(const Node& n, std::span<const KernelOperand> operands) {
+  if (!n.info().has(kHigherOrder)) return run_op(n.op(), n.attrs(), operands);
+  std::vector<const Graph*> bodies;
+  for (int i = 0; i < n.num_subgraphs(); ++i) bodies.push_back(n.subgraph(i));
+  return run_higher_order(n.op(), n.attrs(), operands, bodies);
+}
+
+class Estimate {
+ public:
+  void set(const Value* v, Tensor value, ElementTolerance tol) {
+    value_[v] = std::move(value);
+    tol_[v] = std::move(tol);
+  }
+  const Tensor& value(const Value* v) const { return value_.at(v); }
+  const ElementTolerance& tol(const Value* v) const { return tol_.at(v); }
+
+  // The tolerance of each result of n, from its operands' (see the header).
+  void propagate(const Node& n) {
+    std::vector<KernelOperand> exact, upcast;
+    for (const Operand& o : n.operands()) {
+      if (!o.is_value()) {
+        exact.push_back({Tensor(), o.literal});
+        continue;
+      }
+      const Tensor& t = value(o.value);
+      exact.push_back({t, {}});
+    }
+    upcast = exact;
+    for (KernelOperand& o : upcast)
+      if (o.is_tensor() && is_floating(o.tensor.dtype())) o.tensor = o.tensor.to(DType::F64);
+    // Moved operands run in f64 (so a move below the operand dtype's resolution still counts),
+    // unless the op refuses f64 operands where it took the originals.
+    Expected<std::vector<Tensor>> base = run_node(n, upcast);
+    bool upcasting = true;
+    if (!base) {
+      upcasting = false;
+      base = run_node(n, exact);
+    }
+    std::vector<ElementTolerance> acc;
+    for (int r = 0; r < n.num_results(); ++r)
+      acc.emplace_back(static_cast<size_t>(n.result(r)->type().shape.numel()), base ? 0.0 : kInf);
+    const OpRounding rounding = op_rounding(n);
+    const double rel = rounding.relative;
+    const DType result_dtype = n.result(0)->type().dtype;
+    for (int i = 0; base && i < n.num_operands(); ++i) {
+      if (!n.operand(i).is_value()) continue;
+      const Tensor& x = exact[static_cast<size_t>(i)].tensor;
+      ElementTolerance delta = tol(n.operand(i).value);
+      // The op's own rounding, as a relative move of its operands (backward error): floating
+      // ones, and integers that become floating in it (log_softmax of an i64), moved in f64
+      // where the op takes that.
+      bool as_f64 = rel > 0 && is_integral(x.dtype()) && is_floating(result_dtype);
+      if (rel > 0 && (is_floating(x.dtype()) || as_f64)) {
+        const std::vector<double> xs = values(x);
+        for (size_t k = 0; k < delta.size(); ++k)
+          if (std::isfinite(xs[k])) delta[k] += rel * std::abs(xs[k]);
+      }
+      if (std::all_of(delta.begin(), delta.end(), [](double d) { return d == 0; })) continue;
+      std::vector<ElementTolerance> most(acc.size());
+      for (int pattern = 0; pattern < 4; ++pattern) {
+        if (pattern == 0)
+          for (size_t r = 0; r < acc.size(); ++r) most[r].assign(acc[r].size(), 0.0);
+        std::vector<KernelOperand> operands = upcasting ? upcast : exact;
+        Tensor m = moved(x, delta, pattern == 0 ? 1 : pattern == 1 ? -1 : 0, 7919 * static_cast<uint64_t>(pattern + i), as_f64);
+        operands[static_cast<size_t>(i)].tensor = upcasting || !is_floating(x.dtype()) ? m : m.to(x.dtype());
+        Expected<std::vector<Tensor>> out = run_node(n, operands);
+        if (!out && as_f64) {  // the op takes only integers there (an index): move by whole steps
+          as_f64 = false;
+          pattern = -1;
+          continue;
+        }
+        for (size_t r = 0; r < most.size(); ++r) {
+          const std::vector<double> b = values((*base)[r]);
+          const std::vector<double> o = out ? values((*out)[r]) : std::vector<double>(b.size(), kInf);
+          for (size_t k = 0; k < b.size(); ++k) most[r][k] = std::max(most[r][k], out ? change(b[k], o[k]) : kInf);
+        }
+      }
+      for (size_t r = 0; r < acc.size(); ++r)
+        for (size_t k = 0; k < acc[r].size(); ++k) acc[r][k] += most[r][k];
+    }
+    // The op's own rounding, relative to the result (or, for a composite that cancels, to its
+    // operand of the result's shape).
+    for (int r = 0; r < n.num_results(); ++r) {
+      const Tensor& result = value(n.result(r));
+      std::vector<double> scale = values(result);
+      if (rounding.of_operands && n.operand(0).is_value() && value(n.operand(0).value).numel() == result.numel()) {
+        const std::vector<double> x = values(value(n.operand(0).value));
+        for (size_t k = 0; k < scale.size(); ++k) scale[k] = std::max(std::abs(scale[k]), std::abs(x[k]));
+      }
+      ElementTolerance& a = acc[static_cast<size_t>(r)];
+      for (size_t k = 0; k < a.size(); ++k) {
+        if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]);
+        a[k] *= kSafety;
+      }
+      tol_[n.result(r)] = std::move(a);
+    }
+  }
+
+ private:
+  std::map<const Value*, Tensor> value_;
+  std::map<const Value*, ElementTolerance> tol_;
+};
+
+// The smallest difference a floating output may always show (its dtype's least normal number,
+// for results that flush or keep subnormals differently); 0 for exact dtypes.
+double floor_of(DType t) {
+  switch (t) {
+    case DType::F16: return 6.1e-5;
+    case DType::BF16:
+    case DType::F32: return 1.2e-38;
+    case DType::F64: return 2.3e-308;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+Expected<GraphTolerance> estimate_tolerance(const Graph& g, std::span<const Tensor> inputs) {
+  std::unique_ptr<Graph> f = g.clone();
+  FunctionalizeOptions fo;
+  fo.keep_input_mutations = false;
+  KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*f, fo));
+  Estimate e;
+  std::vector<Tensor> copies;
+  for (int i = 0; i < f->num_inputs(); ++i) {
+    copies.push_back(inputs[static_cast<size_t>(i)].clone());
+    e.set(f->input(i), copies.back(), ElementTolerance(static_cast<size_t>(copies.back().numel()), 0.0));
+  }
+  InterpreterOptions io;
+  io.on_node = [&](const Node& n, std::span<const Tensor> results) {
+    if (n.graph() != f.get()) return;
+    for (int r = 0; r < n.num_results(); ++r) e.set(n.result(r), results[static_cast<size_t>(r)].clone(), {});
+  };
+  KILN_TRY(interpret(*f, copies, io).status());
+  for (const Node* n : f->nodes()) e.propagate(*n);
+
+  auto finished = [&](const Value* v) {
+    ElementTolerance t = e.tol(v);
+    for (double& x : t) x += floor_of(v->type().dtype);
+    return t;
+  };
+  GraphTolerance out;
+  for (int k = 0; k < info.num_user_outputs; ++k) out.outputs.push_back(finished(f->outputs()[static_cast<size_t>(k)]));
+  out.inputs.resize(static_cast<size_t>(g.num_inputs()));
+  for (int i = 0; i < g.num_inputs(); ++i) out.inputs[static_cast<size_t>(i)].assign(static_cast<size_t>(inputs[static_cast<size_t>(i)].numel()), 0.0);
+  for (int k = 0; k < info.num_write_backs(); ++k)
+    out.inputs[static_cast<size_t>(info.write_back_inputs[static_cast<size_t>(k)])] =
+        finished(f->outputs()[static_cast<size_t>(info.num_user_outputs + k)]);
+  return out;
+}
+
+int64_t first_disagreement(const Tensor& want, const Tensor& got, const ElementTolerance& tol) {
+  const Tensor w = want.contiguous(), o = got.contiguous();
+  const bool exact_ints = !is_floating(w.dtype());
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const double t = tol[static_cast<size_t>(i)];
+    if (exact_ints && t == 0) {
+      if (w.item_int(i) != o.item_int(i)) return i;
+      continue;
+    }
+    const double a = w.item_double(i), b = o.item_double(i);
+    if ((std::isnan(a) && std::isnan(b)) || a == b || t == kInf) continue;
+    if (!(std::abs(a - b) <= t)) return i;
+  }
+  return -1;
+}
+
+}  // namespace kiln::fuzz

@@ -1,0 +1,175 @@
+// kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]
+//                  [--max-nodes M] [--print]
+// The random-graph differential fuzzer (src/fuzz/, docs/FUZZING.md): graph i is drawn from
+// seed S+i and run in the interpreter and compiled for the CPU on inputs drawn from the same
+// seed; each mismatch prints one line "seed N: what differs" and, with --emit-dir, the graph
+// as DIR/seed-N.kir and its inputs as DIR/seed-N.in<k>.npy, which `kiln run --device=cpu
+// --check --inputs ...` runs again. Exit status 1 when any graph disagrees. --seconds keeps
+// drawing graphs until that much time has passed (the long run); --print only prints the
+// graphs. Kernels compile into a private cache directory, removed at exit.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "commands.h"
+#include "core/npy.h"
+#include "fuzz/choices.h"
+#include "fuzz/differential.h"
+#include "fuzz/fuzz_inputs.h"
+#include "fuzz/graph_generator.h"
+#include "ir/printer.h"
+
+namespace kiln::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]\n"
+    "                        [--max-nodes M] [--print]\n";
+
+struct FuzzArgs {
+  uint64_t seed = 0;
+  int64_t count = 100;
+  double seconds = 0;  // > 0: run until this much time has passed, count ignored
+  std::string emit_dir;
+  int batch = 16;
+  int max_nodes = 8;
+  bool print = false;
+};
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "kiln fuzz-graphs: %s\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+// 0 when the command line is good, else the exit status (after printing why); -1 for --help.
+int parse_args(const Args& args, FuzzArgs& o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+    } else if (a != "--print" && a != "--help" && a != "-h") {
+      if (i + 1 >= args.size()) return usage_error(a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected '" + a + "'");
+      value = args[++i];
+    }
+    auto number = [&](int64_t lo) -> std::optional<int64_t> {
+      std::optional<int64_t> v = parse_int(value);
+      return v && *v >= lo ? v : std::nullopt;
+    };
+    if (a == "--seed" && number(0)) {
+      o.seed = static_cast<uint64_t>(*number(0));
+    } else if (a == "--count" && number(1)) {
+      o.count = *number(1);
+    } else if (a == "--seconds" && number(1)) {
+      o.seconds = static_cast<double>(*number(1));
+    } else if (a == "--batch" && number(1)) {
+      o.batch = static_cast<int>(*number(1));
+    } else if (a == "--max-nodes" && number(1)) {
+      o.max_nodes = static_cast<int>(*number(1));
+    } else if (a == "--emit-dir" && !value.empty()) {
+      o.emit_dir = value;
+    } else if (a == "--print") {
+      o.print = true;
+    } else if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return -1;
+    } else if (a == "--seed" || a == "--count" || a == "--seconds" || a == "--batch" || a == "--max-nodes" ||
+               a == "--emit-dir") {
+      return usage_error(a + " needs " + (a == "--emit-dir" ? "a directory" : a == "--seed" ? "an integer >= 0" : "an integer >= 1") +
+                         ", not '" + value + "'");
+    } else {
+      return usage_error("unknown option '" + a + "'");
+    }
+  }
+  return 0;
+}
+
+// The graph and its inputs, for `kiln run DIR/seed-N.kir --device=cpu --check --inputs ...`.
+bool emit(const FuzzArgs& o, const fuzz::FuzzCase& c, const std::string& what) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.emit_dir, ec);
+  const std::filesystem::path stem = std::filesystem::path(o.emit_dir) / ("seed-" + std::to_string(c.seed));
+  std::string inputs;
+  const std::vector<Tensor> values = fuzz::fuzz_inputs(*c.graph, c.seed);
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string file = stem.string() + ".in" + std::to_string(k) + ".npy";
+    if (Status s = write_npy(file, values[k]); !s) return fail(s.error()) == 0;
+    inputs += (k ? "," : "") + file;
+  }
+  std::ofstream out(stem.string() + ".kir");
+  out << "// kiln fuzz-graphs --seed " << c.seed << " --count 1: " << what << "\n"
+      << "// kiln run " << stem.string() << ".kir --device=cpu --check" << (inputs.empty() ? "" : " --inputs " + inputs)
+      << "\n"
+      << print_graph(*c.graph);
+  if (!out) {
+    std::fprintf(stderr, "kiln fuzz-graphs: cannot write %s.kir\n", stem.string().c_str());
+    return false;
+  }
+  return true;
+}
+
+// A kernel cache of this run only: drawn graphs would fill the user's cache with kernels no
+// one runs again.
+class ScratchCache {
+ public:
+  ScratchCache() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kiln-fuzz-XXXXXX";
+    if (mkdtemp(pattern.data())) path_ = pattern;
+  }
+  ~ScratchCache() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+int cmd_fuzz_graphs(const Args& args) {
+  FuzzArgs o;
+  if (int rc = parse_args(args, o)) return rc < 0 ? 0 : rc;
+  fuzz::GeneratorOptions generator;
+  generator.max_nodes = o.max_nodes;
+  const ScratchCache cache;
+  fuzz::DifferentialOptions differential;
+  differential.batch = o.batch;
+  differential.cpu.compile.cache_dir = cache.path();
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  int64_t drawn = 0, mismatches = 0;
+  uint64_t seed = o.seed;
+  // Rounds of a few batches, so that findings print as they come.
+  while (o.seconds > 0 ? elapsed() < o.seconds : drawn < o.count) {
+    std::vector<fuzz::FuzzCase> cases;
+    for (int64_t k = 0; k < 4 * o.batch && (o.seconds > 0 || drawn < o.count); ++k, ++drawn, ++seed) {
+      fuzz::SeededChoices choices(seed);
+      cases.push_back({seed, fuzz::generate_graph(choices, generator)});
+      if (o.print) std::printf("// seed %llu\n%s\n", static_cast<unsigned long long>(seed), print_graph(*cases.back().graph).c_str());
+    }
+    if (o.print) continue;
+    for (const fuzz::Finding& f : fuzz::check_cases(cases, differential)) {
+      ++mismatches;
+      std::printf("seed %llu: %s\n", static_cast<unsigned long long>(f.seed), f.what.c_str());
+      std::fflush(stdout);
+      if (!o.emit_dir.empty()) {
+        auto c = std::find_if(cases.begin(), cases.end(), [&](const fuzz::FuzzCase& x) { return x.seed == f.seed; });
+        if (!emit(o, *c, f.what)) return 1;
+      }
+    }
+  }
+  if (o.print) return 0;
+  std::printf("fuzz-graphs: %lld graphs (seeds %llu to %llu), %lld mismatch%s, %.0f s\n", static_cast<long long>(drawn),
+              static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(seed - 1),
+              static_cast<long long>(mismatches), mismatches == 1 ? "" : "es", elapsed());
+  return mismatches ? 1 : 0;
+}
+
+}  // namespace kiln::cli
