@@ -59,6 +59,10 @@ add("leaky_relu_slope", "leaky_relu(%a) {negative_slope=0.2}", [randn(8)], lambd
 add("elu_params", "elu(%a) {alpha=0.5, input_scale=2, scale=1.5}", [randn(8)],
     lambda a: torch.ops.aten.elu(a, 0.5, 1.5, 2))
 add("hardtanh_bounds", "hardtanh(%a) {max_val=0.5, min_val=-0.25}", [EDGE()], lambda a: F.hardtanh(a, -0.25, 0.5))
+# A NaN bound makes every element NaN, as clamp's (found by the random-graph fuzzer: the
+# reference kernel ignored it, the compiled clamp did not).
+add("hardtanh_nan_bound", "hardtanh(%a) {max_val=-2.5, min_val=nan}", [EDGE()],
+    lambda a: F.hardtanh(a, float("nan"), -2.5))
 add("bitwise_not_i16", "bitwise_not(%a)", [randint(-100, 100, 6, dtype=torch.int16)], torch.bitwise_not)
 add("bitwise_not_u8", "bitwise_not(%a)", [randint(0, 255, 6, dtype=torch.uint8)], torch.bitwise_not)
 add("bitwise_not_bool", "bitwise_not(%a)", [rand_bool(6)], torch.bitwise_not)
