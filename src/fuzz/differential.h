@@ -23,10 +23,13 @@ struct FuzzCase {
   std::unique_ptr<Graph> graph;
 };
 
-// One mismatch: the case's seed and what differs, in one line.
+// One mismatch: the case's seed and what differs, in one line; `graph` is the graph that
+// disagrees when it is not the case's own (a joint graph of the gradient check), run on
+// fuzz_inputs of the seed.
 struct Finding {
   uint64_t seed;
   std::string what;
+  std::shared_ptr<const Graph> graph = nullptr;
 };
 
 struct DifferentialOptions {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fuzz/known_bugs.h"
 #include "lower/lower.h"
 #include "ops/op_call.h"
 #include "ops/type_rules.h"
@@ -42,10 +43,21 @@ Value* GenContext::new_input(TensorType type) {
   return v;
 }
 
+Value* GenContext::constant(const TensorType& type) {
+  return options.differentiable ? random_draw(type) : value_of_type(type);
+}
+
 Value* GenContext::fresh_value(TensorType type) {
   if (pointwise) return nullptr;
   if (depth == 0) return new_input(std::move(type));
+  return random_draw(type);
+}
+
+Value* GenContext::random_draw(const TensorType& type) {
   const std::vector<int64_t> sizes = type.shape.sizes();
+  if (options.differentiable && depth > 0)  // a random op in a body hits a known bug (known_bugs.h)
+    return helper(OpKind::Full, {}, {{"size", sizes}, {"fill_value", static_cast<double>(choices.between(-4, 4)) / 2},
+                                     {"dtype", type.dtype}});
   const int64_t seed = choices.between(0, 1000);
   if (is_floating(type.dtype)) return helper(OpKind::Randn, {}, {{"size", sizes}, {"seed", seed}, {"dtype", type.dtype}});
   const bool is_bool = type.dtype == DType::Bool;
@@ -162,6 +174,10 @@ Expected<std::vector<Value*>> GenContext::append(OpDraft draft) {
   if (pointwise && !lowers_inline(*n)) {  // the CPU backend refuses such a body (lower/subgraph.h)
     graph.erase(n);
     return make_error(op_info(draft.op).name(), ": not inlined in a pointwise body");
+  }
+  if (const KnownBug* bug = hits_known_bug(*n, options)) {
+    graph.erase(n);
+    return make_error(op_info(draft.op).name(), ": hits a known bug in ", bug->where);
   }
   std::vector<Value*> results = n->results();
   pool_.insert(pool_.end(), results.begin(), results.end());

@@ -47,6 +47,10 @@ class GenContext {
   // draw (randn, randint) inside a body, whose inputs are fixed by its op; null in a
   // pointwise body.
   Value* fresh_value(TensorType type);
+  // A value of `type` that is a constant: a random draw inside the graph, which no gradient
+  // reaches (for operands a derivative rule leaves without one by design: running statistics,
+  // class weights); for other graphs, drawn as any operand is.
+  Value* constant(const TensorType& type);
   // A value whose shape broadcasts with `of` (elementwise partners): a drawn one, or a fresh
   // one of `of`'s shape with dims dropped from the front or set to 1, of `dtype` if given
   // (null when a pointwise body has none).
@@ -85,6 +89,9 @@ class GenContext {
   void rollback(Checkpoint c);
 
  private:
+  // randn or randint (cast to bool) of `type`, at a drawn seed.
+  Value* random_draw(const TensorType& type);
+
   std::vector<Value*> pool_;
 };
 

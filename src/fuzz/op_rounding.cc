@@ -109,7 +109,10 @@ OpRounding op_rounding(const Node& n) {
       return {static_cast<double>(dim_size(n, "dim", xs)) * body_relative(*n.subgraph(0))};
     }
     case OpKind::Gelu:
-      return {ulps(n) * rounded_epsilon(n), true};
+      return {ulps(n) * rounded_epsilon(n), RoundingScale::OperandOrResult};
+    case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::NllLoss: case OpKind::CrossEntropy:
+    case OpKind::MseLoss:
+      return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
     default:
       return {ulps(n) * rounded_epsilon(n)};
   }

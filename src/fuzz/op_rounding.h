@@ -14,11 +14,18 @@
 
 namespace kiln::fuzz {
 
+// What the rounding is relative to.
+enum class RoundingScale {
+  Result,          // |result|: a correctly rounded op, a sum (with its operands' backward error)
+  OperandOrResult, // max(|operand 0|, |result|): a composite whose float formula cancels (gelu's
+                   // x * (1 + erf(x / sqrt 2)) / 2 far below 0)
+  ResultOrOne,     // max(|result|, 1): log-domain results whose float formula subtracts O(1)
+                   // terms (log_softmax's x - max - log(sum), logsumexp, the losses)
+};
+
 struct OpRounding {
   double relative = 0;  // ulps times the rounded dtype's epsilon; 0 for exact ops
-  // The error is relative to the operands' magnitudes, not the result's: a composite whose
-  // float formula cancels (gelu's x * (1 + erf(x / sqrt 2)) / 2 far below 0).
-  bool of_operands = false;
+  RoundingScale scale = RoundingScale::Result;
 };
 
 OpRounding op_rounding(const Node& n);

@@ -32,8 +32,22 @@ bool index_select(GenContext& ctx, OpDraft& d) {
   return true;
 }
 
+// Indices of `sizes` whose lines along `dim` hold distinct values below `bound` (>= the line's
+// length): arange along dim, maybe flipped, broadcast over the other dims.
+Value* distinct_indices(GenContext& ctx, const std::vector<int64_t>& sizes, int dim) {
+  const int64_t length = sizes[static_cast<size_t>(dim)];
+  Value* line = ctx.helper(OpKind::Arange, {}, {{"start", int64_t{0}}, {"end", length}});
+  if (ctx.choices.percent(50)) line = ctx.helper(OpKind::Flip, {line}, {{"dims", std::vector<int64_t>{0}}});
+  std::vector<int64_t> shape(sizes.size(), 1);
+  shape[static_cast<size_t>(dim)] = length;
+  Value* v = ctx.helper(OpKind::Reshape, {line}, {{"shape", shape}});
+  return ctx.helper(OpKind::Contiguous, {ctx.helper(OpKind::Expand, {v}, {{"size", sizes}})});
+}
+
 // gather, scatter and scatter_add: an index of self's rank, no larger than self apart from dim
-// (and no larger than src, which scatter draws of the index's shape or larger).
+// (and no larger than src, which scatter draws of the index's shape or larger). In
+// differentiable graphs scatter writes each element once: torch's derivative gives src's
+// overwritten elements a gradient too, which finite differences do not see.
 bool gather_or_scatter(GenContext& ctx, OpDraft& d) {
   Value* self = pick_ranked(ctx, 1);
   if (!self) return false;
@@ -45,7 +59,9 @@ bool gather_or_scatter(GenContext& ctx, OpDraft& d) {
   const int64_t size = t.shape[wrapped].value();
   std::vector<int64_t> index_sizes = sizes_within(c, t.shape.sizes(), wrapped);
   if (size == 0 && d.op != OpKind::Gather) index_sizes[static_cast<size_t>(wrapped)] = 0;
-  Value* index = ctx.indices(index_sizes, std::max<int64_t>(size, 1));
+  const bool distinct = d.op == OpKind::Scatter && ctx.options.differentiable;
+  if (distinct) index_sizes[static_cast<size_t>(wrapped)] = std::min(index_sizes[static_cast<size_t>(wrapped)], size);
+  Value* index = distinct ? distinct_indices(ctx, index_sizes, wrapped) : ctx.indices(index_sizes, std::max<int64_t>(size, 1));
   d.operands = {self, index};
   d.attrs.set("dim", dim);
   if (d.op == OpKind::Gather) return true;
@@ -101,7 +117,9 @@ bool index_put(GenContext& ctx, OpDraft& d) {
   std::vector<int64_t> s = indexed->front().shape.sizes();
   if (!s.empty() && ctx.choices.percent(30)) s.erase(s.begin(), s.begin() + static_cast<long>(ctx.choices.below(s.size() + 1)));
   d.operands.push_back(ctx.value_of_type({self->type().dtype, Shape::from_sizes(s)}));
-  if (ctx.choices.percent(50)) d.attrs.set("accumulate", true);
+  // Without accumulate a repeated index writes twice; torch's derivative gives both values a
+  // gradient, finite differences only the last: differentiable graphs accumulate.
+  if (ctx.options.differentiable || ctx.choices.percent(50)) d.attrs.set("accumulate", true);
   return true;
 }
 
@@ -129,7 +147,8 @@ bool embedding(GenContext& ctx, OpDraft& d) {
   if (!weight) weight = ctx.fresh_value({ctx.float_dtype(), Shape{ctx.choices.between(1, 5), ctx.choices.between(1, 4)}});
   const int64_t num = weight->type().shape[0].value();
   d.operands = {weight, ctx.indices(ctx.sizes(static_cast<int>(ctx.choices.between(0, 2))), num)};
-  if (ctx.choices.percent(30)) d.attrs.set("padding_idx", ctx.choices.between(0, num - 1));
+  // padding_idx's row gets no gradient by definition (torch's), so not in differentiable graphs.
+  if (!ctx.options.differentiable && ctx.choices.percent(30)) d.attrs.set("padding_idx", ctx.choices.between(0, num - 1));
   return true;
 }
 

@@ -88,9 +88,10 @@ bool norm_trailing(GenContext& ctx, OpDraft& d) {
   return true;
 }
 
-// A positive running variance: abs(v) + 0.5 of a drawn [C].
+// A positive running variance or class weight: abs(v) + 0.5 of a constant [C] (no gradient
+// reaches these by design).
 Value* positive(GenContext& ctx, DType t, int64_t channels) {
-  return ctx.helper(OpKind::Add, {ctx.helper(OpKind::Abs, {of(ctx, t, {channels})}), Scalar(0.5)});
+  return ctx.helper(OpKind::Add, {ctx.helper(OpKind::Abs, {ctx.constant({t, Shape{channels}})}), Scalar(0.5)});
 }
 
 bool batch_norm(GenContext& ctx, OpDraft& d) {
@@ -103,7 +104,7 @@ bool batch_norm(GenContext& ctx, OpDraft& d) {
   if (training && c.percent(50)) {
     d.operands.insert(d.operands.end(), {Operand(Scalar()), Operand(Scalar())});
   } else {
-    d.operands.push_back(of(ctx, t.dtype, {ch}));
+    d.operands.push_back(ctx.constant({t.dtype, Shape{ch}}));
     d.operands.push_back(positive(ctx, t.dtype, ch));
   }
   d.attrs.set("training", training);

@@ -131,12 +131,14 @@ class Estimate {
       for (size_t r = 0; r < acc.size(); ++r)
         for (size_t k = 0; k < acc[r].size(); ++k) acc[r][k] += most[r][k];
     }
-    // The op's own rounding, relative to the result (or, for a composite that cancels, to its
-    // operand of the result's shape).
+    // The op's own rounding, relative to its scale (op_rounding.h).
     for (int r = 0; r < n.num_results(); ++r) {
       const Tensor& result = value(n.result(r));
       std::vector<double> scale = values(result);
-      if (rounding.of_operands && n.operand(0).is_value() && value(n.operand(0).value).numel() == result.numel()) {
+      if (rounding.scale == RoundingScale::ResultOrOne)
+        for (double& v : scale) v = std::max(std::abs(v), 1.0);
+      if (rounding.scale == RoundingScale::OperandOrResult && n.operand(0).is_value() &&
+          value(n.operand(0).value).numel() == result.numel()) {
         const std::vector<double> x = values(value(n.operand(0).value));
         for (size_t k = 0; k < scale.size(); ++k) scale[k] = std::max(std::abs(scale[k]), std::abs(x[k]));
       }

@@ -54,9 +54,11 @@ TEST(FuzzGenerator, DifferentiableGraphsDrawEveryOpWithADerivativeRule) {
   GeneratorOptions options;
   options.differentiable = true;
   const std::set<OpKind> seen = ops_drawn(options, 600);
+  // Never drawn while a known bug stands (fuzz/known_bugs.cc: the Welford mean beside a var).
+  const std::set<OpKind> known_bug = {OpKind::Var, OpKind::Std};
   for (const OpInfo& info : all_ops()) {
     const bool rule = derivative_info(info.kind).kind == Differentiability::Rule;
-    if (is_excluded(info.kind) || !rule) continue;
+    if (is_excluded(info.kind) || !rule || known_bug.count(info.kind)) continue;
     EXPECT_TRUE(seen.count(info.kind)) << info.name() << " has a derivative rule but is never drawn";
   }
 }

@@ -1,12 +1,16 @@
 // kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]
-//                  [--max-nodes M] [--print]
+//                  [--max-nodes M] [--grad] [--print] [FILE]
 // The random-graph differential fuzzer (src/fuzz/, docs/FUZZING.md): graph i is drawn from
 // seed S+i and run in the interpreter and compiled for the CPU on inputs drawn from the same
 // seed; each mismatch prints one line "seed N: what differs" and, with --emit-dir, the graph
 // as DIR/seed-N.kir and its inputs as DIR/seed-N.in<k>.npy, which `kiln run --device=cpu
-// --check --inputs ...` runs again. Exit status 1 when any graph disagrees. --seconds keeps
+// --check --inputs ...` runs again. Exit status 1 when any graph disagrees. --grad draws
+// differentiable graphs (f64 inputs, ops with derivative rules) and checks their gradients
+// against finite differences and their joint graphs compiled against the interpreter. --seconds keeps
 // drawing graphs until that much time has passed (the long run); --print only prints the
-// graphs. Kernels compile into a private cache directory, removed at exit.
+// graphs. With FILE, its first graph is checked instead, on the inputs of seed S (a graph
+// emitted by an earlier run, edited to find the node at fault). Kernels compile into a
+// private cache directory, removed at exit.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +22,9 @@
 #include "fuzz/choices.h"
 #include "fuzz/differential.h"
 #include "fuzz/fuzz_inputs.h"
+#include "fuzz/gradient_check.h"
 #include "fuzz/graph_generator.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 
 namespace kiln::cli {
@@ -27,7 +33,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]\n"
-    "                        [--max-nodes M] [--print]\n";
+    "                        [--max-nodes M] [--grad] [--print] [FILE]\n";
 
 struct FuzzArgs {
   uint64_t seed = 0;
@@ -37,6 +43,8 @@ struct FuzzArgs {
   int batch = 16;
   int max_nodes = 8;
   bool print = false;
+  bool grad = false;
+  std::string file;  // check this graph instead of drawing
 };
 
 int usage_error(const std::string& msg) {
@@ -51,8 +59,8 @@ int parse_args(const Args& args, FuzzArgs& o) {
     if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
       value = a.substr(a.find('=') + 1);
       a = a.substr(0, a.find('='));
-    } else if (a != "--print" && a != "--help" && a != "-h") {
-      if (i + 1 >= args.size()) return usage_error(a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected '" + a + "'");
+    } else if (a.rfind("--", 0) == 0 && a != "--print" && a != "--grad" && a != "--help") {
+      if (i + 1 >= args.size()) return usage_error(a + " needs a value");
       value = args[++i];
     }
     auto number = [&](int64_t lo) -> std::optional<int64_t> {
@@ -73,9 +81,13 @@ int parse_args(const Args& args, FuzzArgs& o) {
       o.emit_dir = value;
     } else if (a == "--print") {
       o.print = true;
+    } else if (a == "--grad") {
+      o.grad = true;
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return -1;
+    } else if (a.rfind("-", 0) != 0 && o.file.empty()) {
+      o.file = a;
     } else if (a == "--seed" || a == "--count" || a == "--seconds" || a == "--batch" || a == "--max-nodes" ||
                a == "--emit-dir") {
       return usage_error(a + " needs " + (a == "--emit-dir" ? "a directory" : a == "--seed" ? "an integer >= 0" : "an integer >= 1") +
@@ -88,22 +100,22 @@ int parse_args(const Args& args, FuzzArgs& o) {
 }
 
 // The graph and its inputs, for `kiln run DIR/seed-N.kir --device=cpu --check --inputs ...`.
-bool emit(const FuzzArgs& o, const fuzz::FuzzCase& c, const std::string& what) {
+bool emit(const FuzzArgs& o, uint64_t seed, const Graph& g, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(o.emit_dir, ec);
-  const std::filesystem::path stem = std::filesystem::path(o.emit_dir) / ("seed-" + std::to_string(c.seed));
+  const std::filesystem::path stem = std::filesystem::path(o.emit_dir) / ("seed-" + std::to_string(seed));
   std::string inputs;
-  const std::vector<Tensor> values = fuzz::fuzz_inputs(*c.graph, c.seed);
+  const std::vector<Tensor> values = fuzz::fuzz_inputs(g, seed);
   for (size_t k = 0; k < values.size(); ++k) {
     const std::string file = stem.string() + ".in" + std::to_string(k) + ".npy";
     if (Status s = write_npy(file, values[k]); !s) return fail(s.error()) == 0;
     inputs += (k ? "," : "") + file;
   }
   std::ofstream out(stem.string() + ".kir");
-  out << "// kiln fuzz-graphs --seed " << c.seed << " --count 1: " << what << "\n"
+  out << "// kiln fuzz-graphs --seed " << seed << (o.grad ? " --grad" : "") << " --count 1: " << what << "\n"
       << "// kiln run " << stem.string() << ".kir --device=cpu --check" << (inputs.empty() ? "" : " --inputs " + inputs)
       << "\n"
-      << print_graph(*c.graph);
+      << print_graph(g);
   if (!out) {
     std::fprintf(stderr, "kiln fuzz-graphs: cannot write %s.kir\n", stem.string().c_str());
     return false;
@@ -135,8 +147,19 @@ class ScratchCache {
 int cmd_fuzz_graphs(const Args& args) {
   FuzzArgs o;
   if (int rc = parse_args(args, o)) return rc < 0 ? 0 : rc;
+  std::unique_ptr<Graph> given;
+  if (!o.file.empty()) {
+    std::string text;
+    if (!read_file(o.file, text)) return 1;
+    Expected<std::vector<std::unique_ptr<Graph>>> graphs = parse_graphs(text, o.file);
+    if (!graphs) return fail(graphs.error());
+    given = std::move(graphs->front());
+    o.count = 1;
+    o.seconds = 0;
+  }
   fuzz::GeneratorOptions generator;
   generator.max_nodes = o.max_nodes;
+  generator.differentiable = o.grad;
   const ScratchCache cache;
   fuzz::DifferentialOptions differential;
   differential.batch = o.batch;
@@ -151,17 +174,19 @@ int cmd_fuzz_graphs(const Args& args) {
     std::vector<fuzz::FuzzCase> cases;
     for (int64_t k = 0; k < 4 * o.batch && (o.seconds > 0 || drawn < o.count); ++k, ++drawn, ++seed) {
       fuzz::SeededChoices choices(seed);
-      cases.push_back({seed, fuzz::generate_graph(choices, generator)});
+      cases.push_back({seed, given ? given->clone() : fuzz::generate_graph(choices, generator)});
       if (o.print) std::printf("// seed %llu\n%s\n", static_cast<unsigned long long>(seed), print_graph(*cases.back().graph).c_str());
     }
     if (o.print) continue;
-    for (const fuzz::Finding& f : fuzz::check_cases(cases, differential)) {
+    const std::vector<fuzz::Finding> findings =
+        o.grad ? fuzz::check_gradient_cases(cases, differential) : fuzz::check_cases(cases, differential);
+    for (const fuzz::Finding& f : findings) {
       ++mismatches;
       std::printf("seed %llu: %s\n", static_cast<unsigned long long>(f.seed), f.what.c_str());
       std::fflush(stdout);
       if (!o.emit_dir.empty()) {
         auto c = std::find_if(cases.begin(), cases.end(), [&](const fuzz::FuzzCase& x) { return x.seed == f.seed; });
-        if (!emit(o, *c, f.what)) return 1;
+        if (!emit(o, f.seed, f.graph ? *f.graph : *c->graph, f.what)) return 1;
       }
     }
   }

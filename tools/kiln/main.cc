@@ -65,11 +65,12 @@ commands:
                        below a stated threshold (N steps each: a shorter run); --report
                        writes both steps' compile reports to DIR/mlp and DIR/gpt
   fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]
-         [--max-nodes M] [--print]
+         [--max-nodes M] [--grad] [--print]
                        draw random graphs (graph i from seed S+i), run each in the
                        interpreter and compiled for the CPU, and print one line per
-                       mismatch; --emit-dir writes each failing graph and its inputs
-                       (docs/FUZZING.md)
+                       mismatch; --emit-dir writes each failing graph and its inputs;
+                       --grad checks gradients of differentiable graphs against finite
+                       differences (docs/FUZZING.md)
   --help               this text
 )";
 
