@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 #include "lower/loop_control.h"
 #include "lower/lowering.h"
+#include "lower/interpreter_layout.h"
 #include "lower/view_index.h"
 #include "support/check.h"
 
@@ -154,6 +155,9 @@ Status Lowering::node(const Node& n) {
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
   if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
+  // Loads here do not depend on strides; the interpreter's view does (interpreter_layout.h).
+  if (n.op() == OpKind::View)
+    if (Status s = check_view_like_interpreter(n); !s) return node_error(n, s.error().message());
   if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
     realize(n.operand(0).value);
     const Access& in = access_.at(n.operand(0).value);
