@@ -21,6 +21,8 @@ namespace kiln {
 namespace lowering {
 
 IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset) {
+  KILN_CHECK(strides.size() == coords.size()) << "strided: " << strides.size() << " strides for " << coords.size()
+                                              << " coordinates";
   IndexExpr e = IndexExpr::constant_of(offset);
   for (size_t k = 0; k < strides.size(); ++k) e = e.plus(coords[k].scaled(strides[k]));
   return e;
