@@ -211,13 +211,14 @@ Value* GenContext::predicate() {
 }
 
 void GenContext::rollback(Checkpoint c) {
-  std::vector<Node*> nodes = graph.nodes();
-  for (size_t i = nodes.size(); i-- > c.num_nodes;) graph.erase(nodes[i]);
-  // Inputs drawn since stay in the graph; only values of erased nodes leave the pool.
+  // Inputs drawn since stay in the graph; only values of erased nodes leave the pool (decided
+  // before the nodes, and their values, are freed).
   std::vector<Value*> kept(pool_.begin(), pool_.begin() + static_cast<long>(c.num_values));
   for (size_t i = c.num_values; i < pool_.size(); ++i)
     if (pool_[i]->is_input()) kept.push_back(pool_[i]);
   pool_ = std::move(kept);
+  std::vector<Node*> nodes = graph.nodes();
+  for (size_t i = nodes.size(); i-- > c.num_nodes;) graph.erase(nodes[i]);
 }
 
 }  // namespace kiln::fuzz
