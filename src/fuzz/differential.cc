@@ -6,17 +6,12 @@
 #include "core/tensor_compare.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/merge_graphs.h"
+#include "fuzz/tensor_values.h"
 #include "fuzz/tolerance.h"
 #include "interp/interpreter.h"
 
 namespace kiln::fuzz {
 namespace {
-
-std::vector<Tensor> copies(std::span<const Tensor> ts) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : ts) out.push_back(t.clone());
-  return out;
-}
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -108,7 +103,7 @@ void check_batch(std::span<const Prepared* const> batch, const CpuGraphOptions& 
 
 Outcome interpret_outcome(const Graph& g, std::span<const Tensor> inputs) {
   Outcome o;
-  o.inputs_after = copies(inputs);
+  o.inputs_after = clones(inputs);
   Expected<std::vector<Tensor>> r = interpret(g, o.inputs_after);
   if (r)
     o.outputs = std::move(*r);
@@ -119,7 +114,7 @@ Outcome interpret_outcome(const Graph& g, std::span<const Tensor> inputs) {
 
 Outcome compiled_outcome(const Graph& g, std::span<const Tensor> inputs, const CpuGraphOptions& options) {
   Outcome o;
-  o.inputs_after = copies(inputs);
+  o.inputs_after = clones(inputs);
   Expected<CompiledGraph> compiled = compile_graph_cpu(g, options);
   if (!compiled) {
     o.error = compiled.error().to_string();

@@ -7,6 +7,7 @@
 #include "autograd/joint_graph.h"
 #include "core/random.h"
 #include "fuzz/fuzz_inputs.h"
+#include "fuzz/tensor_values.h"
 #include "interp/interpreter.h"
 
 namespace kiln::fuzz {
@@ -17,15 +18,8 @@ constexpr int kDirections = 3;
 constexpr double kRelative = 1e-5;  // agreement of the directional derivatives
 constexpr double kAbsolute = 1e-7;
 
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  for (int64_t i = 0; i < c.numel(); ++i) v[static_cast<size_t>(i)] = c.item_double(i);
-  return v;
-}
-
 double dot(const Tensor& a, const Tensor& b) {
-  const std::vector<double> x = values(a), y = values(b);
+  const std::vector<double> x = element_values(a), y = element_values(b);
   double s = 0;
   for (size_t i = 0; i < x.size(); ++i) s += x[i] * y[i];
   return s;
@@ -33,8 +27,8 @@ double dot(const Tensor& a, const Tensor& b) {
 
 // x + h * e (x floating).
 Tensor step(const Tensor& x, double h, const Tensor& e) {
-  std::vector<double> v = values(x);
-  const std::vector<double> d = values(e);
+  std::vector<double> v = element_values(x);
+  const std::vector<double> d = element_values(e);
   for (size_t i = 0; i < v.size(); ++i) v[i] += h * d[i];
   return Tensor::from_doubles(v, x.sizes(), x.dtype());
 }

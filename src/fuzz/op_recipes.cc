@@ -31,6 +31,10 @@ std::vector<AttrValue> string_values(std::string_view name) {
 
 }  // namespace
 
+Value* pick_ranked(GenContext& ctx, int min_rank) {
+  return ctx.pick_value_if([&](const TensorType& t) { return t.shape.rank() >= min_rank; });
+}
+
 bool writable(const GenContext& ctx, const Value* v) {
   for (const Value* u = v; u->producer() && u->producer()->info().has(kView); u = u->producer()->operand(0).value)
     if (u->producer()->op() == OpKind::Expand || u->producer()->op() == OpKind::AsStrided) return false;

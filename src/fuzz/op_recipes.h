@@ -26,6 +26,9 @@ bool fill_from_schema(GenContext& ctx, OpDraft& d);
 // for an operand of type `self`; false when the name and type say too little (a size list).
 bool draw_attr(GenContext& ctx, OpDraft& d, const ArgSchema& arg, const TensorType& self);
 
+// A drawn value of rank `min_rank` or more, or null.
+Value* pick_ranked(GenContext& ctx, int min_rank);
+
 // Whether an in-place op may write `v`: not a body's input or a view of one (a body may only
 // mutate what it creates), and not a view whose elements may share memory (expand, as_strided).
 bool writable(const GenContext& ctx, const Value* v);

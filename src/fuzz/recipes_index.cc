@@ -7,10 +7,6 @@
 namespace kiln::fuzz {
 namespace {
 
-Value* pick_ranked(GenContext& ctx, int min_rank) {
-  return ctx.pick_value_if([&](const TensorType& t) { return t.shape.rank() >= min_rank; });
-}
-
 // Sizes no larger than `bound` (each dim 0 to its bound), except along `free_dim` (0 to 3).
 std::vector<int64_t> sizes_within(Choices& c, const std::vector<int64_t>& bound, int free_dim) {
   std::vector<int64_t> s;

@@ -11,10 +11,6 @@
 namespace kiln::fuzz {
 namespace {
 
-Value* pick_ranked(GenContext& ctx, int min_rank) {
-  return ctx.pick_value_if([&](const TensorType& t) { return t.shape.rank() >= min_rank; });
-}
-
 int64_t size_of(const TensorType& t, int64_t dim) {
   return t.shape[*wrap_dim(dim, t.shape.rank())].value();
 }

@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "fuzz/op_rounding.h"
+#include "fuzz/tensor_values.h"
 #include "interp/interpreter.h"
 #include "ops/op_call.h"
 #include "passes/functionalize.h"
@@ -17,13 +18,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // The estimate is first order and samples a few directions: twice it is the tolerance.
 constexpr double kSafety = 2;
-
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  for (int64_t i = 0; i < c.numel(); ++i) v[static_cast<size_t>(i)] = c.item_double(i);
-  return v;
-}
 
 // How far `moved` is from `base`, element by element: 0 for NaN and NaN or equal values, inf
 // where only one is NaN.
@@ -36,7 +30,7 @@ double change(double base, double moved) {
 // (sign 0 with `seed`). Floating x (and integer x `as_f64`) is moved in f64; integers by whole
 // steps; bools flip where delta reaches 1/2.
 Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t seed, bool as_f64) {
-  std::vector<double> v = values(x);
+  std::vector<double> v = element_values(x);
   for (size_t i = 0; i < v.size(); ++i) {
     const double s = sign != 0 ? sign : (random_u64(RandomStream{seed, 0}, i) & 1 ? 1.0 : -1.0);
     if (x.dtype() == DType::Bool)
@@ -104,7 +98,7 @@ class Estimate {
       // where the op takes that.
       bool as_f64 = rel > 0 && is_integral(x.dtype()) && is_floating(result_dtype);
       if (rel > 0 && (is_floating(x.dtype()) || as_f64)) {
-        const std::vector<double> xs = values(x);
+        const std::vector<double> xs = element_values(x);
         for (size_t k = 0; k < delta.size(); ++k)
           if (std::isfinite(xs[k])) delta[k] += rel * std::abs(xs[k]);
       }
@@ -123,8 +117,8 @@ class Estimate {
           continue;
         }
         for (size_t r = 0; r < most.size(); ++r) {
-          const std::vector<double> b = values((*base)[r]);
-          const std::vector<double> o = out ? values((*out)[r]) : std::vector<double>(b.size(), kInf);
+          const std::vector<double> b = element_values((*base)[r]);
+          const std::vector<double> o = out ? element_values((*out)[r]) : std::vector<double>(b.size(), kInf);
           for (size_t k = 0; k < b.size(); ++k) most[r][k] = std::max(most[r][k], out ? change(b[k], o[k]) : kInf);
         }
       }
@@ -134,12 +128,12 @@ class Estimate {
     // The op's own rounding, relative to its scale (op_rounding.h).
     for (int r = 0; r < n.num_results(); ++r) {
       const Tensor& result = value(n.result(r));
-      std::vector<double> scale = values(result);
+      std::vector<double> scale = element_values(result);
       if (rounding.scale == RoundingScale::ResultOrOne)
         for (double& v : scale) v = std::max(std::abs(v), 1.0);
       if (rounding.scale == RoundingScale::OperandOrResult && n.operand(0).is_value() &&
           value(n.operand(0).value).numel() == result.numel()) {
-        const std::vector<double> x = values(value(n.operand(0).value));
+        const std::vector<double> x = element_values(value(n.operand(0).value));
         for (size_t k = 0; k < scale.size(); ++k) scale[k] = std::max(std::abs(scale[k]), std::abs(x[k]));
       }
       ElementTolerance& a = acc[static_cast<size_t>(r)];

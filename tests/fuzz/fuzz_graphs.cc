@@ -12,22 +12,13 @@
 #include "fuzz/choices.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/graph_generator.h"
+#include "fuzz/tensor_values.h"
 #include "fuzz/tolerance.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "lower/loop_eval.h"
 #include "lower/lower.h"
 #include "support/check.h"
-
-namespace {
-
-std::vector<kiln::Tensor> copies(const std::vector<kiln::Tensor>& ts) {
-  std::vector<kiln::Tensor> out;
-  for (const kiln::Tensor& t : ts) out.push_back(t.clone());
-  return out;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kiln;
@@ -37,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::unique_ptr<Graph> g = fuzz::generate_graph(choices, options);
   const std::vector<Tensor> inputs = fuzz::fuzz_inputs(*g, 0);
 
-  std::vector<Tensor> interpreted = copies(inputs), evaluated = copies(inputs);
+  std::vector<Tensor> interpreted = fuzz::clones(inputs), evaluated = fuzz::clones(inputs);
   Expected<std::vector<Tensor>> want = interpret(*g, interpreted);
   Expected<LoopProgram> program = lower_graph(*g);
   Expected<std::vector<Tensor>> got =
