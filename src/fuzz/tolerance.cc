@@ -45,6 +45,18 @@ Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t 
   return Tensor::from_ints(ints, x.sizes(), x.dtype());
 }
 
+// The dtype's least normal number (0 for exact dtypes): below it, results may flush to 0 or keep
+// subnormals differently.
+double least_normal(DType t) {
+  switch (t) {
+    case DType::F16: return 6.1e-5;
+    case DType::BF16:
+    case DType::F32: return 1.2e-38;
+    case DType::F64: return 2.3e-308;
+    default: return 0;
+  }
+}
+
 Expected<std::vector<Tensor>> run_node(const Node& n, std::span<const KernelOperand> operands) {
   if (!n.info().has(kHigherOrder)) return run_op(n.op(), n.attrs(), operands);
   std::vector<const Graph*> bodies;
@@ -136,9 +148,12 @@ class Estimate {
         const std::vector<double> x = element_values(value(n.operand(0).value));
         for (size_t k = 0; k < scale.size(); ++k) scale[k] = std::max(std::abs(scale[k]), std::abs(x[k]));
       }
+      // An op that rounds may also flush a result below the dtype's least normal number to 0
+      // (kiln_expf is 0 below exp(-86.6): docs/CODEGEN.md).
+      const double flush = rel > 0 ? least_normal(result.dtype()) : 0;
       ElementTolerance& a = acc[static_cast<size_t>(r)];
       for (size_t k = 0; k < a.size(); ++k) {
-        if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]);
+        if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]) + flush;
         a[k] *= kSafety;
       }
       tol_[n.result(r)] = std::move(a);
@@ -149,18 +164,6 @@ class Estimate {
   std::map<const Value*, Tensor> value_;
   std::map<const Value*, ElementTolerance> tol_;
 };
-
-// The smallest difference a floating output may always show (its dtype's least normal number,
-// for results that flush or keep subnormals differently); 0 for exact dtypes.
-double floor_of(DType t) {
-  switch (t) {
-    case DType::F16: return 6.1e-5;
-    case DType::BF16:
-    case DType::F32: return 1.2e-38;
-    case DType::F64: return 2.3e-308;
-    default: return 0;
-  }
-}
 
 }  // namespace
 
@@ -185,7 +188,7 @@ Expected<GraphTolerance> estimate_tolerance(const Graph& g, std::span<const Tens
 
   auto finished = [&](const Value* v) {
     ElementTolerance t = e.tol(v);
-    for (double& x : t) x += floor_of(v->type().dtype);
+    for (double& x : t) x += least_normal(v->type().dtype);
     return t;
   };
   GraphTolerance out;
