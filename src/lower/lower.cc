@@ -156,6 +156,11 @@ Status Lowering::node(const Node& n) {
     if (!n.result(r)->type().shape.is_static())
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
+  // A node that reads only its operands' shapes (full_like) still has their indices checked,
+  // as the reference kernels computing those operands check them.
+  if (!reads_operands(n))
+    for (const Operand& o : n.operands())
+      if (o.is_value() && checks_indices(o.value)) realize(o.value);
   if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
   // Loads here do not depend on strides; the interpreter's view does (interpreter_layout.h).
   if (n.op() == OpKind::View)
