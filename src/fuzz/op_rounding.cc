@@ -1,6 +1,7 @@
 #include "fuzz/op_rounding.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kiln::fuzz {
 namespace {
@@ -110,12 +111,35 @@ OpRounding op_rounding(const Node& n) {
     }
     case OpKind::Gelu:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::OperandOrResult};
-    case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::NllLoss: case OpKind::CrossEntropy:
-    case OpKind::MseLoss:
+    case OpKind::NllLoss: case OpKind::MseLoss:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
+    case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::CrossEntropy:
+    case OpKind::ScaledDotProductAttention:
+      return {ulps(n) * rounded_epsilon(n), RoundingScale::Exponentiated};
     default:
       return {ulps(n) * rounded_epsilon(n)};
   }
+}
+
+namespace {
+
+double largest_finite(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  double m = 0;
+  for (int64_t i = 0; i < c.numel(); ++i)
+    if (std::isfinite(c.item_double(i))) m = std::max(m, std::abs(c.item_double(i)));
+  return m;
+}
+
+}  // namespace
+
+double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands) {
+  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite(operands[0].tensor);
+  const Tensor& q = operands[0].tensor;
+  const double e = q.dim() == 0 ? 1 : static_cast<double>(q.sizes().back());
+  const std::optional<double> scale = OpCallBase(n.op(), n.attrs()).attr_opt_float("scale");
+  return std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))) * largest_finite(q) * largest_finite(operands[1].tensor) * e +
+         largest_finite(operands[2].tensor);
 }
 
 }  // namespace kiln::fuzz

@@ -10,7 +10,10 @@
 // higher-order op, the sum over its bodies' nodes (times the trips a loop may make).
 #pragma once
 
+#include <span>
+
 #include "ir/graph.h"
+#include "ops/op_call.h"
 
 namespace kiln::fuzz {
 
@@ -20,7 +23,10 @@ enum class RoundingScale {
   OperandOrResult, // max(|operand 0|, |result|): a composite whose float formula cancels (gelu's
                    // x * (1 + erf(x / sqrt 2)) / 2 far below 0)
   ResultOrOne,     // max(|result|, 1): log-domain results whose float formula subtracts O(1)
-                   // terms (log_softmax's x - max - log(sum), logsumexp, the losses)
+                   // terms (nll_loss, mse_loss)
+  Exponentiated,   // max(|result|, 1) * (1 + M), M the magnitude of what the op exponentiates
+                   // (exponentiated_magnitude): softmax-like ops and attention, whose compiled
+                   // code may compute x - max(x) in two kernels, each rounding x differently
 };
 
 struct OpRounding {
@@ -29,5 +35,10 @@ struct OpRounding {
 };
 
 OpRounding op_rounding(const Node& n);
+
+// For RoundingScale::Exponentiated: the largest finite magnitude the op exponentiates, from its
+// operands' values (operand 0's for softmax-like ops; |scale| * max|q| * max|k| * E, plus max|v|
+// for the values it averages, for attention).
+double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands);
 
 }  // namespace kiln::fuzz

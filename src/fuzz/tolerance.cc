@@ -141,8 +141,10 @@ class Estimate {
     for (int r = 0; r < n.num_results(); ++r) {
       const Tensor& result = value(n.result(r));
       std::vector<double> scale = element_values(result);
-      if (rounding.scale == RoundingScale::ResultOrOne)
-        for (double& v : scale) v = std::max(std::abs(v), 1.0);
+      if (rounding.scale == RoundingScale::ResultOrOne || rounding.scale == RoundingScale::Exponentiated) {
+        const double m = rounding.scale == RoundingScale::Exponentiated ? 1 + exponentiated_magnitude(n, exact) : 1;
+        for (double& v : scale) v = std::max(std::abs(v), 1.0) * m;
+      }
       if (rounding.scale == RoundingScale::OperandOrResult && n.operand(0).is_value() &&
           value(n.operand(0).value).numel() == result.numel()) {
         const std::vector<double> x = element_values(value(n.operand(0).value));
