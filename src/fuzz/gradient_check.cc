@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "autograd/derivative.h"
 #include "autograd/joint_graph.h"
 #include "core/random.h"
 #include "fuzz/fuzz_inputs.h"
@@ -100,6 +101,12 @@ bool has_map_or_scan(const Graph& g) {
 }
 
 }  // namespace
+
+GeneratorOptions differentiable_options(GeneratorOptions options) {
+  options.differentiable = true;
+  options.draws = [](OpKind op) { return derivative_info(op).kind == Differentiability::Rule; };
+  return options;
+}
 
 std::vector<Finding> check_gradient_cases(std::span<const FuzzCase> cases, const DifferentialOptions& options) {
   std::vector<Finding> findings;

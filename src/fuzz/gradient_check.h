@@ -1,5 +1,5 @@
-// The gradient check of drawn differentiable graphs (generate_graph with differentiable set:
-// f64 inputs, ops with derivative rules). For each graph, its joint graph (autograd/
+// The gradient check of drawn differentiable graphs (differentiable_options: f64 inputs, ops
+// with derivative rules). For each graph, its joint graph (autograd/
 // joint_graph.h: forward outputs and the gradient of every floating input, random draws at
 // their static seeds) must
 // - agree with central finite differences of the forward graph in f64: along random
@@ -14,8 +14,13 @@
 #include <vector>
 
 #include "fuzz/differential.h"
+#include "fuzz/graph_generator.h"
 
 namespace kiln::fuzz {
+
+// Generator options for differentiable graphs: differentiable set, and only ops with a
+// derivative rule (autograd/derivatives.def).
+GeneratorOptions differentiable_options(GeneratorOptions options = {});
 
 std::vector<Finding> check_gradient_cases(std::span<const FuzzCase> cases, const DifferentialOptions& options = {});
 

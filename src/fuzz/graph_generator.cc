@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "autograd/derivative.h"
 #include "fuzz/gen_context.h"
 #include "fuzz/op_recipes.h"
 #include "ops/op_info.h"
@@ -30,13 +29,13 @@ bool excluded(OpKind op) {
 }
 
 // The ops a context may draw: the table minus the exclusions, higher-order ops only above
-// kMaxDepth, and for differentiable graphs only ops with a derivative rule.
+// kMaxDepth, those options.draws accepts, elementwise ones in a pointwise body.
 std::vector<OpKind> drawable_ops(const GenContext& ctx) {
   std::vector<OpKind> ops;
   for (const OpInfo& info : all_ops()) {
     if (excluded(info.kind)) continue;
     if (info.has(kHigherOrder) && (!ctx.options.control_flow || ctx.depth >= kMaxDepth)) continue;
-    if (ctx.options.differentiable && derivative_info(info.kind).kind != Differentiability::Rule) continue;
+    if (ctx.options.draws && !ctx.options.draws(info.kind)) continue;
     if (ctx.pointwise && (!info.has(kElementwise) || info.has(kInplace))) continue;
     ops.push_back(info.kind);
   }

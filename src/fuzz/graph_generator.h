@@ -20,9 +20,12 @@ struct GeneratorOptions {
   int max_nodes = 8;         // ops drawn for the top-level graph (recipes' helper nodes aside)
   int max_elements = 64;     // the most elements of a drawn input type
   bool control_flow = true;  // cond, while_loop (2 to 3 trips at most), scan and map
-  // Only f64 inputs and ops with a derivative rule (autograd/derivatives.def): graphs whose
-  // gradients the fuzzer checks by finite differences.
+  // Only f64 inputs, operands a derivative rule leaves without gradient made constants, and
+  // only the ops `draws` accepts: graphs whose gradients the fuzzer checks by finite
+  // differences (gradient_check.h: differentiable_options).
   bool differentiable = false;
+  // When set, the only ops drawn (besides recipes' helpers).
+  bool (*draws)(OpKind op) = nullptr;
   // The percentage of index operands left unclamped and integer divisors left unguarded, so
   // that some graphs fail at run time (an index out of range, a division by zero): a run
   // error must be an error on every backend.

@@ -8,6 +8,7 @@
 
 #include "autograd/derivative.h"
 #include "fuzz/choices.h"
+#include "fuzz/gradient_check.h"
 #include "fuzz/graph_generator.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -51,8 +52,7 @@ TEST(FuzzGenerator, DrawsEveryOpButTheExclusions) {
 }
 
 TEST(FuzzGenerator, DifferentiableGraphsDrawEveryOpWithADerivativeRule) {
-  GeneratorOptions options;
-  options.differentiable = true;
+  const GeneratorOptions options = differentiable_options();
   const std::set<OpKind> seen = ops_drawn(options, 600);
   // Never drawn while a known bug stands (fuzz/known_bugs.cc: the Welford mean beside a var).
   const std::set<OpKind> known_bug = {OpKind::Var, OpKind::Std};
@@ -104,8 +104,7 @@ TEST(FuzzChoices, ByteChoicesReadBytesAndThenZeros) {
 }
 
 TEST(FuzzGenerator, DifferentiableGraphsHaveOnlyF64Inputs) {
-  GeneratorOptions options;
-  options.differentiable = true;
+  const GeneratorOptions options = differentiable_options();
   for (uint64_t seed = 0; seed < 50; ++seed) {
     SeededChoices c(seed);
     std::unique_ptr<Graph> g = generate_graph(c, options);

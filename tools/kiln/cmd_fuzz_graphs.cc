@@ -159,7 +159,7 @@ int cmd_fuzz_graphs(const Args& args) {
   }
   fuzz::GeneratorOptions generator;
   generator.max_nodes = o.max_nodes;
-  generator.differentiable = o.grad;
+  if (o.grad) generator = fuzz::differentiable_options(generator);
   const ScratchCache cache;
   fuzz::DifferentialOptions differential;
   differential.batch = o.batch;
