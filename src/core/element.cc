@@ -60,6 +60,11 @@ int64_t load_int(const std::byte* base, DType dtype, int64_t index) {
   }
 }
 
+int64_t load_int_as(const std::byte* base, DType dtype, int64_t index, DType to) {
+  if (to == DType::Bool) return load_double(base, dtype, index) != 0.0;
+  return load_int(base, dtype, index);
+}
+
 void store_double(std::byte* base, DType dtype, int64_t index, double v) {
   switch (dtype) {
     case DType::Bool: store_raw<uint8_t>(base, index, v != 0.0 ? 1 : 0); return;

@@ -17,13 +17,9 @@ namespace kiln {
 namespace {
 
 // Values of `in` grouped by output element (output in row-major order, keepdim layout).
-// Element `index` of `in` as an integer of the result dtype `to` computes in: torch casts the
-// input to a reduction's dtype first, so a bool result reads x != 0 (0.5 is true, and 1 + -1
-// is two trues), other integer results truncate.
-int64_t load_as(const Tensor& in, int64_t index, DType to) {
-  if (to == DType::Bool) return load_double(in.data_bytes(), in.dtype(), index) != 0;
-  return load_int(in.data_bytes(), in.dtype(), index);
-}
+// torch casts the input to a reduction's dtype first (load_int_as): a bool result reads x != 0
+// (0.5 is true, and 1 + -1 is two trues), other integer results truncate.
+int64_t load_as(const Tensor& in, int64_t index, DType to) { return load_int_as(in.data_bytes(), in.dtype(), index, to); }
 
 template <typename T>
 struct Groups {
