@@ -28,21 +28,23 @@ double change(double base, double moved) {
 
 // x moved by delta (same element count) with signs: +1, -1, or a seeded pattern of both
 // (sign 0 with `seed`). Floating x (and integer x `as_f64`) is moved in f64; integers by whole
-// steps; bools flip where delta reaches 1/2.
+// steps (wrapping, as their arithmetic does); bools flip where delta reaches 1/2.
 Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t seed, bool as_f64) {
-  std::vector<double> v = element_values(x);
-  for (size_t i = 0; i < v.size(); ++i) {
-    const double s = sign != 0 ? sign : (random_u64(RandomStream{seed, 0}, i) & 1 ? 1.0 : -1.0);
-    if (x.dtype() == DType::Bool)
-      v[i] = delta[i] >= 0.5 ? 1 - v[i] : v[i];
-    else if (is_floating(x.dtype()) || as_f64)
-      v[i] += s * delta[i];
-    else
-      v[i] += s * std::round(std::min(delta[i], 1e15));
+  auto sign_of = [&](size_t i) { return sign != 0 ? sign : (random_u64(RandomStream{seed, 0}, i) & 1 ? 1 : -1); };
+  if (is_floating(x.dtype()) || as_f64) {
+    std::vector<double> v = element_values(x);
+    for (size_t i = 0; i < v.size(); ++i) v[i] += sign_of(i) * delta[i];
+    return Tensor::from_doubles(v, x.sizes(), DType::F64);
   }
-  if (is_floating(x.dtype()) || as_f64) return Tensor::from_doubles(v, x.sizes(), DType::F64);
-  std::vector<int64_t> ints(v.begin(), v.end());
-  return Tensor::from_ints(ints, x.sizes(), x.dtype());
+  const Tensor c = x.contiguous();
+  std::vector<int64_t> v(static_cast<size_t>(c.numel()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int64_t xi = c.item_int(static_cast<int64_t>(i));
+    const auto step = static_cast<int64_t>(std::round(std::min(delta[i], 1e15)));
+    v[i] = x.dtype() == DType::Bool ? (delta[i] >= 0.5 ? 1 - xi : xi)
+                                    : static_cast<int64_t>(static_cast<uint64_t>(xi) + static_cast<uint64_t>(sign_of(i) * step));
+  }
+  return Tensor::from_ints(v, x.sizes(), x.dtype());
 }
 
 // The dtype's least normal number (0 for exact dtypes): below it, results may flush to 0 or keep
