@@ -59,6 +59,22 @@ double least_normal(DType t) {
   }
 }
 
+// Whether the operands that result element k reads hold no infinity or NaN: element k of an
+// operand of the result's size (or its one element), any element of another.
+bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t result_numel) {
+  for (const KernelOperand& o : operands) {
+    if (!o.is_tensor()) continue;
+    const std::vector<double> v = element_values(o.tensor);
+    if (v.size() == result_numel || v.size() == 1) {
+      if (!std::isfinite(v[v.size() == 1 ? 0 : k])) return false;
+      continue;
+    }
+    for (double x : v)
+      if (!std::isfinite(x)) return false;
+  }
+  return true;
+}
+
 Expected<std::vector<Tensor>> run_node(const Node& n, std::span<const KernelOperand> operands) {
   if (!n.info().has(kHigherOrder)) return run_op(n.op(), n.attrs(), operands);
   std::vector<const Graph*> bodies;
@@ -155,9 +171,13 @@ class Estimate {
       // An op that rounds may also flush a result below the dtype's least normal number to 0
       // (kiln_expf is 0 below exp(-86.6): docs/CODEGEN.md).
       const double flush = rel > 0 ? least_normal(result.dtype()) : 0;
+      // And it may overflow to inf from finite operands where code that keeps the value in a
+      // wider type before its next op (a fused kernel) does not.
+      const bool rounds = rel > 0 && is_floating(result.dtype());
       ElementTolerance& a = acc[static_cast<size_t>(r)];
       for (size_t k = 0; k < a.size(); ++k) {
         if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]) + flush;
+        if (rounds && std::isinf(scale[k]) && finite_operands(exact, k, a.size())) a[k] = kInf;
         a[k] *= kSafety;
       }
       tol_[n.result(r)] = std::move(a);
