@@ -107,6 +107,12 @@ Expected<LoopProgram> Lowering::run() {
     p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, a.sizes);
     copy_kernel(a, v->type().dtype, p_.outputs[j]);
   }
+  // A pending value no kernel computed (read only for its shape by full_like, passed to a map
+  // body that ignores it) still checks its indices, as the reference kernel computing it does.
+  std::vector<const Value*> unchecked;
+  for (const auto& [v, node] : pending_)
+    if (!emitted_.count(v) && checks_indices(v)) unchecked.push_back(v);
+  for (const Value* v : unchecked) realize(v);
   if (options_.fuse) schedule_kernels(p_, options_.schedule);
   else number_kernels(p_);  // kernels nested in control kernels' regions get names of their own
   return std::move(p_);
@@ -156,11 +162,6 @@ Status Lowering::node(const Node& n) {
     if (!n.result(r)->type().shape.is_static())
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
-  // A node that reads only its operands' shapes (full_like) still has their indices checked,
-  // as the reference kernels computing those operands check them.
-  if (!reads_operands(n))
-    for (const Operand& o : n.operands())
-      if (o.is_value() && checks_indices(o.value)) realize(o.value);
   if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
   // Loads here do not depend on strides; the interpreter's view does (interpreter_layout.h).
   if (n.op() == OpKind::View)

@@ -34,6 +34,7 @@ Status Lowering::higher_order(const Node& n) {
 }
 
 int Lowering::emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c) {
+  emitted_.insert(v);
   if (n.info().has(kRandom)) return emit_random(b, n, c);
   if (sources_.count(&n)) return emit_gather(b, n, c);
   if (n.op() != OpKind::Map) return lowers_as_remap(n) ? emit_remap(b, n, c) : emit_pointwise(b, n, c);

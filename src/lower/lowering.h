@@ -323,6 +323,7 @@ class Lowering {
   LoopProgram p_;
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
+  std::set<const Value*> emitted_;                // pending values some kernel computed
   std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
   std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value
