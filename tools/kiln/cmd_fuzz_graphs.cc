@@ -86,7 +86,8 @@ int parse_args(const Args& args, FuzzArgs& o) {
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return -1;
-    } else if (a.rfind("-", 0) != 0 && o.file.empty()) {
+    } else if (a.rfind("-", 0) != 0) {
+      if (!o.file.empty()) return usage_error("more than one FILE ('" + o.file + "', '" + a + "')");
       o.file = a;
     } else if (a == "--seed" || a == "--count" || a == "--seconds" || a == "--batch" || a == "--max-nodes" ||
                a == "--emit-dir") {
@@ -101,8 +102,6 @@ int parse_args(const Args& args, FuzzArgs& o) {
 
 // The graph and its inputs, for `kiln run DIR/seed-N.kir --device=cpu --check --inputs ...`.
 bool emit(const FuzzArgs& o, uint64_t seed, const Graph& g, const std::string& what) {
-  std::error_code ec;
-  std::filesystem::create_directories(o.emit_dir, ec);
   const std::filesystem::path stem = std::filesystem::path(o.emit_dir) / ("seed-" + std::to_string(seed));
   std::string inputs;
   const std::vector<Tensor> values = fuzz::fuzz_inputs(g, seed);
@@ -160,6 +159,11 @@ int cmd_fuzz_graphs(const Args& args) {
   fuzz::GeneratorOptions generator;
   generator.max_nodes = o.max_nodes;
   if (o.grad) generator = fuzz::differentiable_options(generator);
+  if (!o.emit_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.emit_dir, ec);
+    if (ec) return fail(make_error("fuzz-graphs: cannot create the directory ", o.emit_dir, ": ", ec.message()));
+  }
   const ScratchCache cache;
   fuzz::DifferentialOptions differential;
   differential.batch = o.batch;
