@@ -11,7 +11,6 @@
 #include "autograd/derivative.h"
 #include "ir/graph_builder.h"
 #include "ir/printer.h"
-#include "ir/view_chain.h"
 #include "ir/verifier.h"
 #include "ir/written_operands.h"
 #include "passes/dce.h"
@@ -85,7 +84,6 @@ bool has_inplace_ops(const Graph& g) {
 OutputGradKind classify_output(const Value* out, bool is_write_back, const std::unordered_set<const Value*>& active) {
   if (is_write_back) return OutputGradKind::WriteBack;
   if (!is_differentiable_type(out)) return OutputGradKind::NotDifferentiable;
-  if (storage_root(out)->is_input()) return OutputGradKind::AliasOfInput;
   if (!active.contains(out)) return OutputGradKind::NoGradient;
   return OutputGradKind::Tangent;
 }
@@ -177,7 +175,6 @@ std::string_view output_grad_kind_name(OutputGradKind k) {
     case OutputGradKind::Tangent: return "tangent";
     case OutputGradKind::NotDifferentiable: return "not_differentiable";
     case OutputGradKind::NoGradient: return "no_gradient";
-    case OutputGradKind::AliasOfInput: return "alias_of_input";
     case OutputGradKind::WriteBack: return "write_back";
   }
   return "?";

@@ -14,12 +14,13 @@
 //
 // Its inputs are the forward inputs (primals, roles kept) followed by one input of role
 // `tangent` per forward output that needs one: a floating output that some differentiated
-// input reaches and that is neither a graph input nor a view of one (an alias of an input
-// carries no gradient of its own; the reference regenerates such outputs outside its graph)
-// nor a write-back. OutputGradKind says why an output has or has no tangent. Its outputs are
-// the forward outputs followed by one gradient per differentiated input, in input order.
-// Inputs that no gradient reaches get zeros_like. The result is dead-code eliminated and
-// verified.
+// input reaches and that is not a write-back. An output that is a differentiated input, or a
+// view of one, takes a tangent too, and its gradient flows to that input (through the view's
+// rule): the reference regenerates such outputs outside its compiled graph and autograd
+// carries their gradient there, and kiln has no outside. OutputGradKind says why an output
+// has or has no tangent. Its outputs are the forward outputs followed by one gradient per
+// differentiated input, in input order. Inputs that no gradient reaches get zeros_like. The
+// result is dead-code eliminated and verified.
 #pragma once
 
 #include <memory>
@@ -52,7 +53,6 @@ enum class OutputGradKind {
   Tangent,            // floating, reached by a differentiated input
   NotDifferentiable,  // integer or bool
   NoGradient,         // floating, but no differentiated input reaches it
-  AliasOfInput,       // a graph input or a view of one
   WriteBack,          // the new value of a mutated input
 };
 std::string_view output_grad_kind_name(OutputGradKind k);  // "tangent", "not_differentiable", ...

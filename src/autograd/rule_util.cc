@@ -21,6 +21,12 @@ Operand one_minus(GraphBuilder& b, Operand x) {
   return add(b, neg(b, x.value), Scalar(1.0));
 }
 
+Value* zero_where(GraphBuilder& b, Value* cond, Value* g) { return where(b, cond, Scalar(0.0), g); }
+
+Value* div_or_zero(GraphBuilder& b, Value* g, Value* d) {
+  return zero_where(b, b.apply1(OpKind::Eq, {d, Scalar(0.0)}), div(b, g, d));
+}
+
 bool differentiable(const GradCall& call, int i) {
   Value* v = call.operand(i);
   return v != nullptr && is_floating(v->type().dtype);

@@ -20,6 +20,12 @@ Value* unary(GraphBuilder& b, OpKind op, Value* x);
 // 1 - x (sub takes no literal on the left); a literal for a literal x.
 Operand one_minus(GraphBuilder& b, Operand x);
 
+// Where a rule's formula meets 0/0 or 0 * inf at a point PyTorch gives a gradient of 0 (std
+// at a constant row, atan2 at the origin, pow at a zero exponent), the rule masks it:
+// `g` with 0 where the bool `cond` holds, and g / d with 0 where d is 0.
+Value* zero_where(GraphBuilder& b, Value* cond, Value* g);
+Value* div_or_zero(GraphBuilder& b, Value* g, Value* d);
+
 // Whether a gradient can flow to operand `i`: it is a value of a floating dtype.
 bool differentiable(const GradCall& call, int i);
 

@@ -61,7 +61,8 @@ std::vector<Value*> grad_rule_div(const GradCall& c) {
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
 }
 
-// d/dx x^e = e x^(e-1); d/de x^e = x^e log x, taken as 0 where x == 0 and e >= 0 (PyTorch).
+// d/dx x^e = e x^(e-1), taken as 0 where e == 0 (so 0^0 has none); d/de x^e = x^e log x,
+// taken as 0 where x == 0 and e >= 0. Both as PyTorch, for literal operands too.
 std::vector<Value*> grad_rule_pow(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value* g = c.grad();
@@ -73,18 +74,20 @@ std::vector<Value*> grad_rule_pow(const GradCall& c) {
     } else {
       Operand e_minus_1 = e.is_value() ? Operand(sub(b, e.value, Scalar(1.0))) : Operand(Scalar(e.literal.to_double() - 1.0));
       gx = mul(b, mul(b, g, e), b.apply1(OpKind::Pow, {x, e_minus_1}));
+      if (e.is_value()) gx = zero_where(b, b.apply1(OpKind::Eq, {e.value, Scalar(0.0)}), gx);
     }
   }
   Value* gy = nullptr;
   if (differentiable(c, 1)) {
     Value* g_result = mul(b, g, c.result());
+    Value* exponent_nonnegative = b.apply1(OpKind::Ge, {e.value, Scalar(0.0)});
     if (x.is_value()) {
-      Value* d = mul(b, g_result, unary(b, OpKind::Log, x.value));
-      Value* zero_base = b.apply1(OpKind::LogicalAnd, {b.apply1(OpKind::Eq, {x.value, Scalar(0.0)}),
-                                                      b.apply1(OpKind::Ge, {e.value, Scalar(0.0)})});
-      gy = where(b, zero_base, Scalar(0.0), d);
+      Value* zero_base = b.apply1(OpKind::LogicalAnd, {b.apply1(OpKind::Eq, {x.value, Scalar(0.0)}), exponent_nonnegative});
+      gy = zero_where(b, zero_base, mul(b, g_result, unary(b, OpKind::Log, x.value)));
     } else {
-      gy = mul(b, g_result, Scalar(std::log(x.literal.to_double())));
+      const double base = x.literal.to_double();
+      gy = mul(b, g_result, Scalar(std::log(base)));
+      if (base == 0.0) gy = zero_where(b, exponent_nonnegative, gy);
     }
   }
   return {to_operand(c, 0, gx), to_operand(c, 1, gy)};
@@ -94,11 +97,12 @@ std::vector<Value*> grad_rule_maximum(const GradCall& c) { return max_min(c, OpK
 
 std::vector<Value*> grad_rule_minimum(const GradCall& c) { return max_min(c, OpKind::Gt, OpKind::Lt); }
 
-// atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2).
+// atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2); 0 where x^2 + y^2 is 0 (the
+// origin, or squares below the smallest subnormal), as PyTorch.
 std::vector<Value*> grad_rule_atan2(const GradCall& c) {
   GraphBuilder& b = c.b;
   Value *y = c.operand(0), *x = c.operand(1);
-  Value* g_over = div(b, c.grad(), add(b, mul(b, x, x), mul(b, y, y)));
+  Value* g_over = div_or_zero(b, c.grad(), add(b, mul(b, x, x), mul(b, y, y)));
   Value* gy = differentiable(c, 0) ? mul(b, g_over, x) : nullptr;
   Value* gx = differentiable(c, 1) ? neg(b, mul(b, g_over, y)) : nullptr;
   return {to_operand(c, 0, gy), to_operand(c, 1, gx)};

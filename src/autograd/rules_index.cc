@@ -30,10 +30,16 @@ Value* pad_to(GraphBuilder& b, Value* v, Value* like) {
 }
 
 // scatter/scatter_add: src's gradient is the result's gradient read back through the index.
+// Index and src may differ in rank where one is 0-d and the other 1-D: the kernel reads a 0-d
+// index as [index] (so src[0] only), and a 0-d src at every index (so it gets the sum).
 Value* scatter_src_grad(const GradCall& c) {
   if (!differentiable(c, 2)) return nullptr;
-  Value* g = c.b.apply1(OpKind::Gather, {c.grad(), c.operand(1)}, {{"dim", c.attr_int("dim")}});
-  return to_operand(c, 2, pad_to(c.b, g, c.operand(2)));
+  GraphBuilder& b = c.b;
+  Value *index = c.operand(1), *src = c.operand(2);
+  if (index->type().shape.rank() == 0) index = b.apply1(OpKind::Reshape, {index}, {{"shape", AttrValue::Ints{1}}});
+  Value* g = b.apply1(OpKind::Gather, {c.grad(), index}, {{"dim", c.attr_int("dim")}});
+  if (src->type().shape.rank() == 0) return to_operand(c, 2, b.apply1(OpKind::Sum, {g}));
+  return to_operand(c, 2, pad_to(b, g, src));
 }
 
 }  // namespace

@@ -30,6 +30,14 @@ std::vector<Value*> rounded_remainder(const GradCall& c, const char* rounding_mo
   return {to_operand(c, 0, g), to_operand(c, 1, gother)};
 }
 
+// `grads` (of the leading operands) as one entry per operand of the node: none for the
+// trailing ones (a weight or rng_state, which take no gradient) and none beyond them (an
+// optional operand the node leaves out).
+std::vector<Value*> per_operand(const GradCall& c, std::vector<Value*> grads) {
+  grads.resize(static_cast<size_t>(c.node.num_operands()), nullptr);
+  return grads;
+}
+
 Value* reduce_loss(Tape& t, Value* l, const std::string& reduction) {
   if (reduction == "sum") return t.op(OpKind::Sum, {l});
   if (reduction == "mean") return t.op(OpKind::Mean, {l});
@@ -37,8 +45,11 @@ Value* reduce_loss(Tape& t, Value* l, const std::string& reduction) {
 }
 
 // Per-item parts of the class-index losses over log-probabilities `logp` (class dim 1, or 0
-// for a 1-D input).
+// for a 1-D input). As in ATen, an ignored item gets no gradient, even where the gradient of
+// a mean over no items (every item ignored) is inf times its zero weight: the losses read
+// logp through a where() that zeroes the ignored items.
 struct ClassLoss {
+  Value* logp;   // logp, 0 where ignored (on the tape)
   Value* nll;    // -w[t] logp[t], 0 where ignored (on the tape)
   Value* wt;     // w[t], 0 where ignored (constant)
   Value* valid;  // 1 where not ignored (constant)
@@ -61,12 +72,14 @@ ClassLoss class_loss(const GradCall& c, Tape& t, Value* logp) {
   Value* target = c.operand(1);
   Value* tgt = b.apply1(OpKind::Unsqueeze, {target}, {{"dim", r.class_dim}});
   Value* onehot = b.cast(b.apply1(OpKind::Eq, {tgt, ids}), dt);
-  r.valid = b.cast(b.apply1(OpKind::Ne, {target, Scalar(c.attr_int("ignore_index"))}), dt);
+  Value* kept = b.apply1(OpKind::Ne, {target, Scalar(c.attr_int("ignore_index"))});
+  r.valid = b.cast(kept, dt);
+  r.logp = t.op(OpKind::Where, {b.apply1(OpKind::Unsqueeze, {kept}, {{"dim", r.class_dim}}), logp, Scalar(0.0)});
   r.w = c.operand(2) ? b.apply1(OpKind::Reshape, {c.operand(2)}, {{"shape", col}}) : nullptr;
   const AttrMap over{{"dim", AttrValue::Ints{r.class_dim}}};
   Value* w_onehot = r.w ? mul(b, onehot, r.w) : onehot;
   r.wt = mul(b, b.apply1(OpKind::Sum, {w_onehot}, over), r.valid);
-  Value* picked = t.op(OpKind::Sum, {t.mul(logp, onehot)}, over);
+  Value* picked = t.op(OpKind::Sum, {t.mul(r.logp, onehot)}, over);
   r.nll = t.op(OpKind::Neg, {t.mul(picked, r.wt)});
   return r;
 }
@@ -168,7 +181,7 @@ std::vector<Value*> grad_rule_nll_loss(const GradCall& c) {
   Value* x = c.operand(0);
   ClassLoss l = class_loss(c, t, x);
   std::vector<Value*> g = t.backward(reduce_nll(c, t, l, 1.0), c.grad(), {x});
-  return {g[0], nullptr, nullptr};
+  return per_operand(c, {g[0]});
 }
 
 // log_softmax then the nll; with label smoothing, + ls / C * (-sum_c w_c logp_c) per item,
@@ -187,16 +200,17 @@ std::vector<Value*> grad_rule_cross_entropy(const GradCall& c) {
   AttrValue::Ints col{-1};
   for (int64_t d = class_dim + 1; d < x->type().shape.rank(); ++d) col.push_back(1);
   Value* w = c.operand(2) ? b.apply1(OpKind::Reshape, {c.operand(2)}, {{"shape", col}}) : nullptr;
-  Value* wlogp = w ? t.mul(logp, w) : logp;
   if (is_floating(target->type().dtype)) {
+    Value* wlogp = w ? t.mul(logp, w) : logp;
     Value* p = ls > 0 ? t.add(t.mul(target, Scalar(1 - ls)), Scalar(ls / classes)) : target;
     Value* l = t.op(OpKind::Neg, {t.op(OpKind::Sum, {t.mul(wlogp, p)}, over)});
     std::vector<Value*> g = t.backward(reduce_loss(t, l, c.attr_str("reduction")), c.grad(), {x, target});
-    return {g[0], g[1], nullptr};
+    return per_operand(c, {g[0], g[1]});
   }
   ClassLoss l = class_loss(c, t, logp);
   Value* loss = reduce_nll(c, t, l, 1 - ls);
   if (ls > 0) {
+    Value* wlogp = w ? t.mul(l.logp, w) : l.logp;
     Value* smooth = t.mul(t.op(OpKind::Neg, {t.op(OpKind::Sum, {wlogp}, over)}), l.valid);
     smooth = t.mul(smooth, Scalar(ls / classes));
     const std::string& reduction = c.attr_str("reduction");
@@ -207,7 +221,7 @@ std::vector<Value*> grad_rule_cross_entropy(const GradCall& c) {
     loss = t.add(loss, smooth);
   }
   std::vector<Value*> g = t.backward(loss, c.grad(), {x});
-  return {g[0], nullptr, nullptr};
+  return per_operand(c, {g[0]});
 }
 
 // Training: the same seed, rng_state and p draw the same mask, so dropout of the gradient is
@@ -247,15 +261,16 @@ std::vector<Value*> grad_rule_scaled_dot_product_attention(const GradCall& c) {
     s = mask->type().dtype == DType::Bool ? t.op(OpKind::Where, {mask, s, Scalar(-inf)}) : t.add(s, mask);
   Value* dead = b.apply1(
       OpKind::Eq, {b.apply1(OpKind::Amax, {s}, {{"dim", AttrValue::Ints{-1}}, {"keepdim", true}}), Scalar(-inf)});
+  // A dead row's softmax is NaN, and so would its gradient be, times the zero from the outer
+  // where(): its scores are zeroed before the softmax too, so the gradient stays 0 there.
+  s = t.op(OpKind::Where, {dead, Scalar(0.0), s});
   Value* p = t.op(OpKind::Where, {dead, Scalar(0.0), t.op(OpKind::Softmax, {s}, {{"dim", int64_t{-1}}})});
   const double dropout_p = c.attr_float("dropout_p");
   if (dropout_p > 0)
     p = t.op(OpKind::Dropout, with_rng_state(c, {p}),
              {{"p", dropout_p}, {"train", true}, {"seed", c.attr_int("seed")}});
   Value* out = t.op(OpKind::Matmul, {p, v});
-  std::vector<Value*> g = t.backward(out, c.grad(), {q, k, v, mask});
-  g.resize(static_cast<size_t>(c.node.num_operands()), nullptr);  // rng_state, when present, has none
-  return g;
+  return per_operand(c, t.backward(out, c.grad(), {q, k, v, mask}));
 }
 
 std::vector<Value*> grad_rule_avg_pool2d(const GradCall& c) {

@@ -76,12 +76,23 @@ std::vector<Value*> grad_rule_mean(const GradCall& c) {
   return {to_operand(c, 0, expand_like(c.b, g, x))};
 }
 
-// g * prod / x: enough for inputs without zeros.
+// g times the product of the other elements reduced with x, as PyTorch: prod / x where the
+// reduction holds no zero; where it holds one, the product of the rest at the zero and 0
+// elsewhere; where it holds more, 0.
 std::vector<Value*> grad_rule_prod(const GradCall& c) {
   if (!differentiable(c, 0)) return {nullptr};
-  Reduction r = reduction_of(c);
   GraphBuilder& b = c.b;
-  return {to_operand(c, 0, div(b, mul(b, r.g, r.y), c.operand(0)))};
+  Reduction r = reduction_of(c);
+  Value* x = c.operand(0);
+  Value* is_zero = b.apply1(OpKind::Eq, {x, Scalar(0.0)});
+  Value* zeros = b.apply1(OpKind::Sum, {b.cast(is_zero, x->type().dtype)},
+                          {{"dim", dims_of(r.reduced)}, {"keepdim", true}});
+  Value* nonzero_prod = b.apply1(OpKind::Prod, {where(b, is_zero, Scalar(1.0), x)}, c.node.attrs());
+  Value* rest = where(b, is_zero, keepdim_form(b, nonzero_prod, r.reduced, c.attr_bool("keepdim")), Scalar(0.0));
+  Value* one_zero = b.apply1(OpKind::Eq, {zeros, Scalar(1.0)});
+  Value* others = where(b, b.apply1(OpKind::Eq, {zeros, Scalar(0.0)}), div(b, r.y, x),
+                        where(b, one_zero, rest, Scalar(0.0)));
+  return {to_operand(c, 0, mul(b, r.g, others))};
 }
 
 std::vector<Value*> grad_rule_amax(const GradCall& c) { return extreme(c); }
@@ -97,13 +108,13 @@ std::vector<Value*> grad_rule_var(const GradCall& c) {
   return {to_operand(c, 0, mul(b, r.g, div(b, mul(b, k.d, Scalar(2.0)), k.divisor)))};
 }
 
-// (x - mean) / ((N - correction) std).
+// (x - mean) / ((N - correction) std), and 0 where std is 0 (a constant row), as PyTorch.
 std::vector<Value*> grad_rule_std(const GradCall& c) {
   if (!differentiable(c, 0)) return {nullptr};
   GraphBuilder& b = c.b;
   Reduction r = reduction_of(c);
   Centered k = centered(c, r);
-  return {to_operand(c, 0, mul(b, div(b, r.g, r.y), div(b, k.d, k.divisor)))};
+  return {to_operand(c, 0, mul(b, div_or_zero(b, r.g, r.y), div(b, k.d, k.divisor)))};
 }
 
 std::vector<Value*> grad_rule_logsumexp(const GradCall& c) {

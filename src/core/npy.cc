@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -312,7 +312,12 @@ Expected<Tensor> npy_from_bytes(std::string_view bytes, std::string_view name) {
   // The elements as stored: C order over `sizes`, or C order over the reversed sizes.
   std::vector<int64_t> stored_sizes = sizes;
   if (fortran) std::reverse(stored_sizes.begin(), stored_sizes.end());
-  Tensor stored = Tensor::empty(stored_sizes, dtype);
+  Tensor stored;
+  try {
+    stored = Tensor::empty(stored_sizes, dtype);
+  } catch (const Error& e) {  // out of memory
+    return err(e.diagnostic().message());
+  }
   if (need > 0) std::memcpy(stored.data_bytes(), bytes.data() + prefix + header_len, static_cast<size_t>(need));
   std::byte* out = stored.data_bytes();
   if (descr->swap)
@@ -327,7 +332,7 @@ Expected<Tensor> npy_from_bytes(std::string_view bytes, std::string_view name) {
 }
 
 std::string npy_to_bytes(const Tensor& t) {
-  KILN_CHECK(t.defined() && !t.is_traced()) << "npy_to_bytes of a traced or undefined tensor";
+  if (!t.defined() || t.is_traced()) throw Error(make_error("npy_to_bytes: cannot write a traced or undefined tensor"));
   std::string header = "{'descr': ";
   std::string descr = npy_descr(t.dtype());
   header += descr[0] == '[' ? descr : "'" + descr + "'";

@@ -34,7 +34,7 @@ Status write_npy(const std::string& path, const Tensor& t);
 
 // The same format from and to memory; `name` is used in error messages in place of a path.
 Expected<Tensor> npy_from_bytes(std::string_view bytes, std::string_view name = "<memory>");
-std::string npy_to_bytes(const Tensor& t);
+std::string npy_to_bytes(const Tensor& t);  // kiln::Error for a traced or undefined tensor
 
 // The descr kiln writes for a dtype: "<f4", "|b1", "[('bf16', '<u2')]".
 std::string npy_descr(DType dtype);

@@ -1,8 +1,13 @@
 #include "core/shape.h"
 
-#include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
+
+int64_t Dim::value() const {
+  if (expr_) throw Error(make_error("Dim::value(): the dim ", expr_->to_string(), " is symbolic and has no value until bound"));
+  return value_;
+}
 
 Dim::Dim(const SymExpr& e) {
   if (e.is_constant())
@@ -17,8 +22,8 @@ template <typename IntOp, typename ExprOp>
 Dim combine(const Dim& a, const Dim& b, IntOp int_op, ExprOp expr_op) {
   if (a.is_static() && b.is_static()) {
     int64_t r = 0;
-    KILN_CHECK(!int_op(a.value(), b.value(), &r)) << "dim arithmetic overflows on " << a.to_string() << ", "
-                                                   << b.to_string();
+    if (int_op(a.value(), b.value(), &r))
+      throw SymExprOverflow("dim arithmetic overflows int64 on " + a.to_string() + " and " + b.to_string());
     return Dim(r);
   }
   return Dim(expr_op(a.expr(), b.expr()));
@@ -63,7 +68,7 @@ std::vector<int64_t> Shape::sizes() const {
   std::vector<int64_t> out;
   out.reserve(dims_.size());
   for (const Dim& d : dims_) {
-    KILN_CHECK(d.is_static()) << "sizes() of symbolic shape " << to_string();
+    if (d.is_symbolic()) throw Error(make_error("Shape::sizes(): the shape ", to_string(), " is symbolic"));
     out.push_back(d.value());
   }
   return out;

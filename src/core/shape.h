@@ -14,7 +14,8 @@
 namespace kiln {
 
 // A dim: a static size, or a symbolic expression over named symbols (B, B*T, T+1,
-// floor(T/2)). A dim whose expression folds to a constant is static.
+// floor(T/2)). A dim whose expression folds to a constant is static. Arithmetic on static
+// dims that overflows int64 throws SymExprOverflow, as symbolic arithmetic does.
 class Dim {
  public:
   Dim(int64_t v = 0) : value_(v) {}  // NOLINT: dims read like integers
@@ -23,7 +24,7 @@ class Dim {
 
   bool is_static() const { return !expr_.has_value(); }
   bool is_symbolic() const { return expr_.has_value(); }
-  int64_t value() const { return value_; }  // only when is_static()
+  int64_t value() const;  // kiln::Error for a symbolic dim, which has no value until bound
   // Whether this is one bare symbol ("B", not "B*T").
   bool is_symbol() const { return expr_ && expr_->as_symbol().has_value(); }
   // The symbol's name for a bare symbol, else the expression's text ("B*T").
@@ -38,7 +39,7 @@ class Dim {
   friend Dim operator+(const Dim& a, const Dim& b);
   friend Dim operator-(const Dim& a, const Dim& b);
   friend Dim operator*(const Dim& a, const Dim& b);
-  // floor(a / d) for d > 0.
+  // floor(a / d); kiln::Error for d <= 0.
   friend Dim floor_div(const Dim& a, int64_t d);
 
  private:
@@ -60,7 +61,7 @@ class Shape {
   std::vector<Dim>& dims() { return dims_; }
 
   bool is_static() const;
-  // Requires is_static().
+  // kiln::Error unless is_static().
   std::vector<int64_t> sizes() const;
   int64_t numel() const;
 

@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #endif
 
 namespace kiln {
@@ -16,6 +18,7 @@ constexpr size_t kHugeThreshold = size_t{4} << 20;
 
 // At least one byte, so that data() is a valid pointer for empty tensors.
 std::byte* allocate(size_t nbytes) {
+  if (nbytes > Storage::machine_memory()) throw std::bad_alloc();
   const size_t n = nbytes == 0 ? 1 : nbytes;
   const size_t align = n >= kHugeThreshold ? kHugePage : Storage::kAlignment;
   void* p = nullptr;
@@ -27,6 +30,17 @@ std::byte* allocate(size_t nbytes) {
 }
 
 }  // namespace
+
+size_t Storage::machine_memory() {
+  static const size_t bytes = [] {
+#if defined(__linux__)
+    struct sysinfo info {};
+    if (sysinfo(&info) == 0) return (static_cast<size_t>(info.totalram) + info.totalswap) * info.mem_unit;
+#endif
+    return std::numeric_limits<size_t>::max();
+  }();
+  return bytes;
+}
 
 void Storage::Free::operator()(std::byte* p) const { std::free(p); }
 

@@ -1,4 +1,5 @@
-// A flat, shared byte buffer that tensors view. Storage is zero-initialized.
+// A flat, shared byte buffer that tensors view. Storage is zero-initialized. Out of memory is
+// std::bad_alloc; Tensor turns it into a kiln::Error naming the bytes (core/tensor.h).
 //
 // The bytes start on a 64-byte boundary (a cache line, an AVX-512 vector), so that the compiled
 // CPU kernels' vector loads and stores of a tensor's rows do not straddle cache lines; malloc's
@@ -31,6 +32,10 @@ class Storage {
   const std::byte* data() const { return data_.get(); }
 
   static constexpr size_t kAlignment = 64;
+  // The bytes of RAM and swap of this machine. A larger request fails with std::bad_alloc
+  // before it reaches the allocator, which under memory overcommit could grant it and leave
+  // the process to be killed while it zero-fills the pages.
+  static size_t machine_memory();
 
  private:
   struct Uninitialized {};

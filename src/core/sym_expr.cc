@@ -1,9 +1,11 @@
 #include "core/sym_expr.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <numeric>
 
-#include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -105,8 +107,19 @@ Term atom_term(AtomPtr a) {
 
 SymExpr::SymExpr(int64_t c) : rep_(normalize({}, c)) {}
 
+Status SymExpr::check_symbol_name(std::string_view name) {
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const bool valid = !name.empty() && letter(name[0]) &&
+                     std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || digit(c); });
+  if (!valid)
+    return make_error("invalid dim symbol '", name, "': a symbol is a letter or '_' followed by letters, digits or '_'");
+  if (name == "floor") return make_error("invalid dim symbol 'floor': the word is floor division in dim expressions");
+  return Status::ok();
+}
+
 SymExpr SymExpr::symbol(const std::string& name) {
-  KILN_CHECK(!name.empty()) << "empty symbol name";
+  if (Status valid = check_symbol_name(name); !valid) throw Error(valid.error());
   auto a = std::make_shared<Atom>();
   a->text = name;
   a->name = name;
@@ -114,7 +127,7 @@ SymExpr SymExpr::symbol(const std::string& name) {
 }
 
 SymExpr SymExpr::floor_div(const SymExpr& a, int64_t d) {
-  KILN_CHECK(d > 0) << "floor division of " << a.to_string() << " by " << d;
+  if (d <= 0) throw Error(make_error("floor division of the dim ", a.to_string(), " by ", d, ": the divisor must be positive"));
   if (d == 1) return a;
   // a = d*q + r termwise with each remainder coefficient in [0, d): floor(a/d) = q + floor(r/d).
   std::vector<Term> q_terms, r_terms;
@@ -150,7 +163,7 @@ SymExpr SymExpr::floor_div(const SymExpr& a, int64_t d) {
 bool SymExpr::is_constant() const { return rep_->terms.empty(); }
 
 int64_t SymExpr::constant_value() const {
-  KILN_CHECK(is_constant()) << "constant_value() of " << to_string();
+  if (!is_constant()) throw Error(make_error("SymExpr::constant_value(): ", to_string(), " is not a constant"));
   return rep_->constant;
 }
 
@@ -162,9 +175,25 @@ std::optional<std::string> SymExpr::as_symbol() const {
 }
 
 SymExpr operator+(const SymExpr& a, const SymExpr& b) {
-  std::vector<Term> terms = a.rep_->terms;
-  terms.insert(terms.end(), b.rep_->terms.begin(), b.rep_->terms.end());
-  return SymExpr(normalize(std::move(terms), checked_add(a.rep_->constant, b.rep_->constant)));
+  const SymExpr operands[] = {a, b};
+  return SymExpr::sum(operands);
+}
+
+SymExpr SymExpr::sum(std::span<const SymExpr> operands) {
+  std::vector<Term> terms;
+  int64_t constant = 0;
+  for (const SymExpr& e : operands) {
+    terms.insert(terms.end(), e.rep_->terms.begin(), e.rep_->terms.end());
+    constant = checked_add(constant, e.rep_->constant);
+  }
+  return SymExpr(normalize(std::move(terms), constant));
+}
+
+SymExpr SymExpr::product(std::span<const SymExpr> factors) {
+  if (factors.empty()) return SymExpr(1);
+  if (factors.size() == 1) return factors[0];
+  const size_t half = factors.size() / 2;
+  return product(factors.first(half)) * product(factors.subspan(half));
 }
 
 SymExpr SymExpr::operator-() const {
@@ -183,9 +212,9 @@ SymExpr operator*(const SymExpr& lhs, const SymExpr& rhs) {
     if (b.constant) terms.push_back(Term{x.atoms, checked_mul(x.coef, b.constant), x.key});
     for (const Term& y : b.terms) {
       Term t;
-      t.atoms = x.atoms;
-      t.atoms.insert(t.atoms.end(), y.atoms.begin(), y.atoms.end());
-      std::sort(t.atoms.begin(), t.atoms.end(), [](const AtomPtr& p, const AtomPtr& q) { return p->text < q->text; });
+      t.atoms.reserve(x.atoms.size() + y.atoms.size());
+      std::merge(x.atoms.begin(), x.atoms.end(), y.atoms.begin(), y.atoms.end(), std::back_inserter(t.atoms),
+                 [](const AtomPtr& p, const AtomPtr& q) { return p->text < q->text; });
       t.coef = checked_mul(x.coef, y.coef);
       t.key = join_key(t.atoms);
       terms.push_back(std::move(t));
@@ -203,20 +232,20 @@ std::optional<int64_t> SymExpr::evaluate(const std::map<std::string, int64_t>& b
 }
 
 SymExpr SymExpr::substitute(const std::map<std::string, int64_t>& bindings) const {
-  SymExpr out(rep_->constant);
+  std::vector<SymExpr> terms{SymExpr(rep_->constant)};
   for (const Term& t : rep_->terms) {
-    SymExpr prod(t.coef);
+    std::vector<SymExpr> factors{SymExpr(t.coef)};
     for (const AtomPtr& a : t.atoms) {
       if (a->den) {
-        prod = prod * floor_div(a->num->substitute(bindings), a->den);
+        factors.push_back(floor_div(a->num->substitute(bindings), a->den));
         continue;
       }
       auto it = bindings.find(a->name);
-      prod = prod * (it == bindings.end() ? symbol(a->name) : SymExpr(it->second));
+      factors.push_back(it == bindings.end() ? symbol(a->name) : SymExpr(it->second));
     }
-    out = out + prod;
+    terms.push_back(product(factors));
   }
-  return out;
+  return sum(terms);
 }
 
 void SymExpr::collect_symbols(std::set<std::string>& out) const {

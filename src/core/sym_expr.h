@@ -11,9 +11,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "support/diagnostic.h"
 
 namespace kiln {
 
@@ -33,12 +37,16 @@ struct SymTerm;  // below
 class SymExpr {
  public:
   SymExpr(int64_t c = 0);  // NOLINT: constants read like integers
+  // The symbol `name`; a name check_symbol_name refuses is a kiln::Error (support/error.h).
   static SymExpr symbol(const std::string& name);
-  // floor(a / d) for d > 0 (internal error otherwise).
+  // Ok when `name` can name a dim symbol: a letter or '_', then letters, digits or '_' (as the
+  // graph text writes it), and not `floor`, which the text reads as floor division.
+  static Status check_symbol_name(std::string_view name);
+  // floor(a / d) for d > 0 (kiln::Error otherwise).
   static SymExpr floor_div(const SymExpr& a, int64_t d);
 
   bool is_constant() const;
-  int64_t constant_value() const;  // only when is_constant()
+  int64_t constant_value() const;  // kiln::Error unless is_constant()
   // The name when this is a bare symbol ("B"), else nullopt.
   std::optional<std::string> as_symbol() const;
 
@@ -46,6 +54,12 @@ class SymExpr {
   friend SymExpr operator-(const SymExpr& a, const SymExpr& b);
   friend SymExpr operator*(const SymExpr& a, const SymExpr& b);
   SymExpr operator-() const;
+  // The sum and the product of many expressions. Each binary operation costs time in the size
+  // of its result, so a chain of n of them (a parser's `B*B*...*B`) costs O(n^2); these take
+  // O(n log n) for n operands: the sum canonicalizes all terms once, the product multiplies
+  // halves. The empty sum is 0 and the empty product 1.
+  static SymExpr sum(std::span<const SymExpr> operands);
+  static SymExpr product(std::span<const SymExpr> factors);
 
   // The value with every symbol bound; nullopt when some symbol has no binding.
   std::optional<int64_t> evaluate(const std::map<std::string, int64_t>& bindings) const;

@@ -3,9 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/checked_layout.h"
 #include "core/element.h"
 #include "core/random.h"
-#include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -38,22 +39,63 @@ int64_t strided_offset(const std::vector<int64_t>& sizes, const std::vector<int6
   return off;
 }
 
+// Throws a misuse of Tensor::`what` ("zeros", "size(3)") as kiln::Error.
+template <typename... Args>
+[[noreturn]] void fail(std::string_view what, Args&&... args) {
+  throw Error(make_error("Tensor::", what, ": ", std::forward<Args>(args)...));
+}
+
 }  // namespace
 
-Tensor Tensor::empty(const std::vector<int64_t>& sizes, DType dtype) {
-  for (int64_t s : sizes) KILN_CHECK(s >= 0) << "negative size in Tensor::empty";
+void Tensor::fail_undefined(const char* what) {
+  fail(what, "the tensor is undefined (a default-constructed Tensor holds no value)");
+}
+
+void Tensor::require_concrete(const char* what) const {
+  if (!defined()) fail_undefined(what);
+  if (is_traced())
+    fail(what, "the tensor is traced (", type().to_string(),
+         ") and has no value: inside capture() a tensor stands for a value computed when the graph runs, so C++ "
+         "cannot read or branch on its data; data-dependent control flow needs kiln::cond or kiln::while_loop");
+}
+
+void Tensor::require_static_shape(const char* what) const {
+  if (!defined()) fail_undefined(what);
+  if (is_traced() && !traced_shape_.is_static())
+    fail(what, "the traced tensor's shape ", traced_shape_.to_string(),
+         " is symbolic: its sizes are known only when the graph runs (shape() gives the dims; reshape and view take -1)");
+}
+
+int64_t Tensor::element_offset(int64_t flat, const char* what) const {
+  require_concrete(what);
+  const int64_t n = numel();
+  if (flat < 0 || flat >= n) fail(what, "element ", flat, " is out of range for a tensor of ", n, " elements");
+  return strided_offset(sizes_, strides_, flat);
+}
+
+Tensor Tensor::allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype) {
+  Expected<int64_t> bytes = contiguous_bytes(sizes, dtype);
+  if (!bytes) fail(what, bytes.error().message());
   Tensor t;
   t.dtype_ = dtype;
   t.sizes_ = sizes;
   t.strides_ = contiguous_strides(sizes);
-  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(product(sizes)) * static_cast<size_t>(dtype_size(dtype)));
+  try {
+    t.storage_ = std::make_shared<Storage>(static_cast<size_t>(*bytes));
+  } catch (const std::bad_alloc&) {
+    fail(what, "out of memory: cannot allocate ", *bytes, " bytes for ", dtype_name(dtype), int_list_text(sizes),
+         " (this machine has ", Storage::machine_memory(), " bytes of memory and swap)");
+  }
   return t;
 }
 
-Tensor Tensor::zeros(const std::vector<int64_t>& sizes, DType dtype) { return empty(sizes, dtype); }
+Tensor Tensor::empty(const std::vector<int64_t>& sizes, DType dtype) { return allocate("empty", sizes, dtype); }
+
+Tensor Tensor::zeros(const std::vector<int64_t>& sizes, DType dtype) { return allocate("zeros", sizes, dtype); }
 
 Tensor Tensor::full(const std::vector<int64_t>& sizes, Scalar value, DType dtype) {
-  Tensor t = empty(sizes, dtype);
+  if (value.is_none()) fail("full", "the fill value is none");
+  Tensor t = allocate("full", sizes, dtype);
   int64_t n = t.numel();
   std::byte* base = t.data_bytes();
   for (int64_t i = 0; i < n; ++i) {
@@ -67,20 +109,23 @@ Tensor Tensor::full(const std::vector<int64_t>& sizes, Scalar value, DType dtype
 
 Tensor Tensor::scalar(Scalar value, DType dtype) { return full({}, value, dtype); }
 
-Tensor Tensor::from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes, DType dtype) {
-  Tensor t = empty(sizes, dtype);
-  KILN_CHECK(static_cast<int64_t>(values.size()) == t.numel()) << "from_doubles: " << values.size() << " values for "
-                                                               << t.numel() << " elements";
-  for (size_t i = 0; i < values.size(); ++i) store_double(t.data_bytes(), dtype, static_cast<int64_t>(i), values[i]);
+// A tensor holding `values`, one per element of `sizes`, each stored by `store`.
+template <typename T, typename Store>
+Tensor Tensor::from_values(const char* what, const std::vector<T>& values, const std::vector<int64_t>& sizes, DType dtype,
+                           Store store) {
+  Tensor t = allocate(what, sizes, dtype);
+  if (static_cast<int64_t>(values.size()) != t.numel())
+    fail(what, values.size(), " values for ", t.numel(), " elements (sizes ", int_list_text(sizes), ")");
+  for (size_t i = 0; i < values.size(); ++i) store(t.data_bytes(), dtype, static_cast<int64_t>(i), values[i]);
   return t;
 }
 
+Tensor Tensor::from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes, DType dtype) {
+  return from_values("from_doubles", values, sizes, dtype, store_double);
+}
+
 Tensor Tensor::from_ints(const std::vector<int64_t>& values, const std::vector<int64_t>& sizes, DType dtype) {
-  Tensor t = empty(sizes, dtype);
-  KILN_CHECK(static_cast<int64_t>(values.size()) == t.numel()) << "from_ints: " << values.size() << " values for "
-                                                               << t.numel() << " elements";
-  for (size_t i = 0; i < values.size(); ++i) store_int(t.data_bytes(), dtype, static_cast<int64_t>(i), values[i]);
-  return t;
+  return from_values("from_ints", values, sizes, dtype, store_int);
 }
 
 Tensor Tensor::rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
@@ -88,7 +133,8 @@ Tensor Tensor::rand(const std::vector<int64_t>& sizes, uint64_t seed, DType dtyp
 }
 
 Tensor Tensor::rand(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
-  Tensor t = empty(sizes, dtype);
+  if (!is_floating(dtype)) fail("rand", "draws floating values, not ", dtype_name(dtype), " (randint draws integers)");
+  Tensor t = allocate("rand", sizes, dtype);
   for (int64_t i = 0; i < t.numel(); ++i)
     store_double(t.data_bytes(), dtype, i, uniform_double(stream, static_cast<uint64_t>(i), uniform_bits(dtype)));
   return t;
@@ -99,7 +145,8 @@ Tensor Tensor::randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dty
 }
 
 Tensor Tensor::randn(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
-  Tensor t = empty(sizes, dtype);
+  if (!is_floating(dtype)) fail("randn", "draws floating values, not ", dtype_name(dtype), " (randint draws integers)");
+  Tensor t = allocate("randn", sizes, dtype);
   for (int64_t i = 0; i < t.numel(); ++i) store_double(t.data_bytes(), dtype, i, normal_double(stream, static_cast<uint64_t>(i)));
   return t;
 }
@@ -109,8 +156,8 @@ Tensor Tensor::randint(int64_t low, int64_t high, const std::vector<int64_t>& si
 }
 
 Tensor Tensor::randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
-  KILN_CHECK(high > low) << "randint: empty range";
-  Tensor t = empty(sizes, dtype);
+  if (high <= low) fail("randint", "the range [", low, ", ", high, ") is empty");
+  Tensor t = allocate("randint", sizes, dtype);
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   for (int64_t i = 0; i < t.numel(); ++i)
     store_int(t.data_bytes(), dtype, i,
@@ -127,31 +174,56 @@ Tensor Tensor::traced(TensorType type, std::shared_ptr<TraceHandle> handle) {
   return t;
 }
 
+int Tensor::dim() const {
+  if (!defined()) fail_undefined("dim");
+  return is_traced() ? traced_shape_.rank() : static_cast<int>(sizes_.size());
+}
+
 int64_t Tensor::size(int64_t dim) const {
-  auto d = wrap_dim(dim, this->dim());
-  KILN_CHECK(d.has_value() && this->dim() > 0) << "size(" << dim << ") of a " << this->dim() << "-d tensor";
+  const std::optional<int> d = wrap_dim(dim, this->dim());
+  if (!d || this->dim() == 0)
+    fail("size(" + std::to_string(dim) + ")", "dim ", dim, " is out of range for a tensor of rank ", this->dim());
+  if (is_traced() && traced_shape_[*d].is_symbolic())
+    fail("size(" + std::to_string(dim) + ")", "the traced tensor's dim ", *d, " is the symbolic size ",
+         traced_shape_[*d].to_string(), ", known only when the graph runs (shape() gives the dims; reshape and view take -1)");
   return sizes_[static_cast<size_t>(*d)];
 }
 
-int64_t Tensor::numel() const { return product(sizes_); }
+int64_t Tensor::numel() const {
+  if (!storage_) require_static_shape("numel");
+  return product(sizes_);
+}
 
-Shape Tensor::shape() const { return is_traced() ? traced_shape_ : Shape::from_sizes(sizes_); }
+Shape Tensor::shape() const {
+  if (!defined()) fail_undefined("shape");
+  return is_traced() ? traced_shape_ : Shape::from_sizes(sizes_);
+}
 
-bool Tensor::is_contiguous() const { return strides_ == contiguous_strides(sizes_) || numel() <= 1; }
+bool Tensor::is_contiguous() const {
+  require_concrete("is_contiguous");
+  return strides_ == contiguous_strides(sizes_) || numel() <= 1;
+}
 
 std::byte* Tensor::data_bytes() const {
-  KILN_CHECK(storage_ != nullptr) << "data of a traced or undefined tensor";
+  require_concrete("data");
   return storage_->data() + offset_ * dtype_size(dtype_);
 }
 
 double Tensor::item_double(int64_t flat) const {
-  return load_double(data_bytes(), dtype_, strided_offset(sizes_, strides_, flat));
+  const int64_t off = element_offset(flat, "item_double");
+  return load_double(data_bytes(), dtype_, off);
 }
 
-int64_t Tensor::item_int(int64_t flat) const { return load_int(data_bytes(), dtype_, strided_offset(sizes_, strides_, flat)); }
+int64_t Tensor::item_int(int64_t flat) const {
+  const int64_t off = element_offset(flat, "item_int");
+  return load_int(data_bytes(), dtype_, off);
+}
 
 Scalar Tensor::item() const {
-  KILN_CHECK(numel() == 1) << "item() of a tensor with " << numel() << " elements";
+  require_concrete("item");
+  if (numel() != 1)
+    fail("item", "the tensor has ", numel(), " elements (sizes ", int_list_text(sizes_),
+         "); item() reads a tensor of exactly one");
   if (dtype_ == DType::Bool) return Scalar(item_int() != 0);
   if (is_floating(dtype_)) return Scalar(item_double());
   return Scalar(item_int());
@@ -159,15 +231,9 @@ Scalar Tensor::item() const {
 
 Tensor Tensor::over_storage(std::shared_ptr<Storage> storage, DType dtype, std::vector<int64_t> sizes,
                             std::vector<int64_t> strides, int64_t offset) {
-  KILN_CHECK(storage != nullptr && sizes.size() == strides.size()) << "over_storage: no storage or rank mismatch";
-  int64_t last = offset;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) last = offset - 1;
-    if (last < offset) break;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  KILN_CHECK(offset >= 0 && (last < offset || (last + 1) * dtype_size(dtype) <= static_cast<int64_t>(storage->nbytes())))
-      << "over_storage: the layout lies outside the storage";
+  if (!storage) fail("over_storage", "the storage is null");
+  if (Status fits = check_view_fits(sizes, strides, offset, dtype, storage->nbytes()); !fits)
+    fail("over_storage", fits.error().message());
   Tensor t;
   t.storage_ = std::move(storage);
   t.dtype_ = dtype;
@@ -178,8 +244,9 @@ Tensor Tensor::over_storage(std::shared_ptr<Storage> storage, DType dtype, std::
 }
 
 Tensor Tensor::as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const {
-  KILN_CHECK(storage_ != nullptr) << "as_strided of a traced tensor";
-  KILN_CHECK(sizes.size() == strides.size()) << "as_strided: rank mismatch";
+  require_concrete("as_strided");
+  if (Status fits = check_view_fits(sizes, strides, offset, dtype_, storage_->nbytes()); !fits)
+    fail("as_strided", fits.error().message());
   Tensor t = *this;
   t.sizes_ = std::move(sizes);
   t.strides_ = std::move(strides);
@@ -190,20 +257,25 @@ Tensor Tensor::as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strid
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
-  Tensor t = empty(sizes_, dtype_);
+  require_concrete("clone");
+  Tensor t = allocate("clone", sizes_, dtype_);
   t.copy_from(*this);
   return t;
 }
 
 Tensor Tensor::to(DType dtype) const {
+  require_concrete("to");
   if (dtype == dtype_) return *this;
-  Tensor t = empty(sizes_, dtype);
+  Tensor t = allocate("to", sizes_, dtype);
   t.copy_from(*this);
   return t;
 }
 
 void Tensor::copy_from(const Tensor& src) {
-  KILN_CHECK(src.sizes_ == sizes_) << "copy_from: size mismatch";
+  require_concrete("copy_from");
+  src.require_concrete("copy_from");
+  if (src.sizes_ != sizes_)
+    fail("copy_from", "the source has sizes ", int_list_text(src.sizes_), ", the destination ", int_list_text(sizes_));
   int64_t n = numel();
   std::byte* dst_base = data_bytes();
   const std::byte* src_base = src.data_bytes();
@@ -219,6 +291,8 @@ void Tensor::copy_from(const Tensor& src) {
 }
 
 bool Tensor::equal(const Tensor& other) const {
+  require_concrete("equal");
+  other.require_concrete("equal");
   if (dtype_ != other.dtype_ || sizes_ != other.sizes_) return false;
   int64_t n = numel();
   for (int64_t i = 0; i < n; ++i) {

@@ -1,8 +1,20 @@
 // Tensor: a strided view (sizes, strides, offset in elements) of a shared Storage.
-// A tensor is either concrete (it has storage) or traced: inside `capture` it stands for an
-// IR value and carries only its type (frontend/trace.h defines the TraceHandle).
+// A tensor is concrete (it has storage), traced (inside `capture` it stands for an IR value
+// and carries only its type; frontend/trace.h defines the TraceHandle) or undefined (a
+// default-constructed Tensor, which functions taking an optional tensor read as none).
 // The op methods at the bottom (x.sum(...), x.reshape(...)) are defined by the frontend
 // library, which runs them eagerly or records them when tracing.
+//
+// Misuse is a kiln::Error (support/error.h) naming the call, never an abort or a read out of
+// bounds: a negative size, a tensor larger than 1 TiB or than this machine's memory, values
+// that do not match the sizes, an element index out of range, a view outside its storage.
+// What each kind of tensor answers:
+//   undefined: defined(), is_traced(), trace(), storage() (null) and to_string(); every other
+//     accessor throws, so that an undefined tensor never passes for a 0-d one.
+//   traced: dtype(), dim(), shape(), type(); sizes(), size(d) and numel() where the shape is
+//     static (a symbolic dim has no value until the graph runs); nothing about layout or
+//     values: data, item and copies throw, saying that a traced tensor has no value and that
+//     data-dependent control flow needs kiln::cond or kiln::while_loop.
 #pragma once
 
 #include <cstdint>
@@ -31,13 +43,14 @@ class Tensor {
   // ---- creation (concrete) ----
   static Tensor empty(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
   // A view of `storage` (elements of `dtype` from element `offset`); the layout must lie
-  // inside it.
+  // inside it (else kiln::Error).
   static Tensor over_storage(std::shared_ptr<Storage> storage, DType dtype, std::vector<int64_t> sizes,
                              std::vector<int64_t> strides, int64_t offset);
   static Tensor zeros(const std::vector<int64_t>& sizes, DType dtype = kDefaultFloat);
   static Tensor full(const std::vector<int64_t>& sizes, Scalar value, DType dtype = kDefaultFloat);
   static Tensor scalar(Scalar value, DType dtype);  // 0-d
-  // Values given as doubles (or int64 for integral dtypes) are converted to `dtype`.
+  // Values given as doubles (or int64 for integral dtypes) are converted to `dtype`; there must
+  // be one per element.
   static Tensor from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes,
                              DType dtype = kDefaultFloat);
   static Tensor from_ints(const std::vector<int64_t>& values, const std::vector<int64_t>& sizes,
@@ -48,7 +61,7 @@ class Tensor {
   static Tensor rand(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype);
   static Tensor randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = kDefaultFloat);
   static Tensor randn(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype);
-  // Uniform integers in [low, high).
+  // Uniform integers in [low, high); low < high.
   static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, uint64_t seed,
                         DType dtype = DType::I64);
   static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream,
@@ -60,30 +73,44 @@ class Tensor {
   bool defined() const { return storage_ != nullptr || trace_ != nullptr; }
   bool is_traced() const { return trace_ != nullptr; }
   const std::shared_ptr<TraceHandle>& trace() const { return trace_; }
-  DType dtype() const { return dtype_; }
-  int dim() const { return static_cast<int>(is_traced() ? traced_shape_.rank() : static_cast<int>(sizes_.size())); }
-  // Concrete sizes; for a traced tensor, valid only where its shape is static.
-  const std::vector<int64_t>& sizes() const { return sizes_; }
+  DType dtype() const {
+    if (!defined()) fail_undefined("dtype");
+    return dtype_;
+  }
+  int dim() const;
+  // Concrete sizes; for a traced tensor only where its shape is static.
+  const std::vector<int64_t>& sizes() const {
+    if (!storage_) require_static_shape("sizes");
+    return sizes_;
+  }
   int64_t size(int64_t dim) const;  // negative dims wrap
-  const std::vector<int64_t>& strides() const { return strides_; }
-  int64_t offset() const { return offset_; }
+  const std::vector<int64_t>& strides() const {
+    if (!storage_) require_concrete("strides");
+    return strides_;
+  }
+  int64_t offset() const {
+    if (!storage_) require_concrete("offset");
+    return offset_;
+  }
   int64_t numel() const;
   Shape shape() const;  // symbolic for traced tensors with dynamic dims
-  TensorType type() const { return {dtype_, shape()}; }
+  TensorType type() const { return {dtype(), shape()}; }
   bool is_contiguous() const;
-  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }  // null unless concrete
 
   // ---- raw access (concrete only) ----
   std::byte* data_bytes() const;  // address of element 0 of the view
   template <typename T>
   T* data() const { return reinterpret_cast<T*>(data_bytes()); }
 
-  // Element `flat` of the view in row-major order, converted to double / int64.
+  // Element `flat` (in [0, numel())) of the view in row-major order, converted to double / int64.
   double item_double(int64_t flat = 0) const;
   int64_t item_int(int64_t flat = 0) const;
-  Scalar item() const;  // 0-d or one element: the value as a Scalar of the dtype's kind
+  Scalar item() const;  // one element (any rank): the value as a Scalar of the dtype's kind
 
   // ---- views and copies (concrete, no ops recorded) ----
+  // A view of the same storage; `offset` counts from the storage's first element, and the
+  // view must lie inside the storage.
   Tensor as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const;
   Tensor contiguous() const;     // self if already contiguous, else a packed copy
   Tensor clone() const;          // always a packed copy
@@ -119,6 +146,19 @@ class Tensor {
   Tensor to_dtype(DType dtype, CallSite loc = CallSite::current()) const;  // recorded as _to_copy when traced
 
  private:
+  // Each throws kiln::Error naming the call Tensor::`what` unless the tensor is as required.
+  [[noreturn]] static void fail_undefined(const char* what);
+  void require_concrete(const char* what) const;
+  void require_static_shape(const char* what) const;
+  // The storage offset of element `flat` of the view, relative to offset_; `what` names the
+  // call when `flat` is out of range.
+  int64_t element_offset(int64_t flat, const char* what) const;
+  // A packed tensor of `sizes` over new zeroed storage; `what` names the call in errors.
+  static Tensor allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype);
+  template <typename T, typename Store>
+  static Tensor from_values(const char* what, const std::vector<T>& values, const std::vector<int64_t>& sizes,
+                            DType dtype, Store store);
+
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<TraceHandle> trace_;
   Shape traced_shape_;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 
-#include "frontend/error.h"
 #include "frontend/trace.h"
 #include "interp/interpreter.h"
 #include "ir/verifier.h"
+#include "support/error.h"
 
 namespace kiln {
 namespace {
@@ -27,7 +27,8 @@ Expected<std::vector<TensorType>> input_types(const std::vector<Tensor>& inputs,
     const auto dim = wrap_dim(d.dim, shape.rank());
     if (!dim) return make_error("capture: dynamic dim ", d.symbol, " is dim ", d.dim, " of input ", d.input,
                                 ", which has rank ", shape.rank());
-    if (d.symbol.empty()) return make_error("capture: dynamic dim ", d.dim, " of input ", d.input, " needs a symbol name");
+    if (Status valid = SymExpr::check_symbol_name(d.symbol); !valid)
+      return make_error("capture: dynamic dim ", d.dim, " of input ", d.input, ": ", valid.error().message());
     const int64_t size = inputs[static_cast<size_t>(d.input)].size(*dim);
     auto [it, inserted] = examples.emplace(d.symbol, size);
     if (!inserted && it->second != size)
@@ -36,6 +37,12 @@ Expected<std::vector<TensorType>> input_types(const std::vector<Tensor>& inputs,
     shape[*dim] = Dim::symbol(d.symbol);
   }
   return types;
+}
+
+template <typename Fn>
+Status check_callable(const Fn& fn) {
+  if (!fn) return make_error("capture: the function to capture is an empty std::function");
+  return Status::ok();
 }
 
 bool is_output(const Graph& g, const Node& n) {
@@ -73,6 +80,7 @@ Expected<std::vector<Tensor>> Captured::run(std::span<const Tensor> inputs) cons
 }
 
 Expected<Captured> capture(CaptureFn fn, std::vector<Tensor> example_inputs, const CaptureOptions& options) {
+  KILN_TRY(check_callable(fn));
   KILN_ASSIGN_OR_RETURN(std::vector<TensorType> types, input_types(example_inputs, options));
   auto graph = std::make_unique<Graph>(options.name);
   TraceContext ctx(*graph, options.module);
@@ -101,6 +109,7 @@ Expected<Captured> capture(CaptureFn fn, std::vector<Tensor> example_inputs, con
 }
 
 Expected<Captured> capture(CaptureFn1 fn, std::vector<Tensor> example_inputs, const CaptureOptions& options) {
+  KILN_TRY(check_callable(fn));
   return capture(CaptureFn([fn = std::move(fn)](std::span<const Tensor> in) { return std::vector<Tensor>{fn(in)}; }),
                  std::move(example_inputs), options);
 }

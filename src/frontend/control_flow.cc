@@ -71,6 +71,10 @@ std::vector<Tensor> wrap_all(TraceContext& ctx, const std::vector<Value*>& value
 
 // ---- checks shared by the eager and the captured paths ----
 
+void check_fn(const GraphFn& fn, const char* op, const char* fn_name, CallSite loc) {
+  if (!fn) fail(loc, op, ": ", fn_name, " is an empty std::function");
+}
+
 void check_predicate(const TensorType& t, CallSite loc) {
   bool one_element = true;
   for (const Dim& d : t.shape.dims()) one_element = one_element && d == 1;
@@ -151,6 +155,8 @@ std::vector<Tensor> stack_all(const std::vector<std::vector<Tensor>>& per_output
 
 std::vector<Tensor> cond(const Tensor& pred, const GraphFn& true_fn, const GraphFn& false_fn,
                          std::vector<Tensor> operands, CallSite loc) {
+  check_fn(true_fn, "cond", "true_fn", loc);
+  check_fn(false_fn, "cond", "false_fn", loc);
   std::vector<Tensor> pred_list{pred};
   TraceContext* ctx = tracing("cond", {&pred_list, &operands}, loc);
   check_predicate(pred.type(), loc);
@@ -168,6 +174,8 @@ std::vector<Tensor> cond(const Tensor& pred, const GraphFn& true_fn, const Graph
 
 std::vector<Tensor> while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, std::vector<Tensor> carried,
                                CallSite loc) {
+  check_fn(cond_fn, "while_loop", "cond_fn", loc);
+  check_fn(body_fn, "while_loop", "body_fn", loc);
   TraceContext* ctx = tracing("while_loop", {&carried}, loc);
   const std::vector<TensorType> types = types_of(carried);
   if (!ctx) {
@@ -198,6 +206,7 @@ std::vector<Tensor> while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, s
 
 std::vector<Tensor> scan(const GraphFn& combine_fn, std::vector<Tensor> init, std::vector<Tensor> xs, int64_t dim,
                          CallSite loc) {
+  check_fn(combine_fn, "scan", "combine_fn", loc);
   TraceContext* ctx = tracing("scan", {&init, &xs}, loc);
   const int d = iterated_dim("scan", "scanned", xs, dim, true, loc);
   const std::vector<TensorType> carry_types = types_of(init);
@@ -234,6 +243,7 @@ std::vector<Tensor> scan(const GraphFn& combine_fn, std::vector<Tensor> init, st
 }
 
 std::vector<Tensor> map(const GraphFn& body_fn, std::vector<Tensor> xs, std::vector<Tensor> extra, CallSite loc) {
+  check_fn(body_fn, "map", "body_fn", loc);
   TraceContext* ctx = tracing("map", {&xs, &extra}, loc);
   for (const Tensor& x : xs)
     if (x.dim() == 0) fail(loc, "map: mapped operands need a dim to map over, got ", x.type().to_string());

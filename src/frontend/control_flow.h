@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln {
 

@@ -3,9 +3,9 @@
 #include <unordered_map>
 
 #include "frontend/dispatch.h"
-#include "frontend/error.h"
 #include "ir/printer.h"
 #include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 namespace {

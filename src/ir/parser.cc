@@ -10,8 +10,9 @@
 #include <unordered_set>
 
 #include "ir/lexer.h"
-#include "ops/schema_check.h"
 #include "ir/verifier.h"
+#include "ops/schema_check.h"
+#include "support/nesting_limit.h"
 
 namespace kiln {
 
@@ -92,6 +93,7 @@ class Parser {
   std::string file_;
   bool verify_;
   Token tok_;
+  NestingLimit dim_nesting_;  // parentheses and floor() in dims and guards
 };
 
 Expected<std::vector<std::unique_ptr<Graph>>> Parser::parse_file(bool single) {
@@ -222,43 +224,50 @@ Expected<Dim> Parser::parse_dim() {
 }
 
 // sum := product (('+' | '-') product)*. The lexer reads `T-1` as `T` and the integer `-1`,
-// so a negative integer after a term starts the next term.
+// so a negative integer after a term starts the next term. The terms are added at once
+// (SymExpr::sum), so that a long sum takes near-linear time.
 Expected<SymExpr> Parser::parse_dim_sum() {
-  KILN_ASSIGN_OR_RETURN(SymExpr e, parse_dim_product());
+  std::vector<SymExpr> terms;
+  KILN_ASSIGN_OR_RETURN(SymExpr first, parse_dim_product());
+  terms.push_back(std::move(first));
   while (true) {
     if (at(TokenKind::Plus) || at(TokenKind::Minus)) {
       bool minus = at(TokenKind::Minus);
       bump();
       KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_product());
-      e = minus ? e - rhs : e + rhs;
+      terms.push_back(minus ? -rhs : std::move(rhs));
     } else if ((at(TokenKind::Integer) || at(TokenKind::Float)) && tok_.text[0] == '-') {
       KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_product());
-      e = e + rhs;
+      terms.push_back(std::move(rhs));
     } else {
-      return e;
+      return SymExpr::sum(terms);
     }
   }
 }
 
-// product := ['-'] factor ('*' factor)*
+// product := ['-'] factor ('*' factor)*, multiplied at once (SymExpr::product).
 Expected<SymExpr> Parser::parse_dim_product() {
   bool negate = false;
   if (at(TokenKind::Minus)) {
     negate = true;
     bump();
   }
-  KILN_ASSIGN_OR_RETURN(SymExpr e, parse_dim_factor());
-  while (at(TokenKind::Star)) {
+  std::vector<SymExpr> factors;
+  while (true) {
+    KILN_ASSIGN_OR_RETURN(SymExpr f, parse_dim_factor());
+    factors.push_back(std::move(f));
+    if (!at(TokenKind::Star)) break;
     bump();
-    KILN_ASSIGN_OR_RETURN(SymExpr rhs, parse_dim_factor());
-    e = e * rhs;
   }
+  SymExpr e = SymExpr::product(factors);
   return negate ? -e : e;
 }
 
 // factor := INTEGER | SYMBOL | '(' sum ')' | 'floor' '(' product '/' INTEGER ')'
 Expected<SymExpr> Parser::parse_dim_factor() {
   Token t = tok_;
+  NestingLimit::Level level(dim_nesting_);
+  if (level.too_deep()) return error_at(t, "dim expression nested deeper than ", dim_nesting_.max_depth(), " levels");
   if (at(TokenKind::Integer)) {
     KILN_ASSIGN_OR_RETURN(int64_t v, parse_int(t));
     bump();

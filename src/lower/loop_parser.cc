@@ -17,6 +17,7 @@ namespace loop_parsing {
 
 // `for i<depth> in range(N)`; returns N.
 Expected<int64_t> LoopParser::loop_head(int depth) {
+  if (depth >= kMaxTextNesting) return error_at(tok_, "loops nested deeper than ", kMaxTextNesting, " levels");
   bump();  // 'for'
   const std::string var = "i" + std::to_string(depth);
   if (!at(TokenKind::Ident) || tok_.text != var)
@@ -176,6 +177,9 @@ Expected<std::vector<int>> LoopParser::buffer_list() {
 
 // `{ kernel ... }`: a region of a control kernel.
 Status LoopParser::region(std::vector<LoopKernel>& into) {
+  NestingLimit::Level level(region_nesting_);
+  if (level.too_deep())
+    return error_at(tok_, "control kernels nested deeper than ", region_nesting_.max_depth(), " levels");
   KILN_TRY(expect(TokenKind::LBrace, "'{'"));
   while (at_ident("kernel")) KILN_TRY(kernel(into));
   return expect(TokenKind::RBrace, "'kernel' or '}'");

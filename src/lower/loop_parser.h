@@ -16,6 +16,7 @@
 #include "ir/lexer.h"
 #include "lower/loop_ir.h"
 #include "support/diagnostic.h"
+#include "support/nesting_limit.h"
 
 namespace kiln::loop_parsing {
 
@@ -27,6 +28,10 @@ inline int64_t wrapping_mul(int64_t a, int64_t b) {
 // Whether a layout's element count and extent, in bytes of the widest dtype, fit in int64
 // (sizes and strides already checked non-negative).
 bool layout_fits(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+
+// Control kernels nest as deeply as the graph IR's subgraphs may (ir/parser.cc); loops and
+// index expressions up to kMaxTextNesting.
+inline constexpr int kMaxRegionNesting = 64;
 
 struct PendingName {
   std::string name;
@@ -127,6 +132,8 @@ class LoopParser {
   LoopProgram p_;
   std::map<std::string, int> values_;  // body value names of the current kernel
   std::set<std::string> kernel_names_;  // of the program, nested kernels included
+  NestingLimit index_nesting_;          // div(...) and mod(...) in index expressions
+  NestingLimit region_nesting_{kMaxRegionNesting};  // control kernels inside control kernels
 };
 
 }  // namespace kiln::loop_parsing

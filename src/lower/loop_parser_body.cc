@@ -176,6 +176,9 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     return IndexExpr();
   }
   if (at_ident("div") || at_ident("mod")) {
+    NestingLimit::Level level(index_nesting_);
+    if (level.too_deep())
+      return error_at(t, "index expression nested deeper than ", index_nesting_.max_depth(), " levels");
     const bool is_div = t.text == "div";
     bump();
     KILN_TRY(expect(TokenKind::LParen, "'('"));

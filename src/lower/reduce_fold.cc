@@ -25,7 +25,7 @@ ReduceFold::ReduceFold(ReduceKind kind, bool floating) : kind_(kind), floating_(
 void ReduceFold::add(double f, int64_t i, int64_t index) {
   const bool fl = floating_;
   switch (kind_) {
-    case ReduceKind::Sum: if (fl) f_ += f; else i_ = wrap_add(i_, i); return;
+    case ReduceKind::Sum: if (fl) sum_.add(f); else i_ = wrap_add(i_, i); return;
     case ReduceKind::Prod: if (fl) f_ *= f; else i_ = wrap_mul(i_, i); return;
     case ReduceKind::Max: if (fl) { if (std::isnan(f) || f > f_) f_ = f; } else i_ = std::max(i_, i); return;
     case ReduceKind::Min: if (fl) { if (std::isnan(f) || f < f_) f_ = f; } else i_ = std::min(i_, i); return;
@@ -55,7 +55,7 @@ void ReduceFold::add(double f, int64_t i, int64_t index) {
       ++count_;
       const double d = x - mean_;
       mean_ += d / static_cast<double>(count_);
-      f_ += d * (x - mean_);
+      sum_.add(d * (x - mean_));  // m2
       return;
     }
   }
@@ -68,7 +68,7 @@ bool ReduceFold::result_floating() const {
 
 double ReduceFold::result_f() const {
   if (kind_ == ReduceKind::WelfordMean) return count_ > 0 ? mean_ : std::numeric_limits<double>::quiet_NaN();
-  return f_;
+  return kind_ == ReduceKind::Sum || kind_ == ReduceKind::WelfordM2 ? sum_.value() : f_;
 }
 
 int64_t ReduceFold::result_i() const { return kind_ == ReduceKind::Argmax || kind_ == ReduceKind::Argmin ? index_ : i_; }

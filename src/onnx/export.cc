@@ -7,6 +7,8 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <unordered_map>
@@ -33,12 +35,19 @@ size_t ExportedModel::num_nodes() const { return static_cast<size_t>(proto_->mod
 
 std::string ExportedModel::serialize() const { return proto_->model.SerializeAsString(); }
 
+namespace {
+
+// "cannot write PATH: Is a directory": why the stream that failed to open or write failed.
+Status write_error(const std::string& path) { return make_error("cannot write ", path, ": ", std::strerror(errno)); }
+
+}  // namespace
+
 Status ExportedModel::save(const std::string& path, int64_t external_data_threshold) const {
   int64_t weight_bytes = 0;
   for (const ::onnx::TensorProto& t : proto_->model.graph().initializer()) weight_bytes += static_cast<int64_t>(t.raw_data().size());
   if (weight_bytes <= external_data_threshold) {
     std::ofstream f(path, std::ios::binary);
-    if (!f || !proto_->model.SerializeToOstream(&f)) return make_error("cannot write ", path);
+    if (!f || !proto_->model.SerializeToOstream(&f)) return write_error(path);
     return Status::ok();
   }
   // External data: every initializer's bytes go to <path>.data, 64-byte aligned, and the
@@ -47,7 +56,7 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
   const std::string data_path = path + ".data";
   const std::string location = data_path.substr(data_path.find_last_of('/') + 1);
   std::ofstream data(data_path, std::ios::binary);
-  if (!data) return make_error("cannot write ", data_path);
+  if (!data) return write_error(data_path);
   int64_t offset = 0;
   for (::onnx::TensorProto& t : *copy.mutable_graph()->mutable_initializer()) {
     const int64_t pad = (64 - offset % 64) % 64;
@@ -67,9 +76,9 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
     offset += static_cast<int64_t>(raw.size());
     t.clear_raw_data();
   }
-  if (!data) return make_error("cannot write ", data_path);
+  if (!data) return write_error(data_path);
   std::ofstream f(path, std::ios::binary);
-  if (!f || !copy.SerializeToOstream(&f)) return make_error("cannot write ", path);
+  if (!f || !copy.SerializeToOstream(&f)) return write_error(path);
   return Status::ok();
 }
 

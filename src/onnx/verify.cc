@@ -2,8 +2,6 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +13,9 @@
 #include "core/npy.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
+#include "onnx/locate_crash.h"
+#include "onnx/onnx_runner.h"
 #include "ops/type_rules.h"
-#include "runtime/cpu/process.h"
 
 namespace kiln::onnx {
 
@@ -53,27 +52,50 @@ class ScratchDir {
   std::string path_;
 };
 
-std::string default_python() {
-  if (const char* p = std::getenv("KILN_PYTHON"); p && *p) return p;
-  const std::string venv = std::string(KILN_SOURCE_DIR) + "/.venv/bin/python";
-  if (access(venv.c_str(), X_OK) == 0) return venv;
-  return resolve_program("python3");
+// The kiln node that `crashing` was exported from: the producer of the first value the
+// exporter named at or after it; null when none is (a model not exported from this graph).
+const Node* exported_from(const CrashingNode& crashing, const ExportedModel& m) {
+  std::unordered_map<std::string, const Value*> by_name;
+  for (const auto& [v, name] : m.value_names()) by_name.emplace(name, v);
+  for (const std::vector<std::string>* names : {&crashing.outputs, &crashing.later_outputs})
+    for (const std::string& name : *names)
+      if (auto it = by_name.find(name); it != by_name.end()) return it->second->producer();
+  return nullptr;
 }
 
-std::string default_runner() {
-  if (const char* p = std::getenv("KILN_ONNX_RUNNER"); p && *p) return p;
-  return std::string(KILN_SOURCE_DIR) + "/tools/onnx/run_onnx.py";
+// Why the runner failed, as the user should read it: the runner's own one-line message when
+// it reports the model's error; else how the process ended, the node that kills it when it
+// died of a signal (locate_crash.h), and the last lines it printed.
+Diagnostic runner_error(const RunnerFailure& f, const OnnxRunner& runner, const std::string& model,
+                        const std::string& input_paths, const ExportedModel& m, const std::string& dir) {
+  std::string said = f.output;
+  while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+  if (!f.signal && f.exit_code == 3 && !said.empty()) return make_error("verify cannot run the ONNX model: ", said);
+  if (!f.signal && f.exit_code == 1 && !said.empty())
+    return make_error("the ONNX model fails to run in ", runner.backend_name(), ": ", said);
+  Diagnostic d = make_error("the ONNX model fails to run in ", runner.backend_name(), ": the runner process ", f.how(),
+                            said.empty() ? " and printed nothing" : "");
+  if (f.signal) {
+    Expected<std::optional<CrashingNode>> node = locate_crashing_node(runner, model, input_paths, f.signal, dir);
+    if (!node) d.add_context("(the node could not be searched for: " + node.error().message() + ")");
+    if (node && *node) {
+      const CrashingNode& c = **node;
+      const Node* from = exported_from(c, m);
+      d.add_context("in ONNX node " + std::to_string(c.index) + " of " + std::to_string(c.num_nodes) + " ('" + c.name +
+                    "', " + c.op_type + ")" + (from ? ", exported from " + print_node(*from) : std::string()));
+    }
+    if (node && !*node) d.add_context("(no single node kills it: the model's first nodes alone all run)");
+  }
+  const std::vector<std::string> tail = f.output_tail(8);
+  if (!tail.empty()) d.add_context("the runner's last lines:");
+  for (const std::string& line : tail) d.add_context("| " + line);
+  return d;
 }
 
-// Runs the model on `inputs` in the runner; returns its outputs in model order.
+// Runs the model on `inputs` in the runner (onnx_runner.h); returns its outputs in model order.
 Expected<std::vector<Tensor>> run_model(const std::string& model, std::span<const Tensor> inputs,
-                                        const VerifyOptions& o, const std::string& dir) {
-  const std::string python = o.python.empty() ? default_python() : o.python;
-  const std::string runner = o.runner.empty() ? default_runner() : o.runner;
-  if (python.empty() || access(python.c_str(), X_OK) != 0)
-    return make_error("verify needs Python to run the ONNX model, and none was found (looked for $KILN_PYTHON, ",
-                      KILN_SOURCE_DIR, "/.venv/bin/python and python3 on PATH); run scripts/setup.sh");
-  if (access(runner.c_str(), R_OK) != 0) return make_error("verify: the ONNX runner script ", runner, " is missing");
+                                        const VerifyOptions& o, const ExportedModel& m, const std::string& dir) {
+  KILN_ASSIGN_OR_RETURN(OnnxRunner runner, OnnxRunner::create(o));
   std::string paths;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string p = dir + "/in" + std::to_string(i) + ".npy";
@@ -81,24 +103,10 @@ Expected<std::vector<Tensor>> run_model(const std::string& model, std::span<cons
     paths += (i ? "," : "") + p;
   }
   const std::string out_dir = dir + "/onnx_out";
-  std::error_code ec;
-  fs::remove_all(out_dir, ec);
-  const std::string backend = o.backend == OnnxBackend::Reference ? "reference" : "ort";
-  KILN_ASSIGN_OR_RETURN(ProcessResult r, run_process({python, runner, "--model", model, "--inputs", paths, "--outputs",
-                                                      out_dir, "--backend", backend}));
-  if (!r.ok()) {
-    std::string msg = r.output;
-    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    if (r.exit_code == 3) return make_error("verify cannot run the ONNX model: ", msg);
-    return make_error("the ONNX model fails to run in ", backend == "ort" ? "ONNX Runtime" : "ONNX's reference evaluator",
-                      ": ", msg);
-  }
-  std::vector<Tensor> outs;
-  while (fs::exists(out_dir + "/out" + std::to_string(outs.size()) + ".npy")) {
-    KILN_ASSIGN_OR_RETURN(Tensor t, read_npy(out_dir + "/out" + std::to_string(outs.size()) + ".npy"));
-    outs.push_back(std::move(t));
-  }
-  return outs;
+  KILN_ASSIGN_OR_RETURN(ProcessResult r, runner.run(model, paths, out_dir));
+  if (std::optional<RunnerFailure> failure = runner_failure(r))
+    return runner_error(*failure, runner, model, paths, m, dir);
+  return OnnxRunner::read_outputs(out_dir, r.output);
 }
 
 // `model` with every value named in `names` that some node of it produces made a graph output
@@ -254,7 +262,7 @@ Expected<VerifyReport> verify(const Graph& g, std::span<const Tensor> inputs, co
       }
       feed = std::move(kept);
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> got, run_model(model_path, feed, o, scratch.path()));
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> got, run_model(model_path, feed, o, m, scratch.path()));
     const size_t num_outputs = m.output_names().size();
     if (got.size() < num_outputs + exposed.size() || want.size() != num_outputs)
       return make_error("verify: the ONNX model gives ", got.size() - exposed.size(), " outputs, kiln ", want.size());

@@ -7,8 +7,10 @@
 // every node result is also an output of the model, and the report names the first node whose
 // result diverges.
 //
-// The model runs in a Python process (tools/onnx/run_onnx.py with the project's .venv);
-// inputs and outputs travel as .npy files in a temporary directory.
+// The model runs in a Python process (onnx/onnx_runner.h: tools/onnx/run_onnx.py with the
+// project's .venv); inputs and outputs travel as .npy files in a temporary directory. When the
+// process fails, the error says how; when it dies of a signal, also which node kills it
+// (onnx/locate_crash.h) and the kiln node that node was exported from.
 #pragma once
 
 #include <optional>

@@ -6,8 +6,11 @@
 namespace kiln {
 
 std::vector<int64_t> broadcast_strides(const Tensor& t, const std::vector<int64_t>& sizes) {
-  const auto& ts = t.sizes();
-  const auto& st = t.strides();
+  return broadcast_strides(t.sizes(), t.strides(), sizes);
+}
+
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& ts, const std::vector<int64_t>& st,
+                                       const std::vector<int64_t>& sizes) {
   KILN_CHECK(ts.size() <= sizes.size()) << "broadcast_strides: rank " << ts.size() << " > " << sizes.size();
   std::vector<int64_t> out(sizes.size(), 0);
   size_t lead = sizes.size() - ts.size();
@@ -16,6 +19,20 @@ std::vector<int64_t> broadcast_strides(const Tensor& t, const std::vector<int64_
     out[lead + i] = ts[i] == 1 && sizes[lead + i] != 1 ? 0 : st[i];
   }
   return out;
+}
+
+// The batch dims' strides come from t's layout, not from a view of them: a view of an empty
+// t's batch dims alone would lie outside its (empty) storage.
+Tensor broadcast_batch(const Tensor& t, const std::vector<int64_t>& batch) {
+  const size_t r = t.sizes().size();
+  const std::vector<int64_t> lead_sizes(t.sizes().begin(), t.sizes().end() - 2);
+  const std::vector<int64_t> lead_strides(t.strides().begin(), t.strides().end() - 2);
+  std::vector<int64_t> sizes = batch, strides = broadcast_strides(lead_sizes, lead_strides, batch);
+  for (size_t i = r - 2; i < r; ++i) {
+    sizes.push_back(t.sizes()[i]);
+    strides.push_back(t.strides()[i]);
+  }
+  return t.as_strided(sizes, strides, t.offset());
 }
 
 Tensor new_result(const KernelCall& call, int i) {

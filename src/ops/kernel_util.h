@@ -15,6 +15,13 @@ namespace kiln {
 // Strides of `t` viewed at `sizes` under broadcasting: stretched (and missing leading) dims
 // get stride 0. Requires that t's sizes broadcast to `sizes`.
 std::vector<int64_t> broadcast_strides(const Tensor& t, const std::vector<int64_t>& sizes);
+// The same for a layout given by its sizes and strides.
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& from_sizes, const std::vector<int64_t>& from_strides,
+                                       const std::vector<int64_t>& sizes);
+
+// `t` (rank >= 2) viewed with its leading (batch) dims broadcast to `batch` and its last two
+// dims as they are: the operands of a batched matrix product.
+Tensor broadcast_batch(const Tensor& t, const std::vector<int64_t>& batch);
 
 // Calls f(flat, offsets) for every row-major index of `sizes`, where offsets[k] is the
 // element offset of operand k (from its strides). Iteration is sequential and in order.

@@ -12,23 +12,6 @@
 
 namespace kiln {
 
-namespace {
-
-// `t` viewed at batch sizes `batch` (its leading dims broadcast) followed by its last two dims.
-Tensor broadcast_batch(const Tensor& t, const std::vector<int64_t>& batch) {
-  const size_t r = t.sizes().size();
-  const Tensor lead = t.as_strided({t.sizes().begin(), t.sizes().end() - 2}, {t.strides().begin(), t.strides().end() - 2},
-                                   t.offset());
-  std::vector<int64_t> sizes = batch, strides = broadcast_strides(lead, batch);
-  for (size_t i = r - 2; i < r; ++i) {
-    sizes.push_back(t.sizes()[i]);
-    strides.push_back(t.strides()[i]);
-  }
-  return t.as_strided(sizes, strides, t.offset());
-}
-
-}  // namespace
-
 Expected<std::vector<Tensor>> kernel_scaled_dot_product_attention(const KernelCall& call) {
   const Tensor &q0 = call.operands[0].tensor, &k0 = call.operands[1].tensor, &v0 = call.operands[2].tensor;
   const Tensor* mask0 = call.operands.size() > 3 && call.operands[3].is_tensor() ? &call.operands[3].tensor : nullptr;

@@ -81,7 +81,7 @@ Expected<std::vector<Tensor>> scatter(const KernelCall& call, bool accumulate) {
     dst = idx.empty() ? std::vector<int64_t>(static_cast<size_t>(self.dim()), 0) : idx;
     if (!rank0) dst[static_cast<size_t>(d)] = *v;
     const int64_t o = rank0 ? 0 : offset_of(out.strides(), dst);
-    const std::vector<int64_t> at = idx.empty() ? std::vector<int64_t>(static_cast<size_t>(src.tensor.dim()), 0) : idx;
+    const std::vector<int64_t> at = idx.empty() && es ? std::vector<int64_t>(static_cast<size_t>(src.tensor.dim()), 0) : idx;
     const int64_t so = es && src.tensor.dim() > 0 ? offset_of(src.tensor.strides(), at) : 0;
     if (fp) {
       const double x = es ? es->get(so) : src.literal.to_double();

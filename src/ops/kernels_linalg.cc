@@ -23,20 +23,6 @@ namespace kiln {
 
 namespace {
 
-// A view of `t` (rank >= 2) with its batch dims broadcast to `batch`.
-Tensor broadcast_batch(const Tensor& t, const std::vector<int64_t>& batch) {
-  const int r = t.dim();
-  std::vector<int64_t> sizes = batch, strides;
-  Tensor batch_part = t.as_strided({t.sizes().begin(), t.sizes().end() - 2}, {t.strides().begin(), t.strides().end() - 2},
-                                   t.offset());
-  strides = broadcast_strides(batch_part, batch);
-  sizes.push_back(t.sizes()[static_cast<size_t>(r - 2)]);
-  sizes.push_back(t.sizes()[static_cast<size_t>(r - 1)]);
-  strides.push_back(t.strides()[static_cast<size_t>(r - 2)]);
-  strides.push_back(t.strides()[static_cast<size_t>(r - 1)]);
-  return t.as_strided(sizes, strides, t.offset());
-}
-
 // The floating product of one batch, computed over contiguous double copies so the hot loop
 // touches plain arrays. Every output element is the same sum as the textbook loop
 // `double acc = 0; for p in 0..k-1: acc += a[i][p] * b[p][j]`, rounded once to the output

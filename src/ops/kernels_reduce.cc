@@ -1,6 +1,7 @@
 // Reference kernels of the reductions and cumsum. Each output element gathers its group of
 // input values (in row-major order of the reduced dims) and folds them in double or in
-// wrapping int64; ties and NaN handling follow torch (first max wins, NaN is the max).
+// wrapping int64; ties and NaN handling follow torch (first max wins, NaN is the max). Floating
+// sums are compensated (ops/compensated_sum.h): exact to a few ulps of double at any length.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/compensated_sum.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
 #include "ops/reduce_dims.h"
@@ -83,9 +85,9 @@ Status check_nonempty_groups(const KernelCall& call) {
 }
 
 double sum_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return s;
+  CompensatedSum s;
+  for (double x : v) s.add(x);
+  return s.value();
 }
 
 template <typename T>
@@ -120,9 +122,9 @@ int64_t arg_extreme(const std::vector<T>& v, bool want_max) {
 double variance(const std::vector<double>& v, double correction) {
   const double n = static_cast<double>(v.size());
   const double mean = sum_of(v) / n;
-  double sq = 0;
-  for (double x : v) sq += (x - mean) * (x - mean);
-  return sq / std::max(0.0, n - correction);
+  CompensatedSum sq;
+  for (double x : v) sq.add((x - mean) * (x - mean));
+  return sq.value() / std::max(0.0, n - correction);
 }
 
 double correction_of(const KernelCall& call) {
@@ -207,9 +209,9 @@ Expected<std::vector<Tensor>> kernel_logsumexp(const KernelCall& call) {
         double m = -std::numeric_limits<double>::infinity();
         for (double x : v) m = std::isnan(x) || std::isnan(m) ? x + m : std::max(m, x);
         if (std::isinf(m)) m = 0;
-        double s = 0;
-        for (double x : v) s += std::exp(x - m);
-        return std::log(s) + m;
+        CompensatedSum s;
+        for (double x : v) s.add(std::exp(x - m));
+        return std::log(s.value()) + m;
       },
       [](const std::vector<int64_t>&) { return int64_t{0}; });
 }

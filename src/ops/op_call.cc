@@ -2,9 +2,11 @@
 
 #include <new>
 
+#include "core/checked_layout.h"
 #include "ops/rng_state.h"
 #include "ops/schema_check.h"
 #include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -61,11 +63,27 @@ Status check_fits_schema(const TypeCall& call) {
   return Status::ok();
 }
 
+namespace {
+
+// The op's shape rule on `call`. Dim arithmetic that overflows int64 (sizes near 2^63 in a
+// graph's text) and a dim the rule cannot handle are errors of the op, not crashes.
+Expected<std::vector<Shape>> shape_rule_of(const OpInfo& info, const TypeCall& call) {
+  try {
+    return info.shape_rule(call);
+  } catch (const SymExprOverflow& e) {
+    return make_error(info.name(), ": ", e.what());
+  } catch (const Error& e) {
+    return make_error(info.name(), ": ", e.diagnostic().message());
+  }
+}
+
+}  // namespace
+
 Expected<std::vector<TensorType>> infer_types(const TypeCall& call) {
   const OpInfo& info = call.info();
   KILN_TRY(check_fits_schema(call));
   KILN_TRY(check_rng_state(call));
-  KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, info.shape_rule(call));
+  KILN_ASSIGN_OR_RETURN(std::vector<Shape> shapes, shape_rule_of(info, call));
   KILN_ASSIGN_OR_RETURN(std::vector<DType> dtypes, info.dtype_rule(call));
   // A rule may give one dtype for many results (split, chunk).
   if (dtypes.size() == 1 && shapes.size() > 1) dtypes.resize(shapes.size(), dtypes[0]);
@@ -92,16 +110,10 @@ std::vector<TypeOperand> operand_types(std::span<const KernelOperand> operands) 
 namespace {
 
 // Results too large to allocate are a user error (a size typo), not a crash.
-constexpr uint64_t kMaxResultBytes = uint64_t{1} << 40;
-
 Status check_result_sizes(std::string_view op, std::span<const TensorType> types) {
-  for (size_t i = 0; i < types.size(); ++i) {
-    uint64_t bytes = static_cast<uint64_t>(dtype_size(types[i].dtype));
-    for (int64_t s : types[i].shape.sizes()) {
-      if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes) || bytes > kMaxResultBytes)
-        return make_error(op, ": result ", i, " of type ", types[i].to_string(), " is too large to allocate");
-    }
-  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (!contiguous_bytes(types[i].shape.sizes(), types[i].dtype))
+      return make_error(op, ": result ", i, " of type ", types[i].to_string(), " is too large to allocate");
   return Status::ok();
 }
 
@@ -119,6 +131,8 @@ Expected<std::vector<Tensor>> run_op(OpKind op, const AttrMap& attrs, std::span<
     return info.kernel(kcall);
   } catch (const std::bad_alloc&) {
     return make_error(info.name(), ": out of memory while computing the results");
+  } catch (const Error& e) {  // a tensor the kernel allocates: out of memory, naming its bytes
+    return make_error(info.name(), ": ", e.diagnostic().message());
   }
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln::optim {
 

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <utility>
 
-#include "frontend/error.h"
 #include "patterns/joint_graph_passes.h"
 #include "report/compile_report.h"
+#include "support/error.h"
 
 namespace kiln {
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ops/rng_state.h"
+#include "runtime/cpu/runtime_memory.h"
 
 namespace kiln {
 
@@ -39,8 +40,15 @@ Expected<std::vector<Tensor>> output_gradients(const CompiledGrad& c, const std:
   std::vector<Tensor> grads;
   if (grad_outputs.empty()) {
     for (size_t k = 0; k < n; ++k) {
-      const DType dtype = forward.outputs()[static_cast<size_t>(c.differentiable_outputs[k])]->type().dtype;
-      grads.push_back(Tensor::full(sizes[k], Scalar(1.0), dtype));
+      const int out = c.differentiable_outputs[k];
+      const DType dtype = forward.outputs()[static_cast<size_t>(out)]->type().dtype;
+      KILN_ASSIGN_OR_RETURN(Tensor ones, allocate_tensor(sizes[k], dtype, [&] {
+                              return "the gradient of output " + std::to_string(out) + " (ones, " +
+                                     sizes_string(dtype, sizes[k]) + ") of graph @" + forward.name();
+                            }));
+      const std::vector<int64_t> broadcast(sizes[k].size(), 0);
+      ones.copy_from(Tensor::scalar(Scalar(1.0), dtype).as_strided(sizes[k], broadcast, 0));
+      grads.push_back(std::move(ones));
     }
     return grads;
   }

@@ -1,7 +1,7 @@
 // The checks every optimizer shares, and element access for the update formulas.
 #include "train/optimizer.h"
 
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln::optim {
 

@@ -1,7 +1,7 @@
 // optim::SGD: torch.optim.sgd._single_tensor_sgd, element by element.
 #include "train/sgd.h"
 
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln::optim {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "frontend/capture.h"
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln {
 

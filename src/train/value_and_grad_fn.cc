@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "frontend/error.h"
+#include "support/error.h"
 
 namespace kiln {
 

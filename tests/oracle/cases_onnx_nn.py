@@ -61,7 +61,7 @@ add("sdpa_fully_masked_row", "scaled_dot_product_attention(%a, %b, %c, %d)",
 add("cross_entropy_1d_all_ignored", "cross_entropy(%a, %b) {ignore_index=3, label_smoothing=0.2}",
     [randn(5), torch.tensor(3)], lambda x, t: F.cross_entropy(x, t, ignore_index=3, label_smoothing=0.2))
 add("cross_entropy_1d_smooth", "cross_entropy(%a, %b, %c) {label_smoothing=0.2}",
-    [randn(5), torch.tensor(1), torch.rand(5)], lambda x, t, w: F.cross_entropy(x, t, w, label_smoothing=0.2))
+    [randn(5), torch.tensor(1), torch.rand(5)], lambda x, t, w: F.cross_entropy(x, t, w.detach(), label_smoothing=0.2))
 # The weight comes from a setup node (kiln's cross_entropy takes no gradient for it, so the
 # grad oracle must not treat it as a differentiable input).
 add("cross_entropy_probs_weight_sum", "cross_entropy(%a, %b, %w) {reduction=\"sum\"}",
@@ -77,7 +77,7 @@ add("matmul_i8", "matmul(%a, %b)", [randint(-3, 3, 2, 3, dtype=torch.int8), rand
     torch.matmul)
 add("batch_norm_train_with_stats", "batch_norm(%a, %b, %c, %d, %e) {training=true}",
     [randn(4, 3, 2), randn(3), randn(3), randn(3), torch.rand(3) + 0.5],
-    lambda x, w, b, m, v: F.batch_norm(x, m.clone(), v.clone(), w, b, training=True))
+    lambda x, w, b, m, v: F.batch_norm(x, m.detach().clone(), v.detach().clone(), w, b, training=True))
 add("avg_pool2d_ceil_count_pad", "avg_pool2d(%a) {ceil_mode=true, kernel_size=[3], padding=[1], stride=[2]}",
     [randn(1, 2, 6, 6)], lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True))
 add("max_pool2d_ceil_nopad", "max_pool2d(%a) {ceil_mode=true, kernel_size=[2], stride=[2]}", [randn(1, 5, 5)],

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/npy.h"
-#include "frontend/error.h"
+#include "support/error.h"
 #include "train/adamw.h"
 #include "train/sgd.h"
 

@@ -132,6 +132,8 @@ def run_case(case, kiln, workdir, device="interpreter"):
     if device == "onnx":
         if case.expect_error is not None:
             raise Skipped("the case checks an error of kiln's interpreter")
+        if case.onnx_skip is not None:
+            raise Skipped(case.onnx_skip)
         try:
             return onnx_case.run_case_onnx(kiln, workdir, kir, paths, ONNX_OPTIONS["opset"], ONNX_OPTIONS["reference"])
         except onnx_case.NotExportable as why:

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cpu_backend_util.h"
-#include "frontend/error.h"
 #include "frontend/functional.h"
 #include "frontend/nn.h"
+#include "support/error.h"
 #include "train/compiled_function.h"
 #include "train/train_step.h"
 #include "train/value_and_grad_fn.h"

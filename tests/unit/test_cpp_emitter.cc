@@ -77,6 +77,74 @@ TEST(CppEmitter, GoldenReductionRows) {
                 "reduction_rows.cpp");
 }
 
+// Blocked sums (codegen/cpp/cpp_reduce.h): rows of 1000, blocks of 256 points (16 lanes of 16,
+// each joining its double total), a last block of 224 and 8 points after; 100,000 points in
+// blocks run in parallel (the lanes' totals are OpenMP's reduction); a sum beside a max (a
+// kernel with lanes) whose groups run in blocks, each ending with the lanes' join into double
+// totals; an inner reduce loop of 20 points, a block of 16 and 4 after under an outer reduce
+// loop; and a product, in order, in double.
+TEST(CppEmitter, GoldenReductionBlocks) {
+  expect_golden(emit_cpp(parse(R"(loops @blocks(%x: f32[4,1000], %y: f32[100000], %z: f32[4,50,20]) -> (%out0, %out1, %out2, %out3, %out4, %out5) {
+  buffer %out0 : f32[4] strides [1]
+  buffer %out1 : f32[] strides []
+  buffer %out2 : f32[4] strides [1]
+  buffer %out3 : f32[4] strides [1]
+  buffer %out4 : f32[4] strides [1]
+  buffer %out5 : f32[4] strides [1]
+  kernel @k0 reduction {
+    for i0 in range(4) {
+      for i1 in range(1000) reduce {
+        %0 = load %x[1000*i0 + i1]
+      }
+      %1 = reduce sum %0 : f32
+      store %out0[i0], %1
+    }
+  }
+  kernel @k1 reduction {
+    for i0 in range(100000) reduce {
+      %0 = load %y[i0]
+    }
+    %1 = reduce sum %0 : f32
+    store %out1[0], %1
+  }
+  kernel @k2 reduction {
+    for i0 in range(4) {
+      for i1 in range(1000) reduce {
+        %0 = load %x[1000*i0 + i1]
+      }
+      %1 = reduce sum %0 : f32
+      %2 = reduce max %0 : f32
+      store %out2[i0], %1
+      store %out3[i0], %2
+    }
+  }
+  kernel @k3 reduction {
+    for i0 in range(4) {
+      for i1 in range(50) reduce {
+        for i2 in range(20) reduce {
+          %0 = load %z[1000*i0 + 20*i1 + i2]
+          %1 = load %x[i2]
+          %2 = mul %0, %1 : f32
+        }
+      }
+      %3 = reduce sum %2 : f32
+      store %out4[i0], %3
+    }
+  }
+  kernel @k4 reduction {
+    for i0 in range(4) {
+      for i1 in range(1000) reduce {
+        %0 = load %x[1000*i0 + i1]
+      }
+      %1 = reduce prod %0 : f32
+      store %out5[i0], %1
+    }
+  }
+}
+)")),
+                "reduction_blocks.cpp");
+}
+
 // The CPU backend's pipeline (decomposition first) on a row softmax: one fused kernel, rows in
 // parallel, max / sum of exp / division per row.
 TEST(CppEmitter, GoldenSoftmax) {

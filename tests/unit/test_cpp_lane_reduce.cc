@@ -339,7 +339,7 @@ TEST(CppLaneReduce, WelfordChunksInParallel) {
   EXPECT_NE(cpp.find("#pragma omp parallel\n"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("#pragma omp for schedule(static)\n"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("#pragma omp critical"), std::string::npos) << cpp;
-  EXPECT_NE(cpp.find("{  // the last 224 points"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("{  // the last block: 224 points"), std::string::npos) << cpp;
 }
 
 // 600 rows of 80 points: past the parallel threshold, the rows run in parallel.

@@ -554,3 +554,93 @@ INSTANTIATE_TEST_SUITE_P(DerivativeRuleNn, DerivativeRuleFiniteDifference, ::tes
 
 }  // namespace
 }  // namespace kiln
+
+// ---- appended: edge points where a formula meets 0/0 or inf * 0 and PyTorch's rule gives a
+// number (tests/oracle/cases_grad_edges.py tries every op at its edge points against torch) ----
+namespace kiln {
+namespace {
+
+Tensor f64s(std::vector<double> v, std::vector<int64_t> sizes) { return Tensor::from_doubles(v, sizes, DType::F64); }
+
+TEST(DerivativeRuleEdges, StdOfConstantRowHasZeroGradient) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[2,3]) -> (f64[2]) {\n  %0 = std(%x) {dim=[1]} : f64[2]\n  return %0\n}\n",
+      {f64s({2, 2, 2, 1, 2, 3}, {2, 3}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0, 0, -0.5, 0, 0.5}));
+}
+
+TEST(DerivativeRuleEdges, ProdGradientIsTheProductOfTheOthersAtZeros) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[3,3]) -> (f64[3]) {\n  %0 = prod(%x) {dim=1} : f64[3]\n  return %0\n}\n",
+      {f64s({0, 2, 3, 0, 0, 3, 1, 2, 4}, {3, 3}), f64s({1, 1, 1}, {3})});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{6, 0, 0, 0, 0, 0, 8, 4, 2}));
+}
+
+TEST(DerivativeRuleEdges, PowHasNoGradientAtZeroExponentOrZeroBase) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%x: f64[2], %y: f64[2]) -> (f64[2]) {\n  %0 = pow(%x, %y) : f64[2]\n  return %0\n}\n",
+      {f64s({0, 2}, {2}), f64s({0, 3}, {2}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 12}));
+  EXPECT_EQ(values(g[1]), (std::vector<double>{0, 8 * std::log(2.0)}));
+  const std::vector<Tensor> literal_base = run_vjp(
+      "graph @f(%y: f64[3]) -> (f64[3]) {\n  %0 = pow(0.0, %y) : f64[3]\n  return %0\n}\n",
+      {f64s({0, 1.5, -1}, {3}), f64s({1, 1, 1}, {3})});
+  ASSERT_EQ(literal_base.size(), 1u);
+  EXPECT_EQ(values(literal_base[0]), (std::vector<double>{0, 0, -INFINITY}));
+}
+
+TEST(DerivativeRuleEdges, Atan2HasNoGradientAtTheOrigin) {
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%y: f64[2], %x: f64[2]) -> (f64[2]) {\n  %0 = atan2(%y, %x) : f64[2]\n  return %0\n}\n",
+      {f64s({0, 1}, {2}), f64s({0, 1}, {2}), f64s({1, 1}, {2})});
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0.5}));
+  EXPECT_EQ(values(g[1]), (std::vector<double>{0, -0.5}));
+}
+
+TEST(DerivativeRuleEdges, CrossEntropyWithEveryTargetIgnoredHasZeroGradient) {
+  for (const char* attrs : {"", " {label_smoothing=0.2}"}) {
+    const std::vector<Tensor> g = run_vjp(
+        std::string("graph @f(%x: f64[2,3], %t: i64[2]) -> (f64[]) {\n  %0 = cross_entropy(%x, %t)") + attrs +
+            " : f64[]\n  return %0\n}\n",
+        {f64s({1, 2, 3, 4, 5, 6}, {2, 3}), Tensor::from_ints({-100, -100}, {2}, DType::I64), f64s({1}, {})});
+    ASSERT_EQ(g.size(), 1u) << attrs;
+    EXPECT_EQ(values(g[0]), std::vector<double>(6, 0.0)) << attrs;
+  }
+}
+
+TEST(DerivativeRuleEdges, AttentionRowMaskedOutByFloatMaskHasZeroGradient) {
+  const double inf = INFINITY;
+  const std::vector<Tensor> g = run_vjp(
+      "graph @f(%q: f64[2,2], %k: f64[2,2], %v: f64[2,2], %m: f64[2,2]) -> (f64[2,2]) {\n"
+      "  %0 = scaled_dot_product_attention(%q, %k, %v, %m) : f64[2,2]\n  return %0\n}\n",
+      {f64s({1, 2, 3, 4}, {2, 2}), f64s({0.5, -1, 2, 0}, {2, 2}), f64s({1, -2, 0.5, 3}, {2, 2}),
+       f64s({0, -inf, -inf, -inf}, {2, 2}), f64s({1, 1, 1, 1}, {2, 2})});
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(values(g[0])[2], 0.0);  // q's masked-out row
+  EXPECT_EQ(values(g[0])[3], 0.0);
+  for (const Tensor& t : g)
+    for (double x : values(t)) EXPECT_TRUE(std::isfinite(x));
+}
+
+TEST(DerivativeRuleEdges, ScatterReadsZeroDimSrcAtEveryIndexAndZeroDimIndexOnce) {
+  const std::vector<Tensor> src_0d = run_vjp(
+      "graph @f(%a: f64[3], %i: i64[2], %s: f64[]) -> (f64[3]) {\n  %0 = scatter(%a, %i, %s) {dim=0} : f64[3]\n"
+      "  return %0\n}\n",
+      {f64s({0, 0, 0}, {3}), Tensor::from_ints({0, 2}, {2}, DType::I64), f64s({5}, {}), f64s({1, 2, 4}, {3})});
+  ASSERT_EQ(src_0d.size(), 2u);
+  EXPECT_EQ(values(src_0d[0]), (std::vector<double>{0, 2, 0}));
+  EXPECT_EQ(values(src_0d[1]), (std::vector<double>{5}));
+  const std::vector<Tensor> index_0d = run_vjp(
+      "graph @f(%a: f64[3], %i: i64[], %s: f64[2]) -> (f64[3]) {\n  %0 = scatter_add(%a, %i, %s) {dim=0} : f64[3]\n"
+      "  return %0\n}\n",
+      {f64s({0, 0, 0}, {3}), Tensor::from_ints({1}, {}, DType::I64), f64s({5, 6}, {2}), f64s({1, 2, 4}, {3})});
+  ASSERT_EQ(index_0d.size(), 2u);
+  EXPECT_EQ(values(index_0d[1]), (std::vector<double>{2, 0}));
+}
+
+}  // namespace
+}  // namespace kiln

@@ -9,11 +9,11 @@
 
 #include "autograd/value_and_grad.h"
 #include "frontend/capture.h"
-#include "frontend/error.h"
 #include "frontend/functional.h"
 #include "frontend/nn/layer_norm.h"
 #include "frontend/nn/linear.h"
 #include "ir/parser.h"
+#include "support/error.h"
 #include "train/grad_function.h"
 #include "train/value_and_grad_fn.h"
 

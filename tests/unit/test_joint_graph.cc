@@ -102,25 +102,43 @@ TEST(JointGraph, IntegerOutputGetsNoTangent) {
   EXPECT_EQ(joint->graph->input(1)->name(), "tangent1");
 }
 
-TEST(JointGraph, OutputsThatAliasInputsGetNoTangent) {
+// An output that is a differentiated input, or a view of one, carries its gradient to it.
+TEST(JointGraph, OutputsThatAliasInputsCarryTheirGradient) {
   auto g = parse(R"(graph @id(%x: f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3]) {
   %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
   %1 = neg(%x) : f32[2,3]
   return %x, %0, %1
 }
 )");
-  EXPECT_EQ(joint_text(*g), R"(graph @id_joint(%x: f32[2,3], %tangent2: tangent f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3], f32[2,3]) {
+  EXPECT_EQ(joint_text(*g), R"(graph @id_joint(%x: f32[2,3], %tangent0: tangent f32[2,3], %tangent1: tangent f32[3,2], %tangent2: tangent f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3], f32[2,3]) {
   %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
   %1 = neg(%x) : f32[2,3]
   %2 = neg(%tangent2) : f32[2,3]
-  return %x, %0, %1, %2
+  %3 = add(%tangent0, %2) : f32[2,3]
+  %4 = transpose(%tangent1) {dim0=0, dim1=1} : f32[2,3]
+  %5 = add(%3, %4) : f32[2,3]
+  return %x, %0, %1, %5
 }
 )");
   Expected<JointGraph> joint = joint_graph(*g);
   ASSERT_TRUE(joint.has_value());
-  EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::AliasOfInput,
-                                                              OutputGradKind::AliasOfInput, OutputGradKind::Tangent}));
-  EXPECT_EQ(joint->tangent_input, (std::vector<int>{-1, -1, 1}));
+  EXPECT_EQ(joint->output_grad,
+            (std::vector<OutputGradKind>{OutputGradKind::Tangent, OutputGradKind::Tangent, OutputGradKind::Tangent}));
+  EXPECT_EQ(joint->tangent_input, (std::vector<int>{1, 2, 3}));
+}
+
+// An output that aliases an input no gradient is asked for takes no tangent.
+TEST(JointGraph, OutputsThatAliasUndifferentiatedInputsGetNoTangent) {
+  auto g = parse(R"(graph @f(%x: f32[2,3], %w: f32[2,3]) -> (f32[3,2], f32[2,3]) {
+  %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
+  %1 = mul(%x, %w) : f32[2,3]
+  return %0, %1
+}
+)");
+  Expected<JointGraph> joint = joint_graph(*g, {.wrt = {"w"}});
+  ASSERT_TRUE(joint.has_value()) << joint.error().to_string();
+  EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::NoGradient, OutputGradKind::Tangent}));
+  EXPECT_EQ(joint->tangent_input, (std::vector<int>{-1, 2}));
 }
 
 TEST(JointGraph, OutputsNoDifferentiatedInputReachesGetNoTangent) {

@@ -9,10 +9,10 @@
 #include "autograd/value_and_grad.h"
 #include "frontend/call_kernel.h"
 #include "frontend/capture.h"
-#include "frontend/error.h"
 #include "kernels/analyze_kernel.h"
 #include "kernels/register_kernel.h"
 #include "runtime/cuda/nvrtc.h"
+#include "support/error.h"
 
 namespace kiln {
 namespace {

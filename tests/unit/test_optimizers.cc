@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "frontend/error.h"
+#include "support/error.h"
 #include "train/adamw.h"
 #include "train/sgd.h"
 

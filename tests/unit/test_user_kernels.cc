@@ -9,18 +9,18 @@
 #include <string>
 
 #include "autograd/value_and_grad.h"
+#include "cpu_backend_util.h"
 #include "frontend/call_kernel.h"
 #include "frontend/capture.h"
 #include "frontend/control_flow.h"
 #include "frontend/functional.h"
-#include "frontend/error.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ops/user_kernel.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
 #include "runtime/cpu/compile_graph.h"
-#include "cpu_backend_util.h"
+#include "support/error.h"
 
 namespace kiln {
 namespace {

@@ -14,10 +14,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "codegen/cpp/cpp_emitter.h"
+#include "command_line.h"
 #include "commands.h"
 #include "core/random.h"
 #include "interp/interpreter.h"
@@ -37,11 +39,6 @@ constexpr const char* kBuildUsage =
     "       kiln build FILE --device=cpu --emit=cpp [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --device=cpu --report DIR [--emit=cpp] [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
-
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kiln build: %s\n%s", msg.c_str(), kBuildUsage);
-  return 2;
-}
 
 
 std::vector<Tensor> random_inputs(const LoopProgram& p, uint64_t seed) {
@@ -100,60 +97,37 @@ int write_report(const std::string& file, const std::vector<std::unique_ptr<Grap
 }  // namespace
 
 int cmd_build(const Args& args) {
-  std::string file, emit, device, report_dir;
-  bool do_check = false, parse_only = false;
-  uint64_t seed = 0;
+  CommandLine cl("build", kBuildUsage);
+  cl.option("--report", "a directory").option("--emit").option("--device").option("--seed");
+  cl.flag("--check").flag("--no-fuse").flag("--no-schedule").flag("--parse-loops");
+  if (std::optional<int> rc = cl.parse(args)) return *rc;
+  const std::string file = cl.positionals()[0];
+  const std::string emit = cl.value("--emit").value_or("");
+  const std::string device = cl.value("--device").value_or("");
+  const std::string report_dir = cl.nonempty("--report").value_or("");
+  const bool do_check = cl.has("--check"), parse_only = cl.has("--parse-loops");
+  const uint64_t seed = static_cast<uint64_t>(cl.integer("--seed", 0, std::numeric_limits<int64_t>::max()).value_or(0));
   LowerOptions lower_options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--report" || a.rfind("--report=", 0) == 0) {
-      if (a == "--report" && i + 1 == args.size()) return usage_error("--report needs a directory");
-      report_dir = a == "--report" ? args[++i] : a.substr(9);
-      if (report_dir.empty()) return usage_error("--report needs a directory");
-    } else if (a.rfind("--emit=", 0) == 0) {
-      emit = a.substr(7);
-      if (emit != "loops" && emit != "cpp") return usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
-    } else if (a.rfind("--device=", 0) == 0) {
-      device = a.substr(9);
-      if (device != "cpu" && device != "interpreter")
-        return usage_error("unknown --device '" + device + "' (cpu or interpreter)");
-    } else if (a == "--check") {
-      do_check = true;
-    } else if (a == "--no-fuse") {
-      lower_options.fuse = false;
-    } else if (a == "--no-schedule") {
-      lower_options.schedule.merge_pointwise = false;
-      lower_options.schedule.fuse_rows = false;
-    } else if (a == "--parse-loops") {
-      parse_only = true;
-    } else if (a.rfind("--seed=", 0) == 0) {
-      try {
-        seed = std::stoull(a.substr(7));
-      } catch (...) {
-        return usage_error("--seed needs a non-negative integer");
-      }
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(kBuildUsage, stdout);
-      return 0;
-    } else if (a.rfind("-", 0) == 0) {
-      return usage_error("unknown option '" + a + "'");
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      return usage_error("more than one FILE");
-    }
+  lower_options.fuse = !cl.has("--no-fuse");
+  if (cl.has("--no-schedule")) {
+    lower_options.schedule.merge_pointwise = false;
+    lower_options.schedule.fuse_rows = false;
   }
-  if (file.empty()) return usage_error("no FILE given");
-  if (parse_only && (do_check || !emit.empty() || !device.empty())) return usage_error("--parse-loops takes no other options");
-  if (parse_only && !report_dir.empty()) return usage_error("--parse-loops takes no other options");
-  if (!report_dir.empty() && device != "cpu") return usage_error("--report is the CPU backend's: give --device=cpu");
+  if (cl.failed()) return 2;
+  if (cl.has("--emit") && emit != "loops" && emit != "cpp")
+    return cl.usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
+  if (cl.has("--device") && device != "cpu" && device != "interpreter")
+    return cl.usage_error("unknown --device '" + device + "' (cpu or interpreter)");
+  if (parse_only && (do_check || !emit.empty() || !device.empty() || !report_dir.empty()))
+    return cl.usage_error("--parse-loops takes no other options");
+  if (!report_dir.empty() && device != "cpu") return cl.usage_error("--report is the CPU backend's: give --device=cpu");
   if (!report_dir.empty() && (do_check || emit == "loops"))
-    return usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
+    return cl.usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
   if (!parse_only && emit.empty() && report_dir.empty())
-    return usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
-  if (emit == "cpp" && device != "cpu") return usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
+    return cl.usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
+  if (emit == "cpp" && device != "cpu") return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
   if (emit == "cpp" && do_check)
-    return usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
+    return cl.usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
   const auto t0 = std::chrono::steady_clock::now();
   if (!read_file(file, text)) return 1;

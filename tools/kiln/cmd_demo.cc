@@ -17,8 +17,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 
+#include "command_line.h"
 #include "commands.h"
 #include "demo/train_demo.h"
 #include "demo/user_kernel_demo.h"
@@ -170,25 +172,15 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::s
 }  // namespace
 
 int cmd_demo(const Args& args) {
-  int64_t mlp_steps = kMlpSteps, gpt_steps = kGptSteps;
-  bool check = true;
-  std::string report_dir;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--report" && i + 1 < args.size() && !args[i + 1].empty()) {
-      report_dir = args[++i];
-      continue;
-    }
-    const std::string flag = "--train-steps=";
-    char* end = nullptr;
-    const long long n = a.rfind(flag, 0) == 0 ? std::strtoll(a.c_str() + flag.size(), &end, 10) : -1;
-    if (n < 0 || !end || *end != '\0' || end == a.c_str() + flag.size()) {
-      std::fprintf(stderr, "usage: kiln demo [--train-steps=N] [--report DIR]\n");
-      return 2;
-    }
-    mlp_steps = gpt_steps = n;
-    check = false;
-  }
+  CommandLine cl("demo", "usage: kiln demo [--train-steps=N] [--report DIR]\n");
+  cl.option("--train-steps").option("--report", "a directory").files(0, 0, "no FILE");
+  if (std::optional<int> rc = cl.parse(args)) return *rc;
+  const std::optional<int64_t> steps = cl.integer("--train-steps", 0, std::numeric_limits<int32_t>::max());
+  const std::string report_dir = cl.nonempty("--report").value_or("");
+  if (cl.failed()) return 2;
+  // The loss thresholds are set for the default step counts: a shorter run is not checked.
+  const int64_t mlp_steps = steps.value_or(kMlpSteps), gpt_steps = steps.value_or(kGptSteps);
+  const bool check = !steps;
   Mlp model;
   auto fn = [&](std::span<const Tensor> in) { return probabilities_and_loss(model, in[0], in[1]); };
   CaptureOptions options{.dynamic = {{0, "B", 0}, {0, "B", 1}},

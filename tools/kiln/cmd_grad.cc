@@ -12,13 +12,13 @@
 // --device=cpu --report DIR also compiles the gradient as training does (GradFunction with
 // the same options, both graphs for the CPU) and writes its compile report (docs/REPORT.md).
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <sstream>
 #include <string>
 
 #include "autograd/joint_graph.h"
 #include "autograd/partition.h"
+#include "command_line.h"
 #include "commands.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -42,77 +42,50 @@ struct GradArgs {
   std::string report_dir;  // --report DIR
 };
 
-bool parse_args(const Args& args, GradArgs& out) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--report" || a.rfind("--report=", 0) == 0) {
-      out.report_dir = a == "--report" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(9);
-      if (out.report_dir.empty()) {
-        std::fprintf(stderr, "kiln grad: --report needs a directory\n");
-        return false;
-      }
-    } else if (a == "--device=cpu") {
-      out.device = "cpu";
-    } else if (a.rfind("--wrt=", 0) == 0) {
-      std::stringstream ss(a.substr(6));
-      std::string name;
-      while (std::getline(ss, name, ','))
-        if (!name.empty()) out.joint.wrt.push_back(name);
-    } else if (a == "--partition=default") {
-      out.partition.kind = PartitionKind::Default;
-    } else if (a == "--partition=min-cut") {
-      out.partition.kind = PartitionKind::MinCut;
-    } else if (a.rfind("--partition=", 0) == 0) {
-      std::fprintf(stderr, "kiln grad: unknown partitioner '%s' (known: min-cut, default)\n", a.substr(12).c_str());
-      return false;
-    } else if (a.rfind("--budget=", 0) == 0) {
-      const std::string v = a.substr(9);
-      char* end = nullptr;
-      out.partition.memory_budget = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0') {
-        std::fprintf(stderr, "kiln grad: --budget wants a number in [0, 1], not '%s'\n", v.c_str());
-        return false;
-      }
-    } else if (a == "--solver=dp") {
-      out.partition.solver = KnapsackSolver::DynamicProgramming;
-    } else if (a == "--solver=greedy") {
-      out.partition.solver = KnapsackSolver::Greedy;
-    } else if (a.rfind("--solver=", 0) == 0) {
-      std::fprintf(stderr, "kiln grad: unknown knapsack solver '%s' (known: dp, greedy)\n", a.substr(9).c_str());
-      return false;
-    } else if (a == "--json") {
-      out.json = true;
-    } else if (a == "--joint-passes") {
-      out.joint_passes = true;
-    } else if (a == "--emit=joint") {
-      out.emit_joint = true;
-    } else if (a == "--emit=partition") {
-      out.emit_joint = false;
-    } else if (a.rfind("--emit=", 0) == 0) {
-      std::fprintf(stderr, "kiln grad: unknown --emit '%s' (known: partition, joint)\n", a.substr(7).c_str());
-      return false;
-    } else if (a.rfind("--", 0) == 0 || !out.file.empty()) {
-      std::fprintf(stderr, "kiln grad: unexpected argument '%s'\n", a.c_str());
-      return false;
-    } else {
-      out.file = a;
-    }
+constexpr const char* kGradUsage =
+    "usage: kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b] "
+    "[--joint-passes] [--json]\n"
+    "                 [--emit=partition|joint] [--device=cpu --report DIR]\n";
+
+// The command line as GradArgs; the exit status when it ends the command, else nullopt.
+std::optional<int> parse_args(const Args& args, GradArgs& out) {
+  CommandLine cl("grad", kGradUsage);
+  cl.option("--report", "a directory");
+  for (const char* o : {"--device", "--wrt", "--partition", "--budget", "--solver", "--emit"}) cl.option(o);
+  cl.flag("--json").flag("--joint-passes");
+  if (std::optional<int> rc = cl.parse(args)) return rc;
+  out.file = cl.positionals()[0];
+  out.report_dir = cl.nonempty("--report").value_or("");
+  if (std::optional<std::string> device = cl.value("--device")) {
+    if (*device != "cpu") return cl.usage_error("unknown --device '" + *device + "' (grad compiles for cpu)");
+    out.device = *device;
   }
-  if (out.file.empty()) {
-    std::fprintf(stderr,
-                 "usage: kiln grad FILE [--partition=min-cut|default] [--budget=F] [--solver=dp|greedy] [--wrt=a,b] "
-                 "[--joint-passes] [--json] [--emit=partition|joint] [--device=cpu --report DIR]\n");
-    return false;
+  out.joint.wrt = cl.list("--wrt");
+  if (std::optional<std::string> kind = cl.value("--partition")) {
+    if (*kind == "default") out.partition.kind = PartitionKind::Default;
+    else if (*kind == "min-cut") out.partition.kind = PartitionKind::MinCut;
+    else return cl.usage_error("unknown partitioner '" + *kind + "' (known: min-cut, default)");
   }
-  if (!out.report_dir.empty() && out.device != "cpu") {
-    std::fprintf(stderr, "kiln grad: --report compiles the forward and backward graphs for the CPU: give --device=cpu\n");
-    return false;
+  // The partitioner checks the range (a user error naming the budget).
+  if (std::optional<double> budget = cl.number("--budget", -INFINITY, INFINITY)) out.partition.memory_budget = *budget;
+  if (std::optional<std::string> solver = cl.value("--solver")) {
+    if (*solver == "dp") out.partition.solver = KnapsackSolver::DynamicProgramming;
+    else if (*solver == "greedy") out.partition.solver = KnapsackSolver::Greedy;
+    else return cl.usage_error("unknown knapsack solver '" + *solver + "' (known: dp, greedy)");
   }
-  if (out.emit_joint && out.json) {
-    std::fprintf(stderr, "kiln grad: --json prints the partition; it does not combine with --emit=joint\n");
-    return false;
+  if (std::optional<std::string> emit = cl.value("--emit")) {
+    if (*emit != "joint" && *emit != "partition")
+      return cl.usage_error("unknown --emit '" + *emit + "' (known: partition, joint)");
+    out.emit_joint = *emit == "joint";
   }
-  return true;
+  out.json = cl.has("--json");
+  out.joint_passes = cl.has("--joint-passes");
+  if (cl.failed()) return 2;
+  if (!out.report_dir.empty() && out.device != "cpu")
+    return cl.usage_error("--report compiles the forward and backward graphs for the CPU: give --device=cpu");
+  if (out.emit_joint && out.json)
+    return cl.usage_error("--json prints the partition; it does not combine with --emit=joint");
+  return std::nullopt;
 }
 
 std::string json_string(const std::string& s) { return quote_string(s); }
@@ -190,7 +163,7 @@ int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
 
 int cmd_grad(const Args& raw) {
   GradArgs args;
-  if (!parse_args(raw, args)) return 2;
+  if (std::optional<int> rc = parse_args(raw, args)) return *rc;
   std::string text;
   const auto t0 = std::chrono::steady_clock::now();
   if (!read_file(args.file, text)) return 1;

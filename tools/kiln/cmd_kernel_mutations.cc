@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "command_line.h"
 #include "commands.h"
 #include "kernels/analyze_kernel.h"
 
@@ -15,11 +16,6 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kUsage = "usage: kiln kernel-mutations FILE [--function NAME] [--names-only]\n";
-
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kiln kernel-mutations: %s\n%s", msg.c_str(), kUsage);
-  return 2;
-}
 
 void print_report(const kernels::KernelAnalysis& a, const std::string& kind) {
   const kernels::MutationAnalysis& m = a.mutation;
@@ -44,26 +40,13 @@ void print_report(const kernels::KernelAnalysis& a, const std::string& kind) {
 }  // namespace
 
 int cmd_kernel_mutations(const Args& args) {
-  std::string file, function;
-  bool names_only = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--names-only") {
-      names_only = true;
-    } else if (a == "--function") {
-      if (i + 1 >= args.size()) return usage_error("--function needs a name");
-      function = args[++i];
-    } else if (a.rfind("--function=", 0) == 0) {
-      function = a.substr(11);
-    } else if (!a.empty() && a[0] == '-') {
-      return usage_error("unknown option '" + a + "'");
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      return usage_error("more than one FILE: '" + file + "' and '" + a + "'");
-    }
-  }
-  if (file.empty()) return usage_error("no FILE given");
+  CommandLine cl("kernel-mutations", kUsage);
+  cl.option("--function", "a name").flag("--names-only");
+  if (std::optional<int> rc = cl.parse(args)) return *rc;
+  const std::string& file = cl.positionals()[0];
+  const std::string function = cl.value("--function").value_or("");
+  const bool names_only = cl.has("--names-only");
+  if (!readable_file(file)) return 1;
   Expected<kernels::KernelSource> source = kernels::read_kernel_source(file);
   if (!source) return fail(source.error());
   Expected<kernels::KernelAnalysis> a = kernels::analyze_kernel(*source, function);

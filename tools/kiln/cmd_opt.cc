@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "command_line.h"
 #include "commands.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -31,7 +32,6 @@ namespace {
 struct OptArgs {
   std::string file;
   std::string passes;
-  bool passes_given = false;
   bool split_input = false;
   bool print_mutation_info = false;
   bool explain_matches = false;
@@ -40,53 +40,40 @@ struct OptArgs {
   PassManagerOptions pm;
 };
 
-bool parse_args(const Args& args, OptArgs& out) {
-  for (const std::string& a : args) {
-    if (a.rfind("--passes=", 0) == 0) {
-      out.passes = a.substr(9);
-      out.passes_given = true;
-    } else if (a == "--split-input-file") {
-      out.split_input = true;
-    } else if (a == "--print-after-all") {
-      out.pm.print_after_all = true;
-    } else if (a == "--print-changed") {
-      out.pm.print_after_change = true;
-    } else if (a == "--time-passes") {
-      out.pm.time_passes = true;
-    } else if (a == "--verify-each") {
-      out.pm.verify_each = true;
-    } else if (a == "--unverified-input") {
-      out.unverified_input = true;
-    } else if (a == "--print-mutation-info") {
-      out.print_mutation_info = true;
-    } else if (a == "--explain-matches") {
-      out.explain_matches = true;
-    } else if (a == "--mutations-as-outputs") {
-      out.pm.functionalize.keep_input_mutations = false;
-    } else if (a.rfind("--decompose-ops=", 0) == 0) {
-      Expected<DecomposeOptions> ops = parse_decompose_ops(a.substr(16));
-      if (!ops) {
-        std::fprintf(stderr, "kiln opt: --decompose-ops: %s\n", ops.error().message().c_str());
-        return false;
-      }
-      out.pm.decompose = std::move(*ops);
-    } else if (a.rfind("--aliased-inputs=", 0) == 0) {
-      out.aliased_inputs.push_back(a.substr(17));
-    } else if (a.rfind("--", 0) == 0 || !out.file.empty()) {
-      std::fprintf(stderr, "kiln opt: unexpected argument '%s'\n", a.c_str());
-      return false;
-    } else {
-      out.file = a;
-    }
+constexpr const char* kOptUsage =
+    "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] [--print-changed] [--time-passes]\n"
+    "                [--verify-each] [--aliased-inputs=a,b+OFFSET] [--mutations-as-outputs]\n"
+    "                [--print-mutation-info] [--decompose-ops=a,b] [--explain-matches] [--unverified-input]\n";
+
+// The command line as OptArgs; the exit status when it ends the command, else nullopt.
+std::optional<int> parse_args(const Args& args, OptArgs& out) {
+  CommandLine cl("opt", kOptUsage);
+  cl.option("--passes", "a list of passes (--passes=a,b; --passes= runs none)");
+  cl.option("--decompose-ops").option("--aliased-inputs");
+  for (const char* f : {"--split-input-file", "--print-after-all", "--print-changed", "--time-passes", "--verify-each",
+                        "--unverified-input", "--print-mutation-info", "--explain-matches", "--mutations-as-outputs"})
+    cl.flag(f);
+  if (std::optional<int> rc = cl.parse(args)) return rc;
+  out.file = cl.positionals()[0];
+  const std::optional<std::string> passes = cl.value("--passes");
+  if (!passes) return cl.usage_error("give the passes to run with --passes=a,b (--passes= runs none)");
+  out.passes = *passes;
+  out.split_input = cl.has("--split-input-file");
+  out.pm.print_after_all = cl.has("--print-after-all");
+  out.pm.print_after_change = cl.has("--print-changed");
+  out.pm.time_passes = cl.has("--time-passes");
+  out.pm.verify_each = cl.has("--verify-each");
+  out.unverified_input = cl.has("--unverified-input");
+  out.print_mutation_info = cl.has("--print-mutation-info");
+  out.explain_matches = cl.has("--explain-matches");
+  if (cl.has("--mutations-as-outputs")) out.pm.functionalize.keep_input_mutations = false;
+  if (std::optional<std::string> ops = cl.value("--decompose-ops")) {
+    Expected<DecomposeOptions> decompose = parse_decompose_ops(*ops);
+    if (!decompose) return cl.usage_error("--decompose-ops: " + decompose.error().message());
+    out.pm.decompose = std::move(*decompose);
   }
-  if (out.file.empty() || !out.passes_given) {
-    std::fprintf(stderr, "usage: kiln opt FILE --passes=a,b [--split-input-file] [--print-after-all] "
-                         "[--print-changed] [--time-passes] [--verify-each] [--aliased-inputs=a,b+OFFSET] "
-                         "[--mutations-as-outputs] [--print-mutation-info] [--decompose-ops=a,b]\n"
-                         "       [--explain-matches] [--unverified-input]\n");
-    return false;
-  }
-  return true;
+  out.aliased_inputs = cl.values("--aliased-inputs");
+  return std::nullopt;
 }
 
 // Pieces of `text` cut at "// -----" lines; each piece starts with as many newlines as
@@ -195,7 +182,7 @@ bool process(const std::string& text, const OptArgs& args, const std::vector<std
 
 int cmd_opt(const Args& raw) {
   OptArgs args;
-  if (!parse_args(raw, args)) return 2;
+  if (std::optional<int> rc = parse_args(raw, args)) return *rc;
   // The sets run lazily, by name; --explain-matches needs the named ones built here too.
   args.pm.extra_passes = lazy_builtin_pattern_set_passes();
   args.pm.extra_passes.push_back(joint_graph_named_pass());

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "commands.h"
 #include "core/npy.h"
 #include "core/random.h"
@@ -42,127 +43,78 @@ constexpr const char* kRunUsage =
 
 struct RunOptions {
   std::string file;
-  std::vector<std::string> input_files;
-  std::optional<uint64_t> seed;
-  std::map<std::string, int64_t> dims;
+  InputSource inputs;
   std::string output_dir;
   std::string device = "interpreter";
   bool check_capture = false;
   bool check = false;  // --device=cpu: compare with the interpreter
 };
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kiln run: %s\n%s", msg.c_str(), kRunUsage);
-  return 2;
-}
-
-
-// Returns 0 when the command line is good, else the exit status (after printing why).
-int parse_args(const Args& args, RunOptions& o) {
-  bool have_inputs = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::string value;
-    bool has_value = false;
-    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
-      value = a.substr(a.find('=') + 1);
-      a = a.substr(0, a.find('='));
-      has_value = true;
-    }
-    auto take = [&]() -> bool {
-      if (has_value) return true;
-      if (i + 1 >= args.size()) return false;
-      value = args[++i];
-      return true;
-    };
-    if (a == "--inputs" || a == "--random-inputs" || a == "--dim" || a == "--outputs" || a == "--device") {
-      if (!take()) return usage_error(a + " needs a value");
-    } else if (has_value) {
-      return usage_error(a + " takes no value");
-    }
-    if (a == "--inputs" && value == "random") {  // DESIGN.md's spelling of --random-inputs 0
-      a = "--random-inputs";
-      value = "0";
-    }
-    if (a == "--inputs") {
-      if (have_inputs) return usage_error("give --inputs or --random-inputs once");
-      have_inputs = true;
-      if (!value.empty()) o.input_files = split(value, ',');
-      for (const std::string& f : o.input_files)
-        if (f.empty()) return usage_error("empty file name in --inputs " + value);
-    } else if (a == "--random-inputs") {
-      if (have_inputs) return usage_error("give --inputs or --random-inputs once");
-      have_inputs = true;
-      std::optional<int64_t> seed = parse_int(value);
-      if (!seed || *seed < 0) return usage_error("--random-inputs needs a non-negative integer seed, not '" + value + "'");
-      o.seed = static_cast<uint64_t>(*seed);
-    } else if (a == "--dim") {
-      for (const std::string& binding : split(value, ',')) {
-        size_t eq = binding.find('=');
-        std::optional<int64_t> v = eq == std::string::npos ? std::nullopt : parse_int(binding.substr(eq + 1));
-        if (eq == 0 || !v || *v < 0) return usage_error("--dim takes NAME=SIZE, not '" + binding + "'");
-        o.dims[binding.substr(0, eq)] = *v;
-      }
-    } else if (a == "--outputs") {
-      if (value.empty()) return usage_error("--outputs needs a directory");
-      o.output_dir = value;
-    } else if (a == "--device") {
-      if (value != "cpu" && value != "interpreter") return usage_error("unknown --device '" + value + "' (cpu or interpreter)");
-      o.device = value;
-    } else if (a == "--check-capture") {
-      o.check_capture = true;
-    } else if (a == "--check") {
-      o.check = true;
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(kRunUsage, stdout);
-      return -1;
-    } else if (a.rfind("-", 0) == 0 && a != "-") {
-      return usage_error("unknown option '" + a + "'");
-    } else if (o.file.empty()) {
-      o.file = a;
-    } else {
-      return usage_error("more than one FILE ('" + o.file + "', '" + a + "')");
-    }
+// The command line as RunOptions; the exit status when it ends the command (a usage error,
+// --help), else nullopt.
+std::optional<int> parse_args(CommandLine& cl, const Args& args, RunOptions& o) {
+  declare_input_options(cl);
+  cl.option("--outputs", "a directory").option("--device").flag("--check-capture").flag("--check");
+  if (std::optional<int> rc = cl.parse(args)) return rc;
+  o.file = cl.positionals()[0];
+  o.inputs = input_source(cl);
+  o.output_dir = cl.nonempty("--outputs").value_or("");
+  if (std::optional<std::string> device = cl.value("--device")) {
+    if (*device != "cpu" && *device != "interpreter")
+      return cl.usage_error("unknown --device '" + *device + "' (cpu or interpreter)");
+    o.device = *device;
   }
-  if (o.file.empty()) return usage_error("no FILE given");
-  if (!o.dims.empty() && !o.seed) return usage_error("--dim is only for --random-inputs (with --inputs, dims come from the files)");
-  if (o.check && o.device != "cpu") return usage_error("--check compares compiled code with the interpreter: give --device=cpu");
-  if (o.check_capture && o.device != "interpreter") return usage_error("--check-capture is for --device=interpreter");
-  return 0;
+  o.check_capture = cl.has("--check-capture");
+  o.check = cl.has("--check");
+  if (cl.failed()) return 2;
+  if (o.check && o.device != "cpu")
+    return cl.usage_error("--check compares compiled code with the interpreter: give --device=cpu");
+  if (o.check_capture && o.device != "interpreter") return cl.usage_error("--check-capture is for --device=interpreter");
+  return std::nullopt;
 }
 
 
+// "%.6g", with every NaN printed as "nan" (printf writes "-nan" for a NaN whose sign bit is set).
 std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
 }
 
-// "out0: f32[3,4] min=-1.2 max=2.3 mean=0.1"
+// "out0: f32[3,4] min=-1.2 max=2.3 mean=0.1". min, max and mean are over the elements that
+// are not NaN, infinities included (so the mean is inf or -inf with infinities of one sign,
+// nan with both); then "nan=K" and "inf=K" count the NaN and the infinite elements when there
+// are any. Only "nan=N" when every element is NaN; "(empty)" without elements; bool tensors
+// count their true elements.
 std::string summary(const std::string& name, const Tensor& t) {
   std::string s = name + ": " + t.type().to_string();
-  int64_t n = t.numel();
+  const int64_t n = t.numel();
   if (n == 0) return s + " (empty)";
   if (t.dtype() == DType::Bool) {
     int64_t trues = 0;
     for (int64_t i = 0; i < n; ++i) trues += t.item_int(i) != 0;
     return s + " true=" + std::to_string(trues) + "/" + std::to_string(n);
   }
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  int64_t nans = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  long double sum = 0;  // wide enough that no sum of finite doubles overflows
+  int64_t nans = 0, infs = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double v = t.item_double(i);
+    const double v = t.item_double(i);
     if (std::isnan(v)) {
       ++nans;
       continue;
     }
+    infs += std::isinf(v);
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
   }
   if (nans == n) return s + " nan=" + std::to_string(nans);
-  s += " min=" + format_number(lo) + " max=" + format_number(hi) + " mean=" + format_number(sum / static_cast<double>(n - nans));
+  const double mean = static_cast<double>(sum / static_cast<long double>(n - nans));
+  s += " min=" + format_number(lo) + " max=" + format_number(hi) + " mean=" + format_number(mean);
   if (nans) s += " nan=" + std::to_string(nans);
+  if (infs) s += " inf=" + std::to_string(infs);
   return s;
 }
 
@@ -232,8 +184,9 @@ Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor>
 }  // namespace
 
 int cmd_run(const Args& args) {
+  CommandLine cl("run", kRunUsage);
   RunOptions o;
-  if (int rc = parse_args(args, o)) return rc < 0 ? 0 : rc;
+  if (std::optional<int> rc = parse_args(cl, args, o)) return *rc;
 
   std::string text;
   if (!read_file(o.file, text)) return 1;
@@ -242,9 +195,8 @@ int cmd_run(const Args& args) {
   KILN_CHECK(!graphs->empty()) << "parse_graphs accepted a file without graphs";
   const Graph& g = *graphs->front();
 
-  if (o.input_files.empty() && !o.seed && g.num_inputs() > 0)
-    return usage_error("graph @" + g.name() + " has inputs: give --inputs a.npy,... or --random-inputs SEED");
-  Expected<std::vector<Tensor>> inputs = o.seed ? random_inputs(g, *o.seed, o.dims) : read_inputs(g, o.input_files);
+  if (!o.inputs.given() && g.num_inputs() > 0) return no_inputs_given(cl, g);
+  Expected<std::vector<Tensor>> inputs = graph_inputs(g, o.inputs);
   if (!inputs) return fail(inputs.error());
 
   // --check runs the interpreter on the inputs as they were: a graph may write its inputs.

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "core/tensor.h"
 #include "ir/graph.h"
 
 namespace kiln::cli {
-
-using Args = std::vector<std::string>;
 
 int cmd_opt(const Args& args);    // kiln opt FILE --passes=a,b
 int cmd_run(const Args& args);    // kiln run FILE [--device=cpu [--check]] [--inputs a.npy,... | --random-inputs SEED] [--outputs DIR] [--check-capture]
@@ -30,12 +29,12 @@ int cmd_verify(const Args& args);  // kiln verify FILE [model.onnx] [--inputs ..
 
 // Prints the diagnostic to stderr and returns 1 (a user error).
 int fail(const Diagnostic& d);
-// "a,b" split at `sep` ("" gives one empty piece).
-std::vector<std::string> split(const std::string& s, char sep);
-// A decimal int64, or nullopt when `s` is not one.
-std::optional<int64_t> parse_int(const std::string& s);
 
-// Reads a whole file; on failure prints "kiln: cannot read FILE" and returns false.
+// Whether `path` is a file kiln can read; when not, prints "kiln: cannot read PATH: WHY"
+// (it does not exist, it is a directory, ...) to stderr. Every file a subcommand reads is
+// checked so before it is parsed: a directory would otherwise read as an empty file.
+bool readable_file(const std::string& path);
+// Reads a whole file after readable_file(path); false (after printing why) when it cannot.
 bool read_file(const std::string& path, std::string& out);
 
 // "[1, 2]": the coordinates of row-major element `flat` of t.
@@ -53,11 +52,27 @@ bool outputs_agree(const std::string& cmd, const std::string& what, std::span<co
 bool written_inputs_agree(const std::string& cmd, const std::string& what, const Graph& g,
                           std::span<const Tensor> interpreted, std::span<const Tensor> after);
 
-// g's inputs read from .npy files, one per input in order; symbolic dims must bind
-// consistently. The error names the input and the file.
-Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files);
-// Seeded inputs: randn for floats, integers in [-8, 8) ([0, 16) unsigned), random bools;
-// `dims` sizes the symbolic dims.
-Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed, const std::map<std::string, int64_t>& dims);
+// Where a command that runs a graph (run, verify) gets the graph's inputs: .npy files
+// (--inputs a.npy,...) or seeded random tensors (--random-inputs SEED, or DESIGN.md's
+// spelling --inputs random) whose symbolic dims --dim sizes.
+struct InputSource {
+  std::vector<std::string> files;
+  std::optional<uint64_t> seed;
+  std::map<std::string, int64_t> dims;
+
+  bool given() const { return seed || !files.empty(); }
+};
+// Declares --inputs, --random-inputs and --dim on `cl`.
+void declare_input_options(CommandLine& cl);
+// The InputSource of a parsed command line; usage errors (on cl) for both kinds of inputs
+// given, or --dim without --random-inputs.
+InputSource input_source(CommandLine& cl);
+// The usage error of a command line that gives no inputs for a graph that has some.
+int no_inputs_given(CommandLine& cl, const Graph& g);
+// The inputs of `g` from `source`: read from the files, one per input in order, with symbolic
+// dims bound consistently (the error names the input and the file); or seeded: randn for
+// floats, integers in [-8, 8) ([0, 16) unsigned), random bools, each --dim naming a symbol
+// of g's inputs.
+Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source);
 
 }  // namespace kiln::cli

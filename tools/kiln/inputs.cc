@@ -1,6 +1,8 @@
 // Graph inputs for the subcommands that run graphs (run, verify): read from .npy files or
 // made from a seed.
+#include <limits>
 #include <map>
+#include <set>
 
 #include "commands.h"
 #include "core/npy.h"
@@ -15,7 +17,34 @@ std::string input_name(const Graph& g, int i) { return "input " + std::to_string
 
 constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
 
-}  // namespace
+// Each --dim must size a symbol that some input's dims use: a misspelt symbol would
+// otherwise be ignored without a word.
+Status check_dim_names(const Graph& g, const std::map<std::string, int64_t>& dims) {
+  std::set<std::string> symbols;
+  for (const Value* in : g.inputs())
+    for (const Dim& d : in->type().shape.dims())
+      if (d.is_symbolic()) d.expr().collect_symbols(symbols);
+  for (const auto& [name, size] : dims) {
+    if (symbols.count(name)) continue;
+    std::string known;
+    for (const std::string& s : symbols) known += (known.empty() ? "" : ", ") + s;
+    return make_error("--dim ", name, "=", size, ": no input of graph @", g.name(), " has the symbolic dim ", name,
+                      known.empty() ? " (its inputs have no symbolic dims)" : " (its inputs' symbols: " + known + ")");
+  }
+  return Status::ok();
+}
+
+// An error when an input of `type` (`sizes` once --dim bound its symbols) has more elements
+// than random inputs are made for; it suggests --dim only where the type has symbols.
+Status check_random_size(const std::string& what, const TensorType& type, const std::vector<int64_t>& sizes) {
+  int64_t numel = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow = overflow || __builtin_mul_overflow(numel, s, &numel);
+  if (!overflow && numel <= kMaxRandomElements) return Status::ok();
+  if (!type.shape.is_static()) return make_error(what, " would have more than 2^32 elements; give smaller --dim sizes");
+  return make_error(what, " has ", overflow ? "more than 2^63" : std::to_string(numel), " elements (",
+                    type.to_string(), "), more than --random-inputs makes (2^32); give it as a .npy file with --inputs");
+}
 
 Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files) {
   if (static_cast<int>(files.size()) != g.num_inputs())
@@ -33,6 +62,7 @@ Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std:
 }
 
 Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value, const std::map<std::string, int64_t>& dims) {
+  KILN_TRY(check_dim_names(g, dims));
   std::vector<Tensor> inputs;
   for (int i = 0; i < g.num_inputs(); ++i) {
     const TensorType& type = g.input(i)->type();
@@ -51,10 +81,7 @@ Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
                           ": give the size of each symbol in it with --dim NAME=N");
       sizes.push_back(*size);
     }
-    int64_t numel = 1;
-    for (int64_t s : sizes)
-      if (__builtin_mul_overflow(numel, s, &numel) || numel > kMaxRandomElements)
-        return make_error(input_name(g, i), " would have more than 2^32 elements; give smaller --dim sizes");
+    KILN_TRY(check_random_size(input_name(g, i), type, sizes));
     uint64_t seed = random_u64(RandomStream{seed_value, 0}, static_cast<uint64_t>(i));
     DType dt = type.dtype;
     if (is_floating(dt))
@@ -65,6 +92,37 @@ Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
       inputs.push_back(Tensor::randint(is_signed(dt) ? -8 : 0, is_signed(dt) ? 8 : 16, sizes, seed, dt));
   }
   return inputs;
+}
+
+}  // namespace
+
+void declare_input_options(CommandLine& cl) { cl.option("--inputs").option("--random-inputs").option("--dim"); }
+
+InputSource input_source(CommandLine& cl) {
+  InputSource source;
+  const std::vector<std::string> files = cl.list("--inputs");
+  if (cl.values("--inputs").size() + cl.values("--random-inputs").size() > 1) {
+    cl.usage_error("give --inputs or --random-inputs once");
+    return source;
+  }
+  if (files == std::vector<std::string>{"random"})  // DESIGN.md's spelling of --random-inputs 0
+    source.seed = 0;
+  else
+    source.files = files;
+  if (std::optional<int64_t> seed = cl.integer("--random-inputs", 0, std::numeric_limits<int64_t>::max()))
+    source.seed = static_cast<uint64_t>(*seed);
+  source.dims = cl.dims("--dim");
+  if (!source.dims.empty() && !source.seed && !cl.failed())
+    cl.usage_error("--dim is only for --random-inputs (with --inputs, dims come from the files)");
+  return source;
+}
+
+int no_inputs_given(CommandLine& cl, const Graph& g) {
+  return cl.usage_error("graph @" + g.name() + " has inputs: give --inputs a.npy,... or --random-inputs SEED");
+}
+
+Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source) {
+  return source.seed ? random_inputs(g, *source.seed, source.dims) : read_inputs(g, source.files);
 }
 
 }  // namespace kiln::cli

@@ -27,8 +27,10 @@ commands:
                        differentiate a graph: print the forward and backward graphs and
                        the values the forward saves for the backward; --emit=joint
                        prints the joint graph (primals and tangents in, outputs and
-                       gradients out) instead; --device=cpu --report DIR also compiles
-                       it as training does and writes a compile report to DIR
+                       gradients out; an output that is a differentiated input or a
+                       view of one takes a tangent too) instead; --device=cpu --report
+                       DIR also compiles it as training does and writes a compile
+                       report to DIR
   build FILE --emit=loops [--check] [--seed=N]
                        lower the first graph to the loop IR and print it; --check also
                        runs the loop-IR evaluator and the interpreter on seeded random

@@ -1,5 +1,8 @@
 // Helpers shared by the subcommands.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,31 +16,22 @@ int fail(const Diagnostic& d) {
   return 1;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
+bool readable_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::fprintf(stderr, "kiln: cannot read %s: it is a directory, not a file\n", path.c_str());
+    return false;
   }
-}
-
-std::optional<int64_t> parse_int(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  size_t used = 0;
-  try {
-    long long v = std::stoll(s, &used, 10);
-    if (used != s.size()) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+    return true;
   }
+  std::fprintf(stderr, "kiln: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+  return false;
 }
-
 
 bool read_file(const std::string& path, std::string& out) {
+  if (!readable_file(path)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "kiln: cannot read %s\n", path.c_str());

@@ -9,8 +9,11 @@ OnnxBackend: `ort` is ONNX Runtime's CPUExecutionProvider (log severity 3), `ref
 ONNX's own reference evaluator (onnx.reference.ReferenceEvaluator).
 
 Exit status: 0 on success; 3 when a package is missing (the message names it); 1 when the
-model does not load or run (the message is the runtime's)."""
+model does not load or run (the message is the runtime's). A crash in the runtime's native
+code kills the process with its signal; faulthandler first prints the Python stack (which
+call was running: loading the model or running it) to stderr, which kiln quotes."""
 import argparse
+import faulthandler
 import os
 import sys
 
@@ -133,6 +136,7 @@ def run(model_path, input_paths, out_dir, backend):
 
 
 def main():
+    faulthandler.enable()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--inputs", default="")

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -492,7 +493,7 @@ class KernelWriter {
       lane_reduction();
       return;
     }
-    const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size());
+    const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size()), last = n - 1;
     const size_t red = static_cast<size_t>(k_.reduce_op);
     const BodyOp& rop = k_.body[red];
     for (size_t i = red + 1; i < k_.body.size(); ++i)
@@ -502,12 +503,46 @@ class KernelWriter {
     for (int d = first_; d < outer; ++d) open_loop(d);
     const std::vector<bool> hoisted = invariant_below(outer, 0, red);
     ops(0, red, hoisted, true);
-    line(acc.type + " acc = " + acc.init + ";");
-    if (acc.nan_flag) line("int acc_nan = 0;");
-    for (int d = outer; d < n; ++d) open_loop(d);
-    ops(0, red, hoisted, false);
-    line(acc.update(value(rop.args.at(0))));
-    for (int d = outer; d < n; ++d) close_block();
+    line(acc.declare());
+    if (acc.blocks) {
+      // The innermost reduce loop in blocks (cpp_reduce.h): per block, the lanes (`omp simd`)
+      // each sum their points into `part` and join their double totals, which OpenMP sums
+      // over threads; the points after the last group join lane 0's total.
+      for (int d = outer; d < last; ++d) open_loop(d);
+      const std::string i = "i" + std::to_string(last), lanes = std::to_string(kLanes);
+      const BlockWriter block = [&](const Block& b) {
+        if (o_.openmp) line(simd_pragma(""));
+        line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
+        ++depth_;
+        line(acc.part_declare());
+        line("for (int64_t g = 0; g < " + std::to_string(b.points / kLanes) + "; ++g) {");
+        ++depth_;
+        line("const int64_t " + i + " = " + (b.start == "0" ? "" : b.start + " + ") + "g * " + lanes + " + l;");
+        ops(0, red, hoisted, false);
+        line(acc.update(value(rop.args.at(0)), "part"));
+        close_block();
+        line(acc.part_join());
+        close_block();
+      };
+      const int64_t extent = k_.loops[static_cast<size_t>(last)], grouped = extent - extent % kLanes;
+      whole_blocks(grouped, s_.parallel_loop == last ? parallel_pragma(acc.clause) : "", block);
+      last_block(grouped, block);
+      if (grouped != extent) {
+        line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" + i +
+             ") {");
+        ++depth_;
+        ops(0, red, hoisted, false);
+        line(acc.update(value(rop.args.at(0)), "acc_l[0]"));
+        close_block();
+      }
+      for (int d = outer; d < last; ++d) close_block();
+      line(acc.lanes_total());
+    } else {
+      for (int d = outer; d < n; ++d) open_loop(d);
+      ops(0, red, hoisted, false);
+      line(acc.update(value(rop.args.at(0))));
+      for (int d = outer; d < n; ++d) close_block();
+    }
     if (acc.nan_flag) line("if (acc_nan) acc = " + float_literal(NAN, acc.type == "float") + ";");
     line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
          ";");
@@ -515,9 +550,49 @@ class KernelWriter {
     for (int d = first_; d < outer; ++d) close_block();
   }
 
-  // A reduction with lanes (cpp_lane_reduce.h): the innermost reduce loop in blocks of kLanes
-  // points, one per lane (`omp simd` over the lanes), then the points after the last block;
-  // the lanes and that tail combine into the reduce ops' values after the reduce loops.
+  // A block of the innermost reduce loop: its points from `start` to before `end`, `points`
+  // of them (start and end: expressions of `blk`, or numbers).
+  struct Block {
+    std::string start, end;
+    int64_t points = 0;
+  };
+  using BlockWriter = std::function<void(const Block&)>;
+
+  // The innermost reduce loop's whole blocks of kReduceBlock points (cpp_reduce.h), as a loop
+  // over `blk` under `pragma` (none when empty); then last_block, the points after them.
+  void whole_blocks(int64_t extent, const std::string& pragma, const BlockWriter& block) {
+    if (extent < kReduceBlock) return;
+    if (!pragma.empty()) line(pragma);
+    line("for (int64_t blk = 0; blk < " + std::to_string(extent / kReduceBlock) + "; ++blk) {");
+    ++depth_;
+    const std::string start = "blk * " + std::to_string(kReduceBlock);
+    block({start, start + " + " + std::to_string(kReduceBlock), kReduceBlock});
+    close_block();
+  }
+  void last_block(int64_t extent, const BlockWriter& block) {
+    const int64_t rest = extent % kReduceBlock;
+    if (rest == 0) return;
+    line("{  // " + std::string(extent < kReduceBlock ? "one block: " : "the last block: ") + std::to_string(rest) +
+         " points");
+    ++depth_;
+    block({std::to_string(extent - rest), std::to_string(extent), rest});
+    close_block();
+  }
+
+  // `#pragma omp simd` and `#pragma omp parallel for` with reduction clauses `clauses`, and
+  // the index checks' flag among them.
+  std::string simd_pragma(const std::string& clauses) const { return with_checks("#pragma omp simd", clauses); }
+  std::string parallel_pragma(const std::string& clauses) const { return with_checks("#pragma omp parallel for", clauses); }
+  std::string with_checks(std::string pragma, const std::string& clauses) const {
+    if (!clauses.empty()) pragma += " " + clauses;
+    if (checks_) pragma += " reduction(|:kiln_bad)";
+    return pragma;
+  }
+
+  // A reduction with lanes (cpp_lane_reduce.h): the innermost reduce loop in groups of kLanes
+  // points, one per lane (`omp simd` over the lanes), then the points after the last group;
+  // the lanes and that tail combine into the reduce ops' values after the reduce loops. With
+  // a blocked sum among them, the groups run in blocks, each ending with the lanes' join.
   void lane_reduction() {
     const int outer = k_.num_outer_loops(), last = static_cast<int>(k_.loops.size()) - 1;
     const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
@@ -525,32 +600,48 @@ class KernelWriter {
       for (int a : k_.body[i].args)
         KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
     const std::vector<LaneAccumulator> accs = lane_accumulators(k_);
-    bool simd = o_.openmp;
-    for (const LaneAccumulator& a : accs) simd = simd && a.lanes;
+    bool simd = o_.openmp, blocks = false;
+    for (const LaneAccumulator& a : accs) {
+      simd = simd && a.lanes;
+      blocks = blocks || a.blocks;
+    }
     for (int d = first_; d < outer; ++d) open_loop(d);
     const std::vector<bool> hoisted = invariant_below(outer, 0, red);
     ops(0, red, hoisted, true);
     for (const LaneAccumulator& a : accs) line(a.declare());
     for (int d = outer; d < last; ++d) open_loop_plain(d);
-    const int64_t extent = k_.loops[static_cast<size_t>(last)], blocks = extent / kLanes;
+    const int64_t extent = k_.loops[static_cast<size_t>(last)], grouped = extent - extent % kLanes;
     const std::string i = "i" + std::to_string(last), lanes = std::to_string(kLanes);
-    if (blocks > 0) {
-      line("for (int64_t blk = 0; blk < " + std::to_string(blocks) + "; ++blk) {");
+    // `groups` groups, `var` counting them, from point `start` ("" for 0) on.
+    auto lane_groups = [&](const std::string& var, const std::string& start, int64_t groups) {
+      if (groups == 0) return;
+      line("for (int64_t " + var + " = 0; " + var + " < " + std::to_string(groups) + "; ++" + var + ") {");
       ++depth_;
       for (const LaneAccumulator& a : accs)
-        if (const std::string s = a.block_start(); !s.empty()) line(s);
+        if (const std::string s = a.group_start(); !s.empty()) line(s);
       if (simd) line("#pragma omp simd");
       line("for (int64_t l = 0; l < " + lanes + "; ++l) {");
       ++depth_;
-      line("const int64_t " + i + " = blk * " + lanes + " + l;");
+      line("const int64_t " + i + " = " + (start.empty() ? "" : start + " + ") + var + " * " + lanes + " + l;");
       ops(0, red, hoisted, false);
       for (const LaneAccumulator& a : accs) line(a.lane_update());
       close_block();
       close_block();
+    };
+    if (blocks) {
+      const BlockWriter block = [&](const Block& b) {
+        lane_groups("g", b.start, b.points / kLanes);
+        for (const LaneAccumulator& a : accs)
+          if (const std::string s = a.block_end(); !s.empty()) line(s);
+      };
+      whole_blocks(grouped, "", block);
+      last_block(grouped, block);
+    } else {
+      lane_groups("blk", "", grouped / kLanes);
     }
-    if (extent % kLanes != 0) {
-      line("for (int64_t " + i + " = " + std::to_string(blocks * kLanes) + "; " + i + " < " + std::to_string(extent) +
-           "; ++" + i + ") {");
+    if (grouped != extent) {
+      line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" + i +
+           ") {");
       ++depth_;
       ops(0, red, hoisted, false);
       for (const LaneAccumulator& a : accs) line(a.tail_update());
@@ -572,8 +663,8 @@ class KernelWriter {
     for (int d = first_; d < outer; ++d) open_loop(d);
     const std::vector<bool> hoisted = invariant_below(outer, 0, red);
     ops(0, red, hoisted, true);
-    const int64_t extent = k_.loops[static_cast<size_t>(last)], chunks = extent / kWelfordChunk;
-    const bool parallel_chunks = s_.parallel_loop == last && chunks > 1;
+    const int64_t extent = k_.loops[static_cast<size_t>(last)];
+    const bool parallel_chunks = s_.parallel_loop == last && extent / kReduceBlock > 1;
     for (const WelfordChunks& a : accs) line(parallel_chunks ? a.total_declare() : a.declare);
     // The shifts: the values at the reduce loops' first point (none when they have no point).
     bool any_point = true;
@@ -589,35 +680,28 @@ class KernelWriter {
     }
     for (int d = outer; d < last; ++d) open_loop_plain(d);
     const std::string i = "i" + std::to_string(last);
-    // One chunk of `points` points from index `start` (an expression) on.
-    auto chunk = [&](const std::string& start, int64_t points) {
+    const BlockWriter chunk = [&](const Block& b) {
       std::string clauses;
       for (const WelfordChunks& a : accs) {
         line(a.begin);
-        clauses += " " + a.clause;
+        clauses += (clauses.empty() ? "" : " ") + a.clause;
       }
-      if (o_.openmp) line("#pragma omp simd" + clauses);
-      line("for (int64_t j = 0; j < " + std::to_string(points) + "; ++j) {");
+      if (o_.openmp) line(simd_pragma(clauses));
+      line("for (int64_t j = 0; j < " + std::to_string(b.points) + "; ++j) {");
       ++depth_;
-      line("const int64_t " + i + " = " + (start == "0" ? "j" : start + " + j") + ";");
+      line("const int64_t " + i + " = " + (b.start == "0" ? "j" : b.start + " + j") + ";");
       ops(0, red, hoisted, false);
       for (const WelfordChunks& a : accs) line(a.fold);
       close_block();
-      for (const WelfordChunks& a : accs) line(a.join(points));
+      for (const WelfordChunks& a : accs) line(a.join(b.points));
     };
     if (parallel_chunks) {
       line("#pragma omp parallel");
       line("{");
       ++depth_;
       for (const WelfordChunks& a : accs) line(a.declare);
-      line("#pragma omp for schedule(static)");
     }
-    if (chunks > 0) {
-      line("for (int64_t chunk = 0; chunk < " + std::to_string(chunks) + "; ++chunk) {");
-      ++depth_;
-      chunk("chunk * " + std::to_string(kWelfordChunk), kWelfordChunk);
-      close_block();
-    }
+    whole_blocks(extent, parallel_chunks ? with_checks("#pragma omp for schedule(static)", "") : "", chunk);
     if (parallel_chunks) {
       line("#pragma omp critical");
       line("{");
@@ -626,12 +710,7 @@ class KernelWriter {
       close_block();
       for (const WelfordChunks& a : accs) line(a.from_total());
     }
-    if (extent % kWelfordChunk != 0) {
-      line("{  // the last " + std::to_string(extent % kWelfordChunk) + " points");
-      ++depth_;
-      chunk(std::to_string(chunks * kWelfordChunk), extent % kWelfordChunk);
-      close_block();
-    }
+    last_block(extent, chunk);
     for (int d = outer; d < last; ++d) close_block();
     for (const WelfordChunks& a : accs) line(a.result);
     ops(end, k_.body.size());
@@ -663,9 +742,9 @@ class KernelWriter {
                               std::to_string(kColumnBlock) + " ? " + std::to_string(columns) + " - blk * " +
                               std::to_string(kColumnBlock) + " : " + std::to_string(kColumnBlock) + ")";
     line("const int64_t width = " + width + ";");
-    // float sums accumulate in double: a column may be long (a bias gradient sums batch x
-    // sequence rows), and the interchanged loops have no lanes to spread the rounding over.
-    const std::string atype = acc.kind == ReduceKind::Sum && acc.type == "float" ? "double" : acc.type;
+    // Floating sums fold each value straight into their double total (cpp_reduce.h): a column
+    // has no lanes to sum a block in.
+    const std::string atype = acc.total.empty() ? acc.type : acc.total;
     line(atype + " accs[" + std::to_string(kColumnBlock) + "];");
     if (acc.nan_flag) line("int accn[" + std::to_string(kColumnBlock) + "];");
     line("for (int64_t cc = 0; cc < width; ++cc) {");

@@ -125,8 +125,13 @@ std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
     // Welford accumulates in double whatever the value's type: in float its running mean
     // rounds at the value's magnitude, and m2 of values with a large mean and a small spread
     // loses digits that the reference's double (and the two-pass form in float) keep.
-    a.type = is_welford(a.kind) ? "double" : fl ? std::string(value_type(a.source)) : wraps ? "uint64_t" : "int64_t";
+    // A floating product folds in order, in double, as the evaluator multiplies.
     a.lanes = !(fl && a.kind == ReduceKind::Prod);
+    a.type = is_welford(a.kind) || !a.lanes ? "double"
+             : fl                           ? std::string(value_type(a.source))
+             : wraps                        ? "uint64_t"
+                                            : "int64_t";
+    a.blocks = sums_in_blocks(a.kind, a.source, reduce_points(k));
     out.push_back(std::move(a));
   }
   return out;
@@ -139,6 +144,9 @@ std::string LaneAccumulator::declare() const {
            "_tn = 0;\n" + for_lanes("{ " + name + "_m[l] = 0; " + name + "_q[l] = 0; }");
   const std::string id = identity(*this);
   if (!lanes) return type + " " + name + "_t = " + id + ";";
+  if (blocks)
+    return type + " " + name + "[" + kL + "];\ndouble " + name + "_w[" + kL + "];  // the lanes' totals\ndouble " + name +
+           "_t = 0.0;\n" + for_lanes("{ " + name + "[l] = " + id + "; " + name + "_w[l] = 0.0; }");
   std::string s = type + " " + name + "[" + kL + "];\n" + type + " " + name + "_t = " + id + ";";
   std::string init = name + "[l] = " + id + ";";
   if (has_nan_flag(*this)) {
@@ -152,7 +160,7 @@ std::string LaneAccumulator::declare() const {
   return s + "\n" + for_lanes("{ " + init + " }");
 }
 
-std::string LaneAccumulator::block_start() const {
+std::string LaneAccumulator::group_start() const {
   if (!is_welford(kind)) return "";
   return "++" + name + "_n;\nconst " + type + " " + name + "_r = (" + type + ")1 / (" + type + ")" + name + "_n;";
 }
@@ -161,6 +169,11 @@ std::string LaneAccumulator::lane_update() const {
   if (is_welford(kind)) return welford_update(*this, name + "_m[l]", name + "_q[l]", name + "_r");
   if (!lanes) return tail_update();
   return fold(*this, name + "[l]", name + "_i[l]", name + "_n[l]", value, index);
+}
+
+std::string LaneAccumulator::block_end() const {
+  if (!blocks) return "";
+  return for_lanes("{ " + name + "_w[l] += " + name + "[l]; " + name + "[l] = " + identity(*this) + "; }");
 }
 
 std::string LaneAccumulator::tail_update() const {
@@ -214,6 +227,8 @@ std::string LaneAccumulator::combine(const LoopKernel& k) const {
     if (is_arg(kind)) {
       body = "if (" + name + "_i[l] >= 0 && " + takes(kind, is_floating(source), lane, name + "_i[l]", acc, name + "_ti") +
              ") { " + acc + " = " + lane + "; " + name + "_ti = " + name + "_i[l]; }";
+    } else if (blocks) {
+      body = acc + " += " + name + "_w[l];";
     } else {
       body = "{ " + fold(*this, acc, "", name + "_tn", lane, "") + " }";
       if (has_nan_flag(*this)) body = "{ " + acc + " = " + lane + (kind == ReduceKind::Max ? " > " : " < ") + acc +
@@ -226,8 +241,9 @@ std::string LaneAccumulator::combine(const LoopKernel& k) const {
   if (is_arg(kind)) {
     value = convert_value(name + "_ti", DType::I64, out);
   } else if (is_floating(source)) {
-    const DType held = type == "float" ? DType::F32 : DType::F64;
-    value = is_floating(out) && value_type(out) == type ? acc : convert_value(acc, held, out);
+    const std::string total = blocks ? "double" : type;
+    const DType held = total == "float" ? DType::F32 : DType::F64;
+    value = is_floating(out) && value_type(out) == total ? acc : convert_value(acc, held, out);
   } else {
     value = convert_value(type == "uint64_t" ? "(int64_t)" + acc : acc, DType::I64, out);
   }
@@ -250,7 +266,7 @@ std::vector<WelfordChunks> welford_chunks(const LoopKernel& k) {
     const std::string t = is_floating(a.source) ? std::string(value_type(a.source)) : "double";
     w.declare = "int64_t " + n + "_n = 0;\ndouble " + n + "_mean = 0, " + n + "_m2 = 0;";
     w.shift = n + "_k = (" + t + ")" + a.value + ";";
-    w.begin = t + " " + n + "_c[" + std::to_string(kWelfordChunk) + "];\n" + t + " " + n + "_s = 0;";
+    w.begin = t + " " + n + "_c[" + std::to_string(kReduceBlock) + "];\n" + t + " " + n + "_s = 0;";
     w.fold = n + "_c[j] = (" + t + ")" + a.value + " - " + n + "_k;\n" + n + "_s += " + n + "_c[j];";
     w.clause = "reduction(+:" + n + "_s)";
     std::string result = "if (" + n + "_n == 0) " + n + "_mean = " + float_literal(NAN, false) + ";";

@@ -2,7 +2,7 @@
 
 namespace kiln::cpp {
 
-// The f16/bf16 conversions are core/half.cc's, line for line, so they give the same bits.
+// The f16/bf16 conversions give core/half.cc's bits (f32 -> f16 and bf16 line for line).
 std::string_view cpp_prelude() {
   return R"(#include <algorithm>
 #include <cmath>
@@ -256,28 +256,17 @@ static inline uint16_t kiln_f32_to_f16(float f) {
   return (uint16_t)(sign | r);
 }
 
+// Without branches (selects only), so that a loop of f16 loads vectorizes: core/half.cc's
+// bits, a subnormal being its mantissa times 2^-24 (exact in float) and the other values the
+// exponent rebiased by 112 (by 224 for inf and NaN, whose exponent bits all stay set).
 static inline float kiln_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t out;
-  if (exp == 0) {
-    if (mant == 0) {
-      out = sign;
-    } else {
-      exp = 113;
-      while ((mant & 0x400u) == 0) {
-        mant <<= 1;
-        --exp;
-      }
-      mant &= 0x3ffu;
-      out = sign | (exp << 23) | (mant << 13);
-    }
-  } else if (exp == 31) {
-    out = sign | 0x7f800000u | (mant << 13);
-  } else {
-    out = sign | ((exp + 112) << 23) | (mant << 13);
-  }
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7fffu;  // exponent and mantissa
+  const uint32_t rebiased = (em << 13) + (em >= 0x7c00u ? 0x70000000u : 0x38000000u);
+  const float subnormal = (float)(int32_t)em * 0x1p-24f;
+  uint32_t subnormal_bits;
+  std::memcpy(&subnormal_bits, &subnormal, 4);
+  const uint32_t out = sign | (em < 0x400u ? subnormal_bits : rebiased);
   float f;
   std::memcpy(&f, &out, 4);
   return f;

@@ -1,10 +1,12 @@
 #include "frontend/nn/batch_norm2d.h"
 
 #include "frontend/functional.h"
+#include "frontend/nn/arguments.h"
 
 namespace kiln::nn {
 
 BatchNorm2d::BatchNorm2d(int64_t num_features, double eps, double momentum) : eps(eps), momentum(momentum) {
+  check_size_arg("BatchNorm2d", "num_features", num_features);
   weight = register_parameter("weight", Tensor::full({num_features}, 1.0));
   bias = register_parameter("bias", Tensor::zeros({num_features}));
   running_mean = register_buffer("running_mean", Tensor::zeros({num_features}));

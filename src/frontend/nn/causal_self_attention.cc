@@ -4,12 +4,14 @@
 #include <limits>
 
 #include "frontend/functional.h"
+#include "frontend/nn/arguments.h"
 
 namespace kiln::nn {
 
 namespace {
 
 int64_t checked_heads(int64_t embed_dim, int64_t num_heads) {
+  check_size_arg("CausalSelfAttention", "embed_dim", embed_dim);
   if (num_heads <= 0 || embed_dim % num_heads != 0)
     throw Error(make_error("CausalSelfAttention: num_heads ", num_heads, " does not divide embed_dim ", embed_dim));
   return num_heads;

@@ -11,7 +11,8 @@ namespace kiln::nn {
 
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(double p = 0.5, uint64_t seed = kDefaultSeed) : p(p), seed(seed) {}
+  // Throws kiln::Error for p outside [0, 1].
+  explicit Dropout(double p = 0.5, uint64_t seed = kDefaultSeed);
   Tensor forward(const Tensor& x, CallSite loc = CallSite::current()) override;
 
   double p;

@@ -7,6 +7,7 @@
 #include "passes/decompose.h"
 #include "passes/fold_uniform_matmuls.h"
 #include "passes/functionalize.h"
+#include "runtime/cpu/runtime_memory.h"
 
 namespace kiln {
 
@@ -57,6 +58,7 @@ Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions&
 // (it only drops unread temporaries and numbers the kernels, which the full scheduler does
 // again), then the scheduler runs with the caller's options.
 Expected<LoopProgram> lowered(const Graph& g, const CpuGraphOptions& o, CpuPhaseTimes& t) {
+  KILN_TRY(check_value_bytes(g));
   LowerOptions unscheduled = o.lower;
   unscheduled.schedule.merge_pointwise = false;
   unscheduled.schedule.fuse_rows = false;
@@ -86,7 +88,7 @@ Expected<CompiledGraph> compile_graph_cpu(const Graph& g, const CpuGraphOptions&
   KILN_ASSIGN_OR_RETURN(CompiledProgram c, CompiledProgram::compile(std::move(p), o.compile));
   const CompileStats& s = c.stats();
   t.emit = s.emit_seconds;
-  t.compile = s.toolchain_seconds + s.compile_seconds;
+  t.compile = s.toolchain_seconds + s.lookup_seconds + s.compile_seconds;
   t.load = s.load_seconds;
   return CompiledGraph(std::move(copy), std::move(c), t);
 }

@@ -42,7 +42,7 @@ struct CpuPhaseTimes {
   double lowering = 0;    // lowering to the loop IR (inlining elementwise producers)
   double scheduling = 0;  // the scheduler's kernel merging (lower/schedule.h)
   double emit = 0;      // C++ text of every chunk
-  double compile = 0;   // the system compiler (0 on cache hits), finding it included
+  double compile = 0;   // the system compiler (0 on cache hits), finding it and the cache entries included
   double load = 0;      // dlopen and dlsym
 
   double total() const { return passes + lowering + scheduling + emit + compile + load; }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <new>
 #include <thread>
 
 #include "lower/integer_divisors.h"
@@ -9,8 +12,12 @@
 #include "lower/loop_control.h"
 #include "lower/loop_eval.h"
 #include "lower/loop_run.h"
+#include "lower/loop_text.h"
+#include "ops/op_info.h"
 #include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/kernel_cache.h"
+#include "runtime/cpu/runtime_memory.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -41,6 +48,31 @@ std::vector<std::vector<int>> split_kernels(const LoopProgram& p, const CpuCompi
 
 bool is_contiguous_layout(const Buffer& b) { return b.strides == contiguous_strides(b.sizes); }
 
+// "output buffer %out0 (f32[100]) of loops @g", for allocation errors.
+std::string buffer_phrase(const std::string& role, const LoopProgram& p, size_t b) {
+  const Buffer& buf = p.buffers[b];
+  return role + " %" + buf.name + " (" + buffer_type_string(buf.dtype, buf.sizes) + ") of loops @" + p.name;
+}
+
+// "the arena of the temporary buffers of loops @g (3 buffers, the largest %t1: f32[100])".
+std::string arena_phrase(const LoopProgram& p, const MemoryPlan& plan) {
+  int count = 0;
+  size_t largest = 0;
+  int64_t largest_bytes = -1;
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    if (plan.offset[b] < 0) continue;
+    const Buffer& buf = p.buffers[b];
+    ++count;
+    const int64_t bytes = buf.storage_size() * dtype_size(buf.dtype);
+    if (bytes > largest_bytes) largest = b, largest_bytes = bytes;
+  }
+  const std::string arena = "the arena of the temporary buffers of loops @" + p.name;
+  if (count == 0) return arena;
+  const Buffer& buf = p.buffers[largest];
+  const std::string which = count == 1 ? "one buffer, %" : std::to_string(count) + " buffers, the largest %";
+  return arena + " (" + which + buf.name + ": " + buffer_type_string(buf.dtype, buf.sizes) + ")";
+}
+
 }  // namespace
 
 int CompileStats::hits() const {
@@ -55,6 +87,8 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   if (!bounds) return bounds.error().add_context(where);
   Status divisors = check_integer_divisors(p);
   if (!divisors) return divisors.error().add_context(where);
+  Status bytes = check_buffer_bytes(p);
+  if (!bytes) return bytes.error().add_context(where);
   CompiledProgram c;
   c.p_ = std::move(p);
   c.plan_ = plan_memory(c.p_);
@@ -90,22 +124,30 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   if (!cache) return cache.error().add_context(where);
   c.stats_.cache_dir = cache->dir();
 
-  // Compile the chunks the cache lacks, all at once.
+  // Find the chunks in the cache, then compile those it lacks, all at once.
+  t0 = std::chrono::steady_clock::now();
+  const std::string emit_options = o.emit.to_string();
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    ChunkStats s;
+    for (int k : chunks[i]) s.kernels.push_back(flat[static_cast<size_t>(k)]->name);
+    s.key = KernelCache::key(sources[i], emit_options, *toolchain);
+    const KernelCache::Lookup found = cache->lookup(s.key, sources[i], emit_options, *toolchain);
+    s.cache_hit = found.hit;
+    s.rebuilt_because = found.problem;
+    if (!found.problem.empty())
+      std::fprintf(stderr, "kiln: note: rebuilding the kernel cache entry %s: %s\n", cache->library_path(s.key).c_str(),
+                   found.problem.c_str());
+    c.stats_.chunks.push_back(std::move(s));
+  }
+  c.stats_.lookup_seconds = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::vector<Status> results(chunks.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    ChunkStats s;
-    for (int k : chunks[i]) s.kernels.push_back(flat[static_cast<size_t>(k)]->name);
-    s.key = KernelCache::key(sources[i], o.emit.to_string(), *toolchain);
-    s.cache_hit = cache->has(s.key);
-    c.stats_.chunks.push_back(std::move(s));
-  }
-  for (size_t i = 0; i < chunks.size(); ++i) {
     if (c.stats_.chunks[i].cache_hit) continue;
     threads.emplace_back([&, i] {
       const auto start = std::chrono::steady_clock::now();
-      results[i] = cache->build(c.stats_.chunks[i].key, sources[i], *toolchain);
+      results[i] = cache->build(c.stats_.chunks[i].key, sources[i], emit_options, *toolchain);
       c.stats_.chunks[i].compile_seconds = seconds_since(start);
     });
   }
@@ -157,7 +199,20 @@ bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tenso
   return blas_matmul(k.op, a, b, result);
 }
 
-std::shared_ptr<Storage> CompiledProgram::output_storage(size_t buffer, size_t bytes) const {
+Status CompiledProgram::run_extern(const LoopKernel& k, std::span<const Tensor> storage) const {
+  // The libraries' and reference kernels' own temporaries (packed copies of operands, partial
+  // sums) are not the runtime's buffers; running out of memory for them is reported here.
+  try {
+    if (run_blas_kernel(k, storage)) return Status::ok();
+    return run_extern_kernel(p_, k, storage);
+  } catch (const std::bad_alloc&) {
+    return make_error("out of memory for the temporaries of ", op_info(k.op).name());
+  } catch (const Error& e) {  // a Tensor the kernel allocates: out of memory, naming its bytes
+    return make_error(op_info(k.op).name(), ": ", e.diagnostic().message());
+  }
+}
+
+Expected<std::shared_ptr<Storage>> CompiledProgram::output_storage(size_t buffer, int64_t bytes) const {
   std::unique_ptr<Storage> s;
   {
     std::lock_guard<std::mutex> lock(outputs_->mutex);
@@ -168,7 +223,9 @@ std::shared_ptr<Storage> CompiledProgram::output_storage(size_t buffer, size_t b
       free.pop_back();
     }
   }
-  if (!s) s = Storage::uninitialized(bytes);
+  if (!s) {
+    KILN_ASSIGN_OR_RETURN(s, allocate_storage(bytes, [&] { return buffer_phrase("output buffer", p_, buffer); }));
+  }
   std::weak_ptr<OutputPool> pool = outputs_;
   return std::shared_ptr<Storage>(s.release(), [pool, buffer](Storage* released) {
     std::unique_ptr<Storage> owned(released);
@@ -192,8 +249,8 @@ Status CompiledProgram::run_kernels(const std::vector<LoopKernel>& kernels, int 
       if (kernel_checks_[i] && s.index_error) return eval_kernel_checks(p_, k, s.storage);
     } else if (is_control_kernel(k)) {
       KILN_TRY(run_control(k, at, s));
-    } else if (!run_blas_kernel(k, s.storage)) {
-      Status st = run_extern_kernel(p_, k, s.storage);
+    } else {
+      Status st = run_extern(k, s.storage);
       if (!st) return st.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     }
     if (s.profile && !is_control_kernel(k)) (*s.profile)[i] += seconds_since(t0);
@@ -222,7 +279,10 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
     if (t.is_contiguous() && is_contiguous_layout(buf)) {
       storage[b] = t.as_strided({buf.storage_size()}, {1}, t.offset());
     } else {
-      storage[b] = Tensor::zeros({buf.storage_size()}, buf.dtype);
+      KILN_ASSIGN_OR_RETURN(storage[b], allocate_tensor({buf.storage_size()}, buf.dtype,
+                                                        [&] { return "a copy of " + buffer_phrase("input", p_, b); }));
+      // Zeros between the layout's elements, as a fresh tensor has.
+      std::memset(storage[b].data_bytes(), 0, static_cast<size_t>(buf.storage_size() * dtype_size(buf.dtype)));
       storage[b].as_strided(buf.sizes, buf.strides, 0).copy_from(t);
       if (input_written_[b]) copy_back.push_back(i);
     }
@@ -237,7 +297,9 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
       arenas_->free.pop_back();
     }
   }
-  if (!arena) arena = Storage::uninitialized(static_cast<size_t>(plan_.arena_bytes));
+  if (!arena) {
+    KILN_ASSIGN_OR_RETURN(arena, allocate_storage(plan_.arena_bytes, [&] { return arena_phrase(p_, plan_); }));
+  }
   // One pointer per buffer, then the error slot kernels that check indices set (codegen's ABI).
   int index_error = 0;
   std::vector<char*> pointers(p_.buffers.size() + 1);
@@ -248,8 +310,9 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
       if (plan_.offset[b] >= 0) {
         storage[b] = Tensor::over_storage(arena, buf.dtype, {buf.storage_size()}, {1}, plan_.offset[b] / dtype_size(buf.dtype));
       } else {
-        const size_t bytes = static_cast<size_t>(buf.storage_size() * dtype_size(buf.dtype));
-        storage[b] = Tensor::over_storage(output_storage(b, bytes), buf.dtype, {buf.storage_size()}, {1}, 0);
+        KILN_ASSIGN_OR_RETURN(std::shared_ptr<Storage> output,
+                              output_storage(b, buf.storage_size() * dtype_size(buf.dtype)));
+        storage[b] = Tensor::over_storage(std::move(output), buf.dtype, {buf.storage_size()}, {1}, 0);
       }
     }
     pointers[b] = reinterpret_cast<char*>(storage[b].data_bytes());
@@ -274,7 +337,15 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
     Tensor view = view_of(storage[static_cast<size_t>(p_.outputs[j])], buf.sizes, buf.strides, 0);
     const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j), p_.outputs[j]) !=
                           p_.outputs.begin() + static_cast<ptrdiff_t>(j);
-    out.push_back(is_contiguous_layout(buf) && !repeated ? view : view.clone());
+    if (is_contiguous_layout(buf) && !repeated) {
+      out.push_back(std::move(view));
+      continue;
+    }
+    KILN_ASSIGN_OR_RETURN(Tensor copy, allocate_tensor(buf.sizes, buf.dtype, [&] {
+                            return "a copy of " + buffer_phrase("output", p_, static_cast<size_t>(p_.outputs[j]));
+                          }));
+    copy.copy_from(view);
+    out.push_back(std::move(copy));
   }
   return out;
 }

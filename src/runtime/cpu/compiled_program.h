@@ -41,6 +41,9 @@ struct ChunkStats {
   std::vector<std::string> kernels;  // kernel names
   std::string key;                   // the cache key (<key>.cpp, <key>.so)
   bool cache_hit = false;            // loaded without running the compiler
+  // Why an entry found under the key was not used but rebuilt (it failed verification,
+  // kernel_cache.h); "" when there was none or it was a hit. A note on stderr says it too.
+  std::string rebuilt_because;
   double compile_seconds = 0;        // 0 on a hit
 };
 
@@ -50,6 +53,7 @@ struct CompileStats {
   CpuToolchain toolchain;       // empty when no kernel needed one
   double emit_seconds = 0;      // generating the C++ of every chunk
   double toolchain_seconds = 0; // finding the compiler and its version
+  double lookup_seconds = 0;    // finding and verifying the chunks' cache entries
   double compile_seconds = 0;   // wall time of the (parallel) compiles
   double load_seconds = 0;      // dlopen and dlsym
 
@@ -88,6 +92,8 @@ class CompiledProgram {
   using KernelFn = void (*)(char* const*);
   CompiledProgram() = default;
   bool run_blas_kernel(const LoopKernel& k, std::span<const Tensor> storage) const;
+  // An extern kernel: through a matmul library where one applies, else its op's reference kernel.
+  Status run_extern(const LoopKernel& k, std::span<const Tensor> storage) const;
   Expected<std::vector<Tensor>> run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const;
   // One run's buffers: flat tensors and the pointers kernels take, both by buffer.
   struct RunState {
@@ -128,7 +134,8 @@ class CompiledProgram {
     std::vector<std::vector<std::unique_ptr<Storage>>> free;  // per buffer
   };
   std::shared_ptr<OutputPool> outputs_ = std::make_shared<OutputPool>();
-  std::shared_ptr<Storage> output_storage(size_t buffer, size_t bytes) const;
+  // Storage for output `buffer`: a released one of the pool, or a new allocation of `bytes`.
+  Expected<std::shared_ptr<Storage>> output_storage(size_t buffer, int64_t bytes) const;
 };
 
 }  // namespace kiln

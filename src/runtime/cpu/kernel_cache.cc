@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include "support/hash.h"
@@ -41,6 +43,49 @@ Status write_atomically(const std::string& path, const std::string& text) {
   return rename_into_place(tmp, path);
 }
 
+// The whole file, or nothing when it cannot be read.
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return std::move(bytes).str();
+}
+
+std::string checksum(std::string_view bytes) { return ContentHash().add(bytes).hex(); }
+
+// Everything but the source that a unit's library depends on.
+std::string options_checksum(const std::string& emit_options, const CpuToolchain& t) {
+  return ContentHash().add(emit_options).add(t.flags_text()).add(t.identity).hex();
+}
+
+// What <key>.sum holds, one field a line:
+//   kiln kernel cache entry 1
+//   source <checksum of the unit's source>
+//   options <options_checksum>
+//   library <bytes> <checksum of <key>.so>
+struct EntryRecord {
+  static constexpr std::string_view kHeader = "kiln kernel cache entry 1";
+  std::string source, options, library;
+  int64_t library_bytes = -1;
+
+  std::string to_text() const {
+    return std::string(kHeader) + "\nsource " + source + "\noptions " + options + "\nlibrary " +
+           std::to_string(library_bytes) + " " + library + "\n";
+  }
+  // Nothing when `text` is not a record this version writes.
+  static std::optional<EntryRecord> parse(const std::string& text) {
+    std::istringstream in(text);
+    std::string header, source, options, library;
+    EntryRecord r;
+    if (!std::getline(in, header) || header != kHeader) return std::nullopt;
+    if (!(in >> source >> r.source >> options >> r.options >> library >> r.library_bytes >> r.library)) return std::nullopt;
+    if (source != "source" || options != "options" || library != "library") return std::nullopt;
+    return r;
+  }
+};
+
 }  // namespace
 
 Expected<std::string> default_cache_dir() {
@@ -63,21 +108,47 @@ std::string KernelCache::key(const std::string& source, const std::string& emit_
   return ContentHash().add(source).add(emit_options).add(t.flags_text()).add(t.identity).hex();
 }
 
-bool KernelCache::has(const std::string& key) const {
+KernelCache::Lookup KernelCache::lookup(const std::string& key, const std::string& source,
+                                        const std::string& emit_options, const CpuToolchain& t) const {
   std::error_code ec;
-  return fs::is_regular_file(library_path(key), ec);
+  if (!fs::exists(library_path(key), ec)) return {};
+  const std::optional<std::string> text = read_file(record_path(key));
+  if (!text) return {};
+  const std::optional<EntryRecord> record = EntryRecord::parse(*text);
+  if (!record) return {false, "its checksum record " + record_path(key) + " is not one this kiln writes"};
+  if (record->source != checksum(source) || record->options != options_checksum(emit_options, t))
+    return {false, "it was built from other source or options under the same key"};
+  if (read_file(source_path(key)) != source) return {false, "its source " + source_path(key) + " was changed or removed"};
+  const std::optional<std::string> library = read_file(library_path(key));
+  if (!library) return {false, "its library cannot be read"};
+  if (static_cast<int64_t>(library->size()) != record->library_bytes)
+    return {false, "its library has " + std::to_string(library->size()) + " bytes, not the " +
+                       std::to_string(record->library_bytes) + " it was built with (truncated or overwritten)"};
+  if (checksum(*library) != record->library) return {false, "its library's bytes are not those it was built with"};
+  return {true, ""};
 }
 
-Status KernelCache::build(const std::string& key, const std::string& source, const CpuToolchain& t) const {
+Status KernelCache::build(const std::string& key, const std::string& source, const std::string& emit_options,
+                          const CpuToolchain& t) const {
+  // A record left from an entry being replaced must not vouch for the new files meanwhile.
+  std::error_code ec;
+  fs::remove(record_path(key), ec);
   KILN_TRY(write_atomically(source_path(key), source));
   const std::string tmp = temp_name(library_path(key));
   Status s = t.compile(source_path(key), tmp);
-  if (!s) {
-    std::error_code ec;
+  const std::optional<std::string> library = s ? read_file(tmp) : std::nullopt;
+  if (!library) {
     fs::remove(tmp, ec);
-    return s.error().add_context("while compiling " + source_path(key));
+    if (!s) return s.error().add_context("while compiling " + source_path(key));
+    return make_error("cannot read the library ", tmp, " that the compiler wrote");
   }
-  return rename_into_place(tmp, library_path(key));
+  EntryRecord record;
+  record.source = checksum(source);
+  record.options = options_checksum(emit_options, t);
+  record.library = checksum(*library);
+  record.library_bytes = static_cast<int64_t>(library->size());
+  KILN_TRY(rename_into_place(tmp, library_path(key)));
+  return write_atomically(record_path(key), record.to_text());
 }
 
 }  // namespace kiln

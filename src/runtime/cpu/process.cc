@@ -85,6 +85,31 @@ std::string command_line_text(const std::vector<std::string>& argv) {
   return s;
 }
 
+Expected<std::vector<std::string>> split_command_line(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '\'' || c == '"') {
+      const size_t close = text.find(c, i + 1);
+      if (close == std::string::npos) return make_error("the quote ", c, " at column ", i + 1, " of '", text, "' is not closed");
+      word += text.substr(i + 1, close - i - 1);
+      in_word = true;
+      i = close;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
   const char* path = std::getenv("PATH");

@@ -28,4 +28,10 @@ std::string resolve_program(const std::string& name);
 // argv as a shell would need it typed, for messages: `c++ -O3 '/tmp/a b.cpp'`.
 std::string command_line_text(const std::vector<std::string>& argv);
 
+// `text` split into words as make and CMake split $CXX: at spaces and tabs, where a word may
+// hold '...' or "..." (the quotes removed; no escapes or expansions inside or outside them).
+// `ccache g++` gives {"ccache", "g++"}; `'/opt/my cc/g++' -O0` gives {"/opt/my cc/g++", "-O0"}.
+// An error for a quote left open.
+Expected<std::vector<std::string>> split_command_line(const std::string& text);
+
 }  // namespace kiln

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "runtime/cpu/process.h"
 
 namespace kiln {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -27,10 +30,14 @@ std::string first_lines(const std::string& text, int n) {
   return out;
 }
 
-Diagnostic failed(const std::string& what, const std::vector<std::string>& argv, const ProcessResult& r) {
-  Diagnostic d = make_error(what, " (exit status ", r.exit_code, "): ", command_line_text(argv));
+// `d` with the first lines of what the compiler printed, if it printed anything.
+Diagnostic quoting_output(Diagnostic d, const ProcessResult& r) {
   if (!r.output.empty()) d.add_context("its output begins:\n" + first_lines(r.output, kMessageLines));
   return d;
+}
+
+Diagnostic failed(const std::string& what, const std::vector<std::string>& argv, const ProcessResult& r) {
+  return quoting_output(make_error(what, " (exit status ", r.exit_code, "): ", command_line_text(argv)), r);
 }
 
 }  // namespace
@@ -56,6 +63,7 @@ std::string CpuToolchain::flags_text() const {
 
 std::vector<std::string> CpuToolchain::command(const std::string& source, const std::string& output) const {
   std::vector<std::string> argv{path};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-o", output, source});
   return argv;
@@ -67,21 +75,37 @@ Status CpuToolchain::compile(const std::string& source, const std::string& outpu
   if (!r) return make_error("C++ compiler '", compiler, "' could not be run: ", r.error().message(), "; command: ",
                             command_line_text(argv));
   if (!r->ok()) return failed("C++ compiler '" + compiler + "' failed", argv, *r);
+  std::error_code ec;
+  if (!fs::is_regular_file(output, ec) || fs::file_size(output, ec) == 0)
+    return quoting_output(make_error("C++ compiler '", compiler, "' exited with status 0 but wrote no library ", output,
+                                     ": ", command_line_text(argv)),
+                          *r);
   return Status::ok();
 }
 
 Expected<CpuToolchain> find_cpu_toolchain(const std::string& compiler) {
+  constexpr const char* kAdvice = " (set CXX or the compiler option to a C++17 compiler with OpenMP, e.g. g++)";
   CpuToolchain t;
   t.compiler = compiler.empty() ? default_cpu_compiler() : compiler;
-  t.path = resolve_program(t.compiler);
-  if (t.path.empty())
-    return make_error("C++ compiler '", t.compiler, "' not found", t.compiler.find('/') == std::string::npos ? " in PATH" : "",
-                      " (set CXX or the compiler option to a C++17 compiler with OpenMP, e.g. g++)");
-  const std::vector<std::string> argv{t.path, "--version"};
+  Expected<std::vector<std::string>> words = split_command_line(t.compiler);
+  if (!words) return make_error("C++ compiler '", t.compiler, "': ", words.error().message());
+  if (words->empty()) return make_error("C++ compiler '", t.compiler, "' names no program", kAdvice);
+  const std::string& program = words->front();
+  t.path = resolve_program(program);
+  if (t.path.empty()) {
+    const std::string where = program.find('/') == std::string::npos ? " in PATH" : "";
+    if (words->size() == 1) return make_error("C++ compiler '", t.compiler, "' not found", where, kAdvice);
+    return make_error("C++ compiler '", t.compiler, "' not found: no program '", program, "'", where, kAdvice);
+  }
+  t.arguments.assign(words->begin() + 1, words->end());
+  std::vector<std::string> argv{t.path};
+  argv.insert(argv.end(), t.arguments.begin(), t.arguments.end());
+  t.identity = command_line_text(argv);
+  argv.push_back("--version");
   Expected<ProcessResult> r = run_process(argv);
   if (!r) return make_error("C++ compiler '", t.compiler, "' could not be run: ", r.error().message());
   if (!r->ok()) return failed("C++ compiler '" + t.compiler + "' failed to report its version", argv, *r);
-  t.identity = t.path + "\n" + r->output.substr(0, r->output.find('\n'));
+  t.identity += "\n" + r->output.substr(0, r->output.find('\n'));
   return t;
 }
 

@@ -5,12 +5,12 @@
 
 #include "frontend/call_kernel.h"
 #include "frontend/capture.h"
-#include "frontend/error.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "kernels/register_kernel.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
+#include "support/error.h"
 
 namespace kiln::demo {
 
