@@ -16,7 +16,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 
+#include "command_line.h"
 #include "commands.h"
 #include "core/npy.h"
 #include "fuzz/choices.h"
@@ -47,57 +50,25 @@ struct FuzzArgs {
   std::string file;  // check this graph instead of drawing
 };
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kiln fuzz-graphs: %s\n%s", msg.c_str(), kUsage);
-  return 2;
-}
-
-// 0 when the command line is good, else the exit status (after printing why); -1 for --help.
-int parse_args(const Args& args, FuzzArgs& o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i], value;
-    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
-      value = a.substr(a.find('=') + 1);
-      a = a.substr(0, a.find('='));
-    } else if (a.rfind("--", 0) == 0 && a != "--print" && a != "--grad" && a != "--help") {
-      if (i + 1 >= args.size()) return usage_error(a + " needs a value");
-      value = args[++i];
-    }
-    auto number = [&](int64_t lo) -> std::optional<int64_t> {
-      std::optional<int64_t> v = parse_int(value);
-      return v && *v >= lo ? v : std::nullopt;
-    };
-    if (a == "--seed" && number(0)) {
-      o.seed = static_cast<uint64_t>(*number(0));
-    } else if (a == "--count" && number(1)) {
-      o.count = *number(1);
-    } else if (a == "--seconds" && number(1)) {
-      o.seconds = static_cast<double>(*number(1));
-    } else if (a == "--batch" && number(1)) {
-      o.batch = static_cast<int>(*number(1));
-    } else if (a == "--max-nodes" && number(1)) {
-      o.max_nodes = static_cast<int>(*number(1));
-    } else if (a == "--emit-dir" && !value.empty()) {
-      o.emit_dir = value;
-    } else if (a == "--print") {
-      o.print = true;
-    } else if (a == "--grad") {
-      o.grad = true;
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return -1;
-    } else if (a.rfind("-", 0) != 0) {
-      if (!o.file.empty()) return usage_error("more than one FILE ('" + o.file + "', '" + a + "')");
-      o.file = a;
-    } else if (a == "--seed" || a == "--count" || a == "--seconds" || a == "--batch" || a == "--max-nodes" ||
-               a == "--emit-dir") {
-      return usage_error(a + " needs " + (a == "--emit-dir" ? "a directory" : a == "--seed" ? "an integer >= 0" : "an integer >= 1") +
-                         ", not '" + value + "'");
-    } else {
-      return usage_error("unknown option '" + a + "'");
-    }
-  }
-  return 0;
+// The exit status when the command ends here (2 after a usage error, 0 after --help), else
+// nullopt with `o` filled in.
+std::optional<int> parse_args(const Args& args, FuzzArgs& o) {
+  CommandLine cl("fuzz-graphs", kUsage);
+  cl.option("--seed", "an integer").option("--count", "an integer").option("--seconds", "an integer");
+  cl.option("--batch", "an integer").option("--max-nodes", "an integer").option("--emit-dir", "a directory");
+  cl.flag("--grad").flag("--print").files(0, 1, "[FILE]");
+  if (std::optional<int> rc = cl.parse(args)) return rc;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMaxInt = std::numeric_limits<int>::max();
+  o.seed = static_cast<uint64_t>(cl.integer("--seed", 0, kMax).value_or(0));
+  o.count = cl.integer("--count", 1, kMax).value_or(o.count);
+  o.seconds = static_cast<double>(cl.integer("--seconds", 1, kMax).value_or(0));
+  o.batch = static_cast<int>(cl.integer("--batch", 1, kMaxInt).value_or(o.batch));
+  o.max_nodes = static_cast<int>(cl.integer("--max-nodes", 1, kMaxInt).value_or(o.max_nodes));
+  o.emit_dir = cl.nonempty("--emit-dir").value_or("");
+  o.grad = cl.has("--grad");
+  o.print = cl.has("--print");
+  if (!cl.positionals().empty()) o.file = cl.positionals()[0];
+  return cl.failed() ? std::optional<int>(2) : std::nullopt;
 }
 
 // The graph and its inputs, for `kiln run DIR/seed-N.kir --device=cpu --check --inputs ...`.
@@ -145,7 +116,7 @@ class ScratchCache {
 
 int cmd_fuzz_graphs(const Args& args) {
   FuzzArgs o;
-  if (int rc = parse_args(args, o)) return rc < 0 ? 0 : rc;
+  if (std::optional<int> rc = parse_args(args, o)) return *rc;
   std::unique_ptr<Graph> given;
   if (!o.file.empty()) {
     std::string text;
