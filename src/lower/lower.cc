@@ -333,10 +333,22 @@ Status Lowering::extern_kernel(const Node& n) {
       ops.push_back(std::move(e));
     }
   }
+  // An in-place op's result is operand 0 (ops.def): it is read where the kernel wrote it, so a
+  // later write to that storage shows through it, as through the interpreter's alias (a graph
+  // output is copied out after every node). The kernel's own result is a temporary no one reads.
+  const bool in_place = n.info().has(kInplace) && n.operand(0).is_value();
   std::vector<int> results;
   for (int r = 0; r < n.num_results(); ++r) {
     const Value* v = n.result(r);
-    results.push_back(result_buffer(v, sizes_of(v)));
+    if (in_place && r == 0)
+      results.push_back(add_buffer("t" + std::to_string(temps_++), BufferKind::Temp, v->type().dtype, sizes_of(v)));
+    else
+      results.push_back(result_buffer(v, sizes_of(v)));
+  }
+  if (in_place) {
+    const ExternOperand& self = ops[0];
+    access_[n.result()] =
+        Access{self.buffer, strided(self.strides, vars(0, static_cast<int>(self.sizes.size())), self.offset), self.sizes};
   }
   LoopKernel k = make_kernel(KernelKind::Extern);
   k.op = n.op();
