@@ -131,15 +131,30 @@ double largest_finite(const Tensor& t) {
   return m;
 }
 
+// Attention's |scale| (its attribute, else 1 / sqrt(E)) and the largest |q.k| before it.
+struct AttentionScores {
+  double scale = 1, dot = 0;
+};
+
+AttentionScores attention_scores(const Node& n, std::span<const KernelOperand> operands) {
+  const Tensor& q = operands[0].tensor;
+  const double e = q.dim() == 0 ? 1 : static_cast<double>(q.sizes().back());
+  const std::optional<double> scale = OpCallBase(n.op(), n.attrs()).attr_opt_float("scale");
+  return {std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))), largest_finite(q) * largest_finite(operands[1].tensor) * e};
+}
+
 }  // namespace
 
 double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands) {
   if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite(operands[0].tensor);
-  const Tensor& q = operands[0].tensor;
-  const double e = q.dim() == 0 ? 1 : static_cast<double>(q.sizes().back());
-  const std::optional<double> scale = OpCallBase(n.op(), n.attrs()).attr_opt_float("scale");
-  return std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))) * largest_finite(q) * largest_finite(operands[1].tensor) * e +
-         largest_finite(operands[2].tensor);
+  const AttentionScores s = attention_scores(n, operands);
+  return s.scale * s.dot + largest_finite(operands[2].tensor);
+}
+
+double intermediate_magnitude(const Node& n, std::span<const KernelOperand> operands) {
+  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite(operands[0].tensor);
+  const AttentionScores s = attention_scores(n, operands);
+  return std::max(s.scale, 1.0) * s.dot;
 }
 
 }  // namespace kiln::fuzz

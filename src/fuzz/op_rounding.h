@@ -41,4 +41,11 @@ OpRounding op_rounding(const Node& n);
 // for the values it averages, for attention).
 double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands);
 
+// For RoundingScale::Exponentiated: a bound on the intermediate values the op computes in its
+// result's dtype before it rounds the result (attention's scores q.k, before and after the
+// scale: max(|scale|, 1) * max|q| * max|k| * E; what a softmax-like op exponentiates). Past
+// the dtype's largest finite value compiled code may overflow to inf there (and give NaN, as
+// torch does) where the reference kernel, computing in double, does not.
+double intermediate_magnitude(const Node& n, std::span<const KernelOperand> operands);
+
 }  // namespace kiln::fuzz

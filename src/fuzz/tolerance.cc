@@ -59,6 +59,17 @@ double least_normal(DType t) {
   }
 }
 
+// The dtype's largest finite number (inf for exact dtypes).
+double largest_finite_of(DType t) {
+  switch (t) {
+    case DType::F16: return 65504;
+    case DType::BF16: return 3.39e38;
+    case DType::F32: return std::numeric_limits<float>::max();
+    case DType::F64: return std::numeric_limits<double>::max();
+    default: return kInf;
+  }
+}
+
 // Whether the operands that result element k reads hold no infinity or NaN: element k of an
 // operand of the result's size (or its one element), any element of another.
 bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t result_numel) {
@@ -174,10 +185,14 @@ class Estimate {
       // And it may overflow to inf from finite operands where code that keeps the value in a
       // wider type before its next op (a fused kernel) does not.
       const bool rounds = rel > 0 && is_floating(result.dtype());
+      // Likewise an intermediate value of a softmax-like op or attention (op_rounding.h).
+      const bool intermediate_overflows = rounds && rounding.scale == RoundingScale::Exponentiated &&
+                                          intermediate_magnitude(n, exact) >= largest_finite_of(result.dtype());
       ElementTolerance& a = acc[static_cast<size_t>(r)];
       for (size_t k = 0; k < a.size(); ++k) {
         if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]) + flush;
         if (rounds && std::isinf(scale[k]) && finite_operands(exact, k, a.size())) a[k] = kInf;
+        if (intermediate_overflows) a[k] = kInf;
         a[k] *= kSafety;
       }
       tol_[n.result(r)] = std::move(a);

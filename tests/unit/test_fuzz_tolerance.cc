@@ -57,6 +57,27 @@ TEST(FuzzTolerance, ASumToleratesItsTermsRounding) {
   EXPECT_GT(tol->outputs[0][0], 1e6 * 1.19e-7);  // relative to the terms, not to the result 2
 }
 
+TEST(FuzzTolerance, AttentionWhoseScoresOverflowItsDtypeIsUnconstrained) {
+  // q.k of the last row is 4 * (9.2e18)^2, past FLT_MAX: compiled code (and torch) give NaN
+  // there, the reference kernel in double does not (kiln fuzz-graphs seed 2001838).
+  const char* text = R"(graph @g(%q: f32[3,4]) -> (f32[3,4]) {
+  %0 = scaled_dot_product_attention(%q, %q, %q) {scale=0.5} : f32[3,4]
+  return %0
+})";
+  auto g = parse_or_fail(text);
+  auto rows = [](double last) {
+    std::vector<double> v(12, 3.0);
+    for (int k = 8; k < 12; ++k) v[static_cast<size_t>(k)] = last;
+    return Tensor::from_doubles(v, {3, 4}, DType::F32);
+  };
+  Expected<GraphTolerance> overflowing = estimate_tolerance(*g, std::vector<Tensor>{rows(9.2e18)});
+  ASSERT_TRUE(overflowing) << overflowing.error().to_string();
+  EXPECT_TRUE(std::isinf(overflowing->outputs[0][0]));
+  Expected<GraphTolerance> finite = estimate_tolerance(*g, std::vector<Tensor>{rows(2.0)});
+  ASSERT_TRUE(finite) << finite.error().to_string();
+  EXPECT_TRUE(std::isfinite(finite->outputs[0][0]));
+}
+
 TEST(FuzzTolerance, FirstDisagreement) {
   const Tensor want = floats({1, NAN, INFINITY, 2});
   EXPECT_EQ(first_disagreement(want, floats({1, NAN, INFINITY, 2.5}), {0, 0, 0, 1}), -1);
