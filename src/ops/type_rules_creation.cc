@@ -4,25 +4,10 @@
 
 #include "ops/arange_count.h"
 #include "ops/type_rules.h"
+#include "ops/type_rules_util.h"
 #include "support/check.h"
 
 namespace kiln {
-
-namespace {
-
-// torch refuses full(..., 300, dtype=u8) and full_like(x, -inf, dtype=i8): the value must fit
-// an integer dtype (a float is truncated toward 0 first); a bool value fits every dtype.
-Status fill_value_fits(const TypeCall& call, const Scalar& v, DType t) {
-  if (!is_integral(t) || v.is_bool() || (v.is_int() && t == DType::I64)) return Status::ok();
-  const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
-  const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
-  const double d = v.is_int() ? static_cast<double>(v.to_int()) : v.to_double();
-  const bool fits = v.is_int() ? d >= lo && d < hi : !std::isnan(d) && d > lo - 1 && d < hi;
-  if (fits) return Status::ok();
-  return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t), " without overflow");
-}
-
-}  // namespace
 
 Expected<int64_t> arange_count(const OpCallBase& call) {
   const Scalar start = call.attr_scalar("start"), end = call.attr_scalar("end"), step = call.attr_scalar("step");
@@ -64,7 +49,7 @@ Expected<std::vector<Shape>> shape_rule_randperm(const TypeCall& call) {
 Expected<std::vector<DType>> dtype_rule_full(const TypeCall& call) {
   const Scalar value = call.attr_scalar("fill_value");
   const DType t = call.attr_dtype("dtype").value_or(value.natural_dtype());
-  KILN_TRY(fill_value_fits(call, value, t));
+  KILN_TRY(scalar_fits_dtype(call, value, t));
   return std::vector<DType>{t};
 }
 
@@ -95,7 +80,7 @@ Expected<std::vector<DType>> dtype_rule_arange(const TypeCall& call) {
 Expected<std::vector<DType>> dtype_rule_like(const TypeCall& call) {
   KILN_CHECK(!call.operands.empty() && call.operands[0].is_tensor()) << call.name() << ": operand 0 is not a tensor";
   const DType t = call.attr_dtype("dtype").value_or(call.operands[0].type->dtype);
-  if (call.op() == OpKind::FullLike) KILN_TRY(fill_value_fits(call, call.attr_scalar("fill_value"), t));
+  if (call.op() == OpKind::FullLike) KILN_TRY(scalar_fits_dtype(call, call.attr_scalar("fill_value"), t));
   return std::vector<DType>{t};
 }
 

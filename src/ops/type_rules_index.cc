@@ -129,4 +129,12 @@ Expected<std::vector<Shape>> shape_rule_embedding(const TypeCall& call) {
   return one(Shape(std::move(out)));
 }
 
+// index_add's alpha scales source in self's dtype: it must fit an integer one, as torch
+// converts it (alpha=inf into i64 is an error there; a float alpha is truncated).
+Expected<std::vector<DType>> dtype_rule_index_add(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(std::vector<DType> t, dtype_rule_same(call));
+  KILN_TRY(scalar_fits_dtype(call, call.attr_scalar("alpha"), t[0]));
+  return t;
+}
+
 }  // namespace kiln

@@ -1,6 +1,7 @@
 #include "ops/type_rules_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "support/check.h"
@@ -74,6 +75,16 @@ Expected<std::vector<int64_t>> pair_attr(const OpCallBase& call, std::string_vie
   if (v.size() == 1) return std::vector<int64_t>{v[0], v[0]};
   if (v.size() == 2) return v;
   return make_error(call.name(), ": ", name, " must have 1 or 2 values, got ", v.size());
+}
+
+Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t) {
+  if (!is_integral(t) || v.is_bool() || (v.is_int() && t == DType::I64)) return Status::ok();
+  const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
+  const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
+  const double d = v.is_int() ? static_cast<double>(v.to_int()) : v.to_double();
+  const bool fits = v.is_int() ? d >= lo && d < hi : !std::isnan(d) && d > lo - 1 && d < hi;
+  if (fits) return Status::ok();
+  return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t), " without overflow");
 }
 
 }  // namespace kiln

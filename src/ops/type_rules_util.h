@@ -52,6 +52,11 @@ Expected<std::vector<Shape>> in_place_shape(const TypeCall& call, std::vector<Sh
 // Result shape of matmul (torch's rules for every rank combination; batch dims broadcast).
 Expected<Shape> matmul_shape(const Shape& a, const Shape& b);
 
+// torch refuses full(..., 300, dtype=u8), full_like(x, -inf, dtype=i8) and index_add of an
+// i64 tensor with alpha=inf: a scalar must fit an integer dtype (a float is truncated toward
+// 0 first); a bool fits every dtype. "<op>: value inf cannot be converted to i64 without overflow".
+Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t);
+
 // Attribute `name` as two ints: [a] -> [a, a], [a, b] -> [a, b]; `fallback` when empty.
 Expected<std::vector<int64_t>> pair_attr(const OpCallBase& call, std::string_view name,
                                          const std::vector<int64_t>& fallback);
