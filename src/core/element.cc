@@ -60,6 +60,18 @@ int64_t load_int(const std::byte* base, DType dtype, int64_t index) {
   }
 }
 
+int64_t load_int_as(const std::byte* base, DType dtype, int64_t index, DType to) {
+  if (to == DType::Bool) return load_double(base, dtype, index) != 0.0;
+  const int64_t v = load_int(base, dtype, index);
+  switch (to) {  // wraps to the width of `to`, as store_int does
+    case DType::U8: return static_cast<uint8_t>(v);
+    case DType::I8: return static_cast<int8_t>(v);
+    case DType::I16: return static_cast<int16_t>(v);
+    case DType::I32: return static_cast<int32_t>(v);
+    default: return v;
+  }
+}
+
 void store_double(std::byte* base, DType dtype, int64_t index, double v) {
   switch (dtype) {
     case DType::Bool: store_raw<uint8_t>(base, index, v != 0.0 ? 1 : 0); return;

@@ -11,6 +11,7 @@
 //   map(xs..., extra...)           num_mapped mapped operands, then extra operands passed
 //                                  whole; body_fn(xs[i]..., extra...) for each i along dim 0;
 //                                  results = the outputs stacked along dim 0.
+#include <algorithm>
 #include <string>
 
 #include "interp/interpreter.h"
@@ -29,15 +30,31 @@ class HigherOrderRun {
   Expected<std::vector<Tensor>> run() {
     KILN_TRY(check_schema());
     switch (call_.op()) {
-      case OpKind::Cond: return run_cond();
-      case OpKind::WhileLoop: return run_while_loop();
-      case OpKind::Scan: return run_scan();
-      case OpKind::Map: return run_map();
+      case OpKind::Cond: return fresh(run_cond());
+      case OpKind::WhileLoop: return fresh(run_while_loop());
+      case OpKind::Scan: return fresh(run_scan());
+      case OpKind::Map: return fresh(run_map());
       default: KILN_UNREACHABLE(call_.name() << " is not a higher-order op");
     }
   }
 
  private:
+  // A higher-order op is not a view (ops.def): its results share storage with no operand and
+  // no other result, though a body may return an input (a cond branch returning an operand, a
+  // while_loop of no trips, a carried value passed along). Those results are copied, so that
+  // an in-place op on a result leaves the operand alone, as in the compiled code.
+  Expected<std::vector<Tensor>> fresh(Expected<std::vector<Tensor>> results) const {
+    if (!results) return results;
+    std::vector<const Storage*> taken;
+    for (const KernelOperand& o : operands_)
+      if (o.is_tensor()) taken.push_back(o.tensor.storage().get());
+    for (Tensor& r : *results) {
+      if (std::find(taken.begin(), taken.end(), r.storage().get()) != taken.end()) r = r.clone();
+      taken.push_back(r.storage().get());
+    }
+    return results;
+  }
+
   // What the loops below read of attributes and operands fits the schema. Types are
   // checked as the subgraphs run: their signatures may be symbolic.
   Status check_schema() const {

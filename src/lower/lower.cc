@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 #include "lower/loop_control.h"
 #include "lower/lowering.h"
+#include "lower/interpreter_layout.h"
 #include "lower/view_index.h"
 #include "support/check.h"
 
@@ -20,6 +21,8 @@ namespace kiln {
 namespace lowering {
 
 IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset) {
+  KILN_CHECK(strides.size() == coords.size()) << "strided: " << strides.size() << " strides for " << coords.size()
+                                              << " coordinates";
   IndexExpr e = IndexExpr::constant_of(offset);
   for (size_t k = 0; k < strides.size(); ++k) e = e.plus(coords[k].scaled(strides[k]));
   return e;
@@ -108,6 +111,12 @@ Expected<LoopProgram> Lowering::run() {
     p_.outputs[j] = add_buffer("out" + std::to_string(j), BufferKind::Output, v->type().dtype, a.sizes);
     copy_kernel(a, v->type().dtype, p_.outputs[j]);
   }
+  // A pending value no kernel computed (read only for its shape by full_like, passed to a map
+  // body that ignores it) still checks its indices, as the reference kernel computing it does.
+  std::vector<const Value*> unchecked;
+  for (const auto& [v, node] : pending_)
+    if (!emitted_.count(v) && checks_indices(v)) unchecked.push_back(v);
+  for (const Value* v : unchecked) realize(v);
   if (options_.fuse) schedule_kernels(p_, options_.schedule);
   else number_kernels(p_);  // kernels nested in control kernels' regions get names of their own
   return std::move(p_);
@@ -158,6 +167,9 @@ Status Lowering::node(const Node& n) {
       return node_error(n, "result " + std::to_string(r) + " has symbolic shape " + n.result(r)->type().to_string() +
                                "; only static shapes are lowered");
   if (n.op() == OpKind::AsStrided && n.operand(0).is_value()) return as_strided(n);
+  // Loads here do not depend on strides; the interpreter's view does (interpreter_layout.h).
+  if (n.op() == OpKind::View)
+    if (Status s = check_view_like_interpreter(n); !s) return node_error(n, s.error().message());
   if (n.info().has(kView) && n.num_results() == 1 && n.operand(0).is_value()) {
     realize(n.operand(0).value);
     const Access& in = access_.at(n.operand(0).value);
@@ -340,10 +352,22 @@ Status Lowering::extern_kernel(const Node& n) {
       ops.push_back(std::move(e));
     }
   }
+  // An in-place op's result is operand 0 (ops.def): it is read where the kernel wrote it, so a
+  // later write to that storage shows through it, as through the interpreter's alias (a graph
+  // output is copied out after every node). The kernel's own result is a temporary no one reads.
+  const bool in_place = n.info().has(kInplace) && n.operand(0).is_value();
   std::vector<int> results;
   for (int r = 0; r < n.num_results(); ++r) {
     const Value* v = n.result(r);
-    results.push_back(result_buffer(v, sizes_of(v)));
+    if (in_place && r == 0)
+      results.push_back(add_buffer("t" + std::to_string(temps_++), BufferKind::Temp, v->type().dtype, sizes_of(v)));
+    else
+      results.push_back(result_buffer(v, sizes_of(v)));
+  }
+  if (in_place) {
+    const ExternOperand& self = ops[0];
+    access_[n.result()] =
+        Access{self.buffer, strided(self.strides, vars(0, static_cast<int>(self.sizes.size())), self.offset), self.sizes};
   }
   LoopKernel k = make_kernel(KernelKind::Extern);
   k.op = n.op();

@@ -32,4 +32,8 @@ struct LowerOptions {
 // the node in IR syntax.
 Expected<LoopProgram> lower_graph(const Graph& g, const LowerOptions& options = {});
 
+// Whether lowering inlines node `n` as a scalar function of its operands: what the bodies of
+// map and scan may hold (subgraph.h), for code that builds such bodies (the fuzzer's generator).
+bool lowers_inline(const Node& n);
+
 }  // namespace kiln

@@ -19,6 +19,13 @@ std::string subgraph_name(const Node& n, int index) {
   return std::string(n.info().schema.subgraph_args()[static_cast<size_t>(index)]->name);
 }
 
+// The value that owns v's storage: views and in-place results lead back to their operand 0.
+const Value* storage_owner(const Value* v) {
+  while (v->producer() && v->producer()->info().has(kView | kInplace) && v->producer()->operand(0).is_value())
+    v = v->producer()->operand(0).value;
+  return v;
+}
+
 }  // namespace
 
 int Lowering::new_temp(DType dt, const std::vector<int64_t>& sizes) {
@@ -114,8 +121,16 @@ Status Lowering::cond(const Node& n) {
   return Status::ok();
 }
 
+bool Lowering::written_in_place(const Value* v) const {
+  const Value* owner = storage_owner(v);
+  for (const Node* n : g_.nodes())
+    if (n->info().has(kInplace) && n->operand(0).is_value() && storage_owner(n->operand(0).value) == owner) return true;
+  return false;
+}
+
 // while_loop(carried...): a carried value body_fn returns unchanged (a closure passed along)
-// is read where it is, and is its own result. Each other one gets a carried buffer, filled
+// is read where it is, and is its own result, unless an in-place op writes the operand or the
+// result (the result is a tensor of its own: ops.def). Each other one gets a carried buffer, filled
 // from the operand before the loop and holding the result after it, and a next buffer that
 // body_fn's subprogram writes; the two exchange after each iteration (loop_control.h), so the
 // body always reads the values from before it. cond_fn's subprogram writes the predicate.
@@ -129,7 +144,8 @@ Status Lowering::while_loop(const Node& n) {
   for (int i = 0; i < n.num_operands(); ++i) {
     const Value* operand = n.operand(i).value;
     const Value* result = n.result(i);
-    if (body_fn.outputs()[static_cast<size_t>(i)] == body_fn.input(i)) {
+    if (body_fn.outputs()[static_cast<size_t>(i)] == body_fn.input(i) && !written_in_place(operand) &&
+        !written_in_place(result)) {
       inputs.push_back(contiguous_buffer(operand));
       access_[result] = access_.at(operand);
       continue;

@@ -1,6 +1,7 @@
 // Lowering of map (inlined into its readers) and scan (a scan kernel) with pointwise bodies
 // (subgraph.h); cond and while_loop become control kernels (lower_control_flow.cc).
 #include "lower/lowering.h"
+#include "lower/lower.h"
 
 #include <optional>
 #include "lower/subgraph.h"
@@ -32,6 +33,7 @@ Status Lowering::higher_order(const Node& n) {
 }
 
 int Lowering::emit_pending(BodyBuilder& b, const Node& n, const Value* v, const std::vector<IndexExpr>& c) {
+  emitted_.insert(v);
   if (n.info().has(kRandom)) return emit_random(b, n, c);
   if (sources_.count(&n)) return emit_gather(b, n, c);
   if (n.op() != OpKind::Map) return lowers_as_remap(n) ? emit_remap(b, n, c) : emit_pointwise(b, n, c);
@@ -121,3 +123,9 @@ Status Lowering::scan_kernel(const Node& n) {
 }
 
 }  // namespace kiln::lowering
+
+namespace kiln {
+
+bool lowers_inline(const Node& n) { return lowering::Lowering::lowers_as_pointwise(n); }
+
+}  // namespace kiln

@@ -99,8 +99,11 @@ int Lowering::emit_math(BodyBuilder& b, const Node& n, OpKind op, DType r, const
       return b.cast(v, r);
     }
     case OpKind::Hardtanh: {
-      // x < lo ? lo : (x > hi ? hi : x): NaN falls through both comparisons; lo > hi gives lo.
+      // x < lo ? lo : (x > hi ? hi : x): NaN falls through both comparisons; lo > hi gives lo;
+      // a NaN bound gives NaN everywhere (the reference kernel's, as clamp's).
       const Scalar lo = call.attr_scalar("min_val"), hi = call.attr_scalar("max_val");
+      if (is_floating(r) && (std::isnan(lo.to_double()) || std::isnan(hi.to_double())))
+        return b.cast(k(std::nan("")), r);
       const DType t = is_floating(r) ? r : DType::I64;
       const int v = b.cast(x(0), t);
       const int l = is_floating(r) ? k(lo.to_double()) : i64(lo), h = is_floating(r) ? k(hi.to_double()) : i64(hi);

@@ -179,6 +179,10 @@ Expected<bool> Lowering::index_put_in_place(const Node& n) {
   const Buffer& buf = buffer(a.buffer);
   const std::vector<IndexExpr> c = loop_coords(sizes);
   if (buf.sizes != sizes || !(a.map.substitute(c).simplified(sizes) == strided(buf.strides, c))) return false;
+  // Values and indices computed from self would be read after earlier points stored (two
+  // points of one element, values taken from self): they keep it extern.
+  for (int i = 1; i < n.num_operands(); ++i)
+    if (n.operand(i).is_value() && pending_reads(n.operand(i).value, a.buffer)) return false;
   realize_readers_before_write(a.buffer, n);
   LoopKernel k = store_kernel(n, a.buffer);
   // The reference kernel reads values and indices before it writes; the kernel's points write

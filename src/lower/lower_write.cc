@@ -23,8 +23,10 @@ Expected<bool> Lowering::write_back(const Node& n) {
   const std::vector<int64_t> sizes = sizes_of(dst);
   const std::vector<IndexExpr> c = loop_coords(sizes);
   const Buffer& target = buffer(a.buffer);
+  // Only into the whole buffer: a view of another rank has coordinates its strides do not fit.
+  if (target.sizes != sizes) return false;
   const IndexExpr at = strided(target.strides, c);
-  if (target.sizes != sizes || !(a.map.substitute(c) == at)) return false;
+  if (!(a.map.substitute(c) == at)) return false;
   // A kernel whose index check fails stops the run after it has written: not into an input.
   if (checks_indices(n.operand(1).value)) return false;
   realize_readers_before_write(a.buffer, n);

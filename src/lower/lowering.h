@@ -65,6 +65,9 @@ class Lowering {
 
   Expected<LoopProgram> run();
 
+  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
+  static bool lowers_as_pointwise(const Node& n);
+
  private:
   int add_buffer(std::string name, BufferKind kind, DType dt, const std::vector<int64_t>& sizes);
 
@@ -140,9 +143,6 @@ class Lowering {
   // the new carries and the step's outputs. Lowered when all outputs (so all carries) have one
   // shape; each point then owns its carries.
   Status scan_kernel(const Node& n);
-
-  // Whether an elementwise node has simple scalar semantics here (else it is an extern kernel).
-  static bool lowers_as_pointwise(const Node& n);
 
   // The body of elementwise node `n` at result coordinates `c`; returns its value.
   int emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
@@ -297,6 +297,9 @@ class Lowering {
   Status check_control_shapes(const Node& n);
   // A buffer holding value `v` contiguously from its element 0: v's own, or a copy.
   int contiguous_buffer(const Value* v);
+  // Whether an in-place node of the graph writes the storage `v` shares (found by following
+  // views and in-place results back to the value that owns it).
+  bool written_in_place(const Value* v) const;
   int new_temp(DType dt, const std::vector<int64_t>& sizes);
 
   // ---- In-place writes (copy_, in-place ops) ----
@@ -325,6 +328,7 @@ class Lowering {
   std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
   std::map<const Value*, int> pending_depth_;    // the longest chain of pending nodes ending at each
+  std::set<const Value*> emitted_;                // pending values some kernel computed
   std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
   std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value

@@ -57,6 +57,11 @@ class OperandReader {
   int64_t load_int(int64_t offset) const {
     return is_tensor() ? kiln::load_int(tensor_.data_bytes(), tensor_.dtype(), offset) : literal_.to_int();
   }
+  // Cast to integer or bool dtype `to` as torch casts (load_int_as): a bool reads x != 0.
+  int64_t load_int_as(int64_t offset, DType to) const {
+    if (!is_tensor()) return to == DType::Bool ? literal_.to_double() != 0 : literal_.to_int();
+    return kiln::load_int_as(tensor_.data_bytes(), tensor_.dtype(), offset, to);
+  }
   // Strides at `sizes` (all zero for literals).
   std::vector<int64_t> strides_at(const std::vector<int64_t>& sizes) const {
     return is_tensor() ? broadcast_strides(tensor_, sizes) : std::vector<int64_t>(sizes.size(), 0);
@@ -73,7 +78,8 @@ Tensor new_result(const KernelCall& call, int i = 0);
 // Elementwise map over operands broadcast to result 0's shape. `compute` receives the
 // operands' values as doubles (if the computation dtype is floating) and returns a double;
 // `compute_int` likewise over int64. The computation dtype is `compute_dtype`: floating
-// computes in double, everything else in int64. The result is written to a new result tensor.
+// computes in double, everything else in int64 (operands cast to it: a float is true in a bool
+// computation when it is not 0). The result is written to a new result tensor.
 template <typename FloatFn, typename IntFn>
 Tensor map_elementwise(const KernelCall& call, DType compute_dtype, FloatFn&& compute, IntFn&& compute_int) {
   Tensor out = new_result(call);
@@ -93,7 +99,7 @@ Tensor map_elementwise(const KernelCall& call, DType compute_dtype, FloatFn&& co
       for (size_t k = 0; k < n; ++k) fv[k] = readers[k].load_double(off[k]);
       store_double(out_base, out_dtype, off[n], compute(fv.data()));
     } else {
-      for (size_t k = 0; k < n; ++k) iv[k] = readers[k].load_int(off[k]);
+      for (size_t k = 0; k < n; ++k) iv[k] = readers[k].load_int_as(off[k], compute_dtype);
       store_int(out_base, out_dtype, off[n], compute_int(iv.data()));
     }
   });

@@ -98,8 +98,7 @@ Expected<std::vector<Tensor>> kernel_div(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_pow(const KernelCall& call) {
-  const DType t = call.result_types[0].dtype;
-  if (t == DType::Bool) return make_error(call.name(), ": not implemented for 'bool'");
+  const DType t = call.result_types[0].dtype;  // not bool: the dtype rule refuses pow of bools
   const KernelOperand& e = call.operands[1];
   if (!is_floating(t) && !e.is_tensor() && e.literal.to_int() < 0)
     return make_error(call.name(), ": integers to negative integer powers are not allowed");

@@ -45,7 +45,10 @@ Expected<std::vector<Tensor>> kernel_fill_(const KernelCall& call) {
   const KernelOperand& v = call.operands[1];
   if (v.is_tensor() && v.tensor.dim() != 0)
     return make_error(call.name(), ": only a 0-d value tensor can fill, got one of rank ", v.tensor.dim());
-  write_into(self, v.is_tensor() ? v.tensor : Tensor::scalar(v.literal, v.literal.natural_dtype()));
+  // A float literal is held in f64, which keeps it exact, and rounds once to self's dtype, as
+  // torch's fill_ casts its double; its natural dtype (f32) rounded 0.001 before an f64 self.
+  const DType literal_dtype = v.literal.is_float() ? DType::F64 : v.literal.natural_dtype();
+  write_into(self, v.is_tensor() ? v.tensor : Tensor::scalar(v.literal, literal_dtype));
   return std::vector<Tensor>{self};
 }
 

@@ -19,24 +19,9 @@ namespace {
 
 std::vector<Tensor> one(Tensor t) { return std::vector<Tensor>{std::move(t)}; }
 
-// Whether `v` fits dtype `t` without overflow (torch refuses full(..., 300, dtype=u8)).
-bool fits(const Scalar& v, DType t) {
-  if (!is_integral(t) || v.is_bool()) return true;
-  const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
-  const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
-  if (v.is_int()) {
-    if (t == DType::I64) return true;
-    const double d = static_cast<double>(v.to_int());
-    return d >= lo && d < hi;
-  }
-  const double d = v.to_double();
-  return !std::isnan(d) && d > lo - 1 && d < hi;
-}
-
+// The fill value fits the dtype: the dtype rules refuse one that does not (fill_value_fits).
 Expected<std::vector<Tensor>> filled(const KernelCall& call, const Scalar& value) {
   const TensorType& rt = call.result_types[0];
-  if (!fits(value, rt.dtype))
-    return make_error(call.name(), ": value ", value.to_string(), " cannot be converted to ", dtype_name(rt.dtype), " without overflow");
   return one(Tensor::full(rt.shape.sizes(), value, rt.dtype));
 }
 

@@ -6,6 +6,7 @@
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
+#include "ops/softmax_line.h"
 
 namespace kiln {
 
@@ -34,14 +35,12 @@ ClassView class_view(const Tensor& in, bool log_softmax) {
   const ElementAccess ex(x);
   for (int64_t i = 0; i < x.numel(); ++i) v.logp[static_cast<size_t>(i)] = ex.get(i);
   if (!log_softmax) return v;
+  std::vector<double> line(static_cast<size_t>(v.c));
   for (int64_t i = 0; i < v.n; ++i)
     for (int64_t j = 0; j < v.k; ++j) {
-      double mx = -INFINITY;
-      for (int64_t cls = 0; cls < v.c; ++cls) mx = std::max(mx, v.at(i, cls, j));
-      if (std::isinf(mx)) mx = 0;
-      double sum = 0;
-      for (int64_t cls = 0; cls < v.c; ++cls) sum += std::exp(v.at(i, cls, j) - mx);
-      const double lse = mx + std::log(sum);
+      for (int64_t cls = 0; cls < v.c; ++cls) line[static_cast<size_t>(cls)] = v.at(i, cls, j);
+      const SoftmaxLine s = softmax_line(line);
+      const double lse = s.max + std::log(s.sum);
       for (int64_t cls = 0; cls < v.c; ++cls) v.logp[static_cast<size_t>((i * v.c + cls) * v.k + j)] -= lse;
     }
   return v;

@@ -7,6 +7,7 @@
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
+#include "ops/softmax_line.h"
 #include "ops/type_rules_util.h"
 
 namespace kiln {
@@ -43,17 +44,10 @@ Expected<std::vector<Tensor>> softmax_like(const KernelCall& call, bool log) {
   std::vector<double> x;
   for_each_line(in, out, d, [&](const std::vector<int64_t>& io, const std::vector<int64_t>& oo) {
     x.resize(io.size());
-    double mx = -std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < io.size(); ++i) {
-      x[i] = ei.get(io[i]);
-      mx = std::isnan(x[i]) || std::isnan(mx) ? std::numeric_limits<double>::quiet_NaN() : std::max(mx, x[i]);
-    }
-    // A line of -inf has no finite max; shifting by 0 keeps exp(-inf) = 0 and gives NaN, as torch.
-    if (std::isinf(mx)) mx = mx > 0 ? mx : 0;
-    double sum = 0;
-    for (double v : x) sum += std::exp(v - mx);
-    const double lse = std::log(sum);
-    for (size_t i = 0; i < io.size(); ++i) eo.set(oo[i], log ? x[i] - mx - lse : std::exp(x[i] - mx) / sum);
+    for (size_t i = 0; i < io.size(); ++i) x[i] = ei.get(io[i]);
+    const SoftmaxLine line = softmax_line(x);
+    const double lse = std::log(line.sum);
+    for (size_t i = 0; i < io.size(); ++i) eo.set(oo[i], log ? x[i] - line.max - lse : std::exp(x[i] - line.max) / line.sum);
   });
   return single(out);
 }

@@ -19,6 +19,10 @@ namespace kiln {
 namespace {
 
 // Values of `in` grouped by output element (output in row-major order, keepdim layout).
+// torch casts the input to a reduction's dtype first (load_int_as): a bool result reads x != 0
+// (0.5 is true, and 1 + -1 is two trues), other integer results truncate.
+int64_t load_as(const Tensor& in, int64_t index, DType to) { return load_int_as(in.data_bytes(), in.dtype(), index, to); }
+
 template <typename T>
 struct Groups {
   std::vector<std::vector<T>> values;
@@ -46,7 +50,7 @@ Expected<Groups<T>> gather_groups(const KernelCall& call) {
     if constexpr (std::is_same_v<T, double>) {
       g.values[static_cast<size_t>(off[1])].push_back(load_double(in.data_bytes(), in.dtype(), off[0]));
     } else {
-      g.values[static_cast<size_t>(off[1])].push_back(load_int(in.data_bytes(), in.dtype(), off[0]));
+      g.values[static_cast<size_t>(off[1])].push_back(load_as(in, off[0], call.result_types[0].dtype));
     }
   });
   return g;
@@ -267,7 +271,7 @@ Expected<std::vector<Tensor>> kernel_cumsum(const KernelCall& call) {
         acc += load_double(in.data_bytes(), in.dtype(), off[0] + k * in_step);
         store_double(out.data_bytes(), out.dtype(), off[1] + k * out_step, acc);
       } else {
-        iacc = wrap_add(iacc, load_int(in.data_bytes(), in.dtype(), off[0] + k * in_step));
+        iacc = wrap_add(iacc, load_as(in, off[0] + k * in_step, out.dtype()));
         store_int(out.data_bytes(), out.dtype(), off[1] + k * out_step, iacc);
       }
     }

@@ -42,9 +42,9 @@ T sign_of(T x) {
   return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 
-// Clamp to [lo, hi], propagating NaN from x.
+// Clamp to [lo, hi], propagating NaN from x and from either bound (as clamp and torch do).
 double clamp_double(double x, double lo, double hi) {
-  if (std::isnan(x)) return x;
+  if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return std::nan("");
   return x < lo ? lo : (x > hi ? hi : x);
 }
 

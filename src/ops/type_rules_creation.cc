@@ -4,6 +4,7 @@
 
 #include "ops/arange_count.h"
 #include "ops/type_rules.h"
+#include "ops/type_rules_util.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -46,7 +47,10 @@ Expected<std::vector<Shape>> shape_rule_randperm(const TypeCall& call) {
 }
 
 Expected<std::vector<DType>> dtype_rule_full(const TypeCall& call) {
-  return std::vector<DType>{call.attr_dtype("dtype").value_or(call.attr_scalar("fill_value").natural_dtype())};
+  const Scalar value = call.attr_scalar("fill_value");
+  const DType t = call.attr_dtype("dtype").value_or(value.natural_dtype());
+  KILN_TRY(scalar_fits_dtype(call, value, t));
+  return std::vector<DType>{t};
 }
 
 Expected<std::vector<DType>> dtype_rule_factory(const TypeCall& call) {
@@ -75,7 +79,9 @@ Expected<std::vector<DType>> dtype_rule_arange(const TypeCall& call) {
 
 Expected<std::vector<DType>> dtype_rule_like(const TypeCall& call) {
   KILN_CHECK(!call.operands.empty() && call.operands[0].is_tensor()) << call.name() << ": operand 0 is not a tensor";
-  return std::vector<DType>{call.attr_dtype("dtype").value_or(call.operands[0].type->dtype)};
+  const DType t = call.attr_dtype("dtype").value_or(call.operands[0].type->dtype);
+  if (call.op() == OpKind::FullLike) KILN_TRY(scalar_fits_dtype(call, call.attr_scalar("fill_value"), t));
+  return std::vector<DType>{t};
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ops/type_rules.h"
+#include "ops/type_rules_util.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -146,12 +147,7 @@ Expected<std::vector<DType>> dtype_rule_inplace(const TypeCall& call) {
 // Operand 0 is written in place, so the other operands must broadcast to its shape exactly.
 Expected<std::vector<Shape>> shape_rule_inplace(const TypeCall& call) {
   KILN_ASSIGN_OR_RETURN(std::vector<Shape> b, shape_rule_broadcast(call));
-  const Shape& self = self_type(call).shape;
-  if (!(b[0] == self)) {
-    return make_error(call.name(), ": output with shape ", self.to_string(), " doesn't match the broadcast shape ",
-                      b[0].to_string());
-  }
-  return b;
+  return in_place_shape(call, std::move(b));
 }
 
 }  // namespace kiln

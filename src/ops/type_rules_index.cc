@@ -103,15 +103,20 @@ Expected<std::vector<Shape>> shape_rule_masked_fill(const TypeCall& call) {
   const Shape& s = operand_type(call, 0).shape;
   const TensorType& mask = operand_type(call, 1);
   if (mask.dtype != DType::Bool)
-    return make_error("masked_fill: expected a bool mask, got ", dtype_name(mask.dtype));
+    return make_error(call.name(), ": expected a bool mask, got ", dtype_name(mask.dtype));
   const TypeOperand& value = call.operands[2];
   if (value.is_tensor() && value.type->shape.rank() != 0)
-    return make_error("masked_fill: only supports a 0-dimensional value tensor, but got tensor with ",
+    return make_error(call.name(), ": only supports a 0-dimensional value tensor, but got tensor with ",
                       value.type->shape.rank(), " dimension(s)");
   auto b = broadcast_shapes(s, mask.shape, call.guards);
   if (!b)
-    return make_error("masked_fill: mask of shape ", mask.shape.to_string(), " is not broadcastable to ", s.to_string());
+    return make_error(call.name(), ": mask of shape ", mask.shape.to_string(), " is not broadcastable to ", s.to_string());
   return one(*b);
+}
+
+Expected<std::vector<Shape>> shape_rule_masked_fill_inplace(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(std::vector<Shape> b, shape_rule_masked_fill(call));
+  return in_place_shape(call, std::move(b));
 }
 
 Expected<std::vector<Shape>> shape_rule_embedding(const TypeCall& call) {
@@ -122,6 +127,14 @@ Expected<std::vector<Shape>> shape_rule_embedding(const TypeCall& call) {
   std::vector<Dim> out = idx.shape.dims();
   out.push_back(w[1]);
   return one(Shape(std::move(out)));
+}
+
+// index_add's alpha scales source in self's dtype: it must fit an integer one, as torch
+// converts it (alpha=inf into i64 is an error there; a float alpha is truncated).
+Expected<std::vector<DType>> dtype_rule_index_add(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(std::vector<DType> t, dtype_rule_same(call));
+  KILN_TRY(scalar_fits_dtype(call, call.attr_scalar("alpha"), t[0]));
+  return t;
 }
 
 }  // namespace kiln

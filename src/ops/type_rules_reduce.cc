@@ -64,6 +64,13 @@ Expected<std::vector<DType>> dtype_rule_sum(const TypeCall& call) {
   return std::vector<DType>{is_floating(t) ? t : DType::I64};
 }
 
+// cumsum's dtype rule is sum's, but torch has no cumsum into bool ("not implemented for 'Bool'").
+Expected<std::vector<DType>> dtype_rule_cumsum(const TypeCall& call) {
+  KILN_ASSIGN_OR_RETURN(std::vector<DType> t, dtype_rule_sum(call));
+  if (t[0] == DType::Bool) return make_error(call.name(), ": not implemented for 'bool' (pass dtype=i64)");
+  return t;
+}
+
 Expected<std::vector<DType>> dtype_rule_mean(const TypeCall& call) {
   const DType t = call.attr_dtype("dtype").value_or(self_type(call).dtype);
   if (!is_floating(t)) {

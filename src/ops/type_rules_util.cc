@@ -1,6 +1,7 @@
 #include "ops/type_rules_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "support/check.h"
@@ -17,6 +18,14 @@ Expected<int> wrap_dim_or_error(std::string_view op, int64_t dim, int rank) {
 Expected<int64_t> static_dim(std::string_view op, const Dim& d, std::string_view what) {
   if (d.is_static()) return d.value();
   return make_error(op, ": ", what, " must be static, got symbolic dim ", d.symbol_name());
+}
+
+Expected<std::vector<Shape>> in_place_shape(const TypeCall& call, std::vector<Shape> b) {
+  const Shape& self = operand_type(call, 0).shape;
+  if (!(b[0] == self))
+    return make_error(call.name(), ": output with shape ", self.to_string(), " doesn't match the broadcast shape ",
+                      b[0].to_string());
+  return b;
 }
 
 const TensorType& operand_type(const TypeCall& call, int i) {
@@ -66,6 +75,16 @@ Expected<std::vector<int64_t>> pair_attr(const OpCallBase& call, std::string_vie
   if (v.size() == 1) return std::vector<int64_t>{v[0], v[0]};
   if (v.size() == 2) return v;
   return make_error(call.name(), ": ", name, " must have 1 or 2 values, got ", v.size());
+}
+
+Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t) {
+  if (!is_integral(t) || v.is_bool() || (v.is_int() && t == DType::I64)) return Status::ok();
+  const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
+  const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
+  const double d = v.is_int() ? static_cast<double>(v.to_int()) : v.to_double();
+  const bool fits = v.is_int() ? d >= lo && d < hi : !std::isnan(d) && d > lo - 1 && d < hi;
+  if (fits) return Status::ok();
+  return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t), " without overflow");
 }
 
 }  // namespace kiln

@@ -45,8 +45,17 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t p
 // The same for a symbolic `in` (ceil_mode false): floor((in + 2*pad - dilation*(kernel-1) - 1) / stride) + 1.
 Dim window_output_dim(const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
 
+// The shape an in-place op's rule computed (`b`, one result) must be its self's: torch's
+// "output with shape [3] doesn't match the broadcast shape [2, 3]".
+Expected<std::vector<Shape>> in_place_shape(const TypeCall& call, std::vector<Shape> b);
+
 // Result shape of matmul (torch's rules for every rank combination; batch dims broadcast).
 Expected<Shape> matmul_shape(const Shape& a, const Shape& b);
+
+// torch refuses full(..., 300, dtype=u8), full_like(x, -inf, dtype=i8) and index_add of an
+// i64 tensor with alpha=inf: a scalar must fit an integer dtype (a float is truncated toward
+// 0 first); a bool fits every dtype. "<op>: value inf cannot be converted to i64 without overflow".
+Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t);
 
 // Attribute `name` as two ints: [a] -> [a, a], [a, b] -> [a, b]; `fallback` when empty.
 Expected<std::vector<int64_t>> pair_attr(const OpCallBase& call, std::string_view name,

@@ -23,6 +23,12 @@ Value* optional_operand(const Node& n, int i);
 // float64 weight beside a float32 input) ends with this cast.
 Replacement result(GraphBuilder& b, const Node& n, Value* v);
 
+// The dtype a rule that reduces (softmax, norms, var, attention) computes in for values of
+// dtype `t`: f32 for f16 and bf16, else t. The reference kernels compute in double and round
+// only the result; a sum stored in f16 would round too (log_softmax off by an f16 ulp of the
+// row sum, 1e-3, where the result is 3e-3).
+DType compute_dtype(DType t);
+
 Value* add(GraphBuilder& b, Operand x, Operand y);
 Value* sub(GraphBuilder& b, Operand x, Operand y);
 Value* mul(GraphBuilder& b, Operand x, Operand y);

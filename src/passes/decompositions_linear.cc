@@ -47,8 +47,8 @@ Value* causal_keep(GraphBuilder& b, int64_t l, int64_t s) {
 // dropout_p > 0 drops weights with the dropout op at the same seed and rng_state, which draws
 // the same uniform numbers at the same row-major indices of the [batch, L, S] weights as the
 // kernel.
-// Declined: is_causal with a mask and dropout_p outside [0, 1] (kernel errors), operands of
-// different dtypes, and symbolic sizes where a literal is needed (embedding dim without an
+// f16 and bf16 compute in f32 (compute_dtype). Declined: is_causal with a mask and dropout_p
+// outside [0, 1] (kernel errors), an empty key sequence (S = 0), operands of different dtypes, and symbolic sizes where a literal is needed (embedding dim without an
 // explicit scale, L and S when causal, the weights' shape when dropping).
 Replacement sdpa(Node& n, GraphBuilder& b) {
   const OpCallBase a = attrs_of(n);
@@ -69,6 +69,11 @@ Replacement sdpa(Node& n, GraphBuilder& b) {
   if (p > 0 && !dropped.is_static()) return std::nullopt;
   const double inf = std::numeric_limits<double>::infinity();
 
+  // An empty key sequence has no row max: the kernel's zeros stay an extern kernel's.
+  if (s == 0) return std::nullopt;
+  q = b.cast(q, compute_dtype(dtype));
+  k = b.cast(k, compute_dtype(dtype));
+  v = b.cast(v, compute_dtype(dtype));
   Value* kt = b.apply1(OpKind::Transpose, {k}, {{"dim0", int64_t{-2}}, {"dim1", int64_t{-1}}});
   Value* scores = mul(b, b.apply1(OpKind::Matmul, {q, kt}), Scalar(scale.value_or(1 / std::sqrt(static_cast<double>(e.value())))));
   if (causal) scores = where(b, causal_keep(b, l.value(), s.value()), scores, Scalar(-inf));

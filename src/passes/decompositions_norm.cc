@@ -17,12 +17,13 @@ bool static_dims(const Value* x, const std::vector<int64_t>& dims) {
   return true;
 }
 
-// (x - mean) * rsqrt(var + eps) over dims, var the biased variance; mean taken as 0 unless
+// (x - mean) * rsqrt(var + eps) over dims in x's compute dtype, var the biased variance; mean taken as 0 unless
 // `center`. The variance is var(x, correction=0) after mean(x) when the dims are static: the
 // var_mean pattern, which the CPU backend lowers to one Welford pass computing both
 // (lower/lower_welford.cc) and the var rule otherwise decomposes into mean((x - mean)^2),
 // the form used directly for symbolic dims (var's rule needs the count).
 Value* normalize(GraphBuilder& b, Value* x, const std::vector<int64_t>& dims, double eps, bool center) {
+  x = b.cast(x, compute_dtype(x->type().dtype));
   Value* mean = center ? reduce(b, OpKind::Mean, x, dims, true) : nullptr;
   Value* d = center ? sub(b, x, mean) : x;
   Value* var = nullptr;

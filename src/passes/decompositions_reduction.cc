@@ -38,7 +38,8 @@ std::vector<int64_t> flagged(const std::vector<bool>& flags) {
 }
 
 // softmax: exp(x - max) / sum(exp(x - max)); log_softmax: (x - max) - log(sum(exp(x - max))),
-// both over `dim`, in the result dtype (the `dtype` attribute casts the input first). Over a
+// both over `dim`, in the result dtype's compute dtype (the `dtype` attribute casts the input
+// first). Over a
 // dim of static size 0 the result has no element: x itself, cast (amax, which has no identity,
 // would reject the empty group).
 Replacement softmax_like(Node& n, GraphBuilder& b, bool log) {
@@ -50,7 +51,7 @@ Replacement softmax_like(Node& n, GraphBuilder& b, bool log) {
   const Shape& shape = x->type().shape;
   if (!dim->empty() && shape[static_cast<int>((*dim)[0])] == 0) return result(b, n, b.cast(x, n.result()->type().dtype));
   if (!nonempty_static(x, *reduced_flags(x, *dim))) return std::nullopt;
-  x = b.cast(x, n.result()->type().dtype);
+  x = b.cast(x, compute_dtype(n.result()->type().dtype));
   Value* shifted = sub(b, x, reduce(b, OpKind::Amax, x, *dim, true));
   Value* e = unary(b, OpKind::Exp, shifted);
   Value* sum = reduce(b, OpKind::Sum, e, *dim, true);
@@ -67,7 +68,7 @@ Replacement logsumexp(Node& n, GraphBuilder& b) {
   Value* x = n.operand(0).value;
   auto flags = reduced_flags(x, a.attr_ints("dim"));
   if (!flags || !nonempty_static(x, *flags)) return std::nullopt;
-  x = b.cast(x, n.result()->type().dtype);
+  x = b.cast(x, compute_dtype(n.result()->type().dtype));
   const std::vector<int64_t> dims = flagged(*flags);
   const bool keepdim = a.attr_bool("keepdim");
   Value* m = reduce(b, OpKind::Amax, x, dims, true);
@@ -93,6 +94,7 @@ Replacement var_like(Node& n, GraphBuilder& b, bool root) {
   const Scalar c = a.attr_scalar("correction");
   const double divisor = std::max(0.0, count - (c.is_none() ? 1.0 : c.to_double()));
   const std::vector<int64_t> dims = flagged(*flags);
+  x = b.cast(x, compute_dtype(x->type().dtype));
   Value* centered = sub(b, x, reduce(b, OpKind::Mean, x, dims, true));
   Value* var = div(b, reduce(b, OpKind::Sum, mul(b, centered, centered), dims, a.attr_bool("keepdim")), Scalar(divisor));
   return result(b, n, root ? unary(b, OpKind::Sqrt, var) : var);

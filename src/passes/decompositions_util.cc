@@ -11,6 +11,8 @@ Replacement result(GraphBuilder& b, const Node& n, Value* v) {
   return std::vector<Value*>{b.cast(v, n.result()->type().dtype)};
 }
 
+DType compute_dtype(DType t) { return t == DType::F16 || t == DType::BF16 ? DType::F32 : t; }
+
 Value* add(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Add, {x, y}); }
 Value* sub(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Sub, {x, y}); }
 Value* mul(GraphBuilder& b, Operand x, Operand y) { return b.apply1(OpKind::Mul, {x, y}); }

@@ -18,6 +18,12 @@ add("full_bf16", "full() {dtype=bf16, fill_value=0.1, size=[2]}", [], lambda: to
 add("full_empty", "full() {fill_value=2, size=[0, 3]}", [], lambda: torch.full((0, 3), 2))
 add_error("full_overflow", "full() {dtype=u8, fill_value=300, size=[2]}", [], "u8[2]",
           "full: value 300 cannot be converted to u8 without overflow")
+# Rule errors, not the kernels' at run time (found by the random-graph fuzzer: the compiled code
+# filled without the check).
+add_error("full_negative_u8", "full() {dtype=u8, fill_value=-2.5, size=[2]}", [], "u8[2]",
+          "full: value -2.5 cannot be converted to u8 without overflow")
+add_error("full_like_inf_i8", "full_like(%a) {dtype=i8, fill_value=-inf}", [randn(3)], "i8[3]",
+          "full_like: value -inf cannot be converted to i8 without overflow")
 add("zeros_f32", "zeros() {size=[2, 3]}", [], lambda: torch.zeros(2, 3))
 add("zeros_bool", "zeros() {dtype=bool, size=[3]}", [], lambda: torch.zeros(3, dtype=torch.bool))
 add("ones_i8", "ones() {dtype=i8, size=[3]}", [], lambda: torch.ones(3, dtype=torch.int8))

@@ -59,6 +59,10 @@ add("leaky_relu_slope", "leaky_relu(%a) {negative_slope=0.2}", [randn(8)], lambd
 add("elu_params", "elu(%a) {alpha=0.5, input_scale=2, scale=1.5}", [randn(8)],
     lambda a: torch.ops.aten.elu(a, 0.5, 1.5, 2))
 add("hardtanh_bounds", "hardtanh(%a) {max_val=0.5, min_val=-0.25}", [EDGE()], lambda a: F.hardtanh(a, -0.25, 0.5))
+# A NaN bound makes every element NaN, as clamp's (found by the random-graph fuzzer: the
+# reference kernel ignored it, the compiled clamp did not).
+add("hardtanh_nan_bound", "hardtanh(%a) {max_val=-2.5, min_val=nan}", [EDGE()],
+    lambda a: F.hardtanh(a, float("nan"), -2.5))
 add("bitwise_not_i16", "bitwise_not(%a)", [randint(-100, 100, 6, dtype=torch.int16)], torch.bitwise_not)
 add("bitwise_not_u8", "bitwise_not(%a)", [randint(0, 255, 6, dtype=torch.uint8)], torch.bitwise_not)
 add("bitwise_not_bool", "bitwise_not(%a)", [rand_bool(6)], torch.bitwise_not)
@@ -136,6 +140,9 @@ add("pow_scalar_base", "pow(2, %a)", [randint(0, 10, 5)], lambda a: torch.pow(2,
 add("pow_float_base_scalar", "pow(2.5, %a)", [randn(5)], lambda a: torch.pow(2.5, a))
 add_error("pow_int_negative_literal", "pow(%a, -1)", [torch.tensor([2, 3])], "i64[2]", "negative integer powers")
 add_error("sub_bool", "sub(%a, %b)", [rand_bool(3), rand_bool(3)], "bool[3]", "sub: not supported for bool operands")
+# A rule error, not the kernel's at run time (found by the random-graph fuzzer: a dead pow of
+# bools in a loop body failed in the interpreter only).
+add_error("pow_bool", "pow(%a, %b)", [rand_bool(3), rand_bool(3)], "bool[3]", "pow: not supported for bool operands")
 add("eq_float_literal", "eq(%a, 0.1)", [torch.tensor([0.1, 0.2], dtype=torch.float32)], lambda a: torch.eq(a, 0.1))
 add("lt_int_literal_2_5", "lt(%a, 2.5)", [randint(0, 5, 6)], lambda a: torch.lt(a, 2.5))
 

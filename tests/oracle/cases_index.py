@@ -118,6 +118,13 @@ add_error("index_put_dtype_mismatch", "index_put(%a, %b, %c)",
 add_error("index_put_values_shape", "index_put(%a, %b, %c)", [randn(4, 3), torch.tensor([0, 2]), randn(4)],
           "f32[4,3]",
           "index_put: shape mismatch: value tensor of shape [4] cannot be broadcast to indexing result of shape [2,3]")
+# A float value cast to bool is x != 0 (found by the libFuzzer target over random graphs: the
+# reference kernel truncated 0.5 to 0, false, where torch and the compiled code give true).
+add("masked_fill_bool_float_value", "masked_fill(%a, %b, %c)",
+    [torch.tensor([False, False, True]), torch.tensor([True, False, True]), torch.tensor(0.5)],
+    lambda a, m, v: a.masked_fill(m, v))
+add("masked_fill_bool_float_literal", "masked_fill(%a, %b, 0.25)", [torch.tensor([False, True]), torch.tensor([True, False])],
+    lambda a, m: a.masked_fill(m, 0.25))
 add_error("masked_fill_int_mask", "masked_fill(%a, %b, 0.0)", [randn(3), torch.tensor([0, 1, 0])], "f32[3]",
           "masked_fill: expected a bool mask, got i64")
 add_error("masked_fill_value_rank", "masked_fill(%a, %b, %c)", [randn(3), rand_bool(3), randn(1)], "f32[3]",

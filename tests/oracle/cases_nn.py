@@ -69,6 +69,11 @@ add("cross_entropy_smooth_weight_ignore",
     lambda x, t, w: F.cross_entropy(x, t, w.detach(), ignore_index=0, label_smoothing=0.2))
 add("cross_entropy_smooth_none_nd", "cross_entropy(%a, %b, none) {label_smoothing=0.1, reduction=\"none\"}",
     [randn(2, 3, 4), randint(0, 3, 2, 4)], lambda x, t: F.cross_entropy(x, t, reduction="none", label_smoothing=0.1))
+# cross_entropy's log_softmax is log_softmax's (an +inf logit makes the row NaN, as torch): found
+# by the random-graph fuzzer (the interpreter gave inf, the compiled code NaN).
+INF_ROW = torch.tensor([[float("inf"), 1.0, 2.0, 3.0], [0.5, float("nan"), 1.0, 2.0], [1.0, 2.0, 3.0, 4.0]])
+add("cross_entropy_inf_nan_logits", "cross_entropy(%a, %b) {reduction=\"none\"}", [INF_ROW, torch.tensor([2, 0, 1])],
+    lambda x, t: F.cross_entropy(x, t, reduction="none"))
 add("cross_entropy_probs", "cross_entropy(%a, %b, none) {label_smoothing=0.1}",
     [randn(3, 4), torch.softmax(randn(3, 4), 1)], lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1))
 add("cross_entropy_f64", "cross_entropy(%a, %b)", [randn(4, 5, dtype=torch.float64), T], F.cross_entropy)
@@ -130,6 +135,19 @@ add("sdpa_float_mask_broadcast", "scaled_dot_product_attention(%a, %b, %c, %d)",
     lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
 add("sdpa_f64", "scaled_dot_product_attention(%a, %b, %c, none)",
     [randn(2, 4, 8, dtype=torch.float64), randn(2, 5, 8, dtype=torch.float64), randn(2, 5, 3, dtype=torch.float64)],
+    F.scaled_dot_product_attention)
+
+# Found by the random-graph fuzzer: the CPU backend's decompositions computed f16 softmax-like
+# ops and norms in f16, rounding the row sum to an f16 ulp (log_softmax 7% off where the result
+# is -0.0027); they compute in f32 now. An attention over no keys gives zeros (its
+# decomposition's row max had no element).
+HALF = dict(rtol=2e-3, atol=1e-5)
+add("log_softmax_i16_to_f16", "log_softmax(%a) {dim=0, dtype=f16}",
+    [torch.tensor([[0, 3], [8, 1], [1, 0], [0, 2], [2, 1]], dtype=torch.int16)],
+    lambda a: torch.log_softmax(a, 0, dtype=torch.float16), **HALF)
+add("layer_norm_f16", "layer_norm(%a, none, none) {normalized_shape=[6]}", [(randn(3, 6) * 2 + 1000).half()],
+    lambda x: F.layer_norm(x.float(), [6]).half(), rtol=2e-3, atol=5e-3)
+add("sdpa_no_keys", "scaled_dot_product_attention(%a, %b, %c, none)", [randn(3, 2), randn(0, 2), randn(0, 4)],
     F.scaled_dot_product_attention)
 
 add_error("layer_norm_shape", "layer_norm(%a, none, none) {normalized_shape=[3]}", [randn(2, 4)], "f32[2,4]",

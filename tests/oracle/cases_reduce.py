@@ -35,6 +35,15 @@ add("sum_int", "sum(%a) {dim=[0]}", [randint(-9, 9, 3, 4, dtype=torch.int32)], l
 add("sum_bool", "sum(%a)", [rand_bool(7)], torch.sum)
 add("sum_i8_dtype_wrap", "sum(%a) {dtype=i8}", [torch.tensor([100, 100], dtype=torch.int8)],
     lambda a: torch.sum(a, dtype=torch.int8))
+# A bool dtype casts the input to bool first (x != 0): 0.5 is true, and 1 + -1 is two trues (found
+# by the random-graph fuzzer: the interpreter truncated floats to 0, the compiled code did not).
+add("prod_float_dtype_bool", "prod(%a) {dim=-1, dtype=bool}", [torch.tensor([[-0.86, -0.34], [0.5, 0.0]])],
+    lambda a: torch.prod(a, -1, dtype=torch.bool))
+add("sum_dtype_bool", "sum(%a) {dim=[1], dtype=bool}", [torch.tensor([[1, -1], [0, 0]])],
+    lambda a: torch.sum(a, dim=[1], dtype=torch.bool))
+# torch has no cumsum into bool: a rule error (found by the random-graph fuzzer, where the
+# interpreter and the compiled code disagreed on what it would be).
+add_error("cumsum_dtype_bool", "cumsum(%a) {dim=0, dtype=bool}", [randn(4)], "bool[4]", "cumsum: not implemented for 'bool'")
 add("sum_int_dtype_f32", "sum(%a) {dtype=f32}", [randint(-9, 9, 5)], lambda a: torch.sum(a, dtype=torch.float32))
 add("sum_f16", "sum(%a) {dim=[1]}", [randn(2, 6, dtype=torch.float16)], lambda a: torch.sum(a, dim=[1]), **LOW)
 add("mean_int_dtype", "mean(%a) {dtype=f64}", [randint(-9, 9, 5)], lambda a: torch.mean(a, dtype=torch.float64))

@@ -24,6 +24,7 @@ int cmd_demo(const Args& args);
 int cmd_build(const Args& args);
 int cmd_export(const Args& args);  // kiln export FILE -o model.onnx [--opset N] [--dynamic] ...
 int cmd_kernel_mutations(const Args& args);  // kiln kernel-mutations FILE [--function NAME] [--names-only]
+int cmd_fuzz_graphs(const Args& args);  // kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] ...
 int cmd_verify(const Args& args);  // kiln verify FILE [model.onnx] [--inputs ... | --random-inputs SEED] [--rtol R --atol A] [--intermediates]  // kiln build FILE --emit=loops [--check] | --device=cpu --emit=cpp | --parse-loops
 
 // Prints the diagnostic to stderr and returns 1 (a user error).

@@ -66,6 +66,13 @@ commands:
                        CPU, print the compile time per phase, and show the loss falling
                        below a stated threshold (N steps each: a shorter run); --report
                        writes both steps' compile reports to DIR/mlp and DIR/gpt
+  fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] [--batch K]
+         [--max-nodes M] [--grad] [--print]
+                       draw random graphs (graph i from seed S+i), run each in the
+                       interpreter and compiled for the CPU, and print one line per
+                       mismatch; --emit-dir writes each failing graph and its inputs;
+                       --grad checks gradients of differentiable graphs against finite
+                       differences (docs/FUZZING.md)
   --help               this text
 )";
 
@@ -84,6 +91,7 @@ constexpr Command kCommands[] = {
     {"export", kiln::cli::cmd_export},
     {"verify", kiln::cli::cmd_verify},
     {"kernel-mutations", kiln::cli::cmd_kernel_mutations},
+    {"fuzz-graphs", kiln::cli::cmd_fuzz_graphs},
 };
 
 }  // namespace

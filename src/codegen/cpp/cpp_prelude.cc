@@ -181,6 +181,17 @@ static inline double kiln_maximum(double a, double b) { return b != b ? b : (a <
 static inline float kiln_minimum(float a, float b) { return b != b ? b : (b < a ? b : a); }
 static inline double kiln_minimum(double a, double b) { return b != b ? b : (b < a ? b : a); }
 
+// pow as C's, which the reference kernels and the loop-IR evaluator compute: with
+// -fno-math-errno GCC computes pow(x, 0.5) as sqrt(x) where 0.5 is a constant, NaN at -inf and
+// -0 at -0 where pow gives inf and +0. pow(|x|, 0.5) is pow(x, 0.5) at those two points, and
+// sqrt gives it too. Other constant exponents keep pow's value (powi for integers).
+static inline float kiln_pow(float x, float y) {
+  return std::pow(y == 0.5f && (x == 0 || std::isinf(x)) ? std::fabs(x) : x, y);
+}
+static inline double kiln_pow(double x, double y) {
+  return std::pow(y == 0.5 && (x == 0 || std::isinf(x)) ? std::fabs(x) : x, y);
+}
+
 // Counter-based random draws (the loop IR's `random`), core/random.cc's line for line so that
 // uniform and integer draws have the same bits: Philox-4x32-10 of the 128-bit counter
 // (offset, counter) under a 64-bit key, with 32x32->64-bit multiplies and no tables, so that a

@@ -66,7 +66,7 @@ std::string float_expr(OpKind op, const std::vector<std::string>& a, bool single
     case OpKind::Sub: return "(" + a[0] + " - " + a[1] + ")";
     case OpKind::Mul: return "(" + a[0] + " * " + a[1] + ")";
     case OpKind::Div: return "(" + a[0] + " / " + a[1] + ")";
-    case OpKind::Pow: return "std::pow(" + a[0] + ", " + a[1] + ")";
+    case OpKind::Pow: return "kiln_pow(" + a[0] + ", " + a[1] + ")";
     case OpKind::Maximum: return "kiln_maximum(" + a[0] + ", " + a[1] + ")";
     case OpKind::Minimum: return "kiln_minimum(" + a[0] + ", " + a[1] + ")";
     default: KILN_UNREACHABLE("not a floating compute op");

@@ -1,0 +1,259 @@
+#include "fuzz/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "core/random.h"
+#include "fuzz/op_rounding.h"
+#include "fuzz/tensor_values.h"
+#include "interp/interpreter.h"
+#include "ops/op_call.h"
+#include "passes/functionalize.h"
+
+namespace kiln::fuzz {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The estimate is first order and samples a few directions: twice it is the tolerance.
+constexpr double kSafety = 2;
+
+// How far `moved` is from `base`, element by element: 0 for NaN and NaN or equal values, inf
+// where only one is NaN.
+double change(double base, double moved) {
+  if (std::isnan(base) || std::isnan(moved)) return std::isnan(base) && std::isnan(moved) ? 0 : kInf;
+  return base == moved ? 0 : std::abs(base - moved);
+}
+
+// x moved by delta (same element count) with signs: +1, -1, or a seeded pattern of both
+// (sign 0 with `seed`). Floating x (and integer x `as_f64`) is moved in f64; integers by whole
+// steps (wrapping, as their arithmetic does); bools flip where delta reaches 1/2.
+Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t seed, bool as_f64) {
+  auto sign_of = [&](size_t i) { return sign != 0 ? sign : (random_u64(RandomStream{seed, 0}, i) & 1 ? 1 : -1); };
+  if (is_floating(x.dtype()) || as_f64) {
+    std::vector<double> v = element_values(x);
+    for (size_t i = 0; i < v.size(); ++i) v[i] += sign_of(i) * delta[i];
+    return Tensor::from_doubles(v, x.sizes(), DType::F64);
+  }
+  const Tensor c = x.contiguous();
+  std::vector<int64_t> v(static_cast<size_t>(c.numel()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int64_t xi = c.item_int(static_cast<int64_t>(i));
+    const auto step = static_cast<int64_t>(std::round(std::min(delta[i], 1e15)));
+    v[i] = x.dtype() == DType::Bool ? (delta[i] >= 0.5 ? 1 - xi : xi)
+                                    : static_cast<int64_t>(static_cast<uint64_t>(xi) + static_cast<uint64_t>(sign_of(i) * step));
+  }
+  return Tensor::from_ints(v, x.sizes(), x.dtype());
+}
+
+// The dtype's least normal number (0 for exact dtypes): below it, results may flush to 0 or keep
+// subnormals differently.
+double least_normal(DType t) {
+  switch (t) {
+    case DType::F16: return 6.1e-5;
+    case DType::BF16:
+    case DType::F32: return 1.2e-38;
+    case DType::F64: return 2.3e-308;
+    default: return 0;
+  }
+}
+
+// The dtype's largest finite number (inf for exact dtypes).
+double largest_finite_of(DType t) {
+  switch (t) {
+    case DType::F16: return 65504;
+    case DType::BF16: return 3.39e38;
+    case DType::F32: return std::numeric_limits<float>::max();
+    case DType::F64: return std::numeric_limits<double>::max();
+    default: return kInf;
+  }
+}
+
+// Whether the operands that result element k reads hold no infinity or NaN: element k of an
+// operand of the result's size (or its one element), any element of another.
+bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t result_numel) {
+  for (const KernelOperand& o : operands) {
+    if (!o.is_tensor()) continue;
+    const std::vector<double> v = element_values(o.tensor);
+    if (v.size() == result_numel || v.size() == 1) {
+      if (!std::isfinite(v[v.size() == 1 ? 0 : k])) return false;
+      continue;
+    }
+    for (double x : v)
+      if (!std::isfinite(x)) return false;
+  }
+  return true;
+}
+
+Expected<std::vector<Tensor>> run_node(const Node& n, std::span<const KernelOperand> operands) {
+  if (!n.info().has(kHigherOrder)) return run_op(n.op(), n.attrs(), operands);
+  std::vector<const Graph*> bodies;
+  for (int i = 0; i < n.num_subgraphs(); ++i) bodies.push_back(n.subgraph(i));
+  return run_higher_order(n.op(), n.attrs(), operands, bodies);
+}
+
+class Estimate {
+ public:
+  void set(const Value* v, Tensor value, ElementTolerance tol) {
+    value_[v] = std::move(value);
+    tol_[v] = std::move(tol);
+  }
+  const Tensor& value(const Value* v) const { return value_.at(v); }
+  const ElementTolerance& tol(const Value* v) const { return tol_.at(v); }
+
+  // The tolerance of each result of n, from its operands' (see the header).
+  void propagate(const Node& n) {
+    std::vector<KernelOperand> exact, upcast;
+    for (const Operand& o : n.operands()) {
+      if (!o.is_value()) {
+        exact.push_back({Tensor(), o.literal});
+        continue;
+      }
+      const Tensor& t = value(o.value);
+      exact.push_back({t, {}});
+    }
+    upcast = exact;
+    for (KernelOperand& o : upcast)
+      if (o.is_tensor() && is_floating(o.tensor.dtype())) o.tensor = o.tensor.to(DType::F64);
+    // Moved operands run in f64 (so a move below the operand dtype's resolution still counts),
+    // unless the op refuses f64 operands where it took the originals.
+    Expected<std::vector<Tensor>> base = run_node(n, upcast);
+    bool upcasting = true;
+    if (!base) {
+      upcasting = false;
+      base = run_node(n, exact);
+    }
+    std::vector<ElementTolerance> acc;
+    for (int r = 0; r < n.num_results(); ++r)
+      acc.emplace_back(static_cast<size_t>(n.result(r)->type().shape.numel()), base ? 0.0 : kInf);
+    const OpRounding rounding = op_rounding(n);
+    const double rel = rounding.relative;
+    const DType result_dtype = n.result(0)->type().dtype;
+    for (int i = 0; base && i < n.num_operands(); ++i) {
+      if (!n.operand(i).is_value()) continue;
+      const Tensor& x = exact[static_cast<size_t>(i)].tensor;
+      ElementTolerance delta = tol(n.operand(i).value);
+      // The op's own rounding, as a relative move of its operands (backward error): floating
+      // ones, and integers that become floating in it (log_softmax of an i64), moved in f64
+      // where the op takes that.
+      bool as_f64 = rel > 0 && is_integral(x.dtype()) && is_floating(result_dtype);
+      if (rel > 0 && (is_floating(x.dtype()) || as_f64)) {
+        const std::vector<double> xs = element_values(x);
+        for (size_t k = 0; k < delta.size(); ++k)
+          if (std::isfinite(xs[k])) delta[k] += rel * std::abs(xs[k]);
+      }
+      if (std::all_of(delta.begin(), delta.end(), [](double d) { return d == 0; })) continue;
+      std::vector<ElementTolerance> most(acc.size());
+      for (int pattern = 0; pattern < 4; ++pattern) {
+        if (pattern == 0)
+          for (size_t r = 0; r < acc.size(); ++r) most[r].assign(acc[r].size(), 0.0);
+        std::vector<KernelOperand> operands = upcasting ? upcast : exact;
+        Tensor m = moved(x, delta, pattern == 0 ? 1 : pattern == 1 ? -1 : 0, 7919 * static_cast<uint64_t>(pattern + i), as_f64);
+        operands[static_cast<size_t>(i)].tensor = upcasting || !is_floating(x.dtype()) ? m : m.to(x.dtype());
+        Expected<std::vector<Tensor>> out = run_node(n, operands);
+        if (!out && as_f64) {  // the op takes only integers there (an index): move by whole steps
+          as_f64 = false;
+          pattern = -1;
+          continue;
+        }
+        for (size_t r = 0; r < most.size(); ++r) {
+          const std::vector<double> b = element_values((*base)[r]);
+          const std::vector<double> o = out ? element_values((*out)[r]) : std::vector<double>(b.size(), kInf);
+          for (size_t k = 0; k < b.size(); ++k) most[r][k] = std::max(most[r][k], out ? change(b[k], o[k]) : kInf);
+        }
+      }
+      for (size_t r = 0; r < acc.size(); ++r)
+        for (size_t k = 0; k < acc[r].size(); ++k) acc[r][k] += most[r][k];
+    }
+    // The op's own rounding, relative to its scale (op_rounding.h).
+    for (int r = 0; r < n.num_results(); ++r) {
+      const Tensor& result = value(n.result(r));
+      std::vector<double> scale = element_values(result);
+      if (rounding.scale == RoundingScale::ResultOrOne || rounding.scale == RoundingScale::Exponentiated) {
+        const double m = rounding.scale == RoundingScale::Exponentiated ? 1 + exponentiated_magnitude(n, exact) : 1;
+        for (double& v : scale) v = std::max(std::abs(v), 1.0) * m;
+      }
+      if (rounding.scale == RoundingScale::OperandOrResult && n.operand(0).is_value() &&
+          value(n.operand(0).value).numel() == result.numel()) {
+        const std::vector<double> x = element_values(value(n.operand(0).value));
+        for (size_t k = 0; k < scale.size(); ++k) scale[k] = std::max(std::abs(scale[k]), std::abs(x[k]));
+      }
+      // An op that rounds may also flush a result below the dtype's least normal number to 0
+      // (kiln_expf is 0 below exp(-86.6): docs/CODEGEN.md).
+      const double flush = rel > 0 ? least_normal(result.dtype()) : 0;
+      // And it may overflow to inf from finite operands where code that keeps the value in a
+      // wider type before its next op (a fused kernel) does not.
+      const bool rounds = rel > 0 && is_floating(result.dtype());
+      // Likewise an intermediate value of a softmax-like op or attention (op_rounding.h).
+      const bool intermediate_overflows = rounds && rounding.scale == RoundingScale::Exponentiated &&
+                                          intermediate_magnitude(n, exact) >= largest_finite_of(result.dtype());
+      ElementTolerance& a = acc[static_cast<size_t>(r)];
+      for (size_t k = 0; k < a.size(); ++k) {
+        if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]) + flush;
+        if (rounds && std::isinf(scale[k]) && finite_operands(exact, k, a.size())) a[k] = kInf;
+        if (intermediate_overflows) a[k] = kInf;
+        a[k] *= kSafety;
+      }
+      tol_[n.result(r)] = std::move(a);
+    }
+  }
+
+ private:
+  std::map<const Value*, Tensor> value_;
+  std::map<const Value*, ElementTolerance> tol_;
+};
+
+}  // namespace
+
+Expected<GraphTolerance> estimate_tolerance(const Graph& g, std::span<const Tensor> inputs) {
+  std::unique_ptr<Graph> f = g.clone();
+  FunctionalizeOptions fo;
+  fo.keep_input_mutations = false;
+  KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*f, fo));
+  Estimate e;
+  std::vector<Tensor> copies;
+  for (int i = 0; i < f->num_inputs(); ++i) {
+    copies.push_back(inputs[static_cast<size_t>(i)].clone());
+    e.set(f->input(i), copies.back(), ElementTolerance(static_cast<size_t>(copies.back().numel()), 0.0));
+  }
+  InterpreterOptions io;
+  io.on_node = [&](const Node& n, std::span<const Tensor> results) {
+    if (n.graph() != f.get()) return;
+    for (int r = 0; r < n.num_results(); ++r) e.set(n.result(r), results[static_cast<size_t>(r)].clone(), {});
+  };
+  KILN_TRY(interpret(*f, copies, io).status());
+  for (const Node* n : f->nodes()) e.propagate(*n);
+
+  auto finished = [&](const Value* v) {
+    ElementTolerance t = e.tol(v);
+    for (double& x : t) x += least_normal(v->type().dtype);
+    return t;
+  };
+  GraphTolerance out;
+  for (int k = 0; k < info.num_user_outputs; ++k) out.outputs.push_back(finished(f->outputs()[static_cast<size_t>(k)]));
+  out.inputs.resize(static_cast<size_t>(g.num_inputs()));
+  for (int i = 0; i < g.num_inputs(); ++i) out.inputs[static_cast<size_t>(i)].assign(static_cast<size_t>(inputs[static_cast<size_t>(i)].numel()), 0.0);
+  for (int k = 0; k < info.num_write_backs(); ++k)
+    out.inputs[static_cast<size_t>(info.write_back_inputs[static_cast<size_t>(k)])] =
+        finished(f->outputs()[static_cast<size_t>(info.num_user_outputs + k)]);
+  return out;
+}
+
+int64_t first_disagreement(const Tensor& want, const Tensor& got, const ElementTolerance& tol) {
+  const Tensor w = want.contiguous(), o = got.contiguous();
+  const bool exact_ints = !is_floating(w.dtype());
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const double t = tol[static_cast<size_t>(i)];
+    if (exact_ints && t == 0) {
+      if (w.item_int(i) != o.item_int(i)) return i;
+      continue;
+    }
+    const double a = w.item_double(i), b = o.item_double(i);
+    if ((std::isnan(a) && std::isnan(b)) || a == b || t == kInf) continue;
+    if (!(std::abs(a - b) <= t)) return i;
+  }
+  return -1;
+}
+
+}  // namespace kiln::fuzz

@@ -1,0 +1,150 @@
+// The random-graph fuzzer's comparison (fuzz/tolerance.h, fuzz/differential.h,
+// fuzz/gradient_check.h): exact ops get no tolerance, a comparison of a value near its
+// threshold may flip, disagreements and errors on one side are reported, merged graphs compute
+// their parts, and a gradient that is not the derivative is caught by finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cpu_backend_util.h"
+#include "fuzz/differential.h"
+#include "fuzz/gradient_check.h"
+#include "fuzz/merge_graphs.h"
+#include "fuzz/tolerance.h"
+#include "graph_text.h"
+#include "interp/interpreter.h"
+
+namespace kiln::fuzz {
+namespace {
+
+Tensor floats(const std::vector<double>& v) { return Tensor::from_doubles(v, {static_cast<int64_t>(v.size())}, DType::F32); }
+
+TEST(FuzzTolerance, ExactOpsOnInputsGetNone) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[3], %i: i64[3]) -> (f32[3], i64[3], bool[3]) {
+  %0 = neg(%x) : f32[3]
+  %1 = flip(%0) {dims=[0]} : f32[3]
+  %2 = mul(%i, 3) : i64[3]
+  %3 = gt(%x, 0.0) : bool[3]
+  return %1, %2, %3
+})");
+  const std::vector<Tensor> in = {floats({1.5, -2, 0.25}), Tensor::from_ints({1, 2, 3}, {3}, DType::I64)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  for (const ElementTolerance& t : tol->outputs)
+    for (double x : t) EXPECT_LT(x, 1e-37);  // the f32 floor only
+}
+
+TEST(FuzzTolerance, AComparisonAtItsThresholdMayFlipAndOnlyThere) {
+  // exp rounds within 4 ulp, so exp(0) > 1 may go either way; exp(1) > 1 may not.
+  auto g = parse_or_fail(R"(graph @g(%x: f32[2]) -> (bool[2]) {
+  %0 = exp(%x) : f32[2]
+  %1 = gt(%0, 1.0) : bool[2]
+  return %1
+})");
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, std::vector<Tensor>{floats({0, 1})});
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_GE(tol->outputs[0][0], 1.0);
+  EXPECT_EQ(tol->outputs[0][1], 0.0);
+}
+
+TEST(FuzzTolerance, ASumToleratesItsTermsRounding) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[4]) -> (f32[]) {
+  %0 = sum(%x) : f32[]
+  return %0
+})");
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, std::vector<Tensor>{floats({1e6, 1, -1e6, 1})});
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_GT(tol->outputs[0][0], 1e6 * 1.19e-7);  // relative to the terms, not to the result 2
+}
+
+TEST(FuzzTolerance, AttentionWhoseScoresOverflowItsDtypeIsUnconstrained) {
+  // q.k of the last row is 4 * (1e19)^2, past FLT_MAX: compiled code (and torch) give NaN
+  // there, the reference kernel in double does not (kiln fuzz-graphs seed 2001838).
+  const char* text = R"(graph @g(%q: f32[3,4]) -> (f32[3,4]) {
+  %0 = scaled_dot_product_attention(%q, %q, %q) {scale=0.5} : f32[3,4]
+  return %0
+})";
+  auto g = parse_or_fail(text);
+  auto rows = [](double last) {
+    std::vector<double> v(12, 3.0);
+    for (int k = 8; k < 12; ++k) v[static_cast<size_t>(k)] = last;
+    return Tensor::from_doubles(v, {3, 4}, DType::F32);
+  };
+  Expected<GraphTolerance> overflowing = estimate_tolerance(*g, std::vector<Tensor>{rows(1e19)});
+  ASSERT_TRUE(overflowing) << overflowing.error().to_string();
+  EXPECT_TRUE(std::isinf(overflowing->outputs[0][0]));
+  Expected<GraphTolerance> finite = estimate_tolerance(*g, std::vector<Tensor>{rows(2.0)});
+  ASSERT_TRUE(finite) << finite.error().to_string();
+  EXPECT_TRUE(std::isfinite(finite->outputs[0][0]));
+}
+
+TEST(FuzzTolerance, FirstDisagreement) {
+  const Tensor want = floats({1, NAN, INFINITY, 2});
+  EXPECT_EQ(first_disagreement(want, floats({1, NAN, INFINITY, 2.5}), {0, 0, 0, 1}), -1);
+  EXPECT_EQ(first_disagreement(want, floats({1, 3, INFINITY, 2}), {0, 0, 0, 0}), 1);   // NaN only with NaN
+  EXPECT_EQ(first_disagreement(want, floats({1, NAN, -INFINITY, 2}), {0, 0, 1e30, 0}), 2);
+  EXPECT_EQ(first_disagreement(want, floats({1, NAN, INFINITY, 9}), {0, 0, 0, INFINITY}), -1);  // anything goes
+}
+
+TEST(FuzzDifferential, ReportsValuesAndErrorsOnOneSide) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[2]) -> (f32[2]) {
+  %0 = mul(%x, 2.0) : f32[2]
+  return %0
+})");
+  const std::vector<Tensor> in = {floats({1, 2})};
+  const Outcome interpreted = interpret_outcome(*g, in);
+  ASSERT_TRUE(interpreted.error.empty()) << interpreted.error;
+  EXPECT_EQ(compare_outcomes(*g, in, interpreted, interpreted), "");
+  Outcome off = interpreted;
+  off.outputs = {floats({2, 4.001f})};
+  EXPECT_EQ(compare_outcomes(*g, in, interpreted, off),
+            "output 0 f32[2] differs at [1]: interpreter 4, cpu 4.00099993 (tolerance 3.81e-06)");
+  Outcome failed;
+  failed.error = "error: lower: something\n  context";
+  EXPECT_EQ(compare_outcomes(*g, in, interpreted, failed),
+            "the cpu backend fails (error: lower: something) but the interpreter runs it");
+  EXPECT_EQ(compare_outcomes(*g, in, failed, interpreted),
+            "the interpreter fails (error: lower: something) but the cpu backend runs it");
+  EXPECT_EQ(compare_outcomes(*g, in, failed, failed), "");
+}
+
+TEST(FuzzDifferential, MergedGraphsComputeTheirParts) {
+  auto a = parse_or_fail("graph @a(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n  return %0\n}\n");
+  auto b = parse_or_fail("graph @b(%x: f32[2], %y: f32[2]) -> (f32[2], f32[2]) {\n  %0 = add(%x, %y) : f32[2]\n"
+                         "  %1 = mul_(%y, 3.0) : f32[2]\n  return %0, %1\n}\n");
+  const Graph* parts[] = {a.get(), b.get()};
+  std::unique_ptr<Graph> merged = merge_graphs(parts);
+  EXPECT_EQ(merged->num_inputs(), 3);
+  EXPECT_EQ(merged->input(1)->name(), "p1_x");
+  std::vector<Tensor> in = {floats({1, 2}), floats({3, 4}), floats({5, 6})};
+  Expected<std::vector<Tensor>> out = interpret(*merged, in);
+  ASSERT_TRUE(out) << out.error().to_string();
+  ASSERT_EQ(out->size(), 3u);
+  EXPECT_TRUE((*out)[0].equal(floats({-1, -2})));
+  EXPECT_TRUE((*out)[1].equal(floats({8, 10})));
+  EXPECT_TRUE(in[2].equal(floats({15, 18})));  // b's in-place write reaches the merged input
+}
+
+// embedding's padding row gets no gradient by definition (torch's), though the output reads it:
+// finite differences see what the derivative leaves out.
+TEST(FuzzGradients, FiniteDifferencesCatchAGradientThatIsNotTheDerivative) {
+  const std::string text = R"(graph @g(%w: f64[4,3]) -> (f64[4,3]) {
+  %0 = arange() {end=4, start=0} : i64[4]
+  %1 = embedding(%w, %0)PADDING : f64[4,3]
+  return %1
+})";
+  auto with_padding = parse_or_fail(std::string(text).replace(text.find("PADDING"), 7, " {padding_idx=1}"));
+  auto without = parse_or_fail(std::string(text).replace(text.find("PADDING"), 7, ""));
+  std::vector<FuzzCase> cases;
+  cases.push_back({1, std::move(with_padding)});
+  cases.push_back({2, std::move(without)});
+  DifferentialOptions options;
+  options.cpu.compile = test_compile_options();
+  const std::vector<Finding> found = check_gradient_cases(cases, options);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].seed, 1u);
+  EXPECT_NE(found[0].what.find("gradients disagree with finite differences"), std::string::npos) << found[0].what;
+}
+
+}  // namespace
+}  // namespace kiln::fuzz
