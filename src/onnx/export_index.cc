@@ -257,13 +257,14 @@ Expected<Names> index_add(ExportContext& cx) {
   return Names{cx.b.cast(r, w, out)};
 }
 
-// ONNX Runtime's Where lacks bf16, i16 and bool: those go through f32, i32 and u8.
+// ONNX Runtime's Where lacks bf16, i16 and bool: those go through f32, i32 and u8. The value
+// is self's dtype first (0.5 filled into bool is true, not u8's 0).
 Expected<Names> masked_fill(ExportContext& cx) {
   const DType out = cx.result_type().dtype;
   DType w = compute_dtype(out);
   if (w == DType::I16) w = DType::I32;
   if (w == DType::Bool) w = DType::U8;
-  const std::string r = where(cx.b, cx.operand_as(1, DType::Bool), cx.operand_as(2, w), cx.operand_as(0, w));
+  const std::string r = where(cx.b, cx.operand_as(1, DType::Bool), cx.operand_via(2, out, w), cx.operand_as(0, w));
   return Names{cx.b.cast(r, w, out)};
 }
 

@@ -8,6 +8,7 @@
 // and integer sums, products and cumsums accumulate in int64, wrapping as PyTorch does.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "onnx/export_util.h"
 #include "ops/reduce_dims.h"
@@ -26,10 +27,10 @@ struct Reduction {
   bool keepdim = false;
 };
 
-Expected<Reduction> prepare(ExportContext& cx, DType d) {
+Expected<Reduction> prepare(ExportContext& cx, DType d, std::optional<DType> via = std::nullopt) {
   const int rank = cx.rank(0);
   KILN_ASSIGN_OR_RETURN(std::vector<bool> reduced, reduced_dims(cx.call, rank));
-  Reduction r{cx.operand_as(0, d), {}, cx.call.attr_bool("keepdim")};
+  Reduction r{cx.operand_via(0, via.value_or(d), d), {}, cx.call.attr_bool("keepdim")};
   if (rank == 0) {
     r.x = cx.b.op("Reshape", {r.x, cx.b.ints({1})});
     r.axes = {0};
@@ -60,6 +61,11 @@ std::string group_count(ExportContext& cx, const Reduction& r, DType d) {
 
 // The dtype a sum, product or cumsum accumulates in: the float result's compute dtype, else int64.
 DType accumulate_dtype(DType result) { return is_floating(result) ? compute_dtype(result) : DType::I64; }
+
+// What a sum, product or cumsum reads its input as before it accumulates: an integer or bool
+// result dtype first (prod of [-0.86, -0.34] with dtype=bool multiplies two trues, as torch and
+// kiln's kernels do), else the accumulation dtype.
+DType read_dtype(DType result) { return is_floating(result) ? accumulate_dtype(result) : result; }
 
 // The product of int64 groups of static size n > 0, wrapping as PyTorch does (ONNX Runtime's
 // int64 ReduceProd saturates): the reduced axes moved last and flattened to [M, n], then
@@ -99,7 +105,7 @@ std::optional<int64_t> static_count(ExportContext& cx, const Reduction& r) {
 OpExporter accumulate(const std::string& op) {
   return [op](ExportContext& cx) -> Expected<Names> {
     const DType out = cx.result_type().dtype, c = accumulate_dtype(out);
-    KILN_ASSIGN_OR_RETURN(Reduction r, prepare(cx, c));
+    KILN_ASSIGN_OR_RETURN(Reduction r, prepare(cx, c, read_dtype(out)));
     const std::optional<int64_t> n = static_count(cx, r);
     if (op == "ReduceProd" && c == DType::I64 && n && *n > 0) {
       KILN_ASSIGN_OR_RETURN(std::string y, int_product(cx, r, *n));
@@ -219,7 +225,7 @@ OpExporter any_all(bool is_any) {
 
 Expected<Names> cumsum(ExportContext& cx) {
   const DType out = cx.result_type().dtype, c = accumulate_dtype(out);
-  const std::string x = cx.operand_as(0, c);
+  const std::string x = cx.operand_via(0, read_dtype(out), c);
   if (cx.rank(0) == 0) return Names{cx.b.cast(x, c, out)};
   const int64_t dim = cx.call.attr_int("dim");
   const int64_t axis = dim < 0 ? dim + cx.rank(0) : dim;

@@ -47,6 +47,9 @@ struct ExportContext {
   std::string operand_as(int i, DType d);
   // Operand i as it is (a literal becomes a 0-d constant of its natural dtype).
   std::string operand(int i) { return operand_as(i, dtype(i)); }
+  // Operand i read as dtype `via` first, as a kernel that casts it to `via` reads it (a float
+  // read as bool is x != 0, as an integer truncated and wrapped), then cast to d.
+  std::string operand_via(int i, DType via, DType d) { return b.cast(operand_as(i, via), via, d); }
 
   // A 1-d int64 shape tensor for `shape`: a constant when static, else built from the
   // symbols' values (Shape/Gather of the inputs that carry them, then Mul/Add/floor-Div).
