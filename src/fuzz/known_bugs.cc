@@ -63,15 +63,6 @@ constexpr KnownBug kKnownBugs[] = {
      [](const Node& n, const GeneratorOptions& o) {
        return o.differentiable && n.op() == OpKind::Embedding && has_empty_dim(n.operand(0).value);
      }},
-    {"src/autograd (grad_rule_scaled_dot_product_attention)",
-     "no keys (key [..., 0, E]): the joint graph takes an amax over the empty key dim, and the interpreter fails "
-     "(\"amax: cannot reduce over a zero-size dimension\") where the forward graph runs (kiln fuzz-graphs --grad "
-     "--seed 283)",
-     [](const Node& n, const GeneratorOptions& o) {
-       if (!o.differentiable || n.op() != OpKind::ScaledDotProductAttention) return false;
-       const Shape& k = n.operand(1).value->type().shape;
-       return k[k.rank() - 2] == 0;
-     }},
     {"src/autograd/rule_util.cc (Tape::backward), used by rules_norm.cc and rules_nn.cc",
      "a node whose operands repeat a value (rms_norm(x, x), mse_loss(x, x), attention with key = value): the Tape gives "
      "every operand slot the value's whole gradient, so joint_graph counts it once per slot (twice the finite "
