@@ -38,6 +38,14 @@ Value* to_operand(const GradCall& call, int i, Value* g) {
   return call.b.cast(call.b.sum_to_shape(g, t.shape), t.dtype);
 }
 
+Value* leading_flattened(GraphBuilder& b, Value* v, int kept) {
+  const int leading = v->type().shape.rank() - kept;
+  KILN_CHECK(leading >= 0) << "leading_flattened: rank " << v->type().shape.rank() << " below " << kept;
+  if (leading == 0) return b.apply1(OpKind::Unsqueeze, {v}, {{"dim", int64_t{0}}});
+  if (leading == 1) return v;
+  return b.apply1(OpKind::Flatten, {v}, {{"start_dim", int64_t{0}}, {"end_dim", int64_t{leading - 1}}});
+}
+
 std::vector<bool> reduced_dims_of(const GradCall& call) {
   auto r = reduced_dims(call, call.operand(0)->type().shape.rank());
   KILN_CHECK(r.has_value()) << "derivative of " << call.name() << ": " << r.error().message();

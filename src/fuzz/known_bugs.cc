@@ -5,12 +5,6 @@
 namespace kiln::fuzz {
 namespace {
 
-bool has_empty_dim(const Value* v) {
-  for (const Dim& d : v->type().shape.dims())
-    if (d == 0) return true;
-  return false;
-}
-
 bool repeats_an_operand(const Node& n) {
   std::set<const Value*> seen;
   for (const Operand& o : n.operands())
@@ -45,24 +39,6 @@ bool pairs_mean_and_variance(const Node& n) {
 }
 
 constexpr KnownBug kKnownBugs[] = {
-    {"src/autograd/rules_linalg.cc (grad_rule_linear)",
-     "a weight with a dim of size 0: the rule reshapes the gradient to [-1, 0], which GraphBuilder refuses as an "
-     "internal error (abort) while building the joint graph (kiln fuzz-graphs --grad --seed 90)",
-     [](const Node& n, const GeneratorOptions& o) {
-       return o.differentiable && n.op() == OpKind::Linear && has_empty_dim(n.operand(1).value);
-     }},
-    {"src/autograd/rules_norm.cc (grad_rule_group_norm)",
-     "an input with no elements (batch 0): the rule reshapes it to [N, G, -1] = [0, 1, -1], which GraphBuilder "
-     "refuses as an internal error (abort) while building the joint graph (kiln fuzz-graphs --grad --seed 172)",
-     [](const Node& n, const GeneratorOptions& o) {
-       return o.differentiable && n.op() == OpKind::GroupNorm && has_empty_dim(n.operand(0).value);
-     }},
-    {"src/autograd/rules_index.cc (grad_rule_embedding)",
-     "a weight with a dim of size 0 ([3, 0]): the rule reshapes to [-1, 0], which GraphBuilder refuses as an "
-     "internal error (abort) while building the joint graph (kiln fuzz-graphs --grad --seed 330)",
-     [](const Node& n, const GeneratorOptions& o) {
-       return o.differentiable && n.op() == OpKind::Embedding && has_empty_dim(n.operand(0).value);
-     }},
     {"src/autograd/rule_util.cc (Tape::backward), used by rules_norm.cc and rules_nn.cc",
      "a node whose operands repeat a value (rms_norm(x, x), mse_loss(x, x), attention with key = value): the Tape gives "
      "every operand slot the value's whole gradient, so joint_graph counts it once per slot (twice the finite "

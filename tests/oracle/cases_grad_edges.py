@@ -190,6 +190,9 @@ edge("addmm_beta_zero", ["zero", "nan"], "addmm(%a, %b, %c) {alpha=0, beta=0}",
 edge("addmm_empty_inner", ["empty"], "addmm(%a, %b, %c)", [randn(2, 2), randn(2, 0), randn(0, 2)], torch.addmm)
 edge("linear_empty_batch", ["empty"], "linear(%a, %b, %c)", [randn(0, 3), randn(2, 3), randn(2)], F.linear)
 edge("linear_zero_weight", ["zero"], "linear(%a, %b, none)", [randn(4, 3), torch.zeros(2, 3)], F.linear)
+edge("linear_no_out_features", ["empty"], "linear(%a, %b, none)", [randn(2, 3), randn(0, 3)], F.linear)
+edge("linear_no_in_features", ["empty"], "linear(%a, %b, %c)", [randn(2, 0), randn(4, 0), randn(4)], F.linear)
+edge("linear_vector_weight_empty", ["empty", "vector"], "linear(%a, %b, none)", [randn(2, 0), randn(0)], F.linear)
 edge("baddbmm_beta_zero", ["zero"], "baddbmm(%a, %b, %c) {alpha=2, beta=0}",
      [randn(2, 2, 2), randn(2, 2, 3), randn(2, 3, 2)],
      lambda a, b, c: torch.baddbmm(a, b, c, beta=0, alpha=2))
@@ -273,6 +276,8 @@ edge("masked_fill_tensor_none", ["none_masked"], "masked_fill(%a, %b, %c)",
      [randn(2, 3), torch.zeros(3, dtype=torch.bool), f32(INF)], lambda a, m, v: a.masked_fill(m, v))
 edge("embedding_repeated_padding", ["repeated_index", "padding_idx"], "embedding(%a, %b) {padding_idx=1}",
      [randn(4, 3), torch.tensor([[1, 2, 2], [2, 1, 0]])], lambda w, i: F.embedding(i, w, padding_idx=1))
+edge("embedding_empty_rows", ["empty"], "embedding(%a, %b)", [randn(3, 0), torch.tensor([[0, 2], [1, 1]])],
+     lambda w, i: F.embedding(i, w))
 
 # ---- softmax and normalization ----
 NEG_INF_ROWS = f32([[0.5, -INF, 1.0], [-INF, -INF, -INF], [-INF, 2.0, -INF]])
@@ -298,6 +303,10 @@ edge("batch_norm_eval_zero_variance", ["zero_variance"], "batch_norm(%a, %b, %c,
 # rsqrt(eps) of zero variance scales to about 1e-5 in the output.
 edge("group_norm_constant_group", ["constant_row", "zero_variance"], "group_norm(%a, %b, %c) {num_groups=2}",
      [CONSTANT_X.reshape(2, 4, 2), randn(4), randn(4)], lambda x, w, b: F.group_norm(x, 2, w, b), atol=1e-4)
+edge("group_norm_empty_batch", ["empty"], "group_norm(%a, %b, %c) {num_groups=2}", [randn(0, 4, 3), randn(4), randn(4)],
+     lambda x, w, b: F.group_norm(x, 2, w, b),
+     onnx_skip="open: the export (onnx/export_nn.cc group_norm) reshapes to [0, G, -1], which ONNX's shape "
+               "inference refuses for an input with no elements")
 
 # ---- losses ----
 TARGET = torch.tensor([1, 0, 4, 1])
