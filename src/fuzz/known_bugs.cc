@@ -56,14 +56,6 @@ constexpr KnownBug kKnownBugs[] = {
          if (body_draws_random(*n.subgraph(i))) return true;
        return false;
      }},
-    {"src/autograd/rules_binary.cc (grad_rule_lerp)",
-     "a bool weight tensor (lerp(x, y, b) with b bool, which torch and the type rules take): one_minus(w) "
-     "builds neg of a bool, which GraphBuilder refuses as an internal error (abort) while building the joint "
-     "graph (kiln grad --emit=joint aborts the same way; kiln fuzz-graphs --grad --seed 2002537)",
-     [](const Node& n, const GeneratorOptions& o) {
-       return o.differentiable && n.op() == OpKind::Lerp && n.operand(2).is_value() &&
-              n.operand(2).value->type().dtype == DType::Bool;
-     }},
     {"src/codegen/cpp (the Welford reduction, cpp_kernel.cc welford_reduction)",
      "a mean computed in one Welford pass with a var of the same values (lower_welford.cc pairs them) is NaN "
      "where the mean is inf ([inf, 6e4, 0.8]: the update x - mean is inf - inf); mean alone gives inf. A var's "

@@ -132,6 +132,13 @@ edge("clamp_min_above_max", ["empty_range"], "clamp(%a) {max=0, min=1}", [f32(-1
 edge("lerp_weight_ends", ["bound", "inf"], "lerp(%a, %b, %c)",
      [f32(1.0, 2.0, 0.0, 0.0), f32(3.0, -1.0, 1.0, INF), f32(0.0, 1.0, 0.5, 0.0)], torch.lerp)
 edge("lerp_inf_self", ["inf"], "lerp(%a, %b, 0.5)", [f32(INF, -INF), f32(1.0, 1.0)], lambda a, b: torch.lerp(a, b, 0.5))
+# A bool weight, or bool ends beside a float weight: kiln's type rules take them (torch wants one
+# dtype, hence the casts in the references); the rule computes in the result's dtype.
+BOOLS = torch.tensor([True, False, True, False])
+edge("lerp_bool_weight", ["bool"], "lerp(%a, %b, %c)", [randn(4), randn(4), BOOLS],
+     lambda a, b, w: torch.lerp(a, b, w.to(a.dtype)))
+edge("lerp_bool_ends", ["bool"], "lerp(%a, %b, %c)", [BOOLS, BOOLS.logical_not(), randn(4)],
+     lambda a, b, w: torch.lerp(a.to(w.dtype), b.to(w.dtype), w))
 edge("addcmul_zero_inf", ["zero", "inf"], "addcmul(%a, %b, %c) {value=0.5}",
      [f32(1.0, 2.0, 3.0), f32(0.0, INF, 1.0), f32(INF, 0.0, 0.0)], lambda a, b, c: torch.addcmul(a, b, c, value=0.5))
 edge("addcdiv_zero_divisor", ["pole", "zero"], "addcdiv(%a, %b, %c) {value=2}",
