@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "ops/reduce_dims.h"
 #include "support/check.h"
@@ -110,9 +111,12 @@ std::vector<Value*> Tape::backward(Value* out, Value* g, const std::vector<Value
       if (!fresh) slot->second = grad::add(b_, slot->second, og[i]);
     }
   }
+  // A value in several slots of `wrt` (rms_norm(x, x)) has one gradient, its uses' sum: the
+  // first slot gets it and the others none, as the caller adds the slots' gradients up.
   std::vector<Value*> result;
+  std::set<const Value*> given;
   for (Value* v : wrt) {
-    auto found = v == nullptr ? grads.end() : grads.find(v);
+    auto found = v == nullptr || !given.insert(v).second ? grads.end() : grads.find(v);
     result.push_back(found == grads.end() ? nullptr : found->second);
   }
   return result;

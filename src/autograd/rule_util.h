@@ -62,7 +62,8 @@ class Tape {
   Value* sub(Operand x, Operand y) { return op(OpKind::Sub, {x, y}); }
   Value* mul(Operand x, Operand y) { return op(OpKind::Mul, {x, y}); }
   Value* div(Operand x, Operand y) { return op(OpKind::Div, {x, y}); }
-  // The gradients of `wrt` (null entries stay null) given the gradient `g` of `out`.
+  // The gradients of `wrt` (null entries stay null) given the gradient `g` of `out`; a value
+  // that `wrt` repeats gets its gradient in its first slot only.
   std::vector<Value*> backward(Value* out, Value* g, const std::vector<Value*>& wrt);
 
  private:

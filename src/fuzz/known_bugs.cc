@@ -1,21 +1,7 @@
 #include "fuzz/known_bugs.h"
 
-#include <set>
-
 namespace kiln::fuzz {
 namespace {
-
-bool repeats_an_operand(const Node& n) {
-  std::set<const Value*> seen;
-  for (const Operand& o : n.operands())
-    if (o.is_value() && !seen.insert(o.value).second) return true;
-  return false;
-}
-
-bool is_tape_rule(OpKind op) {
-  return op == OpKind::LayerNorm || op == OpKind::RmsNorm || op == OpKind::GroupNorm || op == OpKind::BatchNorm ||
-         op == OpKind::MseLoss || op == OpKind::CrossEntropy || op == OpKind::ScaledDotProductAttention;
-}
 
 bool body_draws_random(const Graph& g) {
   for (const Node* n : g.nodes()) {
@@ -39,13 +25,6 @@ bool pairs_mean_and_variance(const Node& n) {
 }
 
 constexpr KnownBug kKnownBugs[] = {
-    {"src/autograd/rule_util.cc (Tape::backward), used by rules_norm.cc and rules_nn.cc",
-     "a node whose operands repeat a value (rms_norm(x, x), mse_loss(x, x), attention with key = value): the Tape gives "
-     "every operand slot the value's whole gradient, so joint_graph counts it once per slot (twice the finite "
-     "differences; kiln fuzz-graphs --grad --seed 4)",
-     [](const Node& n, const GeneratorOptions& o) {
-       return o.differentiable && is_tape_rule(n.op()) && repeats_an_operand(n);
-     }},
     {"src/autograd/body_gradient.cc and rules_higher_order.cc (grad_rule_cond; map and scan alike)",
      "a body that draws random numbers (randn, dropout): the body's joint graph gets an rng_state input the "
      "backward cond is not given, and GraphBuilder aborts (\"true_fn takes (i64[2], f64[2,3]) but is given "

@@ -314,6 +314,11 @@ edge("group_norm_empty_batch", ["empty"], "group_norm(%a, %b, %c) {num_groups=2}
      lambda x, w, b: F.group_norm(x, 2, w, b),
      onnx_skip="open: the export (onnx/export_nn.cc group_norm) reshapes to [0, G, -1], which ONNX's shape "
                "inference refuses for an input with no elements")
+# One value in several operand slots: its gradient is the sum over its uses, counted once.
+edge("rms_norm_weight_is_input", ["repeated_operand"], "rms_norm(%a, %a) {normalized_shape=[4]}", [randn(4)],
+     lambda x: F.rms_norm(x, [4], x))
+edge("layer_norm_affine_is_input", ["repeated_operand"], "layer_norm(%a, %a, %a) {normalized_shape=[4]}", [randn(4)],
+     lambda x: F.layer_norm(x, [4], x, x))
 
 # ---- losses ----
 TARGET = torch.tensor([1, 0, 4, 1])
@@ -395,6 +400,8 @@ edge("sdpa_fully_masked_row", ["all_masked", "-inf"], "scaled_dot_product_attent
 edge("sdpa_neg_inf_float_mask", ["-inf", "all_masked"], "scaled_dot_product_attention(%a, %b, %c, %d)",
      [randn(1, 2, 3), randn(1, 2, 3), randn(1, 2, 3), f32([[0.0, -INF], [-INF, -INF]])],
      lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+edge("sdpa_key_is_value", ["repeated_operand"], "scaled_dot_product_attention(%a, %b, %b, none)",
+     [randn(1, 2, 3), randn(1, 4, 3)], lambda q, k: F.scaled_dot_product_attention(q, k, k))
 
 # ---- higher-order ops: the edge is inside a body ----
 COND_SQRT = """graph @g(%p: bool[], %x: f32[3]) -> (f32[3]) {
