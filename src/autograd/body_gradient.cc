@@ -27,11 +27,13 @@ bool is_read(const Graph& g, const Value* in) {
 }
 
 // The body's joint graph, differentiated with respect to every floating input whatever its
-// role (a body built by an earlier differentiation has tangent inputs).
+// role (a body built by an earlier differentiation has tangent inputs). A body's random draws
+// keep their static seeds (lift_rng_state leaves subgraphs alone), so the backward body,
+// recomputing them, replays the forward's draws without a generator state of its own.
 Expected<JointGraph> joint_of_body(const Graph& body) {
   std::unique_ptr<Graph> plain = body.clone();
   for (Value* in : plain->inputs()) in->set_role(InputRole::Input);
-  return joint_graph(*plain, {.tangents = TangentPolicy::EveryFloatingOutput});
+  return joint_graph(*plain, {.tangents = TangentPolicy::EveryFloatingOutput, .lift_rng_state = false});
 }
 
 }  // namespace

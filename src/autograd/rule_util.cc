@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "ops/reduce_dims.h"
 #include "support/check.h"
@@ -36,6 +37,14 @@ Value* to_operand(const GradCall& call, int i, Value* g) {
   if (!differentiable(call, i) || g == nullptr) return nullptr;
   const TensorType& t = call.operand(i)->type();
   return call.b.cast(call.b.sum_to_shape(g, t.shape), t.dtype);
+}
+
+Value* leading_flattened(GraphBuilder& b, Value* v, int kept) {
+  const int leading = v->type().shape.rank() - kept;
+  KILN_CHECK(leading >= 0) << "leading_flattened: rank " << v->type().shape.rank() << " below " << kept;
+  if (leading == 0) return b.apply1(OpKind::Unsqueeze, {v}, {{"dim", int64_t{0}}});
+  if (leading == 1) return v;
+  return b.apply1(OpKind::Flatten, {v}, {{"start_dim", int64_t{0}}, {"end_dim", int64_t{leading - 1}}});
 }
 
 std::vector<bool> reduced_dims_of(const GradCall& call) {
@@ -102,9 +111,12 @@ std::vector<Value*> Tape::backward(Value* out, Value* g, const std::vector<Value
       if (!fresh) slot->second = grad::add(b_, slot->second, og[i]);
     }
   }
+  // A value in several slots of `wrt` (rms_norm(x, x)) has one gradient, its uses' sum: the
+  // first slot gets it and the others none, as the caller adds the slots' gradients up.
   std::vector<Value*> result;
+  std::set<const Value*> given;
   for (Value* v : wrt) {
-    auto found = v == nullptr ? grads.end() : grads.find(v);
+    auto found = v == nullptr || !given.insert(v).second ? grads.end() : grads.find(v);
     result.push_back(found == grads.end() ? nullptr : found->second);
   }
   return result;

@@ -44,6 +44,11 @@ Value* expand_like(GraphBuilder& b, Value* g, Value* like);
 // a tensor of the keepdim form).
 Operand reduced_count(GraphBuilder& b, Value* x, const std::vector<bool>& reduced);
 
+// `v` with its dims but the last `kept` flattened into one leading dim (of size 1 when there
+// are none): the rows of a matrix product. Unlike reshape to [-1, ...], it is unambiguous
+// when a kept dim is 0, and symbolic leading dims stay exact.
+Value* leading_flattened(GraphBuilder& b, Value* v, int kept);
+
 // For rules written as a decomposition: the forward is rebuilt from ops that have rules,
 // recording each node, and `backward` runs those ops' own rules over the recorded nodes in
 // reverse. Nodes built with `b` directly (masks, counts) are constants: no gradient flows
@@ -57,7 +62,8 @@ class Tape {
   Value* sub(Operand x, Operand y) { return op(OpKind::Sub, {x, y}); }
   Value* mul(Operand x, Operand y) { return op(OpKind::Mul, {x, y}); }
   Value* div(Operand x, Operand y) { return op(OpKind::Div, {x, y}); }
-  // The gradients of `wrt` (null entries stay null) given the gradient `g` of `out`.
+  // The gradients of `wrt` (null entries stay null) given the gradient `g` of `out`; a value
+  // that `wrt` repeats gets its gradient in its first slot only.
   std::vector<Value*> backward(Value* out, Value* g, const std::vector<Value*>& wrt);
 
  private:

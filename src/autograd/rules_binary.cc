@@ -128,14 +128,17 @@ std::vector<Value*> grad_rule_clamp(const GradCall& c) {
   return {to_operand(c, 0, g)};
 }
 
-// self + w (end - self).
+// self + w (end - self), in the result's dtype: any operand may be bool (torch takes a bool
+// weight, and bool ends beside a float weight), which neg and sub refuse.
 std::vector<Value*> grad_rule_lerp(const GradCall& c) {
   GraphBuilder& b = c.b;
-  Value *g = c.grad(), *x = c.operand(0), *end = c.operand(1);
-  const Operand w = c.operand_as_written(2);
+  const DType dt = c.grad()->type().dtype;
+  Value* g = c.grad();
+  Operand w = c.operand_as_written(2);
+  if (w.is_value()) w = Operand(b.cast(w.value, dt));
   Value* gx = differentiable(c, 0) ? mul(b, g, one_minus(b, w)) : nullptr;
   Value* gend = differentiable(c, 1) ? mul(b, g, w) : nullptr;
-  Value* gw = differentiable(c, 2) ? mul(b, g, sub(b, end, x)) : nullptr;
+  Value* gw = differentiable(c, 2) ? mul(b, g, sub(b, b.cast(c.operand(1), dt), b.cast(c.operand(0), dt))) : nullptr;
   return {to_operand(c, 0, gx), to_operand(c, 1, gend), to_operand(c, 2, gw)};
 }
 

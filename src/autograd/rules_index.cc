@@ -137,7 +137,7 @@ std::vector<Value*> grad_rule_embedding(const GradCall& c) {
   const Shape& w = weight->type().shape;
   KILN_CHECK(w.is_static()) << "derivative of embedding: symbolic weight shape " << w.to_string();
   Value* rows = b.apply1(OpKind::Reshape, {c.operand(1)}, {{"shape", AttrValue::Ints{-1}}});
-  g = b.apply1(OpKind::Reshape, {g}, {{"shape", AttrValue::Ints{-1, w[1].value()}}});
+  g = leading_flattened(b, g, 1);
   const int64_t padding_idx = c.attr_int("padding_idx");
   if (padding_idx >= 0) {
     Value* is_pad = b.apply1(OpKind::Eq, {rows, Scalar(padding_idx)});

@@ -90,12 +90,11 @@ std::vector<Value*> grad_rule_linear(const GradCall& c) {
   Value *x = c.operand(0), *w = c.operand(1), *g = c.grad();
   if (w->type().shape.rank() == 1) {
     // y[...] = x[..., :] . w: dx = g[..., None] * w, dw = sum over rows of g * x.
-    const int64_t in = w->type().shape[0].value();
     Value* gx = differentiable(c, 0) ? mul(b, b.apply1(OpKind::Unsqueeze, {g}, {{"dim", int64_t{-1}}}), w) : nullptr;
     Value* gw = nullptr;
     if (differentiable(c, 1)) {
       Value* g1 = b.apply1(OpKind::Reshape, {g}, {{"shape", AttrValue::Ints{-1}}});
-      Value* x2 = b.apply1(OpKind::Reshape, {x}, {{"shape", AttrValue::Ints{-1, in}}});
+      Value* x2 = leading_flattened(b, x, 1);
       gw = b.apply1(OpKind::Matmul, {g1, x2});
     }
     return {to_operand(c, 0, gx), to_operand(c, 1, gw), to_operand(c, 2, g)};
@@ -103,10 +102,8 @@ std::vector<Value*> grad_rule_linear(const GradCall& c) {
   Value* gx = differentiable(c, 0) ? b.apply1(OpKind::Matmul, {g, w}) : nullptr;
   Value* gw = nullptr;
   if (differentiable(c, 1)) {
-    const Shape& ws = w->type().shape;
-    const AttrValue::Ints g_rows{-1, ws[0].value()}, x_rows{-1, ws[1].value()};
-    Value* g2 = b.apply1(OpKind::Reshape, {g}, {{"shape", g_rows}});
-    Value* x2 = b.apply1(OpKind::Reshape, {x}, {{"shape", x_rows}});
+    Value* g2 = leading_flattened(b, g, 1);
+    Value* x2 = leading_flattened(b, x, 1);
     gw = b.apply1(OpKind::Mm, {mT(b, g2), x2});
   }
   return {to_operand(c, 0, gx), to_operand(c, 1, gw), to_operand(c, 2, g)};

@@ -246,6 +246,15 @@ std::vector<Value*> grad_rule_scaled_dot_product_attention(const GradCall& c) {
   Tape t(b);
   Value *q = c.operand(0), *k = c.operand(1), *v = c.operand(2), *mask = c.operand(3);
   const Shape& qs = q->type().shape;
+  const Shape& key_shape = k->type().shape;
+  if (key_shape[key_shape.rank() - 2] == 0) {
+    // No keys: the output is zeros whatever q, k, v and the mask hold (as torch), so every
+    // gradient is 0; the dead-row test below would take an amax over the empty key dim.
+    std::vector<Value*> zeros;
+    for (int i = 0; i < c.node.num_operands(); ++i)
+      zeros.push_back(differentiable(c, i) ? b.zeros_like(c.operand(i)) : nullptr);
+    return zeros;
+  }
   const double scale =
       c.attr_opt_float("scale").value_or(1 / std::sqrt(static_cast<double>(qs[qs.rank() - 1].value())));
   const double inf = std::numeric_limits<double>::infinity();

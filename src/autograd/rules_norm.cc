@@ -82,7 +82,11 @@ std::vector<Value*> grad_rule_group_norm(const GradCall& c) {
   Value *x = c.operand(0), *w = c.operand(1), *bias = c.operand(2);
   const Shape& shape = x->type().shape;
   KILN_CHECK(shape.is_static()) << "derivative of group_norm: symbolic shape " << shape.to_string();
-  const AttrValue::Ints grouped{shape[0].value(), c.attr_int("num_groups"), -1};
+  // The group's size written out: -1 beside a batch of 0 would be ambiguous.
+  const int64_t groups = c.attr_int("num_groups");
+  int64_t group_size = 1;
+  for (int d = 1; d < shape.rank(); ++d) group_size *= shape[d].value();
+  const AttrValue::Ints grouped{shape[0].value(), groups, group_size / groups};
   Value* xg = t.op(OpKind::Reshape, {x}, {{"shape", grouped}});
   Value* yg = normalize(t, xg, {-1}, c.attr_float("eps"), true);
   Value* y = t.op(OpKind::Reshape, {yg}, {{"shape", shape.sizes()}});

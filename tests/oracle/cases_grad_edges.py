@@ -132,6 +132,13 @@ edge("clamp_min_above_max", ["empty_range"], "clamp(%a) {max=0, min=1}", [f32(-1
 edge("lerp_weight_ends", ["bound", "inf"], "lerp(%a, %b, %c)",
      [f32(1.0, 2.0, 0.0, 0.0), f32(3.0, -1.0, 1.0, INF), f32(0.0, 1.0, 0.5, 0.0)], torch.lerp)
 edge("lerp_inf_self", ["inf"], "lerp(%a, %b, 0.5)", [f32(INF, -INF), f32(1.0, 1.0)], lambda a, b: torch.lerp(a, b, 0.5))
+# A bool weight, or bool ends beside a float weight: kiln's type rules take them (torch wants one
+# dtype, hence the casts in the references); the rule computes in the result's dtype.
+BOOLS = torch.tensor([True, False, True, False])
+edge("lerp_bool_weight", ["bool"], "lerp(%a, %b, %c)", [randn(4), randn(4), BOOLS],
+     lambda a, b, w: torch.lerp(a, b, w.to(a.dtype)))
+edge("lerp_bool_ends", ["bool"], "lerp(%a, %b, %c)", [BOOLS, BOOLS.logical_not(), randn(4)],
+     lambda a, b, w: torch.lerp(a.to(w.dtype), b.to(w.dtype), w))
 edge("addcmul_zero_inf", ["zero", "inf"], "addcmul(%a, %b, %c) {value=0.5}",
      [f32(1.0, 2.0, 3.0), f32(0.0, INF, 1.0), f32(INF, 0.0, 0.0)], lambda a, b, c: torch.addcmul(a, b, c, value=0.5))
 edge("addcdiv_zero_divisor", ["pole", "zero"], "addcdiv(%a, %b, %c) {value=2}",
@@ -190,6 +197,9 @@ edge("addmm_beta_zero", ["zero", "nan"], "addmm(%a, %b, %c) {alpha=0, beta=0}",
 edge("addmm_empty_inner", ["empty"], "addmm(%a, %b, %c)", [randn(2, 2), randn(2, 0), randn(0, 2)], torch.addmm)
 edge("linear_empty_batch", ["empty"], "linear(%a, %b, %c)", [randn(0, 3), randn(2, 3), randn(2)], F.linear)
 edge("linear_zero_weight", ["zero"], "linear(%a, %b, none)", [randn(4, 3), torch.zeros(2, 3)], F.linear)
+edge("linear_no_out_features", ["empty"], "linear(%a, %b, none)", [randn(2, 3), randn(0, 3)], F.linear)
+edge("linear_no_in_features", ["empty"], "linear(%a, %b, %c)", [randn(2, 0), randn(4, 0), randn(4)], F.linear)
+edge("linear_vector_weight_empty", ["empty", "vector"], "linear(%a, %b, none)", [randn(2, 0), randn(0)], F.linear)
 edge("baddbmm_beta_zero", ["zero"], "baddbmm(%a, %b, %c) {alpha=2, beta=0}",
      [randn(2, 2, 2), randn(2, 2, 3), randn(2, 3, 2)],
      lambda a, b, c: torch.baddbmm(a, b, c, beta=0, alpha=2))
@@ -273,6 +283,8 @@ edge("masked_fill_tensor_none", ["none_masked"], "masked_fill(%a, %b, %c)",
      [randn(2, 3), torch.zeros(3, dtype=torch.bool), f32(INF)], lambda a, m, v: a.masked_fill(m, v))
 edge("embedding_repeated_padding", ["repeated_index", "padding_idx"], "embedding(%a, %b) {padding_idx=1}",
      [randn(4, 3), torch.tensor([[1, 2, 2], [2, 1, 0]])], lambda w, i: F.embedding(i, w, padding_idx=1))
+edge("embedding_empty_rows", ["empty"], "embedding(%a, %b)", [randn(3, 0), torch.tensor([[0, 2], [1, 1]])],
+     lambda w, i: F.embedding(i, w))
 
 # ---- softmax and normalization ----
 NEG_INF_ROWS = f32([[0.5, -INF, 1.0], [-INF, -INF, -INF], [-INF, 2.0, -INF]])
@@ -298,6 +310,15 @@ edge("batch_norm_eval_zero_variance", ["zero_variance"], "batch_norm(%a, %b, %c,
 # rsqrt(eps) of zero variance scales to about 1e-5 in the output.
 edge("group_norm_constant_group", ["constant_row", "zero_variance"], "group_norm(%a, %b, %c) {num_groups=2}",
      [CONSTANT_X.reshape(2, 4, 2), randn(4), randn(4)], lambda x, w, b: F.group_norm(x, 2, w, b), atol=1e-4)
+edge("group_norm_empty_batch", ["empty"], "group_norm(%a, %b, %c) {num_groups=2}", [randn(0, 4, 3), randn(4), randn(4)],
+     lambda x, w, b: F.group_norm(x, 2, w, b),
+     onnx_skip="open: the export (onnx/export_nn.cc group_norm) reshapes to [0, G, -1], which ONNX's shape "
+               "inference refuses for an input with no elements")
+# One value in several operand slots: its gradient is the sum over its uses, counted once.
+edge("rms_norm_weight_is_input", ["repeated_operand"], "rms_norm(%a, %a) {normalized_shape=[4]}", [randn(4)],
+     lambda x: F.rms_norm(x, [4], x))
+edge("layer_norm_affine_is_input", ["repeated_operand"], "layer_norm(%a, %a, %a) {normalized_shape=[4]}", [randn(4)],
+     lambda x: F.layer_norm(x, [4], x, x))
 
 # ---- losses ----
 TARGET = torch.tensor([1, 0, 4, 1])
@@ -379,6 +400,8 @@ edge("sdpa_fully_masked_row", ["all_masked", "-inf"], "scaled_dot_product_attent
 edge("sdpa_neg_inf_float_mask", ["-inf", "all_masked"], "scaled_dot_product_attention(%a, %b, %c, %d)",
      [randn(1, 2, 3), randn(1, 2, 3), randn(1, 2, 3), f32([[0.0, -INF], [-INF, -INF]])],
      lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+edge("sdpa_key_is_value", ["repeated_operand"], "scaled_dot_product_attention(%a, %b, %b, none)",
+     [randn(1, 2, 3), randn(1, 4, 3)], lambda q, k: F.scaled_dot_product_attention(q, k, k))
 
 # ---- higher-order ops: the edge is inside a body ----
 COND_SQRT = """graph @g(%p: bool[], %x: f32[3]) -> (f32[3]) {

@@ -54,11 +54,9 @@ TEST(FuzzGenerator, DrawsEveryOpButTheExclusions) {
 TEST(FuzzGenerator, DifferentiableGraphsDrawEveryOpWithADerivativeRule) {
   const GeneratorOptions options = differentiable_options();
   const std::set<OpKind> seen = ops_drawn(options, 600);
-  // Never drawn while a known bug stands (fuzz/known_bugs.cc: the Welford mean beside a var).
-  const std::set<OpKind> known_bug = {OpKind::Var, OpKind::Std};
   for (const OpInfo& info : all_ops()) {
     const bool rule = derivative_info(info.kind).kind == Differentiability::Rule;
-    if (is_excluded(info.kind) || !rule || known_bug.count(info.kind)) continue;
+    if (is_excluded(info.kind) || !rule) continue;
     EXPECT_TRUE(seen.count(info.kind)) << info.name() << " has a derivative rule but is never drawn";
   }
 }
