@@ -140,7 +140,15 @@ Expected<Names> group_norm(ExportContext& cx) {
   const DType out = cx.result_type().dtype, c = compute_dtype(out);
   const int rank = cx.rank(0);
   const std::string x = cx.operand_as(0, c);
-  const std::string grouped = cx.b.op("Reshape", {x, cx.b.ints({0, cx.call.attr_int("num_groups"), -1})});
+  // [N, G, C/G * spatial], the group size written out: -1 beside a batch of 0 is ambiguous,
+  // which ONNX's shape inference refuses.
+  const int64_t groups = cx.call.attr_int("num_groups");
+  const std::string dims = cx.b.op("Shape", {x});
+  const std::string batch = cx.b.op("Slice", {dims, cx.b.ints({0}), cx.b.ints({1})});
+  const std::string per_item = reduce_op(cx, "ReduceProd", cx.b.op("Slice", {dims, cx.b.ints({1}), cx.b.ints({rank})}), {0}, true);
+  const std::string group_size = cx.b.op("Div", {per_item, cx.b.ints({groups})});
+  const std::string grouped_shape = cx.b.op("Concat", {batch, cx.b.ints({groups}), group_size}, {{"axis", int64_t{0}}});
+  const std::string grouped = cx.b.op("Reshape", {x, grouped_shape});
   const std::string normed = normalize(cx, grouped, {2}, cx.call.attr_float("eps"), c);
   const std::string y = cx.b.op("Reshape", {normed, cx.b.op("Shape", {x})});
   auto shape = [&](const std::string& v) { return per_channel(cx.b, v, rank); };
