@@ -14,6 +14,7 @@ kernels run in the unit's order. Only
 units whose kernels all have C++ (no extern kernel) can run here.
 
     .venv/bin/python bench/cpp_units_ab.py [--rounds N] [--clock wall|cpu] old.cpp new.cpp [more.cpp ...]
+    .venv/bin/python bench/cpp_units_ab.py --extra-flags=-ffp-contract=fast unit.cpp unit.cpp
 """
 import argparse
 import ctypes
@@ -29,7 +30,7 @@ import numpy as np
 
 # runtime/cpu/toolchain.cc's flags.
 FLAGS = ["-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno",
-         "-fno-trapping-math", "-std=c++17"]
+         "-fno-trapping-math", "-ffp-contract=off", "-std=c++17"]
 DTYPES = {"f64": np.float64, "f32": np.float32, "f16": np.uint16, "bf16": np.uint16, "i64": np.int64, "i32": np.int32,
           "i16": np.int16, "i8": np.int8, "u8": np.uint8, "bool": np.uint8}
 BUFFER = re.compile(r"^//\s+(\d+) %(\S+) : (\w+)\[([\d,]*)\] strides \[([\d,-]*)\] \((\w+)\)")
@@ -59,9 +60,9 @@ def parse(path):
     return buffers, kernels
 
 
-def compile_unit(path, out_dir):
-    lib = os.path.join(out_dir, os.path.basename(path) + ".so")
-    subprocess.run([os.environ.get("CXX", "c++"), *FLAGS, path, "-o", lib], check=True)
+def compile_unit(path, out_dir, number, extra_flags):
+    lib = os.path.join(out_dir, f"{number}_{os.path.basename(path)}.so")
+    subprocess.run([os.environ.get("CXX", "c++"), *FLAGS, *extra_flags, path, "-o", lib], check=True)
     return ctypes.CDLL(lib)
 
 
@@ -69,6 +70,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=41)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
+    ap.add_argument("--extra-flags", default="",
+                    help="flags (space-separated) added after the backend's for every unit but the first: "
+                         "the same unit given twice then compares two sets of flags")
     ap.add_argument("units", nargs="+")
     args = ap.parse_args()
     layouts = [parse(u) for u in args.units]
@@ -94,8 +98,8 @@ def main():
     table[count - 1] = error_slot.ctypes.data
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
-        for unit, (_, kernels) in zip(args.units, layouts):
-            lib = compile_unit(unit, tmp)
+        for number, (unit, (_, kernels)) in enumerate(zip(args.units, layouts)):
+            lib = compile_unit(unit, tmp, number, args.extra_flags.split() if number > 0 else [])
             functions = [getattr(lib, k) for k in kernels]
             for fn in functions:
                 fn.argtypes = [ctypes.c_void_p]

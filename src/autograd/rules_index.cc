@@ -109,10 +109,24 @@ std::vector<Value*> grad_rule_index_put(const GradCall& c) {
   return out;
 }
 
+// Source's gradient is the result's read back through `index`. index_add takes negative
+// indices (from the back) where index_select takes none, so it reads as advanced indexing,
+// which takes them too: index(g, none, ..., index) at dim (a 0-d index as [1]); a 0-d self's
+// one element is the gradient itself.
 std::vector<Value*> grad_rule_index_add(const GradCall& c) {
   Value* gsource = nullptr;
   if (differentiable(c, 2)) {
-    gsource = c.b.apply1(OpKind::IndexSelect, {c.grad(), c.operand(1)}, {{"dim", c.attr_int("dim")}});
+    GraphBuilder& b = c.b;
+    Value *g = c.grad(), *index = c.operand(1);
+    const int rank = g->type().shape.rank();
+    gsource = g;
+    if (rank > 0) {
+      if (index->type().shape.rank() == 0) index = b.apply1(OpKind::Reshape, {index}, {{"shape", AttrValue::Ints{1}}});
+      std::vector<Operand> operands(static_cast<size_t>(*wrap_dim(c.attr_int("dim"), rank)) + 1);  // none before dim
+      operands[0] = g;
+      operands.push_back(index);
+      gsource = b.apply1(OpKind::Index, operands);
+    }
     const Scalar alpha = c.attr_scalar("alpha");
     if (alpha.to_double() != 1.0) gsource = mul(c.b, gsource, alpha);
   }

@@ -47,13 +47,24 @@ bool overwrites(const LoopKernel& a, const LoopKernel& b) {
 struct StoreAt {
   IndexExpr index;
   int value = -1;
-  bool direct = true;  // no indirect terms: the element is the index's at every point
+  // No indirect terms, and the index uses every outer loop of more than one point: the element
+  // is the index's at every point, and no other point stores it, so the value stored there is
+  // the element's last. (index_add into a dim of size 1 stores without an indirect term at an
+  // index that leaves the source's dim out: its points accumulate into one element.)
+  bool direct = true;
 };
+
+bool stores_once(const LoopKernel& k, const BodyOp& store) {
+  if (!store.indirect.empty()) return false;
+  for (int v = 0; v < k.num_outer_loops(); ++v)
+    if (k.loops[static_cast<size_t>(v)] > 1 && !store.index.uses_var(v)) return false;
+  return true;
+}
 
 std::map<int, StoreAt> stores_of(const LoopKernel& k) {
   std::map<int, StoreAt> out;
   for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Store) out[op.buffer] = StoreAt{op.index, op.args.at(0), op.indirect.empty()};
+    if (op.kind == BodyOp::Kind::Store) out[op.buffer] = StoreAt{op.index, op.args.at(0), stores_once(k, op)};
   return out;
 }
 

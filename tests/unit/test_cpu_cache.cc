@@ -286,7 +286,8 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   ASSERT_FALSE(rejected);
   const std::string msg = rejected.error().to_string();
   EXPECT_NE(msg.find("failed (exited with status"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(real->path + " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17 "
+  EXPECT_NE(msg.find(real->path + " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math "
+                                  "-ffp-contract=off -std=c++17 "
                                   "--kiln-no-such-flag -o "),
             std::string::npos)
       << msg;

@@ -52,20 +52,30 @@ static inline int64_t kiln_f64_to_i64(double v) {
 // input is clamped so that no vector lane computes a denormal. On Intel cores each vector op
 // that produces one takes a microcode assist: the softmax of a causally masked attention row
 // (half its inputs -inf) ran 3.6x slower for it.
+//
+// The generated code is built with -ffp-contract=off (runtime/cpu/toolchain.cc), so that no
+// a * b + c of a kernel is fused where the evaluator rounds a * b; these functions' multiply-adds
+// are fused by hand instead, where the CPU has FMA (__FP_FAST_FMAF), as the contraction fused
+// them when their errors were measured.
+#if defined(__FP_FAST_FMAF)
+#define KILN_FMAF(a, b, c) __builtin_fmaf(a, b, c)
+#else
+#define KILN_FMAF(a, b, c) ((a) * (b) + (c))
+#endif
 // x = k ln2 + r with k = round(x / ln2) and |r| <= ln2/2 (ln2 in two parts, Cody-Waite).
 static inline float kiln_exp_reduce(float x, float* k) {
-  *k = std::floor(x * 1.44269504088896341f + 0.5f);
-  return (x - *k * 0.693359375f) - *k * -2.12194440e-4f;
+  *k = std::floor(KILN_FMAF(x, 1.44269504088896341f, 0.5f));
+  return KILN_FMAF(-*k, -2.12194440e-4f, KILN_FMAF(-*k, 0.693359375f, x));
 }
 // exp(r) - 1 for |r| <= ln2/2: r + r^2 P(r), Cephes' degree-6 polynomial of exp (about 1 ulp).
 static inline float kiln_expm1_poly(float r) {
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  return p * r * r + r;
+  p = KILN_FMAF(p, r, 1.3981999507e-3f);
+  p = KILN_FMAF(p, r, 8.3334519073e-3f);
+  p = KILN_FMAF(p, r, 4.1665795894e-2f);
+  p = KILN_FMAF(p, r, 1.6666665459e-1f);
+  p = KILN_FMAF(p, r, 5.0000001201e-1f);
+  return KILN_FMAF(p * r, r, r);
 }
 // exp(x) = p * 2^k for |x| within float range (the reduction and polynomial above).
 static inline float kiln_exp_parts(float x, float* k) { return kiln_expm1_poly(kiln_exp_reduce(x, k)) + 1.0f; }
@@ -77,7 +87,7 @@ static inline float kiln_exp_parts(float x, float* k) { return kiln_expm1_poly(k
 static inline float kiln_expf(float x) {
   const float xc = x < -86.6f ? -86.6f : (x > 88.8f ? 88.8f : x);
   float k;
-  const float p2 = kiln_expm1_poly(kiln_exp_reduce(xc, &k)) * 2.0f + 2.0f;
+  const float p2 = KILN_FMAF(kiln_expm1_poly(kiln_exp_reduce(xc, &k)), 2.0f, 2.0f);
   const uint32_t bits = (uint32_t)((int)k + 126) << 23;
   float scale;
   std::memcpy(&scale, &bits, 4);
@@ -91,14 +101,17 @@ static inline float kiln_expf(float x) {
 static inline float kiln_tanhf(float x) {
   const float ax = std::fabs(x);
   const float z = x * x;
-  const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
-                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
+  float q = KILN_FMAF(-5.70498872745e-3f, z, 2.06390887954e-2f);
+  q = KILN_FMAF(q, z, -5.37397155531e-2f);
+  q = KILN_FMAF(q, z, 1.33314422036e-1f);
+  q = KILN_FMAF(q, z, -3.33332819422e-1f);
+  const float small = KILN_FMAF(q * z, x, x);
   float k;
   const float p = kiln_exp_parts(2.0f * (ax < 9.5f ? ax : 9.5f), &k);
   const uint32_t scale_bits = (uint32_t)((int)k + 127) << 23;
   float scale;
   std::memcpy(&scale, &scale_bits, 4);
-  const float big = 1.0f - 2.0f / (p * scale + 1.0f);
+  const float big = 1.0f - 2.0f / KILN_FMAF(p, scale, 1.0f);
   return ax >= 0.625f ? std::copysign(big, x) : small;
 }
 
@@ -116,7 +129,7 @@ static inline float kiln_expm1f(float x) {
   const uint32_t hb = (uint32_t)((int)k + 126) << 23;
   float h;
   std::memcpy(&h, &hb, 4);
-  const float y = 2.0f * ((h - 0.5f) + h * e);
+  const float y = 2.0f * KILN_FMAF(h, e, h - 0.5f);
   return x != x || std::fabs(x) < 2.98023224e-8f ? x : y;
 }
 // log1p: fdlibm's (musl's log1pf): u = 1 + x = 2^k m with m in [sqrt(1/2), sqrt(2)), the
@@ -136,11 +149,11 @@ static inline float kiln_log1pf(float x) {
   const float f = m - 1.0f;
   const float s = f / (2.0f + f);
   const float z = s * s, w = z * z;
-  const float t1 = w * (4.0000972152e-1f + w * 2.4279078841e-1f);
-  const float t2 = z * (6.6666662693e-1f + w * 2.8498786688e-1f);
   const float hfsq = 0.5f * f * f;
+  const float r = KILN_FMAF(w, KILN_FMAF(w, 2.4279078841e-1f, 4.0000972152e-1f),
+                            KILN_FMAF(z, KILN_FMAF(w, 2.8498786688e-1f, 6.6666662693e-1f), hfsq));
   const float dk = (float)k;
-  const float y = s * (hfsq + t2 + t1) + (dk * 9.0580006145e-6f + c) - hfsq + f + dk * 6.9313812256e-1f;
+  const float y = KILN_FMAF(dk, 6.9313812256e-1f, KILN_FMAF(-0.5f * f, f, KILN_FMAF(s, r, KILN_FMAF(dk, 9.0580006145e-6f, c))) + f);
   const float big = x == __builtin_inff() ? x : (x == -1.0f ? -__builtin_inff() : (x < -1.0f ? __builtin_nanf("") : y));
   return x != x || std::fabs(x) < 5.96046448e-8f ? x : big;
 }
@@ -150,22 +163,22 @@ static inline float kiln_log1pf(float x) {
 static inline float kiln_erff(float x) {
   const float s = x * x;
   float p = -6.004081e-4f;
-  p = p * s + 4.9960203e-3f;
-  p = p * s - 2.6768757e-2f;
-  p = p * s + 1.1281882e-1f;
-  p = p * s - 3.76125e-1f;
-  p = p * s + 1.2837915e-1f;
-  const float small = p * x + x;
+  p = KILN_FMAF(p, s, 4.9960203e-3f);
+  p = KILN_FMAF(p, s, -2.6768757e-2f);
+  p = KILN_FMAF(p, s, 1.1281882e-1f);
+  p = KILN_FMAF(p, s, -3.76125e-1f);
+  p = KILN_FMAF(p, s, 1.2837915e-1f);
+  const float small = KILN_FMAF(p, x, x);
   const float t = std::fabs(x) < 3.92f ? std::fabs(x) : 3.92f;
   float q = 1.6702145e-6f;
-  q = q * t - 4.667038e-5f;
-  q = q * t + 6.0160964e-4f;
-  q = q * t - 4.780378e-3f;
-  q = q * t + 2.6475143e-2f;
-  q = q * t - 1.1016605e-1f;
-  q = q * t - 6.3174456e-1f;
-  q = q * t - 1.1302752e0f;
-  q = q * t + 3.28966e-4f;
+  q = KILN_FMAF(q, t, -4.667038e-5f);
+  q = KILN_FMAF(q, t, 6.0160964e-4f);
+  q = KILN_FMAF(q, t, -4.780378e-3f);
+  q = KILN_FMAF(q, t, 2.6475143e-2f);
+  q = KILN_FMAF(q, t, -1.1016605e-1f);
+  q = KILN_FMAF(q, t, -6.3174456e-1f);
+  q = KILN_FMAF(q, t, -1.1302752e0f);
+  q = KILN_FMAF(q, t, 3.28966e-4f);
   const float big = std::copysign(1.0f - kiln_expf(q), x);
   return std::fabs(x) < 0.921875f || x != x ? small : big;
 }
@@ -323,7 +336,11 @@ static inline T kiln_div_floor(T a, T b, R rnd) {
 }
 static inline float kiln_remainder(float a, float b) { const float m = std::fmod(a, b); return m != 0 && (b < 0) != (m < 0) ? m + b : m; }
 static inline double kiln_remainder(double a, double b) { const double m = std::fmod(a, b); return m != 0 && (b < 0) != (m < 0) ? m + b : m; }
-static inline float kiln_lerp(float a, float b, float w) { return std::fabs(w) < 0.5f ? a + w * (b - a) : b - (b - a) * (1.0f - w); }
+// float's multiply-adds fused as ATen's vectorized lerp fuses them (and the contraction did): in
+// float w * (b - a) alone may overflow where the evaluator's double does not.
+static inline float kiln_lerp(float a, float b, float w) {
+  return std::fabs(w) < 0.5f ? KILN_FMAF(w, b - a, a) : KILN_FMAF(a - b, 1.0f - w, b);
+}
 static inline double kiln_lerp(double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w); }
 static inline int64_t kiln_div_trunc_i64(int64_t a, int64_t b) { return b == -1 ? kiln_wrap_neg(a) : a / b; }
 static inline int64_t kiln_div_floor_i64(int64_t a, int64_t b) {

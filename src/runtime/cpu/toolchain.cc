@@ -45,9 +45,13 @@ Diagnostic failed(const std::string& what, const std::vector<std::string>& argv,
 // -mprefer-vector-width=512: where the CPU has AVX-512, GCC otherwise keeps to 256-bit vectors;
 // the compute-bound kernels of the transformer block's step (tanh-gelu forward and backward) ran
 // 20-25% faster with 512-bit ones on an AVX-512 Xeon (docs/PERF.md). No effect elsewhere.
+// -ffp-contract=off: GCC's default for C++ fuses a * b + c into one FMA wherever it sees one,
+// so a kernel that recomputes x * c - max rounded differently from the kernel that took the
+// max of the rounded x * c (the evaluator's and PyTorch's CPU kernels round every op); the
+// prelude's polynomials fuse their multiply-adds by hand (docs/DECISIONS.md).
 std::vector<std::string> default_cpu_flags() {
   return {"-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno",
-          "-fno-trapping-math", "-std=c++17"};
+          "-fno-trapping-math", "-ffp-contract=off", "-std=c++17"};
 }
 
 std::string default_cpu_compiler() {

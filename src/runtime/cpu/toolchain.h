@@ -13,7 +13,8 @@
 
 namespace kiln {
 
-// -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math -std=c++17
+// -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno
+// -fno-trapping-math -ffp-contract=off -std=c++17
 std::vector<std::string> default_cpu_flags();
 // $CXX when set and not empty, else "c++".
 std::string default_cpu_compiler();
