@@ -23,10 +23,7 @@ import run_oracle
 EXTERN = re.compile(r"^\s*kernel @\w+ extern (\w+)\(", re.M)
 
 # Cases that keep a forbidden op an extern kernel on purpose, with the reason (LOWERING.md).
-ALLOWED = {
-    ("cases_onnx_index.py", "index_add_scalar_self"): "index_add into a 0-d self stays extern: its reference kernel "
-                                                      "adds source's one element once whatever the index's length",
-}
+ALLOWED = {}
 
 
 def main():

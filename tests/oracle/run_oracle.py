@@ -135,7 +135,8 @@ def run_case(case, kiln, workdir, device="interpreter"):
         if case.onnx_skip is not None:
             raise Skipped(case.onnx_skip)
         try:
-            return onnx_case.run_case_onnx(kiln, workdir, kir, paths, ONNX_OPTIONS["opset"], ONNX_OPTIONS["reference"])
+            reference = ONNX_OPTIONS["reference"] and case.onnx_reference_skip is None
+            return onnx_case.run_case_onnx(kiln, workdir, kir, paths, ONNX_OPTIONS["opset"], reference)
         except onnx_case.NotExportable as why:
             raise Skipped(str(why))
     out_dir = os.path.join(workdir, "out")
