@@ -154,7 +154,8 @@ int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<I
   // [1], as the reference kernel reads it (a 0-d index into a 1-d self stores at [index]).
   const int d = *wrap_dim(call.attr_int("dim"), std::max(rank, 1));
   const std::vector<int64_t> si = sizes_of(index);
-  at = si.empty() ? std::vector<IndexExpr>(ss.size()) : c;
+  // A 0-d self is its one element, whatever the index's points.
+  at = si.empty() || rank == 0 ? std::vector<IndexExpr>(ss.size()) : c;
   if (rank > 0) picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
   else checked_index(b, n, index, c, 1, false, d);
   const Operand& src = n.operand(2);
