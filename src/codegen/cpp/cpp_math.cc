@@ -65,7 +65,7 @@ std::string math_float_expr(OpKind op, const std::vector<std::string>& a, bool s
     case OpKind::Expm1: return call(single ? "kiln_expm1f" : "std::expm1", a);
     case OpKind::Erf: return call(single ? "kiln_erff" : "std::erf", a);
     case OpKind::Tan: return call("std::tan", a);
-    case OpKind::Atan: return call("std::atan", a);
+    case OpKind::Atan: return call("kiln_atan", a);
     case OpKind::Atan2: return call("std::atan2", a);
     // NaN and -0 give +0 (both comparisons are false).
     case OpKind::Sign:

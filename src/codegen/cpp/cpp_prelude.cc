@@ -205,6 +205,19 @@ static inline double kiln_pow(double x, double y) {
   return std::pow(y == 0.5 && (x == 0 || std::isinf(x)) ? std::fabs(x) : x, y);
 }
 
+// atan as C's, where a sin or cos reads it: with -fno-math-errno GCC computes cos(atan(x)) as
+// 1 / sqrt(x * x + 1) and sin(atan(x)) as x / sqrt(x * x + 1) behind a test of |x| that NaN
+// fails, giving 0 for NaN (found by the random-graph fuzzer's long run, seed 3001160 of --grad).
+// The select hides the call from that rewrite and gives atan's own NaN.
+static inline float kiln_atan(float x) {
+  const float r = std::atan(x);
+  return x != x ? x : r;
+}
+static inline double kiln_atan(double x) {
+  const double r = std::atan(x);
+  return x != x ? x : r;
+}
+
 // Counter-based random draws (the loop IR's `random`), core/random.cc's line for line so that
 // uniform and integer draws have the same bits: Philox-4x32-10 of the 128-bit counter
 // (offset, counter) under a 64-bit key, with 32x32->64-bit multiplies and no tables, so that a
