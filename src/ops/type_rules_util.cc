@@ -82,7 +82,9 @@ Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t) {
   const double lo = is_signed(t) ? -std::ldexp(1.0, dtype_size(t) * 8 - 1) : 0.0;
   const double hi = std::ldexp(1.0, dtype_size(t) * 8 - (is_signed(t) ? 1 : 0));
   const double d = v.is_int() ? static_cast<double>(v.to_int()) : v.to_double();
-  const bool fits = v.is_int() ? d >= lo && d < hi : !std::isnan(d) && d > lo - 1 && d < hi;
+  // Both bounds are powers of two, exact in a double: [lo, hi) is torch's range, untruncated
+  // (-0.5 does not fit u8, 255.5 does, and -2^63 fits i64); NaN fits nothing.
+  const bool fits = d >= lo && d < hi;
   if (fits) return Status::ok();
   return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t), " without overflow");
 }

@@ -275,3 +275,35 @@ add_error("add_int_bool_alpha", "add(%a, %b) {alpha=true}", [randint(0, 5, 3), r
           "add: boolean alpha only supported for bool results")
 add_error("gelu_bad_approximate", 'gelu(%a) {approximate="sigmoid"}', [randn(3)], "f32[3]",
           'gelu: approximate must be "none" or "tanh", not "sigmoid"')
+
+# A scalar converted to an integer result's dtype must lie in torch's range for it ([min, max + 1),
+# the float truncated after the check): hardtanh's bounds as int64 whatever the integer dtype,
+# fill values and addcmul's value as the result's. Rule errors, so the interpreter, the loop IR and
+# the generated code never convert an out-of-range float (found by the fuzz_graphs CI smoke run:
+# hardtanh of i64 with min_val=-inf, undefined behaviour in the kernel's conversion).
+add("hardtanh_i8_wide_bounds", "hardtanh(%a) {max_val=1000, min_val=-1000.5}", [randint(-100, 100, 6, dtype=torch.int8)],
+    lambda a: F.hardtanh(a, -1000.5, 1000))
+add("hardtanh_int_truncated_bounds", "hardtanh(%a) {max_val=1.5, min_val=-2.5}", [randint(-5, 5, 8)],
+    lambda a: F.hardtanh(a, -2.5, 1.5))
+add("hardtanh_i64_lowest_bound", "hardtanh(%a) {max_val=0, min_val=-9.223372036854775808e18}", [randint(-5, 5, 8)],
+    lambda a: F.hardtanh(a, -2.0 ** 63, 0))
+add_error("hardtanh_int_inf_bound", "hardtanh(%a) {max_val=1.0, min_val=-inf}", [randint(-5, 5, 3)], "i64[3]",
+          "hardtanh: value -inf cannot be converted to i64 without overflow")
+add_error("hardtanh_int_bound_2p63", "hardtanh(%a) {max_val=9.223372036854775808e18, min_val=0}",
+          [randint(-5, 5, 3, dtype=torch.int16)], "i16[3]",
+          "hardtanh: value 9223372036854775808.0 cannot be converted to i64 without overflow")
+add_error("hardtanh_int_nan_bound", "hardtanh(%a) {max_val=nan, min_val=0}", [randint(-5, 5, 3)], "i64[3]",
+          "hardtanh: value nan cannot be converted to i64 without overflow")
+add("addcmul_i8_value_edge", "addcmul(%a, %b, %c) {value=127.9}",
+    [torch.zeros(4, dtype=torch.int8), torch.ones(4, dtype=torch.int8), torch.tensor([0, 1, 0, 1], dtype=torch.int8)],
+    lambda a, b, c: torch.addcmul(a, b, c, value=127.9))
+add_error("addcmul_i8_value_below", "addcmul(%a, %b, %c) {value=-128.5}", [randint(-5, 5, 3, dtype=torch.int8)] * 3,
+          "i8[3]", "addcmul: value -128.5 cannot be converted to i8 without overflow")
+add("masked_fill_u8_edge", "masked_fill(%a, %b, 255.5)", [randint(0, 9, 4, dtype=torch.uint8), rand_bool(4)],
+    lambda a, m: a.masked_fill(m, 255.5))
+add_error("masked_fill_u8_negative", "masked_fill(%a, %b, -0.5)", [randint(0, 9, 4, dtype=torch.uint8), rand_bool(4)],
+          "u8[4]", "masked_fill: value -0.5 cannot be converted to u8 without overflow")
+add_error("masked_fill__int_inf", "masked_fill_(%a, %b, inf)", [randint(0, 9, 4), rand_bool(4)], "i64[4]",
+          "masked_fill_: value inf cannot be converted to i64 without overflow")
+add_error("fill__int_inf", "fill_(%a, -inf)", [randint(0, 9, 4, dtype=torch.int32)], "i32[4]",
+          "fill_: value -inf cannot be converted to i32 without overflow")

@@ -26,6 +26,8 @@ add("gather_f64_dim0", "gather(%a, %b) {dim=0}", [randn(3, 2, dtype=torch.float6
 add("scatter", "scatter(%a, %b, %c) {dim=1}", [torch.zeros(3, 4), GIDX, randn(3, 2)],
     lambda a, i, s: a.scatter(1, i, s))
 add("scatter_scalar", "scatter(%a, %b, 7) {dim=1}", [randint(0, 3, 3, 4), GIDX], lambda a, i: a.scatter(1, i, 7))
+add_error("scatter_scalar_int_inf", "scatter(%a, %b, inf) {dim=1}", [randint(0, 3, 3, 4), GIDX], "i64[3,4]",
+          "scatter: value inf cannot be converted to i64 without overflow")
 add("scatter_add", "scatter_add(%a, %b, %c) {dim=0}", [randn(3, 3), torch.tensor([[0, 1, 0], [0, 0, 2]]), randn(2, 3)],
     lambda a, i, s: a.scatter_add(0, i, s))
 # 0-d operands: gather and scatter read one as a 1-d tensor of one element (PyTorch's

@@ -33,6 +33,12 @@ add("matmul_f16", "matmul(%a, %b)", [randn(2, 3, 4, dtype=torch.float16), randn(
 add("matmul_empty_batch", "matmul(%a, %b)", [randn(0, 3, 4), randn(4, 2)], torch.matmul)
 add("addmm", "addmm(%a, %b, %c) {alpha=0.5, beta=2.0}", [randn(5), randn(3, 4), randn(4, 5)],
     lambda s, a, b: torch.addmm(s, a, b, beta=2.0, alpha=0.5))
+add("addmm_int_truncated_scales", "addmm(%a, %b, %c) {alpha=2.5, beta=-1.5}", [randint(-5, 5, 2, 2)] * 3,
+    lambda s, a, b: torch.addmm(s, a, b, beta=-1.5, alpha=2.5))
+add_error("addmm_int_inf_alpha", "addmm(%a, %b, %c) {alpha=inf, beta=1}", [randint(-5, 5, 2, 2)] * 3, "i64[2,2]",
+          "addmm: value inf cannot be converted to i64 without overflow")
+add_error("baddbmm_i32_beta", "baddbmm(%a, %b, %c) {alpha=1, beta=3e9}", [randint(-5, 5, 1, 2, 2, dtype=torch.int32)] * 3,
+          "i32[1,2,2]", "baddbmm: value 3e+09 cannot be converted to i32 without overflow")
 add("addmm_i64", "addmm(%a, %b, %c) {alpha=2, beta=3}", [randint(-3, 3, 3, 5), randint(-3, 3, 3, 4),
                                                          randint(-3, 3, 4, 5)],
     lambda s, a, b: torch.addmm(s, a, b, beta=3, alpha=2))

@@ -58,6 +58,10 @@ add("stack_neg", "stack(%a, %b, %c) {dim=-1}", [randn(2, 3), randn(2, 3), randn(
 add("pad_value", "constant_pad_nd(%a) {pad=[1, 2, 0, 1], value=-1.5}", [randn(2, 3)],
     lambda a: F.pad(a, [1, 2, 0, 1], value=-1.5))
 add("pad_negative", "constant_pad_nd(%a) {pad=[-1, 1]}", [randint(0, 9, 2, 4)], lambda a: F.pad(a, [-1, 1]))
+add_error("pad_int_inf", "constant_pad_nd(%a) {pad=[1, 1], value=inf}", [randint(0, 9, 3)], "i64[5]",
+          "constant_pad_nd: value inf cannot be converted to i64 without overflow")
+add_error("pad_i8_value", "constant_pad_nd(%a) {pad=[1, 1], value=128}", [randint(0, 9, 3, dtype=torch.int8)], "i8[5]",
+          "constant_pad_nd: value 128 cannot be converted to i8 without overflow")
 add("flip", "flip(%a) {dims=[0, -1]}", [randn(2, 3, 4)], lambda a: a.flip(0, -1))
 add("roll_dims", "roll(%a) {dims=[0, 1], shifts=[1, -2]}", [randn(3, 4)], lambda a: a.roll((1, -2), (0, 1)))
 add("roll_flat", "roll(%a) {shifts=[5]}", [randint(0, 9, 3, 4)], lambda a: a.roll(5))
