@@ -86,6 +86,21 @@ bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t r
   return true;
 }
 
+// The operands of n that read `v`, in order.
+std::vector<int> operands_reading(const Node& n, const Value* v) {
+  std::vector<int> slots;
+  for (int i = 0; i < n.num_operands(); ++i)
+    if (n.operand(i).is_value() && n.operand(i).value == v) slots.push_back(i);
+  return slots;
+}
+
+// Whether result element k reads an element of an operand with an infinite tolerance: element k
+// of an operand of the result's size (or its one element), any element of another.
+bool reads_unconstrained(const ElementTolerance& operand, size_t k, size_t result_numel) {
+  if (operand.size() == result_numel || operand.size() == 1) return std::isinf(operand[operand.size() == 1 ? 0 : k]);
+  return std::any_of(operand.begin(), operand.end(), [](double d) { return std::isinf(d); });
+}
+
 Expected<std::vector<Tensor>> run_node(const Node& n, std::span<const KernelOperand> operands) {
   if (!n.info().has(kHigherOrder)) return run_op(n.op(), n.attrs(), operands);
   std::vector<const Graph*> bodies;
@@ -144,13 +159,28 @@ class Estimate {
           if (std::isfinite(xs[k])) delta[k] += rel * std::abs(xs[k]);
       }
       if (std::all_of(delta.begin(), delta.end(), [](double d) { return d == 0; })) continue;
+      // An operand element left unconstrained (one that overflowed here and need not have in
+      // code that keeps it wider) leaves what reads it unconstrained: moving it by inf reaches
+      // inf and NaN but none of the finite values it may hold (f16 mul(mul(x, 3), 0) is NaN
+      // here where x * 3 overflows and -0 compiled; fuzz_graphs smoke run).
+      for (size_t r = 0; r < acc.size(); ++r)
+        for (size_t k = 0; k < acc[r].size(); ++k)
+          if (reads_unconstrained(delta, k, acc[r].size())) acc[r][k] = kInf;
+      // A value read by several operands (logical_and(x, x)) also moves in all of them at once,
+      // in patterns 4 to 7 of its first operand: moved one at a time, x && x never flips where x
+      // is 0 on one side and tiny on the other (tanh(13) is 1 in f32 and remainder(1, 1) is 0;
+      // the loop-IR evaluator kept tanh in double: the libFuzzer target).
+      const std::vector<int> same = operands_reading(n, n.operand(i).value);
+      const int patterns = same.size() > 1 && same.front() == i ? 8 : 4;
       std::vector<ElementTolerance> most(acc.size());
-      for (int pattern = 0; pattern < 4; ++pattern) {
+      for (int pattern = 0; pattern < patterns; ++pattern) {
         if (pattern == 0)
           for (size_t r = 0; r < acc.size(); ++r) most[r].assign(acc[r].size(), 0.0);
         std::vector<KernelOperand> operands = upcasting ? upcast : exact;
-        Tensor m = moved(x, delta, pattern == 0 ? 1 : pattern == 1 ? -1 : 0, 7919 * static_cast<uint64_t>(pattern + i), as_f64);
-        operands[static_cast<size_t>(i)].tensor = upcasting || !is_floating(x.dtype()) ? m : m.to(x.dtype());
+        const int signs = pattern % 4;
+        Tensor m = moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0, 7919 * static_cast<uint64_t>(signs + i), as_f64);
+        if (!upcasting && is_floating(x.dtype())) m = m.to(x.dtype());
+        for (int j : pattern < 4 ? std::vector<int>{i} : same) operands[static_cast<size_t>(j)].tensor = m;
         Expected<std::vector<Tensor>> out = run_node(n, operands);
         if (!out && as_f64) {  // the op takes only integers there (an index): move by whole steps
           as_f64 = false;
