@@ -95,6 +95,22 @@ std::set<int> stored_by(const LoopKernel& part) {
   return out;
 }
 
+// The array that holds op `from.second` of part `from.first` for the row: the one that part
+// loads it from when it reuses it itself (it is not computed there, so not stored either: a
+// value of part 0 reused by parts 1 and 2, expm1 under a softmax beside exp of it, left part 2
+// reading an array nothing wrote; --grad long run, seed 4003082), else an array that part stores it into.
+int array_holding(RowScratch& plan, std::map<std::pair<size_t, int>, int>& saved, std::pair<size_t, int> from,
+                  DType dtype, int64_t extent) {
+  if (auto r = plan.reuse[from.first].find(from.second); r != plan.reuse[from.first].end()) return r->second;
+  auto it = saved.find(from);
+  if (it == saved.end()) {
+    plan.arrays.push_back({dtype, extent});
+    it = saved.emplace(from, static_cast<int>(plan.arrays.size()) - 1).first;
+    plan.save[from.first][from.second] = it->second;
+  }
+  return it->second;
+}
+
 }  // namespace
 
 RowScratch plan_row_scratch(const LoopKernel& k, int rows) {
@@ -139,13 +155,7 @@ RowScratch plan_row_scratch(const LoopKernel& k, int rows) {
           }
       }
       if (!from) continue;
-      auto it = saved.find(*from);
-      if (it == saved.end()) {
-        plan.arrays.push_back({k.parts[j].body[m].dtype, k.parts[j].loops.back()});
-        it = saved.emplace(*from, static_cast<int>(plan.arrays.size()) - 1).first;
-        plan.save[from->first][from->second] = it->second;
-      }
-      plan.reuse[j][static_cast<int>(m)] = it->second;
+      plan.reuse[j][static_cast<int>(m)] = array_holding(plan, saved, *from, k.parts[j].body[m].dtype, k.parts[j].loops.back());
       // The value's own operands need not be matched again.
       std::vector<int> stack = {static_cast<int>(m)};
       while (!stack.empty()) {
