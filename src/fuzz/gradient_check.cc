@@ -60,28 +60,78 @@ Directional directional(std::span<const Tensor> grads, std::span<const Tensor> d
   return d;
 }
 
-// Whether g, run on x, takes std or var of a row constant up to rounding (one value expanded
-// to a row, seed 4439). std is rounding noise there and its derivative, (x - mean) / (std
-// (n - 1)), noise over noise (in torch too): a point with no derivative, which differences along
-// directions that keep the row constant cannot show. A std within kRowNoise eps of the largest
-// value in its operand counts as noise.
-bool takes_std_of_a_constant_row(const Graph& g, const std::vector<Tensor>& x) {
+// The operands of g's std, var, fmod and remainder nodes (in the order they run) and their
+// results, on x: the intermediates at which differences cannot check a gradient.
+struct Intermediates {
+  struct Call {
+    OpKind op;
+    std::vector<std::vector<double>> operands;  // a literal operand as its one value
+    std::vector<double> result;
+  };
+  std::vector<Call> calls;
+
+  bool periodic() const {
+    return std::any_of(calls.begin(), calls.end(),
+                       [](const Call& c) { return c.op == OpKind::Fmod || c.op == OpKind::Remainder; });
+  }
+};
+
+Intermediates intermediates(const Graph& g, const std::vector<Tensor>& x) {
   std::unordered_map<const Value*, Tensor> values;
   for (int i = 0; i < g.num_inputs(); ++i) values.emplace(g.input(i), x[static_cast<size_t>(i)]);
-  bool found = false;
+  Intermediates out;
   InterpreterOptions options;
   options.on_node = [&](const Node& n, std::span<const Tensor> results) {
-    if ((n.op() == OpKind::Std || n.op() == OpKind::Var) && values.contains(n.operand(0).value)) {
-      double largest = 0;
-      for (double v : element_values(values.at(n.operand(0).value))) largest = std::max(largest, std::abs(v));
-      const double noise = kRowNoise * std::numeric_limits<double>::epsilon() * largest;
-      for (double r : element_values(results[0]))
-        found = found || r <= (n.op() == OpKind::Std ? noise : noise * noise);
+    if (n.op() == OpKind::Std || n.op() == OpKind::Var || n.op() == OpKind::Fmod || n.op() == OpKind::Remainder) {
+      Intermediates::Call call{n.op(), {}, element_values(results[0])};
+      for (const Operand& o : n.operands())
+        call.operands.push_back(!o.is_value()                ? std::vector<double>{o.literal.to_double()}
+                                : values.contains(o.value) ? element_values(values.at(o.value))
+                                                           : std::vector<double>{});
+      out.calls.push_back(std::move(call));
     }
     for (int i = 0; i < n.num_results(); ++i) values.emplace(n.result(i), results[static_cast<size_t>(i)]);
   };
   (void)interpret(g, x, options);
-  return found;
+  return out;
+}
+
+double largest_magnitude(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Whether g takes std or var of a row constant up to rounding (one value expanded to a row,
+// seed 4439). std is rounding noise there and its derivative, (x - mean) / (std (n - 1)), noise
+// over noise (in torch too): a point with no derivative, which differences along directions
+// that keep the row constant cannot show. A std within kRowNoise eps of the largest value in
+// its operand counts as noise.
+bool takes_std_of_a_constant_row(const Intermediates& at_x) {
+  for (const Intermediates::Call& c : at_x.calls) {
+    if (c.op != OpKind::Std && c.op != OpKind::Var) continue;
+    const double noise = kRowNoise * std::numeric_limits<double>::epsilon() * largest_magnitude(c.operands[0]);
+    for (double r : c.result)
+      if (r <= (c.op == OpKind::Std ? noise : noise * noise)) return true;
+  }
+  return false;
+}
+
+// Whether a dividend of fmod or remainder moves by half its smallest divisor or more between
+// two points: the result is then a sawtooth whose teeth the difference steps over, with mean
+// slope 0 where its derivative is 1 (fmod(tan(x), 0.001) where tan' is 2e5, seed 4002587).
+bool steps_over_a_period(const Intermediates& a, const Intermediates& b) {
+  if (a.calls.size() != b.calls.size()) return true;
+  for (size_t j = 0; j < a.calls.size(); ++j) {
+    const Intermediates::Call &p = a.calls[j], &q = b.calls[j];
+    if (p.op != OpKind::Fmod && p.op != OpKind::Remainder) continue;
+    if (p.operands[0].size() != q.operands[0].size()) return true;
+    double period = std::numeric_limits<double>::infinity();
+    for (double d : p.operands[1]) period = std::min(period, std::abs(d));
+    for (size_t k = 0; k < p.operands[0].size(); ++k)
+      if (!(std::abs(q.operands[0][k] - p.operands[0][k]) < period / 2)) return true;
+  }
+  return false;
 }
 
 // Why the interpreter's gradients of g disagree with finite differences, or "".
@@ -93,7 +143,8 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
   for (size_t k = 0; k < joint.tangent_input.size(); ++k)
     if (joint.tangent_input[k] >= 0 && g.outputs()[k]->type().dtype != DType::F64) return "";
   const std::vector<Tensor> x = fuzz_inputs(g, seed, {.special_values = false});
-  if (takes_std_of_a_constant_row(g, x)) return "";
+  const Intermediates at_x = intermediates(g, x);
+  if (takes_std_of_a_constant_row(at_x)) return "";
   const std::vector<Tensor> in = joint_inputs(joint, x, seed);
   Expected<std::vector<Tensor>> out = interpret(*joint.graph, in);
   if (!out) return "the joint graph fails in the interpreter (" + out.error().message() + ")";
@@ -129,6 +180,9 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
       plus[i] = step(x[i], kStep, directions.back());
       minus[i] = step(x[i], -kStep, directions.back());
     }
+    if (at_x.periodic() && (steps_over_a_period(at_x, intermediates(g, plus)) ||
+                            steps_over_a_period(at_x, intermediates(g, minus))))
+      continue;
     const Directional predicted = directional(grads, directions);
     const Loss lp = loss(plus), lm = loss(minus);
     if (!std::isfinite(lp.value) || !std::isfinite(lm.value) || !std::isfinite(l0.value) ||
@@ -139,8 +193,8 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
     if (std::abs(right - left) > 1e-3 * (std::abs(right) + std::abs(left)) + 1e-6) continue;  // a kink within h
     const double rounding = kRoundings * std::numeric_limits<double>::epsilon() *
                             std::max({l0.magnitude, lp.magnitude, lm.magnitude}) / kStep;
-    if (std::abs(predicted.value - central) >
-        kRelative * std::max(std::abs(central), predicted.scale) + kAbsolute + rounding) {
+    const double tolerance = kRelative * std::max(std::abs(central), predicted.scale) + kAbsolute + rounding;
+    if (std::abs(predicted.value - central) > tolerance) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "gradients disagree with finite differences along direction %d: %.9g, differences %.9g",
                     d, predicted.value, central);

@@ -86,6 +86,29 @@ bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t r
   return true;
 }
 
+// Element k of an operand read by a result of `numel` elements: its own (same size), its one
+// element, or the largest in magnitude of another.
+double element_or_largest(const std::vector<double>& v, size_t k, size_t numel) {
+  if (v.size() == numel) return v[k];
+  if (v.size() == 1) return v[0];
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// fmod and remainder repeat with period |divisor| in their dividend: where the dividend may
+// move by half a period or more, the result may land anywhere in its range, 2 |divisor| wide
+// (fmod's sign follows the dividend's), which moving the dividend to four points does not show
+// (fmod of a bf16 square by 0.001: the libFuzzer target).
+void widen_to_period(ElementTolerance& result, const ElementTolerance& dividend, const KernelOperand& divisor) {
+  const std::vector<double> d = divisor.is_tensor() ? element_values(divisor.tensor)
+                                                    : std::vector<double>{divisor.literal.to_double()};
+  for (size_t k = 0; k < result.size(); ++k) {
+    const double period = std::abs(element_or_largest(d, k, result.size()));
+    if (2 * element_or_largest(dividend, k, result.size()) >= period) result[k] = std::max(result[k], 2 * period);
+  }
+}
+
 // The operands of n that read `v`, in order.
 std::vector<int> operands_reading(const Node& n, const Value* v) {
   std::vector<int> slots;
@@ -195,6 +218,7 @@ class Estimate {
       }
       for (size_t r = 0; r < acc.size(); ++r)
         for (size_t k = 0; k < acc[r].size(); ++k) acc[r][k] += most[r][k];
+      if (i == 0 && (n.op() == OpKind::Fmod || n.op() == OpKind::Remainder)) widen_to_period(acc[0], delta, exact[1]);
     }
     // The op's own rounding, relative to its scale (op_rounding.h).
     for (int r = 0; r < n.num_results(); ++r) {

@@ -90,6 +90,22 @@ TEST(FuzzTolerance, AValueReadByTwoOperandsMovesInBoth) {
   EXPECT_GE(tol->outputs[0][0], 1.0);
 }
 
+// x * x rounded to bf16 moves by about 0.02 near 3, many periods of fmod by 0.001: the result
+// may be anywhere in (-0.001, 0.001), which code keeping the square in float shows (the
+// libFuzzer target). A dividend moving by far less than a period keeps a tight tolerance.
+TEST(FuzzTolerance, FmodOfADividendMovingPastAPeriodMayBeAnywhereInIt) {
+  auto g = parse_or_fail(R"(graph @g(%x: bf16[2]) -> (bf16[2]) {
+  %0 = mul(%x, %x) : bf16[2]
+  %1 = fmod(%0, 0.001) : bf16[2]
+  return %1
+})");
+  const std::vector<Tensor> in = {Tensor::from_doubles({1.703125, 0.0078125}, {2}, DType::BF16)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_GE(tol->outputs[0][0], 0.002);
+  EXPECT_LT(tol->outputs[0][1], 1e-4);
+}
+
 TEST(FuzzTolerance, AttentionWhoseScoresOverflowItsDtypeIsUnconstrained) {
   // q.k of the last row is 4 * (1e19)^2, past FLT_MAX: compiled code (and torch) give NaN
   // there, the reference kernel in double does not (kiln fuzz-graphs seed 2001838).
@@ -214,6 +230,27 @@ TEST(FuzzGradients, APointWhereTheGradientJumpsIsNotCheckedByDifferences) {
   options.cpu.compile = test_compile_options();
   const std::vector<Finding> found = check_gradient_cases(cases, options);
   EXPECT_TRUE(found.empty()) << found.size() << " mismatches, the first: " << found[0].what;
+}
+
+// fmod(tan(x), 0.001) where tan' is 2e5 is a sawtooth of period 5e-9 beside the smooth
+// mse_loss of tan: differences over h = 1e-6 step over its teeth (mean slope 0) where its
+// derivative is 1, and the one-sided test cannot tell, the sawtooth being small beside the
+// rest. A direction along which a dividend of fmod moves by half a period or more is not
+// checked (seed 4002587 of the --grad long run: its graph and inputs).
+TEST(FuzzGradients, ASawtoothTheDifferencesStepOverIsNotChecked) {
+  std::vector<FuzzCase> cases;
+  cases.push_back({4002587, parse_or_fail(R"(graph @fuzz(%in0: f64[], %in1: f64[]) -> (f64[], f64[], f64[], f64[]) {
+  %0 = sin(%in0) : f64[]
+  %1 = cumsum(%in0) {dim=-1} : f64[]
+  %2 = tan(%in0) : f64[]
+  %3 = fmod(%2, 0.001) : f64[]
+  %4 = mse_loss(%2, %in1) : f64[]
+  return %0, %1, %3, %4
+})")});
+  DifferentialOptions options;
+  options.cpu.compile = test_compile_options();
+  const std::vector<Finding> found = check_gradient_cases(cases, options);
+  EXPECT_TRUE(found.empty()) << found[0].what;
 }
 
 }  // namespace
