@@ -54,11 +54,12 @@ class Checks {
 };
 
 void print_properties(const CudaDeviceProperties& p) {
-  std::printf("device %d: %s, %s, %d SMs, shared memory %s per block (opt-in) and %s per SM, %d registers per SM, "
-              "L2 %s, memory %s\n",
-              p.ordinal, p.name.c_str(), p.arch().c_str(), p.sm_count, format_bytes(p.shared_memory_per_block).c_str(),
-              format_bytes(p.shared_memory_per_sm).c_str(), p.registers_per_sm, format_bytes(p.l2_bytes).c_str(),
-              format_bytes(p.memory_bytes).c_str());
+  std::printf(
+      "device %d: %s, %s, %d SMs, shared memory %s per block (opt-in) and %s per SM, %d registers per SM, "
+      "L2 %s, memory %s\n",
+      p.ordinal, p.name.c_str(), p.arch().c_str(), p.sm_count, format_bytes(p.shared_memory_per_block).c_str(),
+      format_bytes(p.shared_memory_per_sm).c_str(), p.registers_per_sm, format_bytes(p.l2_bytes).c_str(),
+      format_bytes(p.memory_bytes).c_str());
 }
 
 void check_vector_add(Checks& checks, const CudaContext& context, const CudaDeviceProperties& device) {
@@ -106,14 +107,16 @@ void check_vector_add(Checks& checks, const CudaContext& context, const CudaDevi
   if (!launched) return;
   auto ms = stop->milliseconds_since(*start);
   if (checks.expect_ok(ms, "cuEventElapsedTime"))
-    std::printf("vector_add of %d floats: %.3f ms, %.1f GB/s\n", n, *ms, 3.0 * static_cast<double>(bytes) / (*ms * 1e6));
+    std::printf("vector_add of %d floats: %.3f ms, %.1f GB/s\n", n, *ms,
+                3.0 * static_cast<double>(bytes) / (*ms * 1e6));
 
   if (!checks.expect_ok(dc->copy_to_host(c.data(), bytes), "copy c to the host")) return;
   int wrong = 0, first_wrong = -1;
   for (int i = 0; i < n; ++i)
     if (c[i] != a[i] + b[i] && wrong++ == 0) first_wrong = i;
-  checks.expect(wrong == 0, "vector_add matches the host exactly",
-                wrong == 0 ? "" : std::to_string(wrong) + " elements differ, the first at " + std::to_string(first_wrong));
+  checks.expect(
+      wrong == 0, "vector_add matches the host exactly",
+      wrong == 0 ? "" : std::to_string(wrong) + " elements differ, the first at " + std::to_string(first_wrong));
   checks.expect_error(module->kernel("no_such_kernel").status(), "a kernel not in the module",
                       "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (500): ");
   checks.expect_error(dc->copy_to_host(c.data(), bytes + 4), "a copy larger than the buffer",

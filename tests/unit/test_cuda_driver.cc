@@ -27,8 +27,10 @@ TEST(CudaDriver, TheToolkitsStubIsNotADriver) {
   auto driver = CudaDriver::load(stub);
   ASSERT_FALSE(driver);
   const std::string& message = driver.error().message();
-  EXPECT_EQ(message.rfind("cuInit: CUDA_ERROR_STUB_LIBRARY (34): ", 0), 0u) << message;
-  EXPECT_NE(message.find("the CUDA toolkit's stub library, not a driver"), std::string::npos) << message;
+  EXPECT_EQ(message,
+            "cuInit: CUDA_ERROR_STUB_LIBRARY (34): it is the CUDA toolkit's stub library, not a driver: install the "
+            "NVIDIA driver")
+      << message;
 }
 
 TEST(CudaError, ACallNameCodeDescriptionAndDetail) {
@@ -44,7 +46,9 @@ TEST(CudaError, ACallNameCodeDescriptionAndDetail) {
 
 TEST(CudaError, ACodeNobodyNamesStillSaysItsNumber) {
   EXPECT_EQ(known_cuda_result_name(12345), "");
-  EXPECT_EQ(format_cuda_error("cuLaunchKernel", 12345, "", ""), "cuLaunchKernel: CUDA error (12345): no description");
+  EXPECT_EQ(format_cuda_error("cuLaunchKernel", 12345, "", ""), "cuLaunchKernel: CUDA error (12345)");
+  EXPECT_EQ(format_cuda_error("cuInit", kCudaErrorStubLibrary, "CUDA_ERROR_STUB_LIBRARY", "", "it is a stub"),
+            "cuInit: CUDA_ERROR_STUB_LIBRARY (34): it is a stub");
 }
 
 TEST(CudaError, BytesReadInBinaryUnits) {

@@ -46,7 +46,8 @@ TEST(NvrtcCubin, SeveralKernelsCompileToOneSm90ElfImage) {
   auto cubin = compile_cuda_to_cubin(kKernels);
   ASSERT_TRUE(cubin) << cubin.error().message();
   ASSERT_GE(cubin->image.size(), 4u);
-  EXPECT_EQ(cubin->image.substr(0, 4), std::string("\x7f" "ELF"));
+  EXPECT_EQ(cubin->image.substr(0, 4), std::string("\x7f"
+                                                   "ELF"));
   EXPECT_NE(cubin->log.find("for 'sm_90'"), std::string::npos) << cubin->log;
   ASSERT_EQ(cubin->kernels.size(), 3u) << cubin->log;
   const KernelResources* add = find(*cubin, "vector_add");

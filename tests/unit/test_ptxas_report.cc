@@ -9,7 +9,8 @@ namespace {
 
 // Two kernels of one program, the first with a locally indexed array, and a device function
 // whose properties are not a kernel's.
-constexpr const char* kLog = R"(ptxas info    : Overriding maximum register limit 256 for 'spill' with  32 of maxrregcount option
+constexpr const char* kLog =
+    R"(ptxas info    : Overriding maximum register limit 256 for 'spill' with  32 of maxrregcount option
 ptxas info    : 0 bytes gmem
 ptxas info    : Function properties for helper
 ptxas         .     16 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
@@ -46,7 +47,8 @@ TEST(PtxasReport, DeviceFunctionPropertiesAreNotKernels) {
 
 TEST(PtxasReport, ALogWithoutPtxasLinesHasNoKernels) {
   EXPECT_TRUE(parse_ptxas_log("").empty());
-  EXPECT_TRUE(parse_ptxas_log("kernel.cu(3): warning #177-D: variable \"x\" was declared but never referenced\n").empty());
+  EXPECT_TRUE(
+      parse_ptxas_log("kernel.cu(3): warning #177-D: variable \"x\" was declared but never referenced\n").empty());
 }
 
 }  // namespace

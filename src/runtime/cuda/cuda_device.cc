@@ -25,8 +25,7 @@ Expected<int> attribute(const CudaDriver& driver, CuDevice device, int which) {
 
 Expected<CuDevice> device_of(const CudaDriver& driver, int ordinal) {
   CuDevice device = 0;
-  KILN_TRY(driver.check(driver.api().device_get(&device, ordinal), "cuDeviceGet",
-                        "device " + std::to_string(ordinal)));
+  KILN_TRY(driver.check(driver.api().device_get(&device, ordinal), "cuDeviceGet", "device " + std::to_string(ordinal)));
   return device;
 }
 

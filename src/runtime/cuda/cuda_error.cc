@@ -32,11 +32,13 @@ std::string format_cuda_error(std::string_view call, CuResult result, std::strin
   std::string text(call);
   text += ": ";
   text += name.empty() ? "CUDA error" : name;
-  text += " (" + std::to_string(result) + "): ";
-  text += description.empty() ? "no description" : description;
-  if (!detail.empty()) {
-    text += ", ";
-    text += detail;
+  text += " (" + std::to_string(result) + ")";
+  std::string_view separator = ": ";
+  for (std::string_view part : {description, detail}) {
+    if (part.empty()) continue;
+    text += separator;
+    text += part;
+    separator = ", ";
   }
   return text;
 }

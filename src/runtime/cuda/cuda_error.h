@@ -19,8 +19,8 @@ constexpr CuResult kCudaErrorNoDevice = 100;
 // cuda.h's name for `result` ("CUDA_ERROR_NO_DEVICE") for the codes kiln names itself, else "".
 std::string_view known_cuda_result_name(CuResult result);
 
-// "<call>: <name> (<result>): <description>[, <detail>]"; an empty name or description (the
-// driver did not know it) reads "CUDA error" / "no description".
+// "<call>: <name> (<result>): <description>, <detail>"; an empty name (the driver did not know
+// it) reads "CUDA error", an empty description or detail is left out with its separator.
 std::string format_cuda_error(std::string_view call, CuResult result, std::string_view name,
                               std::string_view description, std::string_view detail = {});
 

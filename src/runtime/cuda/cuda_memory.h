@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/driver_handle.h"
 
 namespace kiln {
 
@@ -14,12 +15,8 @@ class DeviceBuffer {
   // `bytes` of device memory in the current context. Error: the driver's, with the size asked
   // for ("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory, asking for 80.0 GiB").
   static Expected<DeviceBuffer> allocate(const CudaContext& context, size_t bytes);
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
 
-  CuDevicePtr address() const { return address_; }
+  CuDevicePtr address() const { return memory_.get(); }
   size_t bytes() const { return bytes_; }
 
   // Copies `bytes` from the host into the buffer's start, or from its start to the host.
@@ -30,12 +27,12 @@ class DeviceBuffer {
   Status fill_bytes(unsigned char value);
 
  private:
-  DeviceBuffer(const CudaDriver& driver, CuDevicePtr address, size_t bytes)
-      : driver_(&driver), address_(address), bytes_(bytes) {}
+  DeviceBuffer(DriverHandle<CuDevicePtr, &CudaDriverApi::mem_free> memory, size_t bytes)
+      : memory_(std::move(memory)), bytes_(bytes) {}
   Status check_fits(const char* call, size_t bytes) const;
+  const CudaDriver& driver() const { return memory_.driver(); }
 
-  const CudaDriver* driver_;
-  CuDevicePtr address_;
+  DriverHandle<CuDevicePtr, &CudaDriverApi::mem_free> memory_;
   size_t bytes_;
 };
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/driver_handle.h"
 
 namespace kiln {
 
@@ -21,10 +22,6 @@ class CudaModule {
  public:
   // Error: the driver refuses the image (not a cubin, or not for this device's architecture).
   static Expected<CudaModule> load(const CudaContext& context, std::string_view cubin);
-  CudaModule(CudaModule&& other) noexcept;
-  CudaModule& operator=(CudaModule&&) = delete;
-  CudaModule(const CudaModule&) = delete;
-  ~CudaModule();
 
   // The kernel named `name` (its symbol: extern "C" names are as written). Error: no such kernel.
   Expected<CuFunction> kernel(const std::string& name) const;
@@ -34,10 +31,9 @@ class CudaModule {
   Status launch(CuFunction kernel, const LaunchDims& dims, CuStream stream, void** params) const;
 
  private:
-  CudaModule(const CudaDriver& driver, CuModule module) : driver_(&driver), module_(module) {}
+  explicit CudaModule(DriverHandle<CuModule, &CudaDriverApi::module_unload> module) : module_(std::move(module)) {}
 
-  const CudaDriver* driver_;
-  CuModule module_;
+  DriverHandle<CuModule, &CudaDriverApi::module_unload> module_;
 };
 
 }  // namespace kiln

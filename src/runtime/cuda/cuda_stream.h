@@ -3,35 +3,27 @@
 #pragma once
 
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/driver_handle.h"
 
 namespace kiln {
 
 class CudaStream {
  public:
   static Expected<CudaStream> create(const CudaContext& context);
-  CudaStream(CudaStream&& other) noexcept;
-  CudaStream& operator=(CudaStream&&) = delete;
-  CudaStream(const CudaStream&) = delete;
-  ~CudaStream();
 
-  CuStream handle() const { return stream_; }
+  CuStream handle() const { return stream_.get(); }
   // Waits for everything queued so far; a kernel's fault surfaces here.
   Status synchronize() const;
 
  private:
-  CudaStream(const CudaDriver& driver, CuStream stream) : driver_(&driver), stream_(stream) {}
+  explicit CudaStream(DriverHandle<CuStream, &CudaDriverApi::stream_destroy> stream) : stream_(std::move(stream)) {}
 
-  const CudaDriver* driver_;
-  CuStream stream_;
+  DriverHandle<CuStream, &CudaDriverApi::stream_destroy> stream_;
 };
 
 class CudaEvent {
  public:
   static Expected<CudaEvent> create(const CudaContext& context);
-  CudaEvent(CudaEvent&& other) noexcept;
-  CudaEvent& operator=(CudaEvent&&) = delete;
-  CudaEvent(const CudaEvent&) = delete;
-  ~CudaEvent();
 
   Status record(const CudaStream& stream) const;
   Status synchronize() const;
@@ -39,10 +31,9 @@ class CudaEvent {
   Expected<float> milliseconds_since(const CudaEvent& start) const;
 
  private:
-  CudaEvent(const CudaDriver& driver, CuEvent event) : driver_(&driver), event_(event) {}
+  explicit CudaEvent(DriverHandle<CuEvent, &CudaDriverApi::event_destroy> event) : event_(std::move(event)) {}
 
-  const CudaDriver* driver_;
-  CuEvent event_;
+  DriverHandle<CuEvent, &CudaDriverApi::event_destroy> event_;
 };
 
 }  // namespace kiln

@@ -112,7 +112,8 @@ class CompiledProgram {
 // Compiles `source` with `flags` and hands the program to `read`, which returns the result.
 template <typename Read>
 auto compile_then(std::string_view source, const NvrtcOptions& options, const std::vector<std::string>& flags,
-                  Read read) -> decltype(read(std::declval<const NvrtcApi&>(), std::declval<const CompiledProgram&>())) {
+                  Read read)
+    -> decltype(read(std::declval<const NvrtcApi&>(), std::declval<const CompiledProgram&>())) {
   const Expected<Nvrtc>& loaded = nvrtc();
   if (!loaded) return loaded.error();
   const NvrtcApi& api = loaded->api;
@@ -169,12 +170,13 @@ Expected<Cubin> compile_cuda_to_cubin(std::string_view source, const NvrtcOption
                       "', which gives PTX");
   std::vector<std::string> flags = nvrtc_flags(options);
   flags.push_back("--ptxas-options=-v");
-  return compile_then(source, options, flags, [](const NvrtcApi& api, const CompiledProgram& program) -> Expected<Cubin> {
-    KILN_ASSIGN_OR_RETURN(std::string image, program.output(api.get_cubin_size, api.get_cubin, "nvrtcGetCUBIN"));
-    KILN_ASSIGN_OR_RETURN(std::string log, program.log());
-    std::vector<KernelResources> kernels = parse_ptxas_log(log);
-    return Cubin{std::move(image), std::move(kernels), std::move(log)};
-  });
+  return compile_then(
+      source, options, flags, [](const NvrtcApi& api, const CompiledProgram& program) -> Expected<Cubin> {
+        KILN_ASSIGN_OR_RETURN(std::string image, program.output(api.get_cubin_size, api.get_cubin, "nvrtcGetCUBIN"));
+        KILN_ASSIGN_OR_RETURN(std::string log, program.log());
+        std::vector<KernelResources> kernels = parse_ptxas_log(log);
+        return Cubin{std::move(image), std::move(kernels), std::move(log)};
+      });
 }
 
 Expected<std::string> nvrtc_version() {
