@@ -1,9 +1,10 @@
 // The CUDA runtime layer (src/runtime/cuda/) on a real GPU: the device's properties, a vector add
 // compiled by NVRTC to a cubin for the device's architecture, loaded, launched on a stream,
-// copied back and compared exactly; and the errors only a driver gives (out of memory, a kernel
-// that is not in the module). A plain program rather than GoogleTest, so that it builds on the GPU
-// machine, which has no GoogleTest (scripts/gpu-test.sh). Where there is no driver or no device it
-// prints "no CUDA device: ..." and exits 77, which ctest counts as skipped.
+// copied back and compared exactly; and the errors only a driver gives (out of memory, a launch
+// refused, an image that is not a cubin, a kernel that is not in the module). A plain program
+// rather than GoogleTest, so that it builds on the GPU machine, which has no GoogleTest
+// (scripts/gpu-test.sh). Where there is no driver or no device it prints "no CUDA device: ..."
+// and exits 77, which ctest counts as skipped.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -117,6 +118,14 @@ void check_vector_add(Checks& checks, const CudaContext& context, const CudaDevi
   checks.expect(
       wrong == 0, "vector_add matches the host exactly",
       wrong == 0 ? "" : std::to_string(wrong) + " elements differ, the first at " + std::to_string(first_wrong));
+  LaunchDims too_large = dims;
+  too_large.block[0] = 2048;  // past the 1024 threads a block may have
+  Status refused = module->launch(*kernel, too_large, stream->handle(), params);
+  if (checks.expect_error(refused, "a block of 2048 threads is refused", "cuLaunchKernel: CUDA_ERROR_"))
+    checks.expect(refused.error().message().find("block [2048, 1, 1]") != std::string::npos,
+                  "the launch error names the block", refused.error().message());
+  checks.expect_error(CudaModule::load(context, "not a cubin").status(), "an image that is not a cubin",
+                      "cuModuleLoadData: CUDA_ERROR_");
   checks.expect_error(module->kernel("no_such_kernel").status(), "a kernel not in the module",
                       "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (500): ");
   checks.expect_error(dc->copy_to_host(c.data(), bytes + 4), "a copy larger than the buffer",
