@@ -1,9 +1,8 @@
 #include "runtime/cuda/nvrtc.h"
 
-#include <dlfcn.h>
-
-#include <memory>
 #include <utility>
+
+#include "runtime/cuda/vendor_library.h"
 
 namespace kiln {
 
@@ -16,118 +15,118 @@ using NvrtcProgram = struct NvrtcProgramOpaque*;
 constexpr NvrtcResult kNvrtcSuccess = 0;
 constexpr NvrtcResult kNvrtcErrorCompilation = 6;
 
+using NvrtcSizeFn = NvrtcResult (*)(NvrtcProgram prog, size_t* size);
+using NvrtcTextFn = NvrtcResult (*)(NvrtcProgram prog, char* text);
+
 struct NvrtcApi {
   NvrtcResult (*version)(int* major, int* minor) = nullptr;
   NvrtcResult (*create_program)(NvrtcProgram* prog, const char* src, const char* name, int num_headers,
                                 const char* const* headers, const char* const* include_names) = nullptr;
   NvrtcResult (*compile_program)(NvrtcProgram prog, int num_options, const char* const* options) = nullptr;
-  NvrtcResult (*get_ptx_size)(NvrtcProgram prog, size_t* size) = nullptr;
-  NvrtcResult (*get_ptx)(NvrtcProgram prog, char* ptx) = nullptr;
-  NvrtcResult (*get_log_size)(NvrtcProgram prog, size_t* size) = nullptr;
-  NvrtcResult (*get_log)(NvrtcProgram prog, char* log) = nullptr;
+  NvrtcSizeFn get_ptx_size = nullptr;
+  NvrtcTextFn get_ptx = nullptr;
+  NvrtcSizeFn get_cubin_size = nullptr;
+  NvrtcTextFn get_cubin = nullptr;
+  NvrtcSizeFn get_log_size = nullptr;
+  NvrtcTextFn get_log = nullptr;
   NvrtcResult (*destroy_program)(NvrtcProgram* prog) = nullptr;
   const char* (*error_string)(NvrtcResult result) = nullptr;
 };
 
-struct LibraryCloser {
-  void operator()(void* h) const { dlclose(h); }
-};
-using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
-
-// The loaded library and its entry points. RTLD_NODELETE: NVRTC stays mapped after the
-// handle closes, so the next compile does not pay for loading it again.
+// The loaded library and its entry points.
 struct Nvrtc {
-  LibraryHandle handle;
+  VendorLibrary library;
   NvrtcApi api;
 };
 
-template <typename Fn>
-Status load_symbol(void* h, const char* name, Fn& out) {
-  dlerror();
-  void* s = dlsym(h, name);
-  if (!s) return make_error("NVRTC: ", name, " is missing from libnvrtc (a CUDA 13 NVRTC is needed)");
-  out = reinterpret_cast<Fn>(s);
-  return Status::ok();
-}
-
 Expected<Nvrtc> load_nvrtc() {
-  void* h = nullptr;
-  std::string why;
-  for (const char* name : {"libnvrtc.so.13", "libnvrtc.so"}) {
-    h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (h) break;
-    if (const char* e = dlerror()) why += std::string(why.empty() ? "" : "; ") + e;
-  }
-  if (!h)
-    return make_error("NVRTC (libnvrtc.so.13) not found: install the CUDA 13 toolkit, or put its lib64 ",
-                      "directory on LD_LIBRARY_PATH (", why, ")");
-  Nvrtc n{LibraryHandle(h), {}};
-  NvrtcApi& a = n.api;
-  KILN_TRY(load_symbol(h, "nvrtcVersion", a.version));
-  KILN_TRY(load_symbol(h, "nvrtcCreateProgram", a.create_program));
-  KILN_TRY(load_symbol(h, "nvrtcCompileProgram", a.compile_program));
-  KILN_TRY(load_symbol(h, "nvrtcGetPTXSize", a.get_ptx_size));
-  KILN_TRY(load_symbol(h, "nvrtcGetPTX", a.get_ptx));
-  KILN_TRY(load_symbol(h, "nvrtcGetProgramLogSize", a.get_log_size));
-  KILN_TRY(load_symbol(h, "nvrtcGetProgramLog", a.get_log));
-  KILN_TRY(load_symbol(h, "nvrtcDestroyProgram", a.destroy_program));
-  KILN_TRY(load_symbol(h, "nvrtcGetErrorString", a.error_string));
-  return n;
+  std::vector<std::string> candidates = cuda_toolkit_library_candidates("libnvrtc.so.13");
+  candidates.push_back("libnvrtc.so");
+  KILN_ASSIGN_OR_RETURN(VendorLibrary library,
+                        VendorLibrary::open(candidates, "NVRTC (libnvrtc.so.13)",
+                                            "install the CUDA 13 toolkit, or put its lib64 directory on "
+                                            "LD_LIBRARY_PATH"));
+  NvrtcApi a;
+  KILN_TRY(library.resolve("nvrtcVersion", a.version));
+  KILN_TRY(library.resolve("nvrtcCreateProgram", a.create_program));
+  KILN_TRY(library.resolve("nvrtcCompileProgram", a.compile_program));
+  KILN_TRY(library.resolve("nvrtcGetPTXSize", a.get_ptx_size));
+  KILN_TRY(library.resolve("nvrtcGetPTX", a.get_ptx));
+  KILN_TRY(library.resolve("nvrtcGetCUBINSize", a.get_cubin_size));
+  KILN_TRY(library.resolve("nvrtcGetCUBIN", a.get_cubin));
+  KILN_TRY(library.resolve("nvrtcGetProgramLogSize", a.get_log_size));
+  KILN_TRY(library.resolve("nvrtcGetProgramLog", a.get_log));
+  KILN_TRY(library.resolve("nvrtcDestroyProgram", a.destroy_program));
+  KILN_TRY(library.resolve("nvrtcGetErrorString", a.error_string));
+  return Nvrtc{std::move(library), a};
 }
 
-// A program, destroyed with the object.
-class Program {
- public:
-  Program(const NvrtcApi& api, NvrtcProgram p) : api_(api), p_(p) {}
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
-  ~Program() { api_.destroy_program(&p_); }
-  NvrtcProgram get() const { return p_; }
-
- private:
-  const NvrtcApi& api_;
-  NvrtcProgram p_;
-};
+// Loaded once per process; a machine without NVRTC keeps the error.
+const Expected<Nvrtc>& nvrtc() {
+  static const Expected<Nvrtc> loaded = load_nvrtc();
+  return loaded;
+}
 
 Status check(const NvrtcApi& api, NvrtcResult r, const char* what) {
   if (r == kNvrtcSuccess) return Status::ok();
   return make_error("NVRTC: ", what, " failed: ", api.error_string(r));
 }
 
-// NVRTC's sizes count the terminating NUL.
-Expected<std::string> read_text(const NvrtcApi& api, NvrtcProgram p, NvrtcResult (*size_fn)(NvrtcProgram, size_t*),
-                                NvrtcResult (*text_fn)(NvrtcProgram, char*), const char* what) {
+// NVRTC's text sizes count the terminating NUL; a cubin's size is its size.
+Expected<std::string> read_output(const NvrtcApi& api, NvrtcProgram p, NvrtcSizeFn size_fn, NvrtcTextFn text_fn,
+                                  const char* what) {
   size_t size = 0;
   KILN_TRY(check(api, size_fn(p, &size), what));
   std::string text(size, '\0');
   if (size > 0) KILN_TRY(check(api, text_fn(p, text.data()), what));
+  return text;
+}
+
+std::string without_trailing_nuls(std::string text) {
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
 
-}  // namespace
+// A compiled program and its log, destroyed with the object.
+class CompiledProgram {
+ public:
+  CompiledProgram(const NvrtcApi& api, NvrtcProgram p) : api_(api), p_(p) {}
+  CompiledProgram(const CompiledProgram&) = delete;
+  CompiledProgram& operator=(const CompiledProgram&) = delete;
+  ~CompiledProgram() { api_.destroy_program(&p_); }
 
-std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
-  std::vector<std::string> flags{"--gpu-architecture=" + options.arch, "-default-device", "-std=" + options.std};
-  for (const std::string& dir : options.include_dirs) flags.push_back("-I" + dir);
-  flags.insert(flags.end(), options.extra.begin(), options.extra.end());
-  return flags;
-}
+  Expected<std::string> log() const {
+    KILN_ASSIGN_OR_RETURN(std::string text,
+                          read_output(api_, p_, api_.get_log_size, api_.get_log, "nvrtcGetProgramLog"));
+    return without_trailing_nuls(std::move(text));
+  }
+  Expected<std::string> output(NvrtcSizeFn size_fn, NvrtcTextFn text_fn, const char* what) const {
+    return read_output(api_, p_, size_fn, text_fn, what);
+  }
 
-Expected<std::string> compile_cuda_to_ptx(std::string_view source, const NvrtcOptions& options) {
-  KILN_ASSIGN_OR_RETURN(Nvrtc nvrtc, load_nvrtc());
-  const NvrtcApi& api = nvrtc.api;
+ private:
+  const NvrtcApi& api_;
+  NvrtcProgram p_;
+};
+
+// Compiles `source` with `flags` and hands the program to `read`, which returns the result.
+template <typename Read>
+auto compile_then(std::string_view source, const NvrtcOptions& options, const std::vector<std::string>& flags,
+                  Read read)
+    -> decltype(read(std::declval<const NvrtcApi&>(), std::declval<const CompiledProgram&>())) {
+  const Expected<Nvrtc>& loaded = nvrtc();
+  if (!loaded) return loaded.error();
+  const NvrtcApi& api = loaded->api;
   std::string src(source);
   NvrtcProgram raw = nullptr;
   KILN_TRY(check(api, api.create_program(&raw, src.c_str(), options.name.c_str(), 0, nullptr, nullptr),
                  "nvrtcCreateProgram"));
-  Program program(api, raw);
-  std::vector<std::string> flags = nvrtc_flags(options);
+  CompiledProgram program(api, raw);
   std::vector<const char*> argv;
   for (const std::string& f : flags) argv.push_back(f.c_str());
-  NvrtcResult r = api.compile_program(program.get(), static_cast<int>(argv.size()), argv.data());
+  NvrtcResult r = api.compile_program(raw, static_cast<int>(argv.size()), argv.data());
   if (r != kNvrtcSuccess) {
-    Expected<std::string> log = read_text(api, program.get(), api.get_log_size, api.get_log, "nvrtcGetProgramLog");
+    Expected<std::string> log = program.log();
     std::string what = "does not compile";
     if (r != kNvrtcErrorCompilation) {
       what = std::string("failed: ") + api.error_string(r) + " (options:";
@@ -136,13 +135,55 @@ Expected<std::string> compile_cuda_to_ptx(std::string_view source, const NvrtcOp
     }
     return make_error("NVRTC: ", options.name, " ", what, "\n", log ? *log : log.error().message());
   }
-  return read_text(api, program.get(), api.get_ptx_size, api.get_ptx, "nvrtcGetPTX");
+  return read(api, program);
+}
+
+}  // namespace
+
+std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
+  std::vector<std::string> flags{"--gpu-architecture=" + options.arch, "-default-device", "-std=" + options.std};
+  if (options.minimal) flags.push_back("-minimal");
+  for (const std::string& dir : options.include_dirs) flags.push_back("-I" + dir);
+  flags.insert(flags.end(), options.extra.begin(), options.extra.end());
+  return flags;
+}
+
+Expected<std::string> compile_cuda_to_ptx(std::string_view source, const NvrtcOptions& options) {
+  return compile_then(source, options, nvrtc_flags(options),
+                      [](const NvrtcApi& api, const CompiledProgram& program) -> Expected<std::string> {
+                        KILN_ASSIGN_OR_RETURN(std::string ptx,
+                                              program.output(api.get_ptx_size, api.get_ptx, "nvrtcGetPTX"));
+                        return without_trailing_nuls(std::move(ptx));
+                      });
+}
+
+NvrtcOptions cubin_options(std::string arch) {
+  NvrtcOptions options;
+  options.arch = std::move(arch);
+  options.minimal = true;
+  return options;
+}
+
+Expected<Cubin> compile_cuda_to_cubin(std::string_view source, const NvrtcOptions& options) {
+  if (options.arch.rfind("sm_", 0) != 0)
+    return make_error("NVRTC: ", options.name, ": a cubin needs a real architecture (sm_90), not '", options.arch,
+                      "', which gives PTX");
+  std::vector<std::string> flags = nvrtc_flags(options);
+  flags.push_back("--ptxas-options=-v");
+  return compile_then(
+      source, options, flags, [](const NvrtcApi& api, const CompiledProgram& program) -> Expected<Cubin> {
+        KILN_ASSIGN_OR_RETURN(std::string image, program.output(api.get_cubin_size, api.get_cubin, "nvrtcGetCUBIN"));
+        KILN_ASSIGN_OR_RETURN(std::string log, program.log());
+        std::vector<KernelResources> kernels = parse_ptxas_log(log);
+        return Cubin{std::move(image), std::move(kernels), std::move(log)};
+      });
 }
 
 Expected<std::string> nvrtc_version() {
-  KILN_ASSIGN_OR_RETURN(Nvrtc nvrtc, load_nvrtc());
+  const Expected<Nvrtc>& loaded = nvrtc();
+  if (!loaded) return loaded.error();
   int major = 0, minor = 0;
-  KILN_TRY(check(nvrtc.api, nvrtc.api.version(&major, &minor), "nvrtcVersion"));
+  KILN_TRY(check(loaded->api, loaded->api.version(&major, &minor), "nvrtcVersion"));
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
