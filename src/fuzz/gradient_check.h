@@ -6,7 +6,8 @@
 //   directions e, sum_i <grad_i, e_i> against (L(x + h e) - L(x - h e)) / 2h, L the sum of
 //   each output times a random tangent; a direction where the one-sided differences disagree
 //   (a kink within h: relu at 0, a max with ties) is skipped, as is one along which a dividend
-//   of fmod or remainder moves by half a period (a sawtooth h steps over); L's own rounding is
+//   of fmod or remainder moves by half a period (a sawtooth h steps over) or whose differences
+//   over h and 2h disagree (not converged); L's own rounding is
 //   allowed; a graph taking std or var of a row constant up to rounding (no derivative there)
 //   is not checked against differences;
 // - run compiled for the CPU as it runs in the interpreter (differential.h's check), unless
