@@ -1,13 +1,16 @@
-#include "runtime/cpu/compile_graph.h"
+// The driver: the passes, lowering and scheduling every backend shares, then the backend.
+#include "backend/compile_graph.h"
 
 #include <chrono>
 
+#include "ir/verifier.h"
+#include "lower/byte_counts.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/decompose.h"
 #include "passes/fold_uniform_matmuls.h"
 #include "passes/functionalize.h"
-#include "runtime/cpu/runtime_memory.h"
+#include "support/check.h"
 
 namespace kiln {
 
@@ -26,71 +29,82 @@ bool calls_user_kernels(const Graph& g) {
   return false;
 }
 
-Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const CpuGraphOptions& o) {
+// The passes are the compiler's own: a graph they leave invalid is an internal error.
+void verify_after(const Graph& g, const char* pass, const GraphCompileOptions& o) {
+  if (!o.verify_each) return;
+  Status s = verify_graph(g);
+  KILN_CHECK(s.ok()) << "graph @" << g.name() << " is invalid after " << pass << ": " << s.error().to_string();
+}
+
+Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const Backend& backend, const GraphCompileOptions& o) {
+  const std::string target = " for the " + backend.name() + " backend";
   std::unique_ptr<Graph> copy = g.clone();
   // A kernel call writes several arguments in place: the backend runs its functional form,
   // with the writes into inputs kept as trailing copy_ write-backs (a call in a cond branch or
   // a loop body, too).
   if (calls_user_kernels(*copy)) {
     Expected<ViewAndMutationInfo> f = functionalize(*copy);
-    if (!f) return f.error().add_context("while functionalizing @" + g.name() + " for the CPU backend");
+    if (!f) return f.error().add_context("while functionalizing @" + g.name() + target);
+    verify_after(*copy, "functionalize", o);
   }
   if (o.decompose) {
     DecomposeOptions d;
-    d.ops = decomposable_ops();
-    if (o.extern_linear) std::erase(d.ops, OpKind::Linear);
-    if (o.welford) {
-      std::erase(d.ops, OpKind::Var);
-      std::erase(d.ops, OpKind::Std);
-    }
+    d.ops = decomposed_ops(backend.policy());
     Expected<PassResult> r = decompose(*copy, d);
-    if (!r) return r.error().add_context("while decomposing @" + g.name() + " for the CPU backend");
+    if (!r) return r.error().add_context("while decomposing @" + g.name() + target);
+    verify_after(*copy, "decompose", o);
   }
   // A product with a uniform operand (a sum loss's tangent) becomes a broadcast of sums.
   Expected<PassResult> folded = fold_uniform_matmuls(*copy);
   if (!folded) return folded.error().add_context("while folding uniform matmuls of @" + g.name());
+  verify_after(*copy, "fold_uniform_matmuls", o);
   eliminate_dead_code(*copy);
+  verify_after(*copy, "dce", o);
   eliminate_common_subexpressions(*copy);
+  verify_after(*copy, "cse", o);
   return copy;
 }
 
 // Lowering and scheduling, timed apart: lowering runs with a scheduler that merges nothing
 // (it only drops unread temporaries and numbers the kernels, which the full scheduler does
-// again), then the scheduler runs with the caller's options.
-Expected<LoopProgram> lowered(const Graph& g, const CpuGraphOptions& o, CpuPhaseTimes& t) {
+// again), then the scheduler runs within the backend's limits.
+Expected<LoopProgram> lowered(const Graph& g, const Backend& backend, const GraphCompileOptions& o,
+                              GraphPhaseTimes& t) {
   KILN_TRY(check_value_bytes(g));
-  LowerOptions unscheduled = o.lower;
+  LowerOptions unscheduled{.fuse = o.fuse};
   unscheduled.schedule.merge_pointwise = false;
   unscheduled.schedule.fuse_rows = false;
   auto t0 = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(LoopProgram p, lower_graph(g, unscheduled));
   t.lowering = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  if (o.lower.fuse) schedule_kernels(p, o.lower.schedule);
+  ScheduleOptions schedule = backend.policy().schedule;
+  if (!o.schedule) {
+    schedule.merge_pointwise = false;
+    schedule.fuse_rows = false;
+  }
+  if (o.fuse) schedule_kernels(p, schedule);
   t.scheduling = seconds_since(t0);
   return p;
 }
 
 }  // namespace
 
-Expected<LoopProgram> lower_graph_cpu(const Graph& g, const CpuGraphOptions& o) {
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Graph> copy, prepared(g, o));
-  CpuPhaseTimes unused;
-  return lowered(*copy, o, unused);
+Expected<LoopProgram> lower_graph_for(const Graph& g, const Backend& backend, const GraphCompileOptions& o) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Graph> copy, prepared(g, backend, o));
+  GraphPhaseTimes unused;
+  return lowered(*copy, backend, o, unused);
 }
 
-Expected<CompiledGraph> compile_graph_cpu(const Graph& g, const CpuGraphOptions& o) {
-  CpuPhaseTimes t;
+Expected<CompiledGraph> compile_graph(const Graph& g, const Backend& backend, const GraphCompileOptions& o) {
+  GraphPhaseTimes t;
   auto t0 = std::chrono::steady_clock::now();
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Graph> copy, prepared(g, o));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Graph> copy, prepared(g, backend, o));
   t.passes = seconds_since(t0);
-  KILN_ASSIGN_OR_RETURN(LoopProgram p, lowered(*copy, o, t));
-  KILN_ASSIGN_OR_RETURN(CompiledProgram c, CompiledProgram::compile(std::move(p), o.compile));
-  const CompileStats& s = c.stats();
-  t.emit = s.emit_seconds;
-  t.compile = s.toolchain_seconds + s.lookup_seconds + s.compile_seconds;
-  t.load = s.load_seconds;
-  return CompiledGraph(std::move(copy), std::move(c), t);
+  KILN_ASSIGN_OR_RETURN(LoopProgram p, lowered(*copy, backend, o, t));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Executable> e, backend.compile(std::move(p)));
+  t.backend = e->times();
+  return CompiledGraph(std::move(copy), std::move(e), t);
 }
 
 }  // namespace kiln
