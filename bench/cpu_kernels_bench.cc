@@ -27,7 +27,8 @@
 #include "autograd/partition.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/process.h"
 
 namespace {
@@ -104,9 +105,9 @@ std::string torch_timings(const std::string& python, int runs) {
 }
 
 Row measure(const std::string& name, const Graph& g, int runs, bool interpret_too) {
-  CompiledGraph c = or_die(compile_graph_cpu(g), "compile");
+  CompiledGraph c = or_die(compile_graph(g, CpuBackend()), "compile");
   const std::vector<Tensor> in = random_inputs(g);
-  Row r{name, static_cast<int>(c.program().program().kernels.size()), 0, 0, io_bytes(g)};
+  Row r{name, static_cast<int>(c.executable().program().kernels.size()), 0, 0, io_bytes(g)};
   r.compiled = median_seconds(runs, [&] { (void)or_die(c.run(in), "run"); });
   if (interpret_too) r.interpreted = median_seconds(std::max(1, runs / 4), [&] { (void)or_die(interpret(g, in), "interpret"); });
   return r;

@@ -36,7 +36,8 @@
 #include "codegen/cpp/cpp_emitter.h"
 #include "lower/loop_text.h"
 #include "patterns/joint_graph_passes.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/process.h"
 #include "train/grad_function.h"
 #include "transformer_block.h"
@@ -79,7 +80,7 @@ SourcePhases capture_to_source(nn::Module& block, const Tensor& x) {
   t0 = Clock::now();
   size_t chars = 0;
   for (const Graph* g : {p.forward.get(), p.backward.get()})
-    chars += emit_cpp(or_die(lower_graph_cpu(*g), "lower")).size();
+    chars += emit_cpp(or_die(lower_graph_for(*g, CpuBackend()), "lower")).size();
   t.lower_emit = since(t0);
   if (chars == 0) std::exit(1);
   return t;
@@ -88,7 +89,7 @@ SourcePhases capture_to_source(nn::Module& block, const Tensor& x) {
 // GradFunction::create (compiles both graphs) and one step; seconds.
 double compile_to_first_step(const Captured& c, const Tensor& x) {
   const auto t0 = Clock::now();
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.backend = Backend::Compiled}}), "create");
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "first step");
   return since(t0);
@@ -98,10 +99,10 @@ int64_t planned_step_peak(const Captured& c) {
   JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
   (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
   Partition p = or_die(partition(joint), "partition");
-  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward), "forward");
-  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward), "backward");
-  const MemoryPlan& f = fwd.program().memory_plan();
-  const MemoryPlan& b = bwd.program().memory_plan();
+  const CompiledGraph fwd = or_die(compile_graph(*p.forward, CpuBackend()), "forward");
+  const CompiledGraph bwd = or_die(compile_graph(*p.backward, CpuBackend()), "backward");
+  const MemoryPlan& f = fwd.executable().memory_plan();
+  const MemoryPlan& b = bwd.executable().memory_plan();
   // The backward's inputs are the saved values (and parameters, and the tangent); count the
   // saved ones only, as the forward's outputs already do.
   int64_t saved = 0;
@@ -119,22 +120,23 @@ double step_ms_with(const Captured& c, const Tensor& x, int runs, bool onednn_ma
   JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
   (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
   Partition p = or_die(partition(joint), "partition");
-  CpuGraphOptions o;
+  CpuBackendOptions o;
   o.compile.onednn_matmuls = onednn_matmuls;
-  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward, o), "forward");
-  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward, o), "backward");
+  const CpuBackend backend(o);
+  const CompiledGraph fwd = or_die(compile_graph(*p.forward, backend), "forward");
+  const CompiledGraph bwd = or_die(compile_graph(*p.backward, backend), "backward");
   std::vector<Tensor> fwd_in = {x};
   fwd_in.insert(fwd_in.end(), c.lifted.begin(), c.lifted.end());
   std::vector<double> t;
   for (int i = 0; i <= runs; ++i) {  // the first is a warm-up
     const auto t0 = Clock::now();
-    std::vector<Tensor> out = or_die(fwd.program().run(fwd_in), "forward");
+    std::vector<Tensor> out = or_die(fwd.run(fwd_in), "forward");
     std::vector<Tensor> bwd_in(out.begin() + p.num_forward_outputs, out.end());
     for (size_t k = bwd_in.size(); k < p.backward->inputs().size(); ++k) {
       const TensorType& tt = p.backward->input(static_cast<int>(k))->type();
       bwd_in.push_back(Tensor::full(tt.shape.sizes(), Scalar(1.0), tt.dtype));
     }
-    (void)or_die(bwd.program().run(bwd_in), "backward");
+    (void)or_die(bwd.run(bwd_in), "backward");
     if (i > 0) t.push_back(since(t0));
   }
   std::sort(t.begin(), t.end());
@@ -148,10 +150,10 @@ void print_profile(const Captured& c, const Tensor& x, int runs, const std::stri
   JointGraph joint = or_die(joint_graph(*c.graph), "joint graph");
   (void)or_die(joint_graph_passes(*joint.graph), "joint graph passes");
   Partition p = or_die(partition(joint), "partition");
-  const CompiledGraph fwd = or_die(compile_graph_cpu(*p.forward), "forward");
-  const CompiledGraph bwd = or_die(compile_graph_cpu(*p.backward), "backward");
+  const CompiledGraph fwd = or_die(compile_graph(*p.forward, CpuBackend()), "forward");
+  const CompiledGraph bwd = or_die(compile_graph(*p.backward, CpuBackend()), "backward");
   if (!dump_dir.empty()) {
-    for (auto [name, prog] : {std::pair{"fwd", &fwd.program()}, std::pair{"bwd", &bwd.program()}}) {
+    for (auto [name, prog] : {std::pair{"fwd", &cpu_program(fwd)}, std::pair{"bwd", &cpu_program(bwd)}}) {
       std::ofstream(dump_dir + "/" + name + ".loops") << print_loops(prog->program());
       std::ofstream(dump_dir + "/" + name + ".cpp") << emit_cpp(prog->program());
     }
@@ -166,15 +168,15 @@ void print_profile(const Captured& c, const Tensor& x, int runs, const std::stri
   std::vector<double> fs, bs;
   double total = 0;
   for (int i = 0; i < runs; ++i) {
-    std::vector<Tensor> out = or_die(fwd.program().run_profiled(fwd_in, fs), "forward");
+    std::vector<Tensor> out = or_die(cpu_program(fwd).run_profiled(fwd_in, fs), "forward");
     std::vector<Tensor> bwd_in(out.begin() + p.num_forward_outputs, out.end());
     for (size_t k = bwd_in.size(); k < p.backward->inputs().size(); ++k) {
       const TensorType& t = p.backward->input(static_cast<int>(k))->type();
       bwd_in.push_back(Tensor::full(t.shape.sizes(), Scalar(1.0), t.dtype));
     }
-    (void)or_die(bwd.program().run_profiled(bwd_in, bs), "backward");
+    (void)or_die(cpu_program(bwd).run_profiled(bwd_in, bs), "backward");
   }
-  for (auto [name, prog, secs] : {std::tuple{"fwd", &fwd.program(), &fs}, std::tuple{"bwd", &bwd.program(), &bs}}) {
+  for (auto [name, prog, secs] : {std::tuple{"fwd", &cpu_program(fwd), &fs}, std::tuple{"bwd", &cpu_program(bwd), &bs}}) {
     const LoopProgram& lp = prog->program();
     for (size_t k = 0; k < secs->size(); ++k) {
       const LoopKernel& kern = lp.kernels[k];
@@ -244,7 +246,7 @@ int main(int argc, char** argv) {
   const double cold = compile_to_first_step(c, x);
   const double warm = compile_to_first_step(c, x);
 
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.backend = Backend::Compiled}}), "create");
+  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "warm-up");
   auto round_ms = [&] {  // the median of `runs` steps

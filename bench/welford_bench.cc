@@ -1,5 +1,5 @@
 // Variance on the CPU backend in its two forms, alternated in one process: one Welford pass
-// (CpuGraphOptions::welford, var/std kept whole and lowered to welford_mean/welford_m2) and the
+// (CpuBackendOptions::welford, var/std kept whole and lowered to welford_mean/welford_m2) and the
 // decomposition into a mean and a sum of squared deviations (two reductions; the scheduler
 // fuses them per row when rows have at most 32768 elements, else they are two passes over
 // memory). Each case compiles both, checks they agree, then runs A, B, A, B, ... `rounds`
@@ -21,7 +21,8 @@
 #include "bench_util.h"
 #include "core/tensor_compare.h"
 #include "ir/parser.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 
 namespace {
 
@@ -75,8 +76,8 @@ int main(int argc, char** argv) {
               "B/A per round: median (p10-p90)");
   for (const Case& c : cases) {
     auto g = or_die(parse_graph(c.text), "parse");
-    const CompiledGraph welford = or_die(compile_graph_cpu(*g, CpuGraphOptions{.welford = true}), "compile welford");
-    const CompiledGraph two_pass = or_die(compile_graph_cpu(*g, CpuGraphOptions{.welford = false}), "compile two-pass");
+    const CompiledGraph welford = or_die(compile_graph(*g, CpuBackend({.welford = true})), "compile welford");
+    const CompiledGraph two_pass = or_die(compile_graph(*g, CpuBackend({.welford = false})), "compile two-pass");
     std::vector<Tensor> in;
     for (int i = 0; i < g->num_inputs(); ++i) {
       const TensorType& t = g->input(i)->type();

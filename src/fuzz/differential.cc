@@ -61,19 +61,19 @@ struct Prepared {
   Outcome interpreted;
 };
 
-std::string check_alone(const Prepared& p, const CpuGraphOptions& options) {
-  return compare_outcomes(*p.c->graph, p.inputs, p.interpreted, compiled_outcome(*p.c->graph, p.inputs, options));
+std::string check_alone(const Prepared& p, const Backend& backend) {
+  return compare_outcomes(*p.c->graph, p.inputs, p.interpreted, compiled_outcome(*p.c->graph, p.inputs, backend));
 }
 
 // Compiles the batch as one graph; each case whose part disagrees is checked alone again.
-void check_batch(std::span<const Prepared* const> batch, const CpuGraphOptions& options, std::vector<Finding>& out) {
+void check_batch(std::span<const Prepared* const> batch, const Backend& backend, std::vector<Finding>& out) {
   std::vector<const Graph*> parts;
   std::vector<Tensor> inputs;
   for (const Prepared* p : batch) {
     parts.push_back(p->c->graph.get());
     inputs.insert(inputs.end(), p->inputs.begin(), p->inputs.end());
   }
-  const Outcome merged = compiled_outcome(*merge_graphs(parts), inputs, options);
+  const Outcome merged = compiled_outcome(*merge_graphs(parts), inputs, backend);
   size_t next_output = 0, next_input = 0;
   for (const Prepared* p : batch) {
     const Graph& g = *p->c->graph;
@@ -91,7 +91,7 @@ void check_batch(std::span<const Prepared* const> batch, const CpuGraphOptions& 
       if (why.empty()) continue;
     }
     // The batch failed as a whole or this part of it differs: the graph alone decides.
-    const std::string alone = check_alone(*p, options);
+    const std::string alone = check_alone(*p, backend);
     if (!alone.empty())
       out.push_back({p->c->seed, alone});
     else if (!why.empty())
@@ -112,10 +112,10 @@ Outcome interpret_outcome(const Graph& g, std::span<const Tensor> inputs) {
   return o;
 }
 
-Outcome compiled_outcome(const Graph& g, std::span<const Tensor> inputs, const CpuGraphOptions& options) {
+Outcome compiled_outcome(const Graph& g, std::span<const Tensor> inputs, const Backend& backend) {
   Outcome o;
   o.inputs_after = clones(inputs);
-  Expected<CompiledGraph> compiled = compile_graph_cpu(g, options);
+  Expected<CompiledGraph> compiled = compile_graph(g, backend);
   if (!compiled) {
     o.error = compiled.error().to_string();
     return o;
@@ -162,15 +162,16 @@ std::vector<Finding> check_cases(std::span<const FuzzCase> cases, const Differen
     Outcome interpreted = interpret_outcome(*c.graph, inputs);
     prepared.push_back({&c, std::move(inputs), std::move(interpreted)});
   }
+  const CpuBackend backend(options.cpu);
   std::vector<Finding> findings;
   std::vector<const Prepared*> batch;
   auto flush = [&] {
-    if (!batch.empty()) check_batch(batch, options.cpu, findings);
+    if (!batch.empty()) check_batch(batch, backend, findings);
     batch.clear();
   };
   for (const Prepared& p : prepared) {
     if (!p.interpreted.error.empty()) {  // errors are compared graph by graph
-      if (std::string why = check_alone(p, options.cpu); !why.empty()) findings.push_back({p.c->seed, why});
+      if (std::string why = check_alone(p, backend); !why.empty()) findings.push_back({p.c->seed, why});
       continue;
     }
     batch.push_back(&p);

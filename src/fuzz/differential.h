@@ -1,5 +1,5 @@
 // The differential check of drawn graphs (docs/FUZZING.md): each graph runs in the reference
-// interpreter and compiled for the CPU (compile_graph_cpu, the pipeline `kiln run --device=cpu`
+// interpreter and compiled for the CPU (CpuBackend through compile_graph, the pipeline `kiln run --device=cpu`
 // uses) on fuzz_inputs of its seed, and every output and every input the graph writes must
 // agree within the tolerance estimate_tolerance gives it; a graph one of them runs and the
 // other refuses (an error at compile or run time) is a mismatch too. Graphs are compiled in
@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 
 namespace kiln::fuzz {
 
@@ -33,7 +34,7 @@ struct Finding {
 };
 
 struct DifferentialOptions {
-  CpuGraphOptions cpu = {};
+  CpuBackendOptions cpu = {};
   int batch = 16;  // graphs per compile
 };
 
@@ -49,8 +50,8 @@ struct Outcome {
 
 // Interprets g on copies of `inputs`.
 Outcome interpret_outcome(const Graph& g, std::span<const Tensor> inputs);
-// Compiles g for the CPU and runs it on copies of `inputs`.
-Outcome compiled_outcome(const Graph& g, std::span<const Tensor> inputs, const CpuGraphOptions& options);
+// Compiles g with `backend` and runs it on copies of `inputs`.
+Outcome compiled_outcome(const Graph& g, std::span<const Tensor> inputs, const Backend& backend);
 
 // Why `compiled` disagrees with `interpreted` on g (run on `inputs`), or "" when it agrees.
 std::string compare_outcomes(const Graph& g, std::span<const Tensor> inputs, const Outcome& interpreted,

@@ -2,7 +2,6 @@
 
 #include <unordered_set>
 
-#include "codegen/cpp/cpp_emitter.h"
 #include "ir/printer.h"
 #include "lower/loop_control.h"
 #include "lower/loop_text.h"
@@ -14,17 +13,17 @@ ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles&
   return {std::move(title), print_graph(g), graph_dot(g, roles), g.num_inputs() + static_cast<int64_t>(g.num_nodes())};
 }
 
-ReportProgram report_program(std::string title, const CompiledGraph& c, const CppEmitOptions& emit) {
-  const LoopProgram& p = c.program().program();
+ReportProgram report_program(std::string title, const CompiledGraph& c, const Backend& backend) {
+  const LoopProgram& p = c.executable().program();
   ReportProgram r{std::move(title),
                   print_loops(p),
                   loop_program_dot(p),
                   static_cast<int64_t>(p.kernels.size() + p.buffers.size()),
-                  emit_cpp(p, emit),
+                  backend.emit(p),
                   {},
                   {}};
   for (const LoopKernel* k : flat_kernels(p)) ++r.kernels_by_kind[static_cast<size_t>(k->kind)];
-  r.memory = memory_series(p, c.program().memory_plan());
+  r.memory = memory_series(p, c.executable().memory_plan());
   return r;
 }
 

@@ -17,7 +17,7 @@
 #include "report/graph_dot.h"
 #include "report/memory_plot.h"
 #include "report/phase_times.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -56,14 +56,14 @@ struct CompileReport {
   std::string title = {};
   std::vector<ReportGraph> graphs = {};          // in pipeline order
   std::optional<ReportPartition> partition = {};  // training compiles only
-  std::vector<ReportProgram> programs = {};       // CPU-compiled graphs
+  std::vector<ReportProgram> programs = {};       // compiled graphs
   PhaseTimes times = {};
 };
 
 ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles& roles = {});
-// The program of a CPU-compiled graph: loop IR, DOT, C++ (emitted again with the options it
-// was compiled with) and the memory series of its plan.
-ReportProgram report_program(std::string title, const CompiledGraph& c, const CppEmitOptions& emit = {});
+// The program of a compiled graph: loop IR, DOT, source (emitted again by `backend`, which
+// compiled it) and the memory series of its plan.
+ReportProgram report_program(std::string title, const CompiledGraph& c, const Backend& backend);
 ReportPartition report_partition(const Partition& p);
 
 struct ReportOptions {

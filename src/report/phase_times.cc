@@ -34,13 +34,13 @@ void PhaseTimes::add(Phase p, double seconds) {
   s = s.value_or(0.0) + seconds;
 }
 
-void PhaseTimes::add(const CpuPhaseTimes& t) {
+void PhaseTimes::add(const GraphPhaseTimes& t) {
   add(Phase::Passes, t.passes);
   add(Phase::Lowering, t.lowering);
   add(Phase::Scheduling, t.scheduling);
-  add(Phase::Codegen, t.emit);
-  add(Phase::Compile, t.compile);
-  add(Phase::Load, t.load);
+  add(Phase::Codegen, t.backend.emit);
+  add(Phase::Compile, t.backend.compile);
+  add(Phase::Load, t.backend.load);
 }
 
 void PhaseTimes::add(const PhaseTimes& other) {

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
 
 namespace kiln {
 
@@ -22,8 +22,9 @@ class PhaseTimes {
  public:
   // Adds to the phase's time (a train step compiles two graphs: their times add up).
   void add(Phase p, double seconds);
-  // Adds the CPU backend's passes, lowering, scheduling, emit, compile and load times.
-  void add(const CpuPhaseTimes& t);
+  // Adds the compile driver's passes, lowering and scheduling times and its backend's emit,
+  // compile and load times.
+  void add(const GraphPhaseTimes& t);
   // Adds every phase `other` ran.
   void add(const PhaseTimes& other);
 

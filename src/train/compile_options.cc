@@ -7,7 +7,7 @@
 namespace kiln {
 
 RunnerOptions runner_options(const CompileOptions& options) {
-  return RunnerOptions{.backend = options.backend, .device = options.device, .cpu = options.cpu};
+  return RunnerOptions{.execution = options.execution, .device = options.device, .backends = options.backends};
 }
 
 GradOptions grad_options(const CompileOptions& options, JointOptions joint) {

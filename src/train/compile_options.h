@@ -3,7 +3,7 @@
 // global). The default compiles for the CPU; the reference interpreter is one option away:
 //
 //   CompileOptions{.device = Device::cpu(), .memory_budget = 0.5}   // compiled C++ kernels
-//   CompileOptions{.backend = Backend::Interpreter}                  // the oracle, op by op
+//   CompileOptions{.execution = Execution::Interpreter}              // the oracle, op by op
 //
 // Each API maps it to its lower-level options here (runner_options, grad_options); the
 // graph-level API (GradFunction::create with GradOptions) keeps every knob of the partitioner.
@@ -17,19 +17,19 @@
 #include "core/device.h"
 #include "patterns/joint_graph_passes.h"
 #include "report/phase_times.h"
-#include "runtime/cpu/compile_graph.h"
 #include "train/grad_function.h"
 #include "train/graph_runner.h"
 
 namespace kiln {
 
 struct CompileOptions {
-  // Where the compiled program runs: Device::cpu() generates and compiles C++ kernels for this
-  // machine. No other device has a compiled backend yet (an error names it).
+  // Where the compiled program runs, which picks its backend (runtime/backend_registry.h):
+  // Device::cpu() generates and compiles C++ kernels for this machine. A device with no
+  // backend in this build is an error that names it.
   Device device = Device::cpu();
-  // Backend::Compiled: the device's generated kernels. Backend::Interpreter: the reference
+  // Execution::Compiled: the device's generated kernels. Execution::Interpreter: the reference
   // interpreter, op by op (the numerical oracle; slow, but runs every op and body).
-  Backend backend = Backend::Compiled;
+  Execution execution = Execution::Compiled;
   // Training: the fraction in [0, 1] of the activation memory the min-cut partitioner may save
   // between forward and backward (PartitionOptions::memory_budget); the rest is recomputed.
   double memory_budget = 1.0;
@@ -39,16 +39,17 @@ struct CompileOptions {
   // no-op removal, constant folding, attention fusion, matmul padding, unique indices.
   bool run_joint_passes = true;
   JointGraphPassOptions joint_passes = {};
-  // The CPU backend's passes, lowering and C++ compilation: compiler, kernel cache directory,
-  // matmul library (runtime/cpu/compile_graph.h). Part of every kernel's cache key.
-  CpuGraphOptions cpu = {};
+  // Each backend's own knobs (runtime/backend_registry.h): for the CPU, which ops it keeps
+  // whole, its compiler, kernel cache directory and matmul library. Part of every kernel's
+  // cache key.
+  BackendOptions backends = {};
   // Training: the seed of random draws (dropout); step n draws with (seed, n).
   uint64_t seed = 0;
   // When not empty, the compile report (docs/REPORT.md) is written to this directory.
   std::string report_dir = {};
 };
 
-// The runner of a compiled program: backend, device and the CPU backend's options.
+// The runner of a compiled program: execution, device and the backends' options.
 RunnerOptions runner_options(const CompileOptions& options);
 
 // The gradient compilation of `options` differentiating `joint` (GradOptions::report is left

@@ -7,7 +7,7 @@
 //
 // The captured graph runs the pattern and cleanup passes (CompileOptions::run_joint_passes, as
 // Inductor runs its joint-graph passes on inference graphs), then the backend: compiled C++
-// kernels for the CPU by default, or the reference interpreter (Backend::Interpreter). A module
+// kernels for the CPU by default, or the reference interpreter (Execution::Interpreter). A module
 // named in CaptureOptions::module has its parameters and buffers lifted: each call reads their
 // current values, so in-place updates between calls are seen. Errors throw kiln::Error.
 #pragma once

@@ -36,7 +36,7 @@ struct GradOptions {
   // The partitioner's own default (min-cut) unless the caller picks another kind.
   PartitionOptions partition = {};
   // Where the forward and backward graphs run: compiled for the CPU unless told otherwise
-  // (RunnerOptions::backend = Backend::Interpreter runs the reference interpreter).
+  // (RunnerOptions::backend = Execution::Interpreter runs the reference interpreter).
   RunnerOptions runner = {};
   // The generator state's seed when joint_graph adds one (JointGraph::rng_state_added): the
   // n-th forward of this function draws with (seed, n), so every step draws fresh numbers,

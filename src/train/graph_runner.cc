@@ -1,12 +1,12 @@
-// The interpreter runner and the compiled CPU runner.
+// The interpreter runner and the compiled runners of the device's backend.
 #include "train/graph_runner.h"
 
 #include <map>
 #include <mutex>
 
+#include "backend/compile_graph.h"
 #include "interp/interpreter.h"
 #include "passes/specialize_shapes.h"
-#include "runtime/cpu/compile_graph.h"
 
 namespace kiln {
 
@@ -21,9 +21,9 @@ class InterpreterRunner final : public GraphRunner {
   const Graph& graph_;
 };
 
-class CpuRunner final : public GraphRunner {
+class CompiledRunner final : public GraphRunner {
  public:
-  explicit CpuRunner(CompiledGraph compiled) : compiled_(std::move(compiled)) {}
+  explicit CompiledRunner(CompiledGraph compiled) : compiled_(std::move(compiled)) {}
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override { return compiled_.run(inputs); }
 
  private:
@@ -32,9 +32,10 @@ class CpuRunner final : public GraphRunner {
 
 // A graph with symbolic input dims: compiled once per distinct input shape, specialized to it
 // (passes/specialize_shapes.h), as torch.compile recompiles for new shapes.
-class SpecializingCpuRunner final : public GraphRunner {
+class SpecializingRunner final : public GraphRunner {
  public:
-  SpecializingCpuRunner(const Graph& graph, CpuGraphOptions options) : graph_(graph), options_(std::move(options)) {}
+  SpecializingRunner(const Graph& graph, std::unique_ptr<Backend> backend)
+      : graph_(graph), backend_(std::move(backend)) {}
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override {
     std::vector<std::vector<int64_t>> key;
     for (const Tensor& t : inputs) key.push_back(t.sizes());
@@ -44,7 +45,7 @@ class SpecializingCpuRunner final : public GraphRunner {
       auto it = compiled_.find(key);
       if (it == compiled_.end()) {
         KILN_ASSIGN_OR_RETURN(Specialized s, specialize_shapes(graph_, inputs));
-        KILN_ASSIGN_OR_RETURN(CompiledGraph c, compile_graph_cpu(*s.graph, options_));
+        KILN_ASSIGN_OR_RETURN(CompiledGraph c, compile_graph(*s.graph, *backend_));
         it = compiled_.emplace(std::move(key), std::make_unique<CompiledGraph>(std::move(c))).first;
       }
       compiled = it->second.get();
@@ -54,47 +55,36 @@ class SpecializingCpuRunner final : public GraphRunner {
 
  private:
   const Graph& graph_;
-  const CpuGraphOptions options_;
+  const std::unique_ptr<Backend> backend_;
   mutable std::mutex mutex_;
   mutable std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<CompiledGraph>> compiled_;
 };
 
 }  // namespace
 
-Status check_runner_options(const RunnerOptions& options) {
-  if (options.backend == Backend::Compiled && !options.device.is_cpu())
-    return make_error("no compiled backend for device ", options.device.to_string(),
-                      " in this build: compile for Device::cpu(), or run the reference interpreter "
-                      "(Backend::Interpreter)");
-  return Status::ok();
-}
-
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, const RunnerOptions& options) {
-  KILN_TRY(check_runner_options(options));
-  if (options.backend == Backend::Interpreter)
+  if (options.execution == Execution::Interpreter)
     return std::unique_ptr<GraphRunner>(std::make_unique<InterpreterRunner>(graph));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, backend_for(options.device, options.backends));
   if (has_symbolic_inputs(graph))
-    return std::unique_ptr<GraphRunner>(std::make_unique<SpecializingCpuRunner>(graph, options.cpu));
-  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(graph, options.cpu));
-  return make_cpu_graph_runner(std::move(compiled));
+    return std::unique_ptr<GraphRunner>(std::make_unique<SpecializingRunner>(graph, std::move(backend)));
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph(graph, *backend));
+  return std::unique_ptr<GraphRunner>(std::make_unique<CompiledRunner>(std::move(compiled)));
 }
 
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner_reported(const Graph& graph, const RunnerOptions& options,
                                                                   const std::string& label, PhaseTimes& times,
                                                                   CompileReport* report) {
-  if (options.backend == Backend::Interpreter || has_symbolic_inputs(graph)) return make_graph_runner(graph, options);
-  KILN_TRY(check_runner_options(options));
-  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(graph, options.cpu));
+  if (options.execution == Execution::Interpreter || has_symbolic_inputs(graph))
+    return make_graph_runner(graph, options);
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, backend_for(options.device, options.backends));
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph(graph, *backend));
   times.add(compiled.times());
   if (report) {
-    report->graphs.push_back(report_graph(label + " after the CPU backend's passes", compiled.graph()));
-    report->programs.push_back(report_program(label, compiled, options.cpu.compile.emit));
+    report->graphs.push_back(report_graph(label + " after the " + backend->name() + " backend's passes", compiled.graph()));
+    report->programs.push_back(report_program(label, compiled, *backend));
   }
-  return make_cpu_graph_runner(std::move(compiled));
-}
-
-std::unique_ptr<GraphRunner> make_cpu_graph_runner(CompiledGraph compiled) {
-  return std::make_unique<CpuRunner>(std::move(compiled));
+  return std::unique_ptr<GraphRunner>(std::make_unique<CompiledRunner>(std::move(compiled)));
 }
 
 }  // namespace kiln

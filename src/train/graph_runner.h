@@ -1,5 +1,6 @@
 // GraphRunner: the seam between the training API and whatever executes a graph: the
-// reference interpreter, or the CPU backend's compiled kernels (runtime/cpu/compile_graph.h).
+// reference interpreter, or the kernels of the device's backend (backend/compile_graph.h,
+// runtime/backend_registry.h).
 #pragma once
 
 #include <memory>
@@ -12,25 +13,24 @@
 #include "ir/graph.h"
 #include "report/compile_report.h"
 #include "report/phase_times.h"
-#include "runtime/cpu/compile_graph.h"
+#include "runtime/backend_registry.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
 
 // Interpreter: the reference interpreter (the oracle), on any device's tensors. Compiled: each
-// graph compiled for the device: on the CPU, C++ kernels (decomposed, fused, scheduled; matmuls
-// through oneDNN or OpenBLAS), cached on disk, run natively.
-enum class Backend { Interpreter, Compiled };
+// graph compiled by the device's backend: on the CPU, C++ kernels (decomposed, fused,
+// scheduled; matmuls through oneDNN or OpenBLAS), cached on disk, run natively.
+enum class Execution { Interpreter, Compiled };
 
 // Where and how a graph runs. A value, passed in (CompileOptions holds one per program).
 struct RunnerOptions {
-  Backend backend = Backend::Compiled;
-  // The device a compiled graph runs on. Only the CPU has a compiled backend today; a CUDA
-  // device is an error that says so (the interpreter runs anywhere).
+  Execution execution = Execution::Compiled;
+  // The device a compiled graph runs on, which picks its backend (backend_for); a device with
+  // no backend in this build is an error that says so (the interpreter runs anywhere).
   Device device = Device::cpu();
-  // The CPU backend's passes, lowering and C++ compilation (runtime/cpu/compile_graph.h): its
-  // compiler, kernel cache directory and matmul library are chosen here.
-  CpuGraphOptions cpu = {};
+  // Each backend's own knobs: the CPU's compiler, kernel cache directory and matmul library.
+  BackendOptions backends = {};
 };
 
 // Runs one fixed graph on concrete inputs (matching the graph's inputs in order).
@@ -41,9 +41,9 @@ class GraphRunner {
 };
 
 // A runner for `graph` as `options` say. The runner keeps a reference: `graph` must outlive it.
-// A compiled CPU runner compiles a graph with static input shapes now; one with symbolic input
+// A compiled runner compiles a graph with static input shapes now; one with symbolic input
 // dims (a dynamic batch) is compiled on each call with new input sizes, specialized to them,
-// and kept. Errors: a device without a compiled backend (CUDA), and what the backend cannot
+// and kept. Errors: a device without a backend (backend_for), and what the backend cannot
 // compile (a symbolic dim no input determines, such as a carried value that grows in a
 // while_loop; a missing C++ compiler), named at the node or command; for a specializing
 // runner they come from run.
@@ -55,13 +55,5 @@ Expected<std::unique_ptr<GraphRunner>> make_graph_runner(const Graph& graph, con
 Expected<std::unique_ptr<GraphRunner>> make_graph_runner_reported(const Graph& graph, const RunnerOptions& options,
                                                                   const std::string& label, PhaseTimes& times,
                                                                   CompileReport* report);
-
-// Ok when `options` name a backend this build has: the interpreter, or compiled for the CPU.
-// Otherwise an error naming the device and what to use instead.
-Status check_runner_options(const RunnerOptions& options);
-
-// A runner for a graph the CPU backend has already compiled (for callers that keep its phase
-// times or program, as the compile report does).
-std::unique_ptr<GraphRunner> make_cpu_graph_runner(CompiledGraph compiled);
 
 }  // namespace kiln

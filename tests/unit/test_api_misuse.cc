@@ -274,7 +274,7 @@ TEST(ApiMisuse, CompileWithAMemoryBudgetOutsideZeroToOne) {
       [&] {
         compile_train_step(
             model, [](nn::Linear& m, std::span<const Tensor> b) { return sum(m.forward(b[0])); },
-            {Tensor::zeros({1, 2})}, CompileOptions{.backend = Backend::Interpreter, .memory_budget = 2.0});
+            {Tensor::zeros({1, 2})}, CompileOptions{.execution = Execution::Interpreter, .memory_budget = 2.0});
       },
       {"memory budget 2 is outside [0, 1]"});
 }

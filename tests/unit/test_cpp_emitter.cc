@@ -16,7 +16,8 @@
 #include "autograd/joint_graph.h"
 #include "autograd/partition.h"
 #include "lower/loop_text.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "lower/lower.h"
 #include "lowering_cases.h"
 
@@ -151,7 +152,7 @@ TEST(CppEmitter, GoldenSoftmax) {
   auto g = parse_graph("graph @softmax(%x: f32[64,128]) -> (f32[64,128]) {\n %0 = softmax(%x) {dim=-1} : f32[64,128]\n"
                        " return %0\n}");
   ASSERT_TRUE(g);
-  auto p = lower_graph_cpu(**g);
+  auto p = lower_graph_for(**g, CpuBackend());
   ASSERT_TRUE(p) << p.error().to_string();
   expect_golden(emit_cpp(*p), "softmax.cpp");
 }
@@ -165,7 +166,7 @@ TEST(CppEmitter, GoldenLayerNormBackward) {
   ASSERT_TRUE(joint) << joint.error().to_string();
   auto part = partition(*joint, PartitionOptions{.kind = PartitionKind::Default});
   ASSERT_TRUE(part) << part.error().to_string();
-  auto p = lower_graph_cpu(*part->backward);
+  auto p = lower_graph_for(*part->backward, CpuBackend());
   ASSERT_TRUE(p) << p.error().to_string();
   expect_golden(emit_cpp(*p), "layer_norm_backward.cpp");
 }

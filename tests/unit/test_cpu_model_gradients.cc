@@ -26,8 +26,8 @@ namespace {
 using test_models::Mlp;
 using test_models::SmallCnn;
 
-GradFunction grad_function(const Captured& c, Backend backend) {
-  GradOptions o{.runner = {.backend = backend, .cpu = {.compile = test_compile_options()}}};
+GradFunction grad_function(const Captured& c, Execution execution) {
+  GradOptions o{.runner = {.execution = execution, .backends = {.cpu = {.compile = test_compile_options()}}}};
   Expected<GradFunction> fn = GradFunction::create(*c.graph, c.lifted, o);
   EXPECT_TRUE(fn) << fn.error().to_string();
   return std::move(*fn);
@@ -54,8 +54,8 @@ double largest_magnitude(const std::vector<Tensor>& ts) {
 // gradients within rtol of the largest gradient.
 void expect_compiled_gradients_match(const Captured& c, const std::vector<std::vector<Tensor>>& batches,
                                      double rtol = 1e-4) {
-  const GradFunction interpreted = grad_function(c, Backend::Interpreter);
-  const GradFunction compiled = grad_function(c, Backend::Compiled);
+  const GradFunction interpreted = grad_function(c, Execution::Interpreter);
+  const GradFunction compiled = grad_function(c, Execution::Compiled);
   for (size_t b = 0; b < batches.size(); ++b) {
     SCOPED_TRACE("batch " + std::to_string(b));
     Expected<ValueAndGrad> want = interpreted(batches[b]);

@@ -12,7 +12,8 @@
 #include "frontend/nn/module.h"
 #include "ir/parser.h"
 #include "lower/loop_text.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/runtime_memory.h"
 #include "support/error.h"
 #include "train/compiled_function.h"
@@ -107,7 +108,7 @@ TEST(CpuOutOfMemory, ValuesOfBytesPastInt64AreRefusedAtTheirNode) {
   return %1
 })");
   ASSERT_TRUE(g) << g.error().to_string();
-  auto c = compile_graph_cpu(**g, {.compile = test_compile_options()});
+  auto c = compile_graph(**g, CpuBackend({.compile = test_compile_options()}));
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().to_string(),
             "<input>:3:3: error: result 0 of type f32[1500000,1500000,1500000] is too large: its 3375000000000000000 "
@@ -151,7 +152,7 @@ TEST(CpuOutOfMemory, BuffersOfBytesPastInt64AreRefusedWhenCompiling) {
 TEST(CpuOutOfMemory, CompiledFunctionThrowsKilnError) {
   const Tensor x = Tensor::randn({1}, 1);
   CompiledFunction f = compile([](std::span<const Tensor> in) { return exp(expand(in[0], {kUnallocatable})); }, {x},
-                               {.device = Device::cpu(), .cpu = {.compile = test_compile_options()}});
+                               {.device = Device::cpu(), .backends = {.cpu = {.compile = test_compile_options()}}});
   try {
     f({x});
     FAIL() << "a result of 4e17 bytes was allocated";
@@ -179,7 +180,7 @@ TEST(CpuOutOfMemory, TrainStepThrowsKilnError) {
   TrainStep step = compile_train_step(m, loss, {Tensor::randn({1}, 3)},
                                       TrainStepOptions{.compile = {.device = Device::cpu(),
                                                                    .partition = PartitionKind::Default,
-                                                                   .cpu = {.compile = test_compile_options()}}});
+                                                                   .backends = {.cpu = {.compile = test_compile_options()}}}});
   try {
     step({Tensor::randn({1}, 4)});
     FAIL() << "a temporary of 4e17 bytes was allocated";

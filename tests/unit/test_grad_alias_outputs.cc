@@ -42,12 +42,12 @@ TEST(GradAliasOutputs, TheReferenceAddsEachAliasGradient) {
 
 TEST(GradAliasOutputs, PartitionedGradientsMatchOnEveryBackend) {
   std::unique_ptr<Graph> g = parse_alias_outputs();
-  for (Backend backend : {Backend::Interpreter, Backend::Compiled}) {
-    GradFunction fn = value_or_throw(GradFunction::create(*g, {}, {.runner = {.backend = backend}}));
+  for (Execution execution : {Execution::Interpreter, Execution::Compiled}) {
+    GradFunction fn = value_or_throw(GradFunction::create(*g, {}, {.runner = {.execution = execution}}));
     EXPECT_EQ(fn.num_differentiable_outputs(), 4);
     ValueAndGrad r = value_or_throw(fn(inputs(), output_grads()));
     ASSERT_EQ(r.grads.size(), 1u);
-    EXPECT_TRUE(r.grads[0].equal(want_grad())) << (backend == Backend::Compiled ? "compiled" : "interpreter");
+    EXPECT_TRUE(r.grads[0].equal(want_grad())) << (execution == Execution::Compiled ? "compiled" : "interpreter");
     EXPECT_TRUE(r.values[0].equal(inputs()[0]));
   }
 }

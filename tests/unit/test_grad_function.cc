@@ -21,7 +21,7 @@ namespace kiln {
 namespace {
 
 const GradOptions kDefaultPartition{.partition = {.kind = PartitionKind::Default},
-                                    .runner = {.backend = Backend::Interpreter}};
+                                    .runner = {.execution = Execution::Interpreter}};
 
 struct TinyNet : nn::Module {
   nn::Linear fc{6, 5, true, 11};
@@ -211,7 +211,7 @@ TEST(GradFunction, MoreLiftedValuesThanInputsIsAnError) {
 
 // ---- kiln::value_and_grad for C++ functions ----
 
-const ValueAndGradOptions kFnOptions{.compile = {.backend = Backend::Interpreter, .partition = PartitionKind::Default}};
+const ValueAndGradOptions kFnOptions{.compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
 
 TEST(ValueAndGradFn, MatchesTheGraphLevelReference) {
   auto f = [](std::span<const Tensor> in) { return sum(mul(tanh(in[0]), in[1])); };
@@ -315,7 +315,7 @@ TEST(ValueAndGradFn, ModuleParametersAreDifferentiatedWithTheInputs) {
   EXPECT_EQ(r.grads[0].sizes(), (std::vector<int64_t>{5, 6}));
 }
 
-// Compiled (Backend::Compiled), the dropout is a loop body in both compiled graphs: the min cut recomputes
+// Compiled (Execution::Compiled), the dropout is a loop body in both compiled graphs: the min cut recomputes
 // it in the backward (it reads the generator state), and the replayed mask is the forward's,
 // so every forward's loss and its backward's gradients are the interpreter's, call after call
 // (each call steps the state's offset: fresh masks).
@@ -330,8 +330,8 @@ TEST(GradFunction, CpuBackendReplaysTheForwardsDropoutMaskInTheBackward) {
 })");
   ASSERT_TRUE(g) << g.error().to_string();
   GradFunction interpreted =
-      value_or_throw(GradFunction::create(**g, {}, {.runner = {.backend = Backend::Interpreter}, .seed = 9}));
-  GradFunction compiled = value_or_throw(GradFunction::create(**g, {}, {.runner = {.backend = Backend::Compiled}, .seed = 9}));
+      value_or_throw(GradFunction::create(**g, {}, {.runner = {.execution = Execution::Interpreter}, .seed = 9}));
+  GradFunction compiled = value_or_throw(GradFunction::create(**g, {}, {.runner = {.execution = Execution::Compiled}, .seed = 9}));
   bool recomputes_dropout = false;
   for (const Node* n : compiled.partition().recomputed) recomputes_dropout |= n->op() == OpKind::Dropout;
   EXPECT_TRUE(recomputes_dropout) << "the backward should redraw the mask";
@@ -354,7 +354,7 @@ TEST(GradFunction, CpuBackendReplaysTheForwardsDropoutMaskInTheBackward) {
 }
 
 // A graph with cond: the joint graph has a cond in the forward and one in the backward (the
-// branches' own gradients), which Backend::Compiled compiles to control kernels. Values and
+// branches' own gradients), which Execution::Compiled compiles to control kernels. Values and
 // gradients match the interpreter's for either branch (float32 rounding, matmul order).
 TEST(GradFunction, CpuBackendCompilesCondAndMatchesTheInterpreter) {
   auto g = parse_graph(
@@ -366,9 +366,9 @@ TEST(GradFunction, CpuBackendCompilesCondAndMatchesTheInterpreter) {
       "      %0 = sum(%v) {dim=[0]} : f32[4]\n      %1 = mul(%a, %0) : f32[3,4]\n"
       "      %2 = softmax(%1) {dim=1} : f32[3,4]\n      return %2\n    }\n  }\n  return %0\n}");
   ASSERT_TRUE(g) << g.error().to_string();
-  auto on_cpu = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Compiled}});
+  auto on_cpu = GradFunction::create(**g, {}, GradOptions{.runner = {.execution = Execution::Compiled}});
   ASSERT_TRUE(on_cpu) << on_cpu.error().to_string();
-  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Interpreter}});
+  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.execution = Execution::Interpreter}});
   ASSERT_TRUE(interpreted) << interpreted.error().to_string();
   for (bool p : {true, false}) {
     const std::vector<Tensor> in = {Tensor::scalar(p, DType::Bool), Tensor::randn({3, 4}, 7), Tensor::randn({4, 4}, 8)};
@@ -391,7 +391,7 @@ TEST(GradFunction, CpuBackendCompilesCondAndMatchesTheInterpreter) {
   }
 }
 
-// Backend::Compiled compiles both graphs when the function is created: what the CPU backend cannot
+// Execution::Compiled compiles both graphs when the function is created: what the CPU backend cannot
 // lower (a while_loop whose carried value grows each iteration: no static buffer holds it; it
 // needs no gradient, so autograd lets it through) is an error there, naming the node, not a
 // crash at the first step.
@@ -404,9 +404,9 @@ TEST(GradFunction, CpuBackendRefusesWhatItCannotCompile) {
       "    body_fn = graph(%y: i64[N]) -> (i64[2*N]) {\n      %0 = cat(%y, %y) : i64[2*N]\n      return %0\n    }\n"
       "  }\n  %1 = sum(%0) : i64[]\n  %2 = mul(%x, %w) : f32[3]\n  %3 = mul(%2, %1) : f32[3]\n  return %3\n}");
   ASSERT_TRUE(g) << g.error().to_string();
-  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Interpreter}});
+  auto interpreted = GradFunction::create(**g, {}, GradOptions{.runner = {.execution = Execution::Interpreter}});
   EXPECT_TRUE(interpreted) << interpreted.error().to_string();
-  auto fn = GradFunction::create(**g, {}, GradOptions{.runner = {.backend = Backend::Compiled}});
+  auto fn = GradFunction::create(**g, {}, GradOptions{.runner = {.execution = Execution::Compiled}});
   ASSERT_FALSE(fn);
   const std::string msg = fn.error().to_string();
   EXPECT_NE(msg.find("while_loop: carried value 0 changes shape across iterations"), std::string::npos) << msg;

@@ -183,8 +183,8 @@ TEST(JointGraphPasses, GradFunctionRunsThemByDefault) {
   std::unique_ptr<Graph> forward = parse_or_fail(kForward);
   ASSERT_TRUE(forward);
   const Tensor w = Tensor::randn({7, 5}, 11, DType::F64);
-  GradOptions with{.joint_passes = {.pad_mm_options = kPadF64}, .runner = {.backend = Backend::Interpreter}};
-  GradOptions without{.run_joint_passes = false, .runner = {.backend = Backend::Interpreter}};
+  GradOptions with{.joint_passes = {.pad_mm_options = kPadF64}, .runner = {.execution = Execution::Interpreter}};
+  GradOptions without{.run_joint_passes = false, .runner = {.execution = Execution::Interpreter}};
   auto a = GradFunction::create(*forward, {w}, with);
   auto b = GradFunction::create(*forward, {w}, without);
   ASSERT_TRUE(a.has_value()) << a.error().to_string();

@@ -22,7 +22,8 @@
 #include "lower/loop_text.h"
 #include "lower/lower.h"
 #include "ops/compensated_sum.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 
 namespace kiln {
 namespace {
@@ -30,7 +31,7 @@ namespace {
 CompiledGraph compiled(const std::string& text) {
   auto g = parse_graph(text);
   EXPECT_TRUE(g) << g.error().to_string() << "\n" << text;
-  auto c = compile_graph_cpu(**g, CpuGraphOptions{.compile = test_compile_options()});
+  auto c = compile_graph(**g, CpuBackend({.compile = test_compile_options()}));
   EXPECT_TRUE(c) << c.error().to_string();
   return std::move(*c);
 }

@@ -96,7 +96,7 @@ TEST(ReportTimes, TextTableListsThePhasesRunInPipelineOrder) {
 
 TEST(ReportTimes, CpuBackendTimesFillTheirPhases) {
   PhaseTimes t;
-  t.add(CpuPhaseTimes{.passes = 1, .lowering = 2, .scheduling = 3, .emit = 4, .compile = 5, .load = 6});
+  t.add(GraphPhaseTimes{.passes = 1, .lowering = 2, .scheduling = 3, .backend = {.emit = 4, .compile = 5, .load = 6}});
   PhaseTimes u;
   u.add(Phase::Capture, 10);
   u.add(t);

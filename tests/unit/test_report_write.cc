@@ -12,6 +12,7 @@
 #include "cpu_backend_util.h"
 #include "ir/parser.h"
 #include "report/compile_report.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "train/grad_function.h"
 
 namespace kiln {
@@ -36,12 +37,13 @@ constexpr const char* kGraph =
 CompileReport small_report() {
   auto g = parse_graph(kGraph);
   EXPECT_TRUE(g) << g.error().to_string();
-  auto c = compile_graph_cpu(**g, {.compile = test_compile_options()});
+  const CpuBackend backend({.compile = test_compile_options()});
+  auto c = compile_graph(**g, backend);
   EXPECT_TRUE(c) << c.error().to_string();
   CompileReport r{.title = "small <test>"};
   r.graphs.push_back(report_graph("<parsed>", **g));
   r.graphs.back().text += "// a <b>note</b> & more\n";
-  r.programs.push_back(report_program("@small", *c));
+  r.programs.push_back(report_program("@small", *c, backend));
   r.times.add(Phase::Capture, 0.001);
   r.times.add(c->times());
   return r;
@@ -122,7 +124,7 @@ TEST(ReportWrite, GradFunctionCollectsTheTrainingStages) {
       "  %0 = matmul(%x, %w) : f32[8,16]\n  %1 = sin(%0) : f32[8,16]\n  %2 = sum(%1) : f32[]\n  return %2\n}");
   ASSERT_TRUE(g) << g.error().to_string();
   CompileReport r;
-  auto fn = GradFunction::create(**g, {}, GradOptions{.joint = {.wrt = {"w"}}, .runner = {.backend = Backend::Compiled}, .report = &r});
+  auto fn = GradFunction::create(**g, {}, GradOptions{.joint = {.wrt = {"w"}}, .runner = {.execution = Execution::Compiled}, .report = &r});
   ASSERT_TRUE(fn) << fn.error().to_string();
   std::vector<std::string> titles;
   for (const ReportGraph& s : r.graphs) titles.push_back(s.title);

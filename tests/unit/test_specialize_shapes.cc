@@ -65,7 +65,7 @@ TEST(SpecializeShapes, MismatchesAndFailingGuardsAreErrors) {
 // Two batch sizes: each compiled once (specialized), both agree with the interpreter.
 TEST(SpecializeShapes, CpuRunnerCompilesOncePerInputShape) {
   auto g = parse(kDynamicBatch);
-  auto runner = make_graph_runner(*g, {.backend = Backend::Compiled});
+  auto runner = make_graph_runner(*g, {.execution = Execution::Compiled});
   ASSERT_TRUE(runner) << runner.error().to_string();
   const Tensor w = Tensor::randn({4, 3}, 7, DType::F32);
   for (int64_t batch : {1, 7, 1}) {

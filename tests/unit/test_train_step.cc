@@ -25,7 +25,7 @@
 namespace kiln {
 namespace {
 
-const TrainStepOptions kDefaultPartition{.compile = {.backend = Backend::Interpreter, .partition = PartitionKind::Default}};
+const TrainStepOptions kDefaultPartition{.compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
 
 struct Mlp : nn::Module {
   nn::Linear fc1{3, 8, true, 5};
@@ -59,7 +59,7 @@ Tensor conv_bn_loss(ConvBn& m, std::span<const Tensor> batch) { return mean(relu
 TEST(TrainStep, MutatedBuffersAreWrittenBackAsEagerDoes) {
   ConvBn compiled, eager;
   const std::vector<Tensor> batch = {Tensor::randn({2, 2, 5, 5}, 3)};
-  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch, CompileOptions{.backend = Backend::Interpreter});
+  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch, CompileOptions{.execution = Execution::Interpreter});
   for (int i = 0; i < 2; ++i) {  // twice: the second step reads the first one's statistics
     StepResult r = step(batch);
     Tensor want = conv_bn_loss(eager, batch);
@@ -125,11 +125,11 @@ void expect_same_step(const StepResult& got, const StepResult& want, const std::
 
 // An SGD update in place changes the next step's loss to the loss of the updated module.
 // CompileOptions{.device = Device::cpu()} compiles the forward and backward graphs to C++
-// kernels; loss and gradients match the interpreter's (Backend::Interpreter, one option away)
+// kernels; loss and gradients match the interpreter's (Execution::Interpreter, one option away)
 // within float32 rounding (float math and the matmul library's summation order).
 TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
   Mlp a, b;
-  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   for (uint64_t seed : {1, 5}) {
     expect_same_step(compiled(batch_of(seed)), interpreted(batch_of(seed)), "seed " + std::to_string(seed));
@@ -157,7 +157,7 @@ Tensor dropout_mlp_loss(DropoutMlp& m, std::span<const Tensor> batch) {
 // draws a fresh mask).
 TEST(TrainStep, CpuBackendWithDropoutMatchesTheInterpreter) {
   DropoutMlp a, b;
-  TrainStep interpreted = compile_train_step(a, dropout_mlp_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep interpreted = compile_train_step(a, dropout_mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, dropout_mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   std::vector<double> losses;
   for (int step = 0; step < 3; ++step) {
@@ -185,7 +185,7 @@ Tensor gated_loss(GatedMlp& m, std::span<const Tensor> batch) { return mse_loss(
 
 TEST(TrainStep, CpuBackendCompilesCondAndMatchesTheInterpreter) {
   GatedMlp a, b, eager;
-  TrainStep interpreted = compile_train_step(a, gated_loss, batch_of(1), CompileOptions{.backend = Backend::Interpreter});
+  TrainStep interpreted = compile_train_step(a, gated_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, gated_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   int taken[2] = {0, 0};
   for (uint64_t seed = 1; seed <= 6; ++seed) {

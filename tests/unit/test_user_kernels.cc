@@ -19,7 +19,8 @@
 #include "ops/user_kernel.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -237,9 +238,7 @@ TEST(UserKernels, CompiledForTheCpuTheCallRunsItsReferenceAndMatchesTheInterpret
   auto c = capture(CaptureFn1(fn), {arange_f32(16), arange_f32(16, -8)}, {.input_names = {"x", "y"}});
   ASSERT_TRUE(c) << c.error().to_string();
   std::unique_ptr<Graph> f = functionalized(*c->graph);
-  CpuGraphOptions o;
-  o.compile = test_compile_options();
-  auto compiled = compile_graph_cpu(*f, o);
+  auto compiled = compile_graph(*f, CpuBackend({.compile = test_compile_options()}));
   ASSERT_TRUE(compiled) << compiled.error().to_string();
   std::vector<Tensor> in{arange_f32(16), arange_f32(16, -8)};
   auto got = compiled->run(in);
@@ -266,9 +265,7 @@ TEST(UserKernels, ACallInsideABranchIsFunctionalizedAndCompiled) {
   };
   auto c = capture(CaptureFn1(fn), {arange_f32(16), arange_f32(16, -8)}, {.input_names = {"x", "y"}});
   ASSERT_TRUE(c) << c.error().to_string();
-  CpuGraphOptions o;
-  o.compile = test_compile_options();
-  auto compiled = compile_graph_cpu(*c->graph, o);
+  auto compiled = compile_graph(*c->graph, CpuBackend({.compile = test_compile_options()}));
   ASSERT_TRUE(compiled) << compiled.error().to_string();
   const std::string lowered = print_graph(compiled->graph());
   EXPECT_NE(lowered.find("kernel_call_functional("), std::string::npos) << lowered;

@@ -15,10 +15,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "codegen/cpp/cpp_emitter.h"
 #include "command_line.h"
 #include "commands.h"
 #include "core/random.h"
@@ -28,7 +28,8 @@
 #include "lower/loop_text.h"
 #include "lower/lower.h"
 #include "report/compile_report.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "device_option.h"
 
 namespace kiln::cli {
 
@@ -76,17 +77,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Compiles every graph with the CPU backend and writes the report of all of them to `dir`.
+// Compiles every graph with `backend` and writes the report of all of them to `dir`.
 int write_report(const std::string& file, const std::vector<std::unique_ptr<Graph>>& graphs, double parse_seconds,
-                 const LowerOptions& lower_options, const std::string& dir) {
+                 const Backend& backend, const GraphCompileOptions& options, const std::string& dir) {
   CompileReport r{.title = file};
   r.times.add(Phase::Capture, parse_seconds);
   for (const auto& g : graphs) {
-    Expected<CompiledGraph> c = compile_graph_cpu(*g, CpuGraphOptions{.lower = lower_options});
+    Expected<CompiledGraph> c = compile_graph(*g, backend, options);
     if (!c) return fail(c.error());
     r.graphs.push_back(report_graph("@" + g->name() + " as parsed", *g));
-    r.graphs.push_back(report_graph("@" + g->name() + " after the CPU backend's passes", c->graph()));
-    r.programs.push_back(report_program("@" + g->name(), *c));
+    r.graphs.push_back(report_graph("@" + g->name() + " after the " + backend.name() + " backend's passes", c->graph()));
+    r.programs.push_back(report_program("@" + g->name(), *c, backend));
     r.times.add(c->times());
   }
   if (Status s = write_compile_report(r, dir); !s) return fail(s.error());
@@ -103,29 +104,29 @@ int cmd_build(const Args& args) {
   if (std::optional<int> rc = cl.parse(args)) return *rc;
   const std::string file = cl.positionals()[0];
   const std::string emit = cl.value("--emit").value_or("");
-  const std::string device = cl.value("--device").value_or("");
   const std::string report_dir = cl.nonempty("--report").value_or("");
   const bool do_check = cl.has("--check"), parse_only = cl.has("--parse-loops");
   const uint64_t seed = static_cast<uint64_t>(cl.integer("--seed", 0, std::numeric_limits<int64_t>::max()).value_or(0));
-  LowerOptions lower_options;
-  lower_options.fuse = !cl.has("--no-fuse");
-  if (cl.has("--no-schedule")) {
-    lower_options.schedule.merge_pointwise = false;
-    lower_options.schedule.fuse_rows = false;
+  const GraphCompileOptions graph_options{.fuse = !cl.has("--no-fuse"), .schedule = !cl.has("--no-schedule")};
+  LowerOptions lower_options{.fuse = graph_options.fuse};
+  lower_options.schedule.merge_pointwise = lower_options.schedule.fuse_rows = graph_options.schedule;
+  std::unique_ptr<Backend> backend;  // null: lowering alone (--device=interpreter or none)
+  if (std::optional<std::string> device = cl.value("--device")) {
+    DeviceOption d = device_option(cl, *device, true, "cpu or interpreter");
+    if (d.status) return *d.status;
+    backend = std::move(d.backend);
   }
   if (cl.failed()) return 2;
   if (cl.has("--emit") && emit != "loops" && emit != "cpp")
     return cl.usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
-  if (cl.has("--device") && device != "cpu" && device != "interpreter")
-    return cl.usage_error("unknown --device '" + device + "' (cpu or interpreter)");
-  if (parse_only && (do_check || !emit.empty() || !device.empty() || !report_dir.empty()))
+  if (parse_only && (do_check || !emit.empty() || cl.has("--device") || !report_dir.empty()))
     return cl.usage_error("--parse-loops takes no other options");
-  if (!report_dir.empty() && device != "cpu") return cl.usage_error("--report is the CPU backend's: give --device=cpu");
+  if (!report_dir.empty() && !backend) return cl.usage_error("--report is the CPU backend's: give --device=cpu");
   if (!report_dir.empty() && (do_check || emit == "loops"))
     return cl.usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
   if (!parse_only && emit.empty() && report_dir.empty())
     return cl.usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
-  if (emit == "cpp" && device != "cpu") return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
+  if (emit == "cpp" && !backend) return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
   if (emit == "cpp" && do_check)
     return cl.usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
@@ -143,19 +144,18 @@ int cmd_build(const Args& args) {
   const double parse_seconds = seconds_since(t0);
   for (const auto& g : *graphs) {
     if (emit.empty()) break;  // --report alone: write_report compiles them
-    // The CPU backend decomposes composite ops first (runtime/cpu/compile_graph.h).
-    Expected<LoopProgram> p =
-        device == "cpu" ? lower_graph_cpu(*g, CpuGraphOptions{.lower = lower_options}) : lower_graph(*g, lower_options);
+    // A backend decomposes the composite ops it does not keep whole first (backend/compile_graph.h).
+    Expected<LoopProgram> p = backend ? lower_graph_for(*g, *backend, graph_options) : lower_graph(*g, lower_options);
     if (!p) return fail(p.error());
     if (emit == "cpp") {
-      std::fputs(emit_cpp(*p).c_str(), stdout);
+      std::fputs(backend->emit(*p).c_str(), stdout);
       continue;
     }
     std::fputs(print_loops(*p).c_str(), stdout);
     if (do_check)
       if (int status = check(*g, *p, seed)) return status;
   }
-  return report_dir.empty() ? 0 : write_report(file, *graphs, parse_seconds, lower_options, report_dir);
+  return report_dir.empty() ? 0 : write_report(file, *graphs, parse_seconds, *backend, graph_options, report_dir);
 }
 
 }  // namespace kiln::cli

@@ -4,7 +4,7 @@
 // data of another batch size; the outputs must agree exactly. A Triton kernel is registered
 // from its TTIR, its mutation analysis printed, and a program calling it captured,
 // functionalized and checked against eager execution (demo/user_kernel_demo.h). Then it trains two models with
-// compile_train_step and AdamW (demo/train_demo.h), compiled for the CPU (Backend::Compiled): an
+// compile_train_step and AdamW (demo/train_demo.h), compiled for the CPU (Execution::Compiled): an
 // MLP on a regression task and a two-layer GPT on arithmetic sequences, printing the time
 // each phase of compiling the step took, then the loss as it falls, checking it ends below a
 // stated threshold. `--train-steps=N` runs N steps of each (thresholds are checked only at the
@@ -138,7 +138,7 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::s
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   auto train_options = [&](const char* name) {
-    return demo::TrainOptions{.backend = Backend::Compiled, .report_dir = report_dir.empty() ? "" : report_dir + "/" + name};
+    return demo::TrainOptions{.execution = Execution::Compiled, .report_dir = report_dir.empty() ? "" : report_dir + "/" + name};
   };
   std::printf("\ntraining with compile_train_step + AdamW, compiled for the CPU:\n");
   demo::MlpTask mlp{.steps = mlp_steps, .train = train_options("mlp")};

@@ -14,12 +14,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "autograd/joint_graph.h"
 #include "autograd/partition.h"
 #include "command_line.h"
 #include "commands.h"
+#include "device_option.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ops/attr.h"
@@ -38,7 +40,7 @@ struct GradArgs {
   bool json = false;
   bool emit_joint = false;
   bool joint_passes = false;
-  std::string device;      // "" or "cpu": --report compiles both graphs for the CPU
+  std::optional<Device> device;  // --report compiles both graphs for it
   std::string report_dir;  // --report DIR
 };
 
@@ -57,8 +59,9 @@ std::optional<int> parse_args(const Args& args, GradArgs& out) {
   out.file = cl.positionals()[0];
   out.report_dir = cl.nonempty("--report").value_or("");
   if (std::optional<std::string> device = cl.value("--device")) {
-    if (*device != "cpu") return cl.usage_error("unknown --device '" + *device + "' (grad compiles for cpu)");
-    out.device = *device;
+    DeviceOption d = device_option(cl, *device, false, "grad compiles for cpu");
+    if (d.status) return d.status;
+    out.device = d.backend->device();
   }
   out.joint.wrt = cl.list("--wrt");
   if (std::optional<std::string> kind = cl.value("--partition")) {
@@ -81,7 +84,7 @@ std::optional<int> parse_args(const Args& args, GradArgs& out) {
   out.json = cl.has("--json");
   out.joint_passes = cl.has("--joint-passes");
   if (cl.failed()) return 2;
-  if (!out.report_dir.empty() && out.device != "cpu")
+  if (!out.report_dir.empty() && !out.device)
     return cl.usage_error("--report compiles the forward and backward graphs for the CPU: give --device=cpu");
   if (out.emit_joint && out.json)
     return cl.usage_error("--json prints the partition; it does not combine with --emit=joint");
@@ -134,7 +137,7 @@ void print_text(const JointGraph& joint, const Graph& forward, const Partition& 
     std::printf("  %zu: %s\n", k, output_role(joint, forward, k).c_str());
 }
 
-// The compile report of the gradient as training compiles it (GradFunction, Backend::Compiled):
+// The compile report of the gradient as training compiles it (GradFunction, Execution::Compiled):
 // the parsed graph, joint, forward and backward graphs, the partition, both programs.
 int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
   CompileReport r{.title = "gradient of @" + g.name()};
@@ -143,7 +146,8 @@ int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
                                                    GradOptions{.joint = args.joint,
                                                                .run_joint_passes = args.joint_passes,
                                                                .partition = args.partition,
-                                                               .runner = {.backend = Backend::Compiled},
+                                                               .runner = {.execution = Execution::Compiled,
+                                                                          .device = *args.device},
                                                                .report = &r});
   if (!fn) {
     std::fprintf(stderr, "%s\n", fn.error().to_string().c_str());

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@
 #include "ir/parser.h"
 #include "lower/lower.h"
 #include "passes/specialize_shapes.h"
-#include "runtime/cpu/compile_graph.h"
+#include "backend/compile_graph.h"
+#include "device_option.h"
 #include "support/check.h"
 
 namespace kiln::cli {
@@ -45,7 +47,7 @@ struct RunOptions {
   std::string file;
   InputSource inputs;
   std::string output_dir;
-  std::string device = "interpreter";
+  std::unique_ptr<Backend> backend;  // --device=cpu; null: the interpreter
   bool check_capture = false;
   bool check = false;  // --device=cpu: compare with the interpreter
 };
@@ -60,16 +62,16 @@ std::optional<int> parse_args(CommandLine& cl, const Args& args, RunOptions& o) 
   o.inputs = input_source(cl);
   o.output_dir = cl.nonempty("--outputs").value_or("");
   if (std::optional<std::string> device = cl.value("--device")) {
-    if (*device != "cpu" && *device != "interpreter")
-      return cl.usage_error("unknown --device '" + *device + "' (cpu or interpreter)");
-    o.device = *device;
+    DeviceOption d = device_option(cl, *device, true, "cpu or interpreter");
+    if (d.status) return d.status;
+    o.backend = std::move(d.backend);
   }
   o.check_capture = cl.has("--check-capture");
   o.check = cl.has("--check");
   if (cl.failed()) return 2;
-  if (o.check && o.device != "cpu")
+  if (o.check && !o.backend)
     return cl.usage_error("--check compares compiled code with the interpreter: give --device=cpu");
-  if (o.check_capture && o.device != "interpreter") return cl.usage_error("--check-capture is for --device=interpreter");
+  if (o.check_capture && o.backend) return cl.usage_error("--check-capture is for --device=interpreter");
   return std::nullopt;
 }
 
@@ -166,17 +168,18 @@ Status check_capture(const Graph& g, std::span<const Tensor> inputs, const std::
   return compare(*replayed, "the captured graph");
 }
 
-// Compiles g for the CPU (compile_graph.h: decompose, lower, schedule, C++) and runs it;
-// `names` gets the output buffers' names. A graph with symbolic input dims is specialized to
-// the inputs' sizes first (passes/specialize_shapes.h), and says so.
-Expected<std::vector<Tensor>> run_on_cpu(const Graph& g, std::span<const Tensor> inputs, std::vector<std::string>& names) {
+// Compiles g with `backend` (backend/compile_graph.h: decompose, lower, schedule, emit, compile)
+// and runs it; `names` gets the output buffers' names. A graph with symbolic input dims is
+// specialized to the inputs' sizes first (passes/specialize_shapes.h), and says so.
+Expected<std::vector<Tensor>> run_compiled(const Graph& g, const Backend& backend, std::span<const Tensor> inputs,
+                                           std::vector<std::string>& names) {
   std::optional<Specialized> specialized;
   if (has_symbolic_inputs(g)) {
     KILN_ASSIGN_OR_RETURN(specialized, specialize_shapes(g, inputs));
     std::printf("specialized @%s to %s\n", g.name().c_str(), symbol_values_text(specialized->symbols).c_str());
   }
-  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph_cpu(specialized ? *specialized->graph : g));
-  const LoopProgram& p = compiled.program().program();
+  KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph(specialized ? *specialized->graph : g, backend));
+  const LoopProgram& p = compiled.executable().program();
   for (int b : p.outputs) names.push_back(p.buffers[static_cast<size_t>(b)].name);
   return compiled.run(inputs);
 }
@@ -204,7 +207,7 @@ int cmd_run(const Args& args) {
   if (o.check)
     for (const Tensor& t : *inputs) pristine.push_back(t.clone());
   std::vector<std::string> names;
-  Expected<std::vector<Tensor>> outputs = o.device == "cpu" ? run_on_cpu(g, *inputs, names) : interpret(g, *inputs);
+  Expected<std::vector<Tensor>> outputs = o.backend ? run_compiled(g, *o.backend, *inputs, names) : interpret(g, *inputs);
   if (!outputs) return fail(outputs.error());
 
   if (!o.output_dir.empty()) {
@@ -223,10 +226,11 @@ int cmd_run(const Args& args) {
   if (o.check) {
     Expected<std::vector<Tensor>> want = interpret(g, pristine);
     if (!want) return fail(want.error());
-    if (!outputs_agree("run", "cpu", *want, *outputs, names)) return 1;
-    if (!written_inputs_agree("run", "cpu", g, pristine, *inputs)) return 1;
-    std::printf("check: %zu output%s of the cpu backend agree with the interpreter\n", outputs->size(),
-                outputs->size() == 1 ? "" : "s");
+    const std::string device = o.backend->device().to_string();
+    if (!outputs_agree("run", device, *want, *outputs, names)) return 1;
+    if (!written_inputs_agree("run", device, g, pristine, *inputs)) return 1;
+    std::printf("check: %zu output%s of the %s backend agree with the interpreter\n", outputs->size(),
+                outputs->size() == 1 ? "" : "s", device.c_str());
   }
   if (o.check_capture) {
     Status s = check_capture(g, *inputs, *outputs);

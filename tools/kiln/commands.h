@@ -20,6 +20,7 @@ int cmd_opt(const Args& args);    // kiln opt FILE --passes=a,b
 int cmd_run(const Args& args);    // kiln run FILE [--device=cpu [--check]] [--inputs a.npy,... | --random-inputs SEED] [--outputs DIR] [--check-capture]
 int cmd_grad(const Args& args);   // kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=joint] [--device=cpu --report DIR]
 int cmd_ops(const Args& args);    // kiln ops
+int cmd_backend(const Args& args);  // kiln backend --device=cpu
 int cmd_demo(const Args& args);
 int cmd_build(const Args& args);
 int cmd_export(const Args& args);  // kiln export FILE -o model.onnx [--opset N] [--dynamic] ...

@@ -43,6 +43,7 @@ commands:
   build FILE --parse-loops
                        parse loop IR and print it back (round trip)
   ops                  list the op table: name, traits, schema
+  backend --device=cpu print the device's backend policy: ops kept whole, ops decomposed, fusion limits
   export FILE -o model.onnx [--opset N] [--dynamic] [--training]
          [--keep-initializers-as-inputs] [--input-names a,b] [--output-names y]
                        export the first graph to ONNX (checked by ONNX's checker and
@@ -87,6 +88,7 @@ constexpr Command kCommands[] = {
     {"grad", kiln::cli::cmd_grad},
     {"build", kiln::cli::cmd_build},
     {"ops", kiln::cli::cmd_ops},
+    {"backend", kiln::cli::cmd_backend},
     {"demo", kiln::cli::cmd_demo},
     {"export", kiln::cli::cmd_export},
     {"verify", kiln::cli::cmd_verify},

@@ -31,7 +31,7 @@ int64_t count_elements(const nn::Module& m) {
 TrainStepOptions step_options(std::vector<std::string> batch_names, const TrainOptions& o) {
   return {.name = "train_step",
           .batch_names = std::move(batch_names),
-          .compile = {.backend = o.backend, .partition = PartitionKind::Default, .report_dir = o.report_dir}};
+          .compile = {.execution = o.execution, .partition = PartitionKind::Default, .report_dir = o.report_dir}};
 }
 
 TrainReport run(nn::Module& model, const TrainStep& step, double lr, int64_t steps,

@@ -1,6 +1,6 @@
 // The training half of `kiln demo`: two tasks on generated data, each trained with
 // compile_train_step and AdamW, on the reference interpreter or compiled for the CPU
-// (TrainOptions::backend; `kiln demo` compiles). Deterministic: the data, the
+// (TrainOptions::execution; `kiln demo` compiles). Deterministic: the data, the
 // initialization and the arithmetic depend only on the options, so two runs with the same
 // options give bit-identical losses (tests/unit/test_train_step.cc checks it).
 #pragma once
@@ -27,9 +27,9 @@ struct TrainReport {
   PhaseTimes compile_times;    // compiling the train step (TrainStep::phase_times)
 };
 
-// How a task's train step is compiled (CompileOptions::backend, report_dir).
+// How a task's train step is compiled (CompileOptions::execution, report_dir).
 struct TrainOptions {
-  Backend backend = Backend::Interpreter;
+  Execution execution = Execution::Interpreter;
   std::string report_dir = {};  // "": no compile report
 };
 

@@ -1,0 +1,16 @@
+#include "runtime/backend_registry.h"
+
+namespace kiln {
+
+Expected<std::unique_ptr<Backend>> backend_for(Device device, const BackendOptions& options) {
+  switch (device.kind()) {
+    case Device::Kind::Cpu:
+      return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(options.cpu));
+    case Device::Kind::Cuda:
+      break;
+  }
+  return make_error("no backend for device ", device.to_string(),
+                    " in this build: it compiles for cpu only (the reference interpreter runs on any device)");
+}
+
+}  // namespace kiln
