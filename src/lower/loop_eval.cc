@@ -9,97 +9,20 @@
 
 #include "core/element.h"
 #include "core/random.h"
-#include "lower/eval_math.h"
+#include "lower/eval_compute.h"
 #include "lower/loop_control.h"
 #include "lower/loop_run.h"
 #include "lower/reduce_fold.h"
+#include "ops/kernel_util.h"
 #include "ops/op_info.h"
 
 namespace kiln {
 
 namespace {
 
-// A body value: double for floating dtypes, int64 otherwise (bool is 0 or 1).
-struct Val {
-  double f = 0;
-  int64_t i = 0;
-};
+using Val = EvalValue;  // double for floating dtypes, int64 otherwise (bool is 0 or 1)
 
-double as_f(const Val& v, DType t) { return is_floating(t) ? v.f : static_cast<double>(v.i); }
-
-// Converts v of dtype `from` to dtype `to` exactly as a store and a load would.
-Val convert(const Val& v, DType from, DType to) {
-  alignas(8) std::byte scratch[8] = {};
-  if (is_floating(from)) {
-    store_double(scratch, to, 0, v.f);
-  } else {
-    store_int(scratch, to, 0, v.i);
-  }
-  Val out;
-  if (is_floating(to)) {
-    out.f = load_double(scratch, to, 0);
-  } else {
-    out.i = load_int(scratch, to, 0);
-  }
-  return out;
-}
-
-int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
-
-double float_op(OpKind op, const double* a) {
-  switch (op) {
-    case OpKind::Neg: return -a[0];
-    case OpKind::Abs: return std::fabs(a[0]);
-    case OpKind::Exp: return std::exp(a[0]);
-    case OpKind::Log: return std::log(a[0]);
-    case OpKind::Sqrt: return std::sqrt(a[0]);
-    case OpKind::Rsqrt: return 1.0 / std::sqrt(a[0]);
-    case OpKind::Reciprocal: return 1.0 / a[0];
-    case OpKind::Sin: return std::sin(a[0]);
-    case OpKind::Cos: return std::cos(a[0]);
-    case OpKind::Tanh: return std::tanh(a[0]);
-    case OpKind::Sigmoid: return 1.0 / (1.0 + std::exp(-a[0]));
-    case OpKind::Relu: return a[0] < 0 ? 0.0 : a[0];  // NaN and -0 pass, as in kernel_relu
-    case OpKind::Add: return a[0] + a[1];
-    case OpKind::Sub: return a[0] - a[1];
-    case OpKind::Mul: return a[0] * a[1];
-    case OpKind::Div: return a[0] / a[1];
-    case OpKind::Pow: return std::pow(a[0], a[1]);
-    case OpKind::Maximum: return std::isnan(a[0]) || std::isnan(a[1]) ? a[0] + a[1] : std::max(a[0], a[1]);
-    case OpKind::Minimum: return std::isnan(a[0]) || std::isnan(a[1]) ? a[0] + a[1] : std::min(a[0], a[1]);
-    default: return 0;
-  }
-}
-
-int64_t int_op(OpKind op, const int64_t* a) {
-  switch (op) {
-    case OpKind::Neg: return wrap_sub(0, a[0]);
-    case OpKind::Abs: return a[0] < 0 ? wrap_sub(0, a[0]) : a[0];
-    case OpKind::Relu: return a[0] > 0 ? a[0] : 0;
-    case OpKind::Add: return wrap_add(a[0], a[1]);
-    case OpKind::Sub: return wrap_sub(a[0], a[1]);
-    case OpKind::Mul: return wrap_mul(a[0], a[1]);
-    case OpKind::Maximum: return std::max(a[0], a[1]);
-    case OpKind::Minimum: return std::min(a[0], a[1]);
-    default: return 0;
-  }
-}
-
-// A comparison in the computation type: double, or int64 for integers (exact past 2^53).
-template <typename T>
-bool compare(OpKind op, T a, T b) {
-  switch (op) {
-    case OpKind::Eq: return a == b;
-    case OpKind::Ne: return a != b;
-    case OpKind::Lt: return a < b;
-    case OpKind::Le: return a <= b;
-    case OpKind::Gt: return a > b;
-    case OpKind::Ge: return a >= b;
-    default: return false;
-  }
-}
+Val convert(const Val& v, DType from, DType to) { return convert_eval_value(v, from, to); }
 
 // A Random op's draw (loop_ir.h): the counter and the optional state are i64 values.
 Val random_draw(const BodyOp& op, const std::vector<Val>& vals) {
@@ -271,64 +194,15 @@ class Evaluator {
       case BodyOp::Kind::Compute:
         break;
     }
-    const size_t n = op.args.size();
-    if (op.op == OpKind::Where) {
-      const Val& chosen = truthy(arg(0), arg_dt(0)) ? arg(1) : arg(2);
-      out = convert(chosen, truthy(arg(0), arg_dt(0)) ? arg_dt(1) : arg_dt(2), op.dtype);
-      return Status::ok();
+    std::vector<DType> dtypes;
+    std::vector<Val> operands;
+    for (size_t a = 0; a < op.args.size(); ++a) {
+      operands.push_back(arg(a));
+      dtypes.push_back(arg_dt(a));
     }
-    if (op.op == OpKind::LogicalAnd || op.op == OpKind::LogicalOr || op.op == OpKind::LogicalNot ||
-        op.op == OpKind::LogicalXor) {
-      const bool a = truthy(arg(0), arg_dt(0));
-      const bool b = n > 1 && truthy(arg(1), arg_dt(1));
-      out.i = op.op == OpKind::LogicalAnd ? (a && b)
-              : op.op == OpKind::LogicalOr ? (a || b)
-              : op.op == OpKind::LogicalXor ? a != b
-                                            : !a;
-      return Status::ok();
-    }
-    bool float_path = false;
-    for (size_t a = 0; a < n; ++a) float_path = float_path || is_floating(arg_dt(a));
-    if (op.op == OpKind::Isinf || op.op == OpKind::Isnan || op.op == OpKind::Isfinite) {
-      const double x = as_f(arg(0), arg_dt(0));
-      out.i = op.op == OpKind::Isfinite ? !float_path || std::isfinite(x)
-                                        : float_path && (op.op == OpKind::Isinf ? std::isinf(x) : std::isnan(x));
-      return Status::ok();
-    }
-    if (compute_returns_bool(op.op)) {
-      if (float_path) {
-        out.i = compare<double>(op.op, as_f(arg(0), arg_dt(0)), as_f(arg(1), arg_dt(1)));
-      } else {
-        out.i = compare<int64_t>(op.op, arg(0).i, arg(1).i);
-      }
-      return Status::ok();
-    }
-    // Floating ops on integer operands (exp of an int) compute in double too (compute_domain).
-    const ComputeDomain domain = compute_domain(op.op, op.attrs);
-    const bool math = is_eval_math_op(op.op);
-    Val r;
-    DType rdt;
-    if (domain == ComputeDomain::Float || (float_path && domain == ComputeDomain::Any)) {
-      double a[3] = {0, 0, 0};
-      for (size_t x = 0; x < n && x < 3; ++x) a[x] = as_f(arg(x), arg_dt(x));
-      r.f = math ? eval_math_float(op.op, {a, n}, op.dtype, op.attrs) : float_op(op.op, a);
-      rdt = DType::F64;
-    } else {
-      int64_t a[3] = {0, 0, 0};
-      for (size_t x = 0; x < n && x < 3; ++x) a[x] = convert(arg(x), arg_dt(x), DType::I64).i;
-      if (math) {
-        Expected<int64_t> v = eval_math_int(op.op, {a, n}, op.dtype, op.attrs);
-        if (!v) return v.error().add_context("at " + vars_text());
-        r.i = *v;
-      } else {
-        r.i = int_op(op.op, a);
-      }
-      rdt = DType::I64;
-    }
-    // Within a kernel floating values stay in double; an integer result wraps to its dtype
-    // (compute_domain), as the reference kernel stores each op's result.
-    if (rdt == DType::F64 && is_floating(op.dtype)) out = r;
-    else out = convert(r, rdt, op.dtype);
+    Expected<Val> v = eval_compute(op.op, operands, dtypes, op.dtype, op.attrs);
+    if (!v) return v.error().add_context("at " + vars_text());
+    out = *v;
     return Status::ok();
   }
 

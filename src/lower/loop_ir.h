@@ -79,6 +79,7 @@
 
 #include "core/dtype.h"
 #include "core/scalar.h"
+#include "lower/compute_op.h"
 #include "lower/index_expr.h"
 #include "ops/attr.h"
 #include "ops/op_kind.h"
@@ -134,7 +135,7 @@ struct BodyOp {
   enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Random, Indirect };
   Kind kind = Kind::Const;
   DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
-  OpKind op = OpKind::Add;     // Compute: the elementwise op; Indirect: the indexing op
+  OpKind op = OpKind::Add;     // Compute: a compute op (compute_ops.def); Indirect: the indexing op
   AttrMap attrs;               // Compute: its attributes in graph-IR syntax (only div's rounding_mode)
   std::vector<int> args;       // body indices of operand values (Store: the stored value)
   int buffer = -1;             // Load, Store
@@ -241,24 +242,5 @@ std::set<int> kernel_buffers_written(const LoopKernel& k);
 // rows stream by), which code generation does; the scheduler keeps it out of fused kernels.
 // Only kernels with one sum, prod, max or min reduce op qualify.
 bool is_column_reduction(const LoopKernel& k);
-
-// Whether `op` may appear as a Compute op of a loop body, and how many operands it takes
-// (0 when it may not). loop_eval.cc gives each of these its scalar semantics.
-int compute_arity(OpKind op);
-// Whether the result of Compute `op` is bool regardless of operand dtypes (comparisons).
-bool compute_returns_bool(OpKind op);
-
-// Where a Compute op computes (after the bool-valued ops, which read truth values or compare):
-// Any: in double when an operand is floating, else in int64; Float: always in double (exp of
-// an integer; div without rounding_mode is true division); Int: always in int64 (bitwise ops
-// and shifts; a floating operand is converted as a cast to i64 would). An int64 result is
-// wrapped to the op's dtype (a narrow integer wraps, a bool is 0 or 1) as each reference
-// kernel stores its result.
-enum class ComputeDomain : uint8_t { Any, Float, Int };
-ComputeDomain compute_domain(OpKind op, const AttrMap& attrs);
-
-// Whether Compute `op` with `attrs` divides integers (div with a rounding_mode, remainder,
-// fmod): by zero, the reference kernels report an error.
-bool compute_divides(OpKind op, const AttrMap& attrs);
 
 }  // namespace kiln

@@ -1,42 +1,14 @@
-// Lowering of elementwise ops: which ones have scalar bodies, and the body of each.
+// Lowering of elementwise ops: which ones have scalar bodies, and the body of each (the
+// compute ops' in lower_compute.cc, the compositions' in lower_composite.cc).
 #include "lower/lowering.h"
 
 #include "ops/op_call.h"
-#include "ops/type_rules.h"
+#include "support/check.h"
 
 namespace kiln::lowering {
 
-namespace {
-
-bool is_unary_same(OpKind op) {
-  switch (op) {
-    case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt:
-    case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tanh:
-    case OpKind::Sigmoid:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The dtype a unary op reads its operand in: the result dtype, except that a floating function
-// of an integer (exp of an i32) reads the integer itself, exactly, as its reference kernel
-// computes in double from the integer's value (casting it to f32 first would round 2^31 - 1).
-DType unary_operand_dtype(const Node& n, OpKind op, DType r) {
-  const DType own = n.operand(0).value->type().dtype;
-  return compute_domain(op, {}) == ComputeDomain::Float && !is_floating(own) ? own : r;
-}
-
-bool is_compare(OpKind op) {
-  return op == OpKind::Eq || op == OpKind::Ne || op == OpKind::Lt || op == OpKind::Le || op == OpKind::Gt ||
-         op == OpKind::Ge;
-}
-
-}  // namespace
-
 bool Lowering::lowers_as_pointwise(const Node& n) {
   const OpKind op = pointwise_op(n);
-  const OpCallBase call(op, n.attrs());
   const DType r = pointwise_dtype(n);
   switch (op) {
     case OpKind::Ones: case OpKind::Zeros: case OpKind::Full: case OpKind::OnesLike: case OpKind::ZerosLike:
@@ -48,26 +20,21 @@ bool Lowering::lowers_as_pointwise(const Node& n) {
       break;
   }
   if (!n.info().has(kElementwise)) return false;
-  const std::optional<bool> math = lowers_as_math(n, op, r);  // the ops beyond plain arithmetic
-  if (math && !*math) return false;
-  const bool supported = math || op == OpKind::Isinf || op == OpKind::Isnan ||
-      is_unary_same(op) || is_compare(op) || op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul ||
-      op == OpKind::Maximum || op == OpKind::Minimum || op == OpKind::Where || op == OpKind::MaskedFill ||
-      op == OpKind::ToCopy || op == OpKind::LogicalAnd || op == OpKind::LogicalOr || op == OpKind::LogicalNot ||
-      (op == OpKind::Div && !call.attr_opt_str("rounding_mode")) || (op == OpKind::Pow && is_floating(r));
+  const std::optional<ComputeOp> compute = find_compute_op(op);
+  const bool supported = compute ? lowers_as_compute(n, *compute, r)
+                                 : lowers_as_composite(n, op, r) || op == OpKind::MaskedFill || op == OpKind::ToCopy;
   if (!supported) return false;
   for (const Operand& o : n.operands())
     if (!o.is_value() && o.literal.is_none()) return false;
-  // alpha as the reference kernel checks it: not floating for integers, bool only for bools.
-  const Scalar alpha = op == OpKind::Add || op == OpKind::Sub ? call.attr_scalar("alpha") : Scalar(int64_t{1});
-  return !(alpha.is_float() && !is_floating(r)) && !(alpha.is_bool() && r != DType::Bool);
+  return true;
 }
 
 int Lowering::emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c) {
   const OpKind op = pointwise_op(n);
   const OpCallBase call(op, n.attrs());
   const DType r = pointwise_dtype(n);
-  if (lowers_as_math(n, op, r)) return emit_math(b, n, op, r, c);
+  if (const std::optional<ComputeOp> compute = find_compute_op(op)) return emit_compute(b, n, *compute, r, c);
+  if (lowers_as_composite(n, op, r)) return emit_composite(b, n, op, r, c);
   switch (op) {
     case OpKind::Ones: case OpKind::OnesLike:
       return b.constant(Scalar(int64_t{1}), r);
@@ -91,41 +58,14 @@ int Lowering::emit_pointwise(BodyBuilder& b, const Node& n, const std::vector<In
                                  {d, b.constant(Scalar(call.attr_int("diagonal")), DType::I64)}, DType::Bool);
       return b.compute(OpKind::Where, {keep, operand(b, n, 0, r, c), b.constant(Scalar(int64_t{0}), r)}, r);
     }
-    case OpKind::Isinf: case OpKind::Isnan: {
-      const int x = operand(b, n, 0, n.operand(0).value->type().dtype, c);
-      return b.compute(op, {x}, DType::Bool);
-    }
     default:
       break;
   }
-  if (is_unary_same(op)) return b.compute(op, {operand(b, n, 0, unary_operand_dtype(n, op, r), c)}, r);
   if (op == OpKind::ToCopy) return operand(b, n, 0, r, c);
-  if (is_compare(op)) {
-    std::vector<TypeOperand> types;
-    for (const Operand& o : n.operands())
-      types.push_back(o.is_value() ? TypeOperand{o.value->type(), Scalar()} : TypeOperand{std::nullopt, o.literal});
-    const DType cd = result_type(types);
-    return b.compute(op, {operand(b, n, 0, cd, c), operand(b, n, 1, cd, c)}, DType::Bool);
-  }
-  if (op == OpKind::LogicalNot) return b.compute(op, {operand(b, n, 0, DType::Bool, c)}, DType::Bool);
-  if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr)
-    return b.compute(op, {operand(b, n, 0, DType::Bool, c), operand(b, n, 1, DType::Bool, c)}, DType::Bool);
-  if (op == OpKind::Where) {
-    const int cond = operand(b, n, 0, n.operand(0).value->type().dtype, c);
-    return b.compute(op, {cond, operand(b, n, 1, r, c), operand(b, n, 2, r, c)}, r);
-  }
-  if (op == OpKind::MaskedFill) {
-    const int self = operand(b, n, 0, r, c);
-    const int mask = operand(b, n, 1, n.operand(1).value->type().dtype, c);
-    return b.compute(OpKind::Where, {mask, operand(b, n, 2, r, c), self}, r);
-  }
-  const int x = operand(b, n, 0, r, c);
-  int y = operand(b, n, 1, r, c);
-  if (op == OpKind::Add || op == OpKind::Sub) {
-    const Scalar alpha = call.attr_scalar("alpha");
-    if (!(alpha == Scalar(int64_t{1}))) y = b.compute(OpKind::Mul, {y, b.constant(alpha, r)}, r);
-  }
-  return b.compute(op, {x, y}, r);
+  KILN_CHECK(op == OpKind::MaskedFill) << "no pointwise body for " << n.info().name();
+  const int self = operand(b, n, 0, r, c);
+  const int mask = operand(b, n, 1, n.operand(1).value->type().dtype, c);
+  return b.compute(OpKind::Where, {mask, operand(b, n, 2, r, c), self}, r);
 }
 
 }  // namespace kiln::lowering

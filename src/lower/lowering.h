@@ -156,12 +156,16 @@ class Lowering {
   // counter i, as the reference kernel; returns its value.
   int emit_random(BodyBuilder& b, const Node& n, const std::vector<IndexExpr>& c);
 
-  // lower_math.cc: the elementwise ops beyond plain arithmetic (math functions, rounding,
-  // integer division, bitwise ops, clamp, lerp, addcmul, activations, ...), as op `op` of
-  // node `n` computing in dtype `r` (an in-place node's functional form). Whether it has a
-  // loop body; nullopt for ops lower_pointwise.cc handles.
-  static std::optional<bool> lowers_as_math(const Node& n, OpKind op, DType r);
-  int emit_math(BodyBuilder& b, const Node& n, OpKind op, DType r, const std::vector<IndexExpr>& c);
+  // lower_compute.cc: an elementwise node whose op is compute op `op` of the loop IR
+  // (compute_ops.def), computing in dtype `r` (an in-place node's functional form): whether it
+  // has a loop body, and its body at result coordinates `c`.
+  static bool lowers_as_compute(const Node& n, ComputeOp op, DType r);
+  int emit_compute(BodyBuilder& b, const Node& n, ComputeOp op, DType r, const std::vector<IndexExpr>& c);
+
+  // lower_composite.cc: the elementwise ops that are compositions of compute ops (clamp,
+  // hardtanh, addcmul, addcdiv, the activations), likewise; false for any other op.
+  static bool lowers_as_composite(const Node& n, OpKind op, DType r);
+  int emit_composite(BodyBuilder& b, const Node& n, OpKind op, DType r, const std::vector<IndexExpr>& c);
 
   // lower_inplace.cc: an in-place elementwise op (add_ ... masked_fill_, fill_, zero_) is its
   // functional form (pointwise_op: add_ -> add) computed in that form's dtype (pointwise_dtype)

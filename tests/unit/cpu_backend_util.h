@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor_compare.h"
+#include "lower/loop_eval.h"
 #include "lower/loop_ir.h"
 #include "runtime/cpu/compiled_program.h"
 
@@ -83,6 +84,25 @@ inline LoopProgram merge_programs(const std::string& name, const std::vector<Loo
     }
   }
   return m;
+}
+
+// The outputs of `p` on `inputs` compiled and run, and the loop-IR evaluator's; a test failure
+// and no outputs where either fails.
+struct CompiledAndEvaluated {
+  std::vector<Tensor> compiled, evaluated;
+};
+inline CompiledAndEvaluated run_compiled_and_evaluated(const LoopProgram& p, const std::vector<Tensor>& inputs) {
+  auto compiled = CompiledProgram::compile(p, test_compile_options());
+  if (!compiled) {
+    ADD_FAILURE() << compiled.error().to_string();
+    return {};
+  }
+  auto got = compiled->run(inputs);
+  if (!got) ADD_FAILURE() << got.error().to_string();
+  auto eval = eval_loops(p, inputs);
+  if (!eval) ADD_FAILURE() << eval.error().to_string();
+  if (!got || !eval) return {};
+  return {std::move(*got), std::move(*eval)};
 }
 
 // Every element of `got` within the dtype's default tolerance of `want` (same type).

@@ -51,21 +51,16 @@ struct Suite {
     const LoopProgram merged = merge_programs(name, parts);
     std::vector<Tensor> all;
     for (const auto& in : inputs) all.insert(all.end(), in.begin(), in.end());
-    auto compiled = CompiledProgram::compile(merged, test_compile_options());
-    ASSERT_TRUE(compiled) << compiled.error().to_string();
-    auto got = compiled->run(all);
-    ASSERT_TRUE(got) << got.error().to_string();
-    auto eval = eval_loops(merged, all);
-    ASSERT_TRUE(eval) << eval.error().to_string();
-    ASSERT_EQ(got->size(), merged.outputs.size());
+    const CompiledAndEvaluated runs = run_compiled_and_evaluated(merged, all);
+    ASSERT_EQ(runs.compiled.size(), merged.outputs.size());
     size_t at = 0;
     for (size_t g = 0; g < graphs.size(); ++g) {
       auto want = interpret(*graphs[g], inputs[g]);
       ASSERT_TRUE(want) << want.error().to_string();
       for (size_t j = 0; j < want->size(); ++j, ++at) {
         const std::string what = "graph " + std::to_string(g) + " (@" + graphs[g]->name() + ") output " + std::to_string(j);
-        expect_close((*want)[j], (*got)[at], what + " vs the interpreter");
-        expect_close((*eval)[at], (*got)[at], what + " vs the evaluator");
+        expect_close((*want)[j], runs.compiled[at], what + " vs the interpreter");
+        expect_close(runs.evaluated[at], runs.compiled[at], what + " vs the evaluator");
       }
     }
   }

@@ -12,6 +12,7 @@
 #include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_random.h"
 #include "codegen/cpp/cpp_lane_reduce.h"
+#include "codegen/cpp/cpp_math.h"
 #include "codegen/cpp/cpp_reduce.h"
 #include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"

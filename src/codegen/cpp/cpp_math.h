@@ -1,15 +1,15 @@
-// C++ for the loop IR's compute ops beyond plain arithmetic, with the evaluator's semantics
-// (lower/eval_math.h): math functions, sign, rounding, remainder, fmod, rounding division,
-// integer pow, bitwise ops and shifts, lerp. Floating forms compute in float or double
-// (cpp_scalar.h's compute types): erf, log1p and expm1 of float through the prelude's
-// vectorizable kiln_erff, kiln_log1pf and kiln_expm1f, the rest through std:: functions or
-// prelude helpers. Integer forms compute in int64_t through helpers with no undefined
-// behaviour (shift amounts out of range, INT64_MIN / -1); their divisors are nonzero constants
-// (runtime/cpu refuses other integer divisions, lower/integer_divisors.h).
+// C++ for the loop IR's compute ops (lower/compute_ops.def), with the evaluator's semantics
+// (lower/eval_compute.h): one case per op, so a declared op without its C++ does not build.
+// Floating forms compute in float or double (cpp_scalar.h's compute types): exp, tanh, erf,
+// log1p and expm1 of float through the prelude's vectorizable kiln_expf, kiln_tanhf, kiln_erff,
+// kiln_log1pf and kiln_expm1f, the rest through std:: functions or prelude helpers. Integer
+// forms compute in int64_t through helpers with no undefined behaviour (shift amounts out of
+// range, INT64_MIN / -1); their divisors are nonzero constants (runtime/cpu refuses other
+// integer divisions, lower/integer_divisors.h).
 #pragma once
 
+#include <span>
 #include <string>
-#include <vector>
 
 #include "core/dtype.h"
 #include "ops/attr.h"
@@ -17,15 +17,9 @@
 
 namespace kiln::cpp {
 
-// Whether math_float_expr / math_int_expr give `op` (with `attrs`) on that path.
-bool is_math_float_op(OpKind op, const AttrMap& attrs);
-bool is_math_int_op(OpKind op, const AttrMap& attrs);
-
-// `op` on floating values `a` held in float (`single`) or double; `out` is the result dtype
-// (a rounding division rounds its quotient to it).
-std::string math_float_expr(OpKind op, const std::vector<std::string>& a, bool single, DType out, const AttrMap& attrs);
-
-// `op` on int64_t values `a`; `out` is the result dtype (shifts take their width from it).
-std::string math_int_expr(OpKind op, const std::vector<std::string>& a, DType out, const AttrMap& attrs);
+// Compute op `op` of ops.def (with its loop-body `attrs`) on `args` (values of `arg_dtypes`)
+// with result dtype `out`.
+std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out,
+                         const AttrMap& attrs = {});
 
 }  // namespace kiln::cpp

@@ -4,23 +4,15 @@
 #include <set>
 
 #include "codegen/cpp/cpp_scalar.h"
+#include "lower/compute_op.h"
 #include "ops/op_info.h"
 
 namespace kiln::cpp {
 
 namespace {
 
-bool costly(OpKind op) {
-  switch (op) {
-    case OpKind::Exp: case OpKind::Tanh: case OpKind::Sigmoid: case OpKind::Log: case OpKind::Pow:
-    case OpKind::Div: case OpKind::Sqrt: case OpKind::Rsqrt:
-    case OpKind::Log1p: case OpKind::Expm1: case OpKind::Erf: case OpKind::Tan: case OpKind::Atan: case OpKind::Atan2:
-    case OpKind::Remainder: case OpKind::Fmod:
-      return true;
-    default:
-      return false;
-  }
-}
+// Worth saving in a scratch array rather than computing again (compute_ops.def's cost).
+bool costly(OpKind op) { return compute_op_cost(compute_op(op)) == ComputeCost::Costly; }
 
 // Per body op of one part: a text that is equal for two ops exactly when they compute the
 // same value at the same loop point (loads at the same index of the same buffer, the same

@@ -1,6 +1,6 @@
 // Scalar C++ for one body value: the type a dtype's values are held in, literals, loads,
-// stores, conversions and compute ops, each matching the loop-IR evaluator
-// (lower/loop_eval.cc) in semantics. Compute types (docs/CODEGEN.md): f64 in double; f32,
+// stores and conversions, each matching the loop-IR evaluator (lower/loop_eval.cc) in
+// semantics (cpp_math.h: compute ops). Compute types (docs/CODEGEN.md): f64 in double; f32,
 // f16 and bf16 in float (the evaluator computes in double); integers in int64_t with
 // wrapping arithmetic; bool as bool. Every function returns an expression; callers name it.
 #pragma once
@@ -12,8 +12,6 @@
 
 #include "core/dtype.h"
 #include "core/scalar.h"
-#include "ops/attr.h"
-#include "ops/op_kind.h"
 
 namespace kiln::cpp {
 
@@ -38,9 +36,9 @@ std::string store_value(const std::string& x, DType from, DType to);
 // then a load would (f16 and narrow integers round or wrap; float -> int is guarded).
 std::string convert_value(const std::string& x, DType from, DType to);
 
-// Compute op `op` of ops.def (with its loop-body `attrs`) on `args` (values of `arg_dtypes`)
-// with result dtype `out`.
-std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out,
-                         const AttrMap& attrs = {});
+// Value x of dtype t as a truth value (a bool expression).
+std::string truth_value(const std::string& x, DType t);
+// Value x of dtype `from` as an int64_t expression, as the evaluator's load_int / double_to_int64.
+std::string int64_value(const std::string& x, DType from);
 
 }  // namespace kiln::cpp
