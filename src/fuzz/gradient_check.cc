@@ -117,15 +117,34 @@ bool takes_std_of_a_constant_row(const Intermediates& at_x) {
   return false;
 }
 
-// Whether a dividend of fmod or remainder moves by half its smallest divisor or more between
-// two points: the result is then a sawtooth whose teeth the difference steps over, with mean
-// slope 0 where its derivative is 1 (fmod(tan(x), 0.001) where tan' is 2e5, seed 4002587).
+// The quotients a / b of a fmod or remainder call, element by element where its operands pair
+// up (the same size, or either of one element); empty where they broadcast otherwise.
+std::vector<double> quotients(const Intermediates::Call& c) {
+  const std::vector<double>&a = c.operands[0], &b = c.operands[1];
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return {};
+  std::vector<double> q(std::max(a.size(), b.size()));
+  for (size_t k = 0; k < q.size(); ++k) q[k] = a[a.size() == 1 ? 0 : k] / b[b.size() == 1 ? 0 : k];
+  return q;
+}
+
+// Whether fmod or remainder crosses a tooth of its sawtooth between two points: the floor of a
+// quotient a / b changes, so the result jumps by b. Many such jumps within h leave a mean slope
+// the differences measure where the derivative is the slope of one tooth, and the one-sided test
+// cannot tell: fmod(tan(x), 0.001) where tan' is 2e5 (seed 4002587), remainder(a, b) of a small
+// b, whose quotient moves by a / b^2 per unit of b (seed 4305222). Where the operands broadcast
+// otherwise, a dividend moving by half the smallest divisor counts as crossing.
 bool steps_over_a_period(const Intermediates& a, const Intermediates& b) {
   if (a.calls.size() != b.calls.size()) return true;
   for (size_t j = 0; j < a.calls.size(); ++j) {
     const Intermediates::Call &p = a.calls[j], &q = b.calls[j];
     if (p.op != OpKind::Fmod && p.op != OpKind::Remainder) continue;
-    if (p.operands[0].size() != q.operands[0].size()) return true;
+    if (p.operands[0].size() != q.operands[0].size() || p.operands[1].size() != q.operands[1].size()) return true;
+    const std::vector<double> qp = quotients(p), qq = quotients(q);
+    if (!qp.empty()) {
+      for (size_t k = 0; k < qp.size(); ++k)
+        if (!(std::floor(qp[k]) == std::floor(qq[k]))) return true;
+      continue;
+    }
     double period = std::numeric_limits<double>::infinity();
     for (double d : p.operands[1]) period = std::min(period, std::abs(d));
     for (size_t k = 0; k < p.operands[0].size(); ++k)

@@ -5,8 +5,8 @@
 // - agree with central finite differences of the forward graph in f64: along random
 //   directions e, sum_i <grad_i, e_i> against (L(x + h e) - L(x - h e)) / 2h, L the sum of
 //   each output times a random tangent; a direction where the one-sided differences disagree
-//   (a kink within h: relu at 0, a max with ties) is skipped, as is one along which a dividend
-//   of fmod or remainder moves by half a period (a sawtooth h steps over) or whose differences
+//   (a kink within h: relu at 0, a max with ties) is skipped, as is one along which the floor
+//   of a quotient of fmod or remainder changes (a sawtooth h steps over) or whose differences
 //   over h and 2h disagree (not converged); L's own rounding is
 //   allowed; a graph taking std or var of a row constant up to rounding (no derivative there)
 //   is not checked against differences;
