@@ -118,10 +118,11 @@ bool takes_std_of_a_constant_row(const Intermediates& at_x) {
 }
 
 // The quotients a / b of a fmod or remainder call, element by element where its operands pair
-// up (the same size, or either of one element); empty where they broadcast otherwise.
+// up (the same size, or either of one element); empty where either is empty or they broadcast
+// otherwise.
 std::vector<double> quotients(const Intermediates::Call& c) {
   const std::vector<double>&a = c.operands[0], &b = c.operands[1];
-  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return {};
+  if (a.empty() || b.empty() || (a.size() != b.size() && a.size() != 1 && b.size() != 1)) return {};
   std::vector<double> q(std::max(a.size(), b.size()));
   for (size_t k = 0; k < q.size(); ++k) q[k] = a[a.size() == 1 ? 0 : k] / b[b.size() == 1 ? 0 : k];
   return q;
