@@ -30,7 +30,7 @@ Value* uniform_source(Value* v) {
 
 bool is_product(OpKind op) { return op == OpKind::Matmul || op == OpKind::Mm || op == OpKind::Bmm; }
 
-// sum(other, dim=[reduce_dim], keepdim) * c, expanded to n's result: n's replacement.
+// sum(other * c, dim=[reduce_dim], keepdim), expanded to n's result: n's replacement.
 std::optional<std::vector<Value*>> fold(Node& n, GraphBuilder& b, Value* other, Value* c, int reduce_dim) {
   const TensorType& out = n.result()->type();
   if (!out.shape.is_static() || !other->type().shape.is_static() || !is_floating(out.dtype)) return std::nullopt;
@@ -43,9 +43,12 @@ std::optional<std::vector<Value*>> fold(Node& n, GraphBuilder& b, Value* other, 
     const int64_t e = d == reduce_dim ? 1 : os[d].value(), r = out.shape[rrank - orank + d].value();
     if (e != r && e != 1) return std::nullopt;
   }
-  Value* sums = b.apply1(OpKind::Sum, {other}, {{"dim", AttrValue::Ints{int64_t{reduce_dim}}}, {"keepdim", true}});
+  // c times each term, then the sums: the product's own terms, so an infinite c gives NaN where
+  // the terms' signs differ (or one is 0), as the contraction does; c times the sums would give
+  // inf (a uniform inf mat1 in addmm: the --grad long run's seed 4301108).
   Value* scalar = b.apply1(OpKind::Reshape, {c}, {{"shape", AttrValue::Ints{}}});
-  Value* scaled = b.apply1(OpKind::Mul, {sums, scalar});
+  Value* terms = b.apply1(OpKind::Mul, {other, scalar});
+  Value* scaled = b.apply1(OpKind::Sum, {terms}, {{"dim", AttrValue::Ints{int64_t{reduce_dim}}}, {"keepdim", true}});
   AttrValue::Ints size;
   for (int d = 0; d < out.shape.rank(); ++d) size.push_back(out.shape[d].value());
   return std::vector<Value*>{b.apply1(OpKind::Expand, {scaled}, {{"size", size}})};
