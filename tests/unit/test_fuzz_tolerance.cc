@@ -19,6 +19,15 @@ namespace {
 
 Tensor floats(const std::vector<double>& v) { return Tensor::from_doubles(v, {static_cast<int64_t>(v.size())}, DType::F32); }
 
+// The gradient check's findings for one graph drawn with `seed` (its inputs and tangents).
+std::vector<Finding> gradient_findings(uint64_t seed, const std::string& text) {
+  std::vector<FuzzCase> cases;
+  cases.push_back({seed, parse_or_fail(text)});
+  DifferentialOptions options;
+  options.cpu.compile = test_compile_options();
+  return check_gradient_cases(cases, options);
+}
+
 TEST(FuzzTolerance, ExactOpsOnInputsGetNone) {
   auto g = parse_or_fail(R"(graph @g(%x: f32[3], %i: i64[3]) -> (f32[3], i64[3], bool[3]) {
   %0 = neg(%x) : f32[3]
@@ -198,15 +207,11 @@ TEST(FuzzGradients, FiniteDifferencesCatchAGradientThatIsNotTheDerivative) {
 // An output near 1e300 beside the one x moves leaves L(x + h e) - L(x - h e) at 0: its rounding
 // bounds what the differences can resolve (seed 1615: expm1 of softplus near 1e301).
 TEST(FuzzGradients, DifferencesLostInALargeOutputAreNotAMismatch) {
-  std::vector<FuzzCase> cases;
-  cases.push_back({1, parse_or_fail(R"(graph @g(%x: f64[3]) -> (f64[3], f64[3]) {
+  const std::vector<Finding> found = gradient_findings(1, R"(graph @g(%x: f64[3]) -> (f64[3], f64[3]) {
   %0 = add(%x, 1e300) : f64[3]
   %1 = mul(%x, %x) : f64[3]
   return %0, %1
-})")});
-  DifferentialOptions options;
-  options.cpu.compile = test_compile_options();
-  const std::vector<Finding> found = check_gradient_cases(cases, options);
+})");
   EXPECT_TRUE(found.empty()) << found.size() << " mismatches, the first: " << found[0].what;
 }
 
@@ -238,18 +243,14 @@ TEST(FuzzGradients, APointWhereTheGradientJumpsIsNotCheckedByDifferences) {
 // rest. A direction along which a dividend of fmod moves by half a period or more is not
 // checked (seed 4002587 of the --grad long run: its graph and inputs).
 TEST(FuzzGradients, ASawtoothTheDifferencesStepOverIsNotChecked) {
-  std::vector<FuzzCase> cases;
-  cases.push_back({4002587, parse_or_fail(R"(graph @fuzz(%in0: f64[], %in1: f64[]) -> (f64[], f64[], f64[], f64[]) {
+  const std::vector<Finding> found = gradient_findings(4002587, R"(graph @fuzz(%in0: f64[], %in1: f64[]) -> (f64[], f64[], f64[], f64[]) {
   %0 = sin(%in0) : f64[]
   %1 = cumsum(%in0) {dim=-1} : f64[]
   %2 = tan(%in0) : f64[]
   %3 = fmod(%2, 0.001) : f64[]
   %4 = mse_loss(%2, %in1) : f64[]
   return %0, %1, %3, %4
-})")});
-  DifferentialOptions options;
-  options.cpu.compile = test_compile_options();
-  const std::vector<Finding> found = check_gradient_cases(cases, options);
+})");
   EXPECT_TRUE(found.empty()) << found[0].what;
 }
 
@@ -258,8 +259,7 @@ TEST(FuzzGradients, ASawtoothTheDifferencesStepOverIsNotChecked) {
 // 5e-7 of it against a gradient of 6e-14, and differ between h and 2h. Differences that have
 // not converged check nothing (seed 4102474 of the --grad long run: its graph and inputs).
 TEST(FuzzGradients, DifferencesThatHaveNotConvergedAreNotAMismatch) {
-  std::vector<FuzzCase> cases;
-  cases.push_back({4102474, parse_or_fail(R"(graph @fuzz(%in0: f64[]) -> (f64[2,3,1,2], f64[1,1]) {
+  const std::vector<Finding> found = gradient_findings(4102474, R"(graph @fuzz(%in0: f64[]) -> (f64[2,3,1,2], f64[1,1]) {
   %0 = flatten(%in0) {end_dim=0, start_dim=0} : f64[1]
   %1 = expand(%in0) {size=[2, 3, 2, 4]} : f64[2,3,2,4]
   %2 = contiguous(%1) : f64[2,3,2,4]
@@ -273,10 +273,7 @@ TEST(FuzzGradients, DifferencesThatHaveNotConvergedAreNotAMismatch) {
   %10 = contiguous(%9) : f64[1,1]
   %11 = addmm(%10, %10, %9) {alpha=0.0, beta=0.0} : f64[1,1]
   return %8, %11
-})")});
-  DifferentialOptions options;
-  options.cpu.compile = test_compile_options();
-  const std::vector<Finding> found = check_gradient_cases(cases, options);
+})");
   EXPECT_TRUE(found.empty()) << found[0].what;
 }
 
@@ -285,8 +282,7 @@ TEST(FuzzGradients, DifferencesThatHaveNotConvergedAreNotAMismatch) {
 // the one-sided test (seed 4305222 of the --grad long run: its graph and inputs; each output
 // alone checks clean).
 TEST(FuzzGradients, ASawtoothInTheDivisorIsNotChecked) {
-  std::vector<FuzzCase> cases;
-  cases.push_back({4305222, parse_or_fail(R"(graph @fuzz(%in0: f64[2,4,5,1], %in1: f64[1], %in2: f64[2,4], %in3: f64[1], %in4: f64[2,4,5,1]) -> (f64[1], f64[1], f64[2,4,5,1], f64[2], f64[2,4,5,1]) {
+  const std::vector<Finding> found = gradient_findings(4305222, R"(graph @fuzz(%in0: f64[2,4,5,1], %in1: f64[1], %in2: f64[2,4], %in3: f64[1], %in4: f64[2,4,5,1]) -> (f64[1], f64[1], f64[2,4,5,1], f64[2], f64[2,4,5,1]) {
   %0 = addcdiv(%in1, %in0, %in3) : f64[2,4,5,1]
   %1 = cos(%in3) : f64[1]
   %2 = cumsum(%1) {dim=0} : f64[1]
@@ -296,10 +292,7 @@ TEST(FuzzGradients, ASawtoothInTheDivisorIsNotChecked) {
   %6 = silu(%0) : f64[2,4,5,1]
   %7 = abs(%6) : f64[2,4,5,1]
   return %2, %3, %4, %5, %7
-})")});
-  DifferentialOptions options;
-  options.cpu.compile = test_compile_options();
-  const std::vector<Finding> found = check_gradient_cases(cases, options);
+})");
   EXPECT_TRUE(found.empty()) << found[0].what;
 }
 
