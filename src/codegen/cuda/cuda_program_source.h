@@ -7,7 +7,10 @@
 // the order of CudaLaunch::args, each a pointer (`char*` to element 0 of a program buffer, laid
 // out by the buffer's strides, f16/bf16 as uint16_t bits, bool as uint8_t 0/1; the scratch
 // workspace at an offset; the error slot, an int the kernel sets to nonzero when an `indirect`
-// index check fails). Grid and block are fixed at emit time (shapes are static).
+// index check fails). Grid and block are fixed at emit time (shapes are static). The runtime
+// starts every buffer and the scratch workspace on a 256-byte boundary, so a kernel may use
+// 16-byte vector accesses wherever its index proof says the element offset is a multiple of
+// the vector.
 #pragma once
 
 #include <array>
@@ -56,12 +59,25 @@ struct CudaLaunch {
 };
 
 struct CudaProgramSource {
-  std::string source;  // one NVRTC program: a prelude (kiln's bf16/f16 helpers, no CUDA headers) and every kernel
+  // What every NVRTC program of this loop program starts with: kiln's bf16/f16 helpers, math
+  // and Philox functions (no CUDA headers: NVRTC -minimal).
+  std::string prelude;
+  // Per flat kernel index: the text of its __global__ functions ("" for extern and control
+  // kernels). The runtime compiles the prelude with any subset of these as one NVRTC program,
+  // so it can split a large program into chunks compiled in parallel.
+  std::vector<std::string> kernel_text;
   // Per flat kernel index (lower/loop_control.h): the launches that run it, in order. Empty for
   // extern kernels (the runtime runs them: matmuls as library calls) and control kernels (the
   // runtime drives them from the host, running their regions' kernels by these same indices).
   std::vector<std::vector<CudaLaunch>> launches;
   int64_t scratch_bytes = 0;  // the workspace CudaArg::Scratch offsets point into
+
+  // The prelude and every kernel's text: the whole program as one NVRTC source (--emit=cuda).
+  std::string source() const {
+    std::string s = prelude;
+    for (const std::string& k : kernel_text) s += k;
+    return s;
+  }
 };
 
 }  // namespace kiln
