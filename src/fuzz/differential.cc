@@ -9,6 +9,7 @@
 #include "fuzz/tensor_values.h"
 #include "fuzz/tolerance.h"
 #include "interp/interpreter.h"
+#include "support/check.h"
 
 namespace kiln::fuzz {
 namespace {
@@ -62,6 +63,7 @@ struct Prepared {
 };
 
 std::string check_alone(const Prepared& p, const Backend& backend) {
+  const CheckContext context("checking fuzz seed " + std::to_string(p.c->seed));
   return compare_outcomes(*p.c->graph, p.inputs, p.interpreted, compiled_outcome(*p.c->graph, p.inputs, backend));
 }
 
@@ -69,6 +71,8 @@ std::string check_alone(const Prepared& p, const Backend& backend) {
 void check_batch(std::span<const Prepared* const> batch, const Backend& backend, std::vector<Finding>& out) {
   std::vector<const Graph*> parts;
   std::vector<Tensor> inputs;
+  const CheckContext context("compiling fuzz seeds " + std::to_string(batch.front()->c->seed) + " to " +
+                             std::to_string(batch.back()->c->seed) + " as one graph");
   for (const Prepared* p : batch) {
     parts.push_back(p->c->graph.get());
     inputs.insert(inputs.end(), p->inputs.begin(), p->inputs.end());
@@ -158,6 +162,7 @@ std::string compare_outcomes(const Graph& g, std::span<const Tensor> inputs, con
 std::vector<Finding> check_cases(std::span<const FuzzCase> cases, const DifferentialOptions& options) {
   std::vector<Prepared> prepared;
   for (const FuzzCase& c : cases) {
+    const CheckContext context("interpreting fuzz seed " + std::to_string(c.seed));
     std::vector<Tensor> inputs = fuzz_inputs(*c.graph, c.seed);
     Outcome interpreted = interpret_outcome(*c.graph, inputs);
     prepared.push_back({&c, std::move(inputs), std::move(interpreted)});

@@ -12,6 +12,7 @@
 #include "core/random.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/tensor_values.h"
+#include "support/check.h"
 #include "interp/interpreter.h"
 
 namespace kiln::fuzz {
@@ -262,6 +263,7 @@ std::vector<Finding> check_gradient_cases(std::span<const FuzzCase> cases, const
   JointOptions jo;
   jo.lift_rng_state = false;  // the forward graph draws at its static seeds too
   for (const FuzzCase& c : cases) {
+    const CheckContext context("differentiating fuzz seed " + std::to_string(c.seed));
     // A graph that fails forward (an integer power below 0) has no gradient to check.
     if (!interpret(*c.graph, fuzz_inputs(*c.graph, c.seed, {.special_values = false}))) continue;
     Expected<JointGraph> joint = joint_graph(*c.graph, jo);

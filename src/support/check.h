@@ -3,6 +3,21 @@
 #pragma once
 
 #include <sstream>
+#include <string>
+
+namespace kiln {
+
+// What the thread is working on, printed under a failed check: `CheckContext c("seed 12");`
+// for the scope of one fuzz case, so an abort names the input that caused it. Nests.
+class CheckContext {
+ public:
+  explicit CheckContext(std::string what);
+  ~CheckContext();
+  CheckContext(const CheckContext&) = delete;
+  CheckContext& operator=(const CheckContext&) = delete;
+};
+
+}  // namespace kiln
 
 namespace kiln::detail {
 
