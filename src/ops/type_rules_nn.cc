@@ -152,6 +152,11 @@ Expected<std::vector<Shape>> shape_rule_pool2d(const TypeCall& call) {
   const Shape& in = operand_type(call, 0).shape;
   if (in.rank() != 3 && in.rank() != 4)
     return make_error(op, ": expected 3D (unbatched) or 4D (batched) input, got shape ", in.to_string());
+  // As torch: only a batch dim may be empty (an empty window has no max, nor a mean).
+  for (int d = in.rank() - 3; d < in.rank(); ++d)
+    if (in[d].is_static() && in[d].value() == 0)
+      return make_error(op, ": expected an input with non-zero sizes except an optional 0 batch dim, got shape ",
+                        in.to_string());
   const Dim hw[2] = {in[in.rank() - 2], in[in.rank() - 1]};
   const bool ceil_mode = call.attr_bool("ceil_mode");
   KILN_ASSIGN_OR_RETURN(auto k, pair_attr(call, "kernel_size", {}));

@@ -157,6 +157,13 @@ add_error("conv2d_channels", "conv2d(%a, %b, none)", [randn(1, 5, 8, 8), randn(4
           "to have 3 channels, but got 5")
 add_error("max_pool2d_pad", "max_pool2d(%a) {kernel_size=[3], padding=[2]}", [randn(1, 1, 4, 4)], "f32[1,1,4,4]",
           "pad should be at most half of effective kernel size")
+# torch: "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size"; the empty
+# width once reached a derivative rule's reshape (fuzz-graphs --grad, seed 4402135).
+add_error("max_pool2d_empty_width", "max_pool2d(%a) {kernel_size=[1, 2], padding=[0, 1]}", [randn(3, 2, 2, 0)],
+          "f32[3,2,2,1]", "non-zero sizes except an optional 0 batch dim")
+add_error("avg_pool2d_empty_channels", "avg_pool2d(%a) {kernel_size=[2]}", [randn(2, 0, 4, 4)], "f32[2,0,2,2]",
+          "non-zero sizes except an optional 0 batch dim")
+add("max_pool2d_empty_batch", "max_pool2d(%a) {kernel_size=[2]}", [randn(0, 2, 4, 4)], lambda x: F.max_pool2d(x, 2))
 add_error("nll_loss_target_oob", "nll_loss(%a, %b)", [randn(2, 3), torch.tensor([3, 0])], "f32[]", "out of bounds")
 add_error("batch_norm_eval_needs_stats", "batch_norm(%a, none, none, none, none)", [randn(2, 3)], "f32[2,3]",
           "running_mean and running_var must be defined")
