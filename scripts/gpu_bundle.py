@@ -11,7 +11,8 @@ lacks (OpenBLAS, oneDNN, Protobuf, ONNX and what those need: LIBRARIES below), s
 information and writes one archive. `run` unpacks it, points the loader at its libraries and
 runs each test as ctest would (exit 0 passes, SKIP_RETURN_CODE skips, anything else or a
 timeout fails), with the build directory's paths mapped into the bundle and the source
-directory's onto the current one. It prints one line per test and ends with a summary; exit
+directory's onto the current one (a Python test runs under this script's interpreter, since the
+project's .venv stays here). It prints one line per test and ends with a summary; exit
 status 1 when a test failed or any skipped (a GPU machine must run them all).
 
 Why a bundle rather than a build there: docs/BUILDING.md ("GPU machines").
@@ -103,7 +104,12 @@ def run(bundle, name_filter):
         os.makedirs(cwd, exist_ok=True)
         start = time.time()
         try:
-            p = subprocess.run([mapped(a) for a in t["command"]], cwd=cwd, env=env, capture_output=True, text=True,
+            command = [mapped(a) for a in t["command"]]
+            # The build's Python (the project's .venv) is not carried: the machine's own runs
+            # the Python tests (it has torch and numpy).
+            if pathlib.Path(command[0]).name.startswith("python") and not os.path.exists(command[0]):
+                command[0] = sys.executable
+            p = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
                                timeout=t["timeout"])
             code, output = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:

@@ -20,7 +20,11 @@ With --device cpu the cases run compiled by the CPU backend instead (`kiln run -
 when an output differs beyond its dtype's tolerance), and the compiled outputs are compared
 with PyTorch as above: the differential test of every op on the compiled backend. A case the
 backend refuses (it names the node: symbolic shapes, control flow) counts as skipped, listed
-with its reason; any other failure fails."""
+with its reason; any other failure fails.
+
+With --device cuda the same, compiled by the CUDA backend and run on the GPU (ctest
+`oracle_cuda`, label gpu): where kiln finds no CUDA device it prints kiln's reason and exits 77,
+which ctest counts as skipped."""
 import argparse
 import contextlib
 import concurrent.futures
@@ -115,6 +119,22 @@ def tail(text, lines=6):
 NOT_LOWERED = ("only static shapes are lowered", "has symbolic shape")
 
 
+# Devices whose cases run compiled by a backend (`kiln run --device=D --check`).
+COMPILED = ("cpu", "cuda")
+
+
+def missing_device(kiln, device):
+    """Why kiln cannot run on `device` ("no CUDA device: ..."), or None when it can."""
+    with tempfile.TemporaryDirectory(prefix="kiln_probe_") as d:
+        kir = os.path.join(d, "probe.kir")
+        with open(kir, "w") as f:
+            f.write("graph @probe() -> (f32[2]) {\n  %0 = full() {fill_value=1.0, size=[2]} : f32[2]\n  return %0\n}\n")
+        proc = subprocess.run([kiln, "run", kir, f"--device={device}"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)
+    first = (proc.stderr.strip().splitlines() or [""])[0]
+    return first if proc.returncode != 0 and "no CUDA device" in proc.stderr else None
+
+
 class Skipped(Exception):
     """A case the compiled backend does not handle (yet), with kiln's reason."""
 
@@ -141,13 +161,13 @@ def run_case(case, kiln, workdir, device="interpreter"):
             raise Skipped(str(why))
     out_dir = os.path.join(workdir, "out")
     cmd = [kiln, "run", kir, "--inputs=" + ",".join(paths), "--outputs", out_dir]
-    cmd += ["--device=cpu", "--check"] if device == "cpu" else ["--check-capture"]
+    cmd += [f"--device={device}", "--check"] if device in COMPILED else ["--check-capture"]
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "kiln run timed out after 300 s"
     expected = case.expect_error is not None and proc.returncode == 1 and case.expect_error in proc.stderr
-    if device == "cpu" and proc.returncode == 1 and not expected and any(w in proc.stderr for w in NOT_LOWERED):
+    if device in COMPILED and proc.returncode == 1 and not expected and any(w in proc.stderr for w in NOT_LOWERED):
         raise Skipped(proc.stderr.strip().splitlines()[0])
     if case.expect_error is not None:
         if proc.returncode != 1:
@@ -225,9 +245,9 @@ def scratch_directory(prefix, keep):
 
 def main():
     ap = oracle_arguments(__doc__)
-    ap.add_argument("--device", choices=["interpreter", "cpu", "onnx"], default="interpreter",
-                    help="run the cases on the interpreter (default), compiled by the CPU backend, or exported "
-                         "to ONNX and run in ONNX Runtime (compared with the interpreter; onnx_case.py)")
+    ap.add_argument("--device", choices=["interpreter", "cpu", "cuda", "onnx"], default="interpreter",
+                    help="run the cases on the interpreter (default), compiled by the CPU or CUDA backend, or "
+                         "exported to ONNX and run in ONNX Runtime (compared with the interpreter; onnx_case.py)")
     ap.add_argument("--opset", type=int, default=17, help="--device onnx: the ONNX opset to export (default 17)")
     ap.add_argument("--onnx-reference", action="store_true",
                     help="--device onnx: also run ONNX's reference evaluator")
@@ -236,6 +256,9 @@ def main():
     kiln = kiln_binary(args, "run_oracle")
     if kiln is None:
         return 2
+    if args.device == "cuda" and (why := missing_device(kiln, "cuda")):
+        print(why)
+        return 77
     torch.set_num_threads(1)
     # References of edge cases (empty reductions, var with too few elements) make torch warn.
     warnings.filterwarnings("ignore", category=UserWarning)
