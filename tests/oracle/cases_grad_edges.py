@@ -451,3 +451,27 @@ MAP_ABS = """graph @g(%xs: f32[3,2]) -> (f32[3,2]) {
 }"""
 edge_graph("map_abs_zero", "map", ["zero", "neg_zero"], MAP_ABS, [f32([[0.0, -0.0], [1.0, -1.0], [0.0, 2.0]])],
            lambda xs: torch.stack([x.abs() for x in xs]))
+
+
+# ---- normalizations at a huge variance (last: their draws shift no other case's inputs) ----
+# A variance past about 1e205 (float64): differentiating rsqrt took rstd cubed, which underflowed to 0
+# and lost the statistics' part of the gradient (fuzz-graphs --grad, seed 4506010). The rows are
+# scaled inside the graph, so the gradients with respect to %a are of order 1.
+def huge_rows(op, call, ref, extra_inputs):
+    operands = "".join(f", %{n}" for n in "bc"[:len(extra_inputs)])
+    types = "".join(f", %{n}: f64[4]" for n in "bc"[:len(extra_inputs)])
+    edge_graph(f"{op}_huge_variance", op, ["overflow"], f"""graph @g(%a: f64[2,4]{types}) -> (f64[2,4]) {{
+  %0 = mul(%a, 1e+110) : f64[2,4]
+  %1 = {call.format(operands=operands)} : f64[2,4]
+  return %1
+}}""", [torch.tensor([[1.0, -3.0, 0.5, 2.0], [0.25, 1.0, -4.0, 3.0]], dtype=torch.float64)] + extra_inputs,
+               lambda a, *p: ref(a * 1e110, *p))
+
+
+huge_rows("layer_norm", "layer_norm(%0{operands}) {{normalized_shape=[4]}}", lambda x, w, b: F.layer_norm(x, [4], w, b),
+          [randn(4).double(), randn(4).double()])
+# PyTorch's rms_norm is composite (autograd through rsqrt): its gradient here underflows as kiln's
+# did, so the reference is the same rows unscaled (rms_norm is scale-invariant up to eps, which is
+# 1e-220 of these rows' mean square).
+huge_rows("rms_norm", "rms_norm(%0{operands}) {{normalized_shape=[4]}}",
+          lambda x, w: F.rms_norm(x / 1e110, [4], w, eps=1e-300), [randn(4).double()])

@@ -5,23 +5,19 @@
 //   0 %w : f32[128] strides [1] (input)
 //   1 %saved1 : f32[64,128] strides [128,1] (input)
 //   2 %saved2 : f32[64,1] strides [1,1] (input)
-//   3 %saved3 : f32[64,128] strides [128,1] (input)
-//   4 %saved4 : f32[64,1] strides [1,1] (input)
-//   5 %tangent0 : f32[64,128] strides [128,1] (input)
-//   6 %out2 : f32[128] strides [1] (output)
-//   7 %out1 : f32[128] strides [1] (output)
-//   8 %t0 : f32[64,1] strides [1,1] (temp)
-//   9 %t1 : f32[64,1] strides [1,1] (temp)
-//   10 %t2 : f32[64,1] strides [1,1] (temp)
-//   11 %t3 : f32[64,1] strides [1,1] (temp)
-//   12 %out0 : f32[64,128] strides [128,1] (output)
+//   3 %tangent0 : f32[64,128] strides [128,1] (input)
+//   4 %out2 : f32[128] strides [1] (output)
+//   5 %out1 : f32[128] strides [1] (output)
+//   6 %t0 : f32[64,1] strides [1,1] (temp)
+//   7 %t1 : f32[64,1] strides [1,1] (temp)
+//   8 %out0 : f32[64,128] strides [128,1] (output)
 
 // [prelude: src/codegen/cpp/cpp_prelude.cc]
 
 // kernel @k0: reduction, loops [128] reduce [64]
 extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
-  const float* __restrict__ b5_tangent0 = (const float*)buffers[5];
-  float* __restrict__ b6_out2 = (float*)buffers[6];
+  const float* __restrict__ b3_tangent0 = (const float*)buffers[3];
+  float* __restrict__ b4_out2 = (float*)buffers[4];
   for (int64_t blk = 0; blk < 2; ++blk) {
     const int64_t width = (128 - blk * 64 < 64 ? 128 - blk * 64 : 64);
     double accs[64];
@@ -33,7 +29,7 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
       for (int64_t cc = 0; cc < width; ++cc) {
         const int64_t i0 = blk * 64 + cc;
         double acc = accs[cc];
-        const float v0 = b5_tangent0[i0 + 128 * i1];
+        const float v0 = b3_tangent0[i0 + 128 * i1];
         acc += v0;
         accs[cc] = acc;
       }
@@ -43,7 +39,7 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
       double acc = accs[cc];
       const float v1 = acc;
       (void)i0;
-      b6_out2[i0] = v1;
+      b4_out2[i0] = v1;
     }
   }
 }
@@ -51,8 +47,8 @@ extern "C" void kiln_layer_norm_joint_backward_k0(char* const* buffers) {
 // kernel @k1: reduction, loops [128] reduce [64]
 extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
   const float* __restrict__ b1_saved1 = (const float*)buffers[1];
-  const float* __restrict__ b5_tangent0 = (const float*)buffers[5];
-  float* __restrict__ b7_out1 = (float*)buffers[7];
+  const float* __restrict__ b3_tangent0 = (const float*)buffers[3];
+  float* __restrict__ b5_out1 = (float*)buffers[5];
   for (int64_t blk = 0; blk < 2; ++blk) {
     const int64_t width = (128 - blk * 64 < 64 ? 128 - blk * 64 : 64);
     double accs[64];
@@ -64,7 +60,7 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
       for (int64_t cc = 0; cc < width; ++cc) {
         const int64_t i0 = blk * 64 + cc;
         double acc = accs[cc];
-        const float v0 = b5_tangent0[i0 + 128 * i1];
+        const float v0 = b3_tangent0[i0 + 128 * i1];
         const float v1 = b1_saved1[i0 + 128 * i1];
         const float v2 = (v0 * v1);
         acc += v2;
@@ -76,94 +72,66 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
       double acc = accs[cc];
       const float v3 = acc;
       (void)i0;
-      b7_out1[i0] = v3;
+      b5_out1[i0] = v3;
     }
   }
 }
 
-// kernel @k2: fused, rows [64], 5 parts run per row
+// kernel @k2: fused, rows [64], 3 parts run per row
 extern "C" void kiln_layer_norm_joint_backward_k2(char* const* buffers) {
   const float* __restrict__ b0_w = (const float*)buffers[0];
+  const float* __restrict__ b1_saved1 = (const float*)buffers[1];
   const float* __restrict__ b2_saved2 = (const float*)buffers[2];
-  const float* __restrict__ b3_saved3 = (const float*)buffers[3];
-  const float* __restrict__ b4_saved4 = (const float*)buffers[4];
-  const float* __restrict__ b5_tangent0 = (const float*)buffers[5];
-  float* __restrict__ b8_t0 = (float*)buffers[8];
-  float* __restrict__ b9_t1 = (float*)buffers[9];
-  float* __restrict__ b10_t2 = (float*)buffers[10];
-  float* __restrict__ b11_t3 = (float*)buffers[11];
-  float* __restrict__ b12_out0 = (float*)buffers[12];
+  const float* __restrict__ b3_tangent0 = (const float*)buffers[3];
+  float* __restrict__ b6_t0 = (float*)buffers[6];
+  float* __restrict__ b7_t1 = (float*)buffers[7];
+  float* __restrict__ b8_out0 = (float*)buffers[8];
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {  // part 0: reduction
       float acc = 0.0f;
       #pragma omp simd reduction(+:acc)
       for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b5_tangent0[128 * i0 + i1];
+        const float v0 = b3_tangent0[128 * i0 + i1];
         const float v1 = b0_w[i1];
         const float v2 = (v0 * v1);
-        const float v3 = b3_saved3[128 * i0 + i1];
+        const float v3 = b1_saved1[128 * i0 + i1];
         const float v4 = (v2 * v3);
         acc += v4;
       }
       const float v5 = acc;
-      b8_t0[i0] = v5;
+      const float v6 = 128.0f;
+      const float v7 = (v5 / v6);
+      b6_t0[i0] = v7;
     }
-    {  // part 1: pointwise
-      const float v0 = b8_t0[i0];
-      const float v1 = b4_saved4[i0];
-      const float v2 = (v0 * v1);
-      const float v3 = 128.0f;
-      const float v4 = (v2 / v3);
-      #pragma omp simd
-      for (int64_t i1 = 0; i1 < 1; ++i1) {
-        b9_t1[i0] = v4;
-      }
-    }
-    {  // part 2: reduction
-      const float v3 = b2_saved2[i0];
-      const float v5 = b9_t1[i0];
+    {  // part 1: reduction
       float acc = 0.0f;
       #pragma omp simd reduction(+:acc)
       for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b5_tangent0[128 * i0 + i1];
+        const float v0 = b3_tangent0[128 * i0 + i1];
         const float v1 = b0_w[i1];
         const float v2 = (v0 * v1);
-        const float v4 = (v2 * v3);
-        const float v6 = b3_saved3[128 * i0 + i1];
-        const float v7 = (v5 * v6);
-        const float v8 = (v4 + v7);
-        const float v9 = (v8 + v7);
-        const float v10 = (-v9);
-        acc += v10;
+        acc += v2;
       }
-      const float v11 = acc;
-      b10_t2[i0] = v11;
+      const float v3 = acc;
+      const float v4 = 128.0f;
+      const float v5 = (v3 / v4);
+      b7_t1[i0] = v5;
     }
-    {  // part 3: pointwise
-      const float v0 = b10_t2[i0];
-      const float v1 = 128.0f;
-      const float v2 = (v0 / v1);
-      #pragma omp simd
-      for (int64_t i1 = 0; i1 < 1; ++i1) {
-        b11_t3[i0] = v2;
-      }
-    }
-    {  // part 4: pointwise
-      const float v3 = b2_saved2[i0];
-      const float v5 = b9_t1[i0];
-      const float v10 = b11_t3[i0];
+    {  // part 2: pointwise
+      const float v3 = b7_t1[i0];
+      const float v6 = b6_t0[i0];
+      const float v9 = b2_saved2[i0];
       #pragma omp simd
       for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b5_tangent0[128 * i0 + i1];
+        const float v0 = b3_tangent0[128 * i0 + i1];
         const float v1 = b0_w[i1];
         const float v2 = (v0 * v1);
-        const float v4 = (v2 * v3);
-        const float v6 = b3_saved3[128 * i0 + i1];
+        const float v4 = (v2 - v3);
+        const float v5 = b1_saved1[128 * i0 + i1];
         const float v7 = (v5 * v6);
-        const float v8 = (v4 + v7);
-        const float v9 = (v8 + v7);
-        const float v11 = (v9 + v10);
-        b12_out0[128 * i0 + i1] = v11;
+        const float v8 = (v4 - v7);
+        const float v10 = (v8 * v9);
+        b8_out0[128 * i0 + i1] = v10;
       }
     }
   }
