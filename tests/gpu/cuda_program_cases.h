@@ -131,11 +131,11 @@ extern "C" __global__ void k0_finish(const char* partials, char* out) {
   return c;
 }
 
-// cond %p: then out0 = x + 1 on the GPU; else out0 = 2 * (x @ x), the matmul an extern kernel
-// the runtime runs on the host.
-inline Case cond_with_host_matmul() {
+// cond %p: then out0 = x + 1 on the GPU; else out0 = 2 * addmm(x, x, x), an extern kernel
+// the runtime runs on the host (cuBLASLt runs only matmul, mm, bmm and linear).
+inline Case cond_with_host_addmm() {
   Case c;
-  c.name = "cond_with_host_matmul";
+  c.name = "cond_with_host_addmm";
   c.loops = R"(loops @choose(%p: bool[], %x: f32[2,2]) -> (%out0) {
   buffer %out0 : f32[2,2] strides [2,1]
   buffer %t0 : f32[2,2] strides [2,1]
@@ -153,7 +153,7 @@ inline Case cond_with_host_matmul() {
       }
     }
     else {
-      kernel @k2 extern matmul(%x, %x) -> (%t0)
+      kernel @k2 extern addmm(%x, %x, %x) {alpha=1, beta=1} -> (%t0)
       kernel @k3 pointwise {
         for i0 in range(2) {
           for i1 in range(2) {
@@ -280,8 +280,35 @@ extern "C" __global__ void k0_pick(const char* x, const char* index, char* out, 
   return c;
 }
 
+// The matmul family as extern kernels (no CUDA text: cuBLASLt runs them), in `dtype` ("f32",
+// "bf16", "f16"): mm; bmm whose right operand is a transposed view; matmul broadcasting a
+// matrix over a batch; linear with a bias over a 3-d input; linear without one.
+inline Case matmuls(const std::string& dtype) {
+  Case c;
+  c.name = "matmuls " + dtype;
+  c.loops = R"(loops @matmuls(%x: T[64,32], %y: T[32,48], %p: T[4,16,32], %q: T[4,24,32], %w: T[24,32], %b: T[24]) -> (%out0, %out1, %out2, %out3, %out4) {
+  buffer %out0 : T[64,48] strides [48,1]
+  buffer %out1 : T[4,16,24] strides [384,24,1]
+  buffer %out2 : T[4,16,48] strides [768,48,1]
+  buffer %out3 : T[4,16,24] strides [384,24,1]
+  buffer %out4 : T[64,24] strides [24,1]
+  kernel @k0 extern mm(%x, %y) -> (%out0)
+  kernel @k1 extern bmm(%p, %q as [4,32,24] strides [768,1,32] offset 0) -> (%out1)
+  kernel @k2 extern matmul(%p, %y) -> (%out2)
+  kernel @k3 extern linear(%p, %w, %b) -> (%out3)
+  kernel @k4 extern linear(%x, %w) -> (%out4)
+}
+)";
+  for (size_t at = c.loops.find("T["); at != std::string::npos; at = c.loops.find("T[", at))
+    c.loops.replace(at, 1, dtype);
+  c.source.kernel_text.assign(5, "");
+  c.source.launches.resize(5);
+  return c;
+}
+
 inline std::vector<Case> all_cases() {
-  return {pointwise_add(), in_place(), split_sum(), cond_with_host_matmul(), count_up(), checked_gather()};
+  return {pointwise_add(), in_place(),         split_sum(),        cond_with_host_addmm(),
+          count_up(),      checked_gather(),   matmuls("f32"),     matmuls("bf16")};
 }
 
 }  // namespace kiln::cuda_cases

@@ -2,7 +2,8 @@
 // cases of cuda_program_cases.h: each runs through CudaProgram and is compared with the loop-IR
 // evaluator on the same inputs (a pointwise add staged through 64 KiB of shared memory, an
 // in-place write, a sum in two launches through the scratch workspace, a cond whose else branch
-// runs a matmul on the host, a while loop, an index out of range), and a second load of a
+// runs an addmm on the host, a while loop, an index out of range; the matmul family through
+// cuBLASLt in f32 and bf16), and a second load of a
 // program finds its cubins in the cache. Built in the whole tree's build only (it runs loop IR).
 // Where there is no driver or device it prints "no CUDA device: ..." and exits 77.
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda_program_cases.h"
@@ -64,15 +66,15 @@ std::optional<Loaded> load(Checks& checks, const Case& c, const std::string& cac
 // Runs `inputs` through the GPU and the evaluator (each on its own copies) and compares the
 // outputs and the inputs afterwards (a program may write its inputs in place).
 void check_against_evaluator(Checks& checks, const Loaded& loaded, const std::string& name,
-                             const std::vector<Tensor>& inputs) {
+                             const std::vector<Tensor>& inputs, double tolerance = 1e-5) {
   std::vector<Tensor> gpu_inputs = clones(inputs), eval_inputs = clones(inputs);
   auto want = eval_loops(loaded.program, eval_inputs);
   if (!checks.expect_ok(want, name + ": the evaluator runs it")) return;
   auto got = loaded.executable->run(gpu_inputs);
   if (!checks.expect(static_cast<bool>(got), name + ": runs", got ? "" : got.error().to_string())) return;
   for (size_t i = 0; i < want->size(); ++i)
-    checks.expect(difference((*got)[i], (*want)[i]).empty(), name + ": output " + std::to_string(i),
-                  difference((*got)[i], (*want)[i]));
+    checks.expect(difference((*got)[i], (*want)[i], tolerance).empty(), name + ": output " + std::to_string(i),
+                  difference((*got)[i], (*want)[i], tolerance));
   for (size_t i = 0; i < inputs.size(); ++i)
     checks.expect(difference(gpu_inputs[i], eval_inputs[i]).empty(), name + ": input " + std::to_string(i) + " after",
                   difference(gpu_inputs[i], eval_inputs[i]));
@@ -86,13 +88,13 @@ void check_cases(Checks& checks, const std::string& cache_dir) {
     check_against_evaluator(checks, *bump, "in_place", {Tensor::rand({8}, 3, DType::F32)});
   if (auto sum = load(checks, split_sum(), cache_dir))
     check_against_evaluator(checks, *sum, "split_sum", {Tensor::rand({1024}, 4, DType::F32)});
-  if (auto choose = load(checks, cond_with_host_matmul(), cache_dir)) {
+  if (auto choose = load(checks, cond_with_host_addmm(), cache_dir)) {
     const Tensor x = Tensor::rand({2, 2}, 5, DType::F32);
     check_against_evaluator(checks, *choose, "cond then", {Tensor::scalar(true, DType::Bool), x});
-    check_against_evaluator(checks, *choose, "cond else (matmul on the host)", {Tensor::scalar(false, DType::Bool), x});
+    check_against_evaluator(checks, *choose, "cond else (addmm on the host)", {Tensor::scalar(false, DType::Bool), x});
     check_against_evaluator(checks, *choose, "cond else, x transposed (staged)", {Tensor::scalar(false, DType::Bool), x.t()});
     const auto& ops = dynamic_cast<const CudaProgram&>(*choose->executable).host_copied_ops();
-    checks.expect(ops == std::vector<OpKind>{OpKind::Matmul}, "cond: the matmul is listed as run on the host");
+    checks.expect(ops == std::vector<OpKind>{OpKind::Addmm}, "cond: the addmm is listed as run on the host");
   }
   if (auto count = load(checks, count_up(), cache_dir)) {
     check_against_evaluator(checks, *count, "while, 6 trips", {Tensor::scalar(5.5, DType::F32)});
@@ -113,6 +115,24 @@ void check_cases(Checks& checks, const std::string& cache_dir) {
   }
 }
 
+// cuBLASLt against the reference kernels: f32 with f32 FMA (TF32 off), bf16 with f32
+// accumulation rounded once (a bf16 ulp is 2^-8 of the value).
+void check_matmuls(Checks& checks, const std::string& cache_dir) {
+  for (const auto& [dtype_text, dtype, tolerance] :
+       {std::tuple{"f32", DType::F32, 1e-5}, std::tuple{"bf16", DType::BF16, 1e-2}}) {
+    auto loaded = load(checks, matmuls(dtype_text), cache_dir);
+    if (!loaded) continue;
+    const std::string name = std::string("matmuls ") + dtype_text;
+    checks.expect(dynamic_cast<const CudaProgram&>(*loaded->executable).host_copied_ops().empty(),
+                  name + ": none runs on the host");
+    std::vector<Tensor> inputs;
+    uint64_t seed = 10;
+    for (int b : loaded->program.inputs)
+      inputs.push_back(Tensor::randn(loaded->program.buffers[static_cast<size_t>(b)].sizes, seed++, dtype));
+    check_against_evaluator(checks, *loaded, name, inputs, tolerance);
+  }
+}
+
 void check_cache_hit(Checks& checks, const std::string& cache_dir) {
   auto first = load(checks, pointwise_add(), cache_dir);
   auto second = load(checks, pointwise_add(), cache_dir);
@@ -130,6 +150,7 @@ int run() {
   const std::string cache_dir =
       (std::filesystem::temp_directory_path() / ("kiln-cuda-program-gpu-" + std::to_string(::getpid()))).string();
   check_cases(checks, cache_dir);
+  check_matmuls(checks, cache_dir);
   check_cache_hit(checks, cache_dir);
   std::filesystem::remove_all(cache_dir);
   return checks.finish();

@@ -12,6 +12,7 @@
 #include "lower/loop_text.h"
 #include "runtime/cuda/cubin_cache.h"
 #include "runtime/cuda/cubin_chunks.h"
+#include "runtime/cuda/cublaslt_matmul.h"
 #include "runtime/cuda/cuda_arena.h"
 #include "runtime/cuda/cuda_launch_args.h"
 #include "runtime/cuda/cuda_program.h"
@@ -210,7 +211,7 @@ TEST(CudaSourceCheck, EveryCaseFitsItsProgram) {
 }
 
 TEST(CudaSourceCheck, MismatchesNameTheKernel) {
-  const Case c = cond_with_host_matmul();
+  const Case c = cond_with_host_addmm();
   const LoopProgram p = parsed(c);
   auto message = [&](const CudaProgramSource& s) {
     Status st = check_cuda_program_source(p, s);
@@ -258,6 +259,69 @@ TEST(CudaProgram, ASourceThatDoesNotFitIsRefusedBeforeTheDriver) {
   ASSERT_FALSE(program);
   EXPECT_NE(program.error().message().find("argument 2 names buffer 5, but the program has 3"), std::string::npos)
       << program.error().message();
+}
+
+// The matmul family's kernels as cuBLASLt sees them (column-major: A is kiln's right operand).
+TEST(CublasLtMatmul, EachKernelOfTheFamilyIsPlanned) {
+  const LoopProgram p = parsed(matmuls("f32"));
+  std::vector<std::optional<LtMatmulPlan>> plans;
+  for (const LoopKernel& k : p.kernels) plans.push_back(plan_lt_matmul(p, k));
+  ASSERT_EQ(plans.size(), 5u);
+  for (const auto& plan : plans) ASSERT_TRUE(plan);
+  // mm [64,32] @ [32,48]: D^T (48 x 64) = Y^T (48 x 32) @ X^T (32 x 64), all op N.
+  EXPECT_EQ(plans[0]->key(), "f32 batch 1 [48x32 ld 48 N stride 0] [32x64 ld 32 N stride 0] [48x64 ld 48 N stride 0]");
+  EXPECT_EQ(plans[0]->a.buffer, 1);
+  EXPECT_EQ(plans[0]->b.buffer, 0);
+  EXPECT_EQ(plans[0]->d.buffer, 6);
+  // bmm with q viewed transposed: op T over q's own [24,32] rows, batch strides 512, 768, 384.
+  EXPECT_EQ(plans[1]->key(),
+            "f32 batch 4 [32x24 ld 32 T stride 768] [32x16 ld 32 N stride 512] [24x16 ld 24 N stride 384]");
+  // matmul of a batch by one matrix: the matrix's batch stride is 0.
+  EXPECT_EQ(plans[2]->key(), "f32 batch 4 [48x32 ld 48 N stride 0] [32x16 ld 32 N stride 512] [48x16 ld 48 N stride 768]");
+  // linear over [4,16,32]: 64 rows, w^T as op T, and the bias.
+  EXPECT_EQ(plans[3]->key(), "f32 batch 1 [32x24 ld 32 T stride 0] [32x64 ld 32 N stride 0] [24x64 ld 24 N stride 0] bias");
+  EXPECT_EQ(plans[3]->bias, 5);
+  EXPECT_EQ(plans[4]->bias, -1);
+}
+
+TEST(CublasLtMatmul, KernelsItCannotRunStayOnTheHost) {
+  auto p = parse_loops(R"(loops @f(%x: f32[4,3], %y: f32[3,5], %i: i32[4,3], %j: i32[3,5], %c: f32[4,5], %v: f32[3], %s: f32[2,3,4,3]) -> (%out0, %out1, %out2, %out3, %out4) {
+  buffer %out0 : f32[4,5] strides [5,1]
+  buffer %out1 : i32[4,5] strides [5,1]
+  buffer %out2 : f32[4] strides [1]
+  buffer %out3 : f32[3,2,4,5] strides [40,20,5,1]
+  buffer %out4 : f32[4,5] strides [1,4]
+  kernel @k0 extern addmm(%c, %x, %y) {alpha=1, beta=1} -> (%out0)
+  kernel @k1 extern mm(%i, %j) -> (%out1)
+  kernel @k2 extern matmul(%x, %v) -> (%out2)
+  kernel @k3 extern matmul(%s as [3,2,4,3] strides [12,36,3,1] offset 0, %y) -> (%out3)
+  kernel @k4 extern mm(%x, %y) -> (%out4)
+}
+)");
+  ASSERT_TRUE(p) << p.error().message();
+  for (const LoopKernel& k : p->kernels) EXPECT_FALSE(plan_lt_matmul(*p, k)) << k.name;
+}
+
+TEST(CublasLt, AMissingLibrarySaysWhichAndWhatToInstall) {
+  auto api = CublasLt::load({"/nonexistent/kiln-test/libcublasLt.so.13"});
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().message().rfind("cuBLASLt (libcublasLt.so.13) not found (", 0), 0u) << api.error().message();
+  EXPECT_NE(api.error().message().find("install the CUDA 13 toolkit"), std::string::npos) << api.error().message();
+}
+
+TEST(CublasLt, EveryEntryPointResolves) {
+  auto api = CublasLt::load(cuda_toolkit_library_candidates("libcublasLt.so.13"));
+  if (!api) GTEST_SKIP() << "cuBLASLt is not installed: " << api.error().message();
+  EXPECT_NE(api->matmul, nullptr);
+  EXPECT_STREQ(api->status_name(15), "CUBLAS_STATUS_NOT_SUPPORTED");
+}
+
+TEST(CublasLt, WithoutADriverItIsAnErrorNotACrash) {
+  if (CudaDriver::get()) GTEST_SKIP() << "this machine has a CUDA driver";
+  if (!CublasLt::load(cuda_toolkit_library_candidates("libcublasLt.so.13"))) GTEST_SKIP() << "no cuBLASLt";
+  auto lt = CublasLt::get();
+  ASSERT_FALSE(lt);
+  EXPECT_EQ(lt.error().message().rfind("cublasLtCreate: ", 0), 0u) << lt.error().message();
 }
 
 }  // namespace

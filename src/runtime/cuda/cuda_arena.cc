@@ -8,7 +8,7 @@ int64_t aligned(int64_t n) { return (n + CudaArenaPlan::kAlignment - 1) / CudaAr
 
 }  // namespace
 
-CudaArenaPlan plan_cuda_arena(const LoopProgram& p, int64_t scratch_bytes) {
+CudaArenaPlan plan_cuda_arena(const LoopProgram& p, int64_t scratch_bytes, int64_t library_workspace_bytes) {
   CudaArenaPlan plan;
   plan.temporaries = plan_memory(p, CudaArenaPlan::kAlignment);
   plan.offset.assign(p.buffers.size(), -1);
@@ -27,6 +27,9 @@ CudaArenaPlan plan_cuda_arena(const LoopProgram& p, int64_t scratch_bytes) {
   at += aligned(plan.temporaries.arena_bytes);
   plan.scratch_offset = at;
   at += aligned(scratch_bytes);
+  plan.library_workspace_offset = at;
+  plan.library_workspace_bytes = library_workspace_bytes;
+  at += aligned(library_workspace_bytes);
   plan.error_offset = at;
   plan.bytes = at + static_cast<int64_t>(sizeof(int));
   return plan;

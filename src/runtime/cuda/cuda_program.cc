@@ -13,6 +13,7 @@
 #include "lower/loop_eval.h"
 #include "lower/loop_run.h"
 #include "ops/op_info.h"
+#include "runtime/cuda/cublaslt_matmul.h"
 #include "runtime/cuda/cuda_launch_args.h"
 #include "runtime/cuda/cuda_memory.h"
 #include "runtime/cuda/cuda_module.h"
@@ -53,6 +54,8 @@ struct CudaProgram::Device {
   // Per buffer: its address this run (a while loop swaps carried and next) and at load.
   std::vector<CuDevicePtr> addresses, planned;
   std::vector<std::vector<Launch>> launches;  // per flat kernel; empty for extern and control kernels
+  std::vector<std::optional<LtMatmul>> matmuls;  // per flat kernel: an extern kernel cuBLASLt runs
+  CuDevicePtr library_workspace = 0;
   std::vector<Tensor> host;                   // per buffer: host staging, where one is needed
 
   CuDevicePtr error_slot = 0;
@@ -89,16 +92,23 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
     if (!s) return s.error().add_context(where);
   std::unique_ptr<CudaProgram> c(new CudaProgram());
   c->p_ = std::move(p);
-  c->arena_ = plan_cuda_arena(c->p_, source.scratch_bytes);
+  const std::vector<const LoopKernel*> flat = flat_kernels(c->p_);
+  std::vector<std::optional<LtMatmulPlan>> matmul_plans;
+  bool any_matmul = false;
+  for (const LoopKernel* k : flat) {
+    matmul_plans.push_back(plan_lt_matmul(c->p_, *k));
+    any_matmul = any_matmul || matmul_plans.back();
+  }
+  c->arena_ = plan_cuda_arena(c->p_, source.scratch_bytes, any_matmul ? o.library_workspace_bytes : 0);
   c->ends_ = flat_kernel_ends(c->p_);
   c->input_written_.assign(c->p_.buffers.size(), false);
   for (const LoopKernel& k : c->p_.kernels)
     for (int b : kernel_buffers_written(k)) c->input_written_[static_cast<size_t>(b)] = true;
-  const std::vector<const LoopKernel*> flat = flat_kernels(c->p_);
   auto d = std::make_unique<Device>();
   d->host.resize(c->p_.buffers.size());
-  for (const LoopKernel* k : flat) {
-    if (k->kind != KernelKind::Extern) continue;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const LoopKernel* k = flat[i];
+    if (k->kind != KernelKind::Extern || matmul_plans[i]) continue;
     if (std::find(c->host_copied_ops_.begin(), c->host_copied_ops_.end(), k->op) == c->host_copied_ops_.end())
       c->host_copied_ops_.push_back(k->op);
     std::set<int> touched = kernel_buffers_read(*k);
@@ -157,6 +167,19 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
       for (int i = 0; i < 3; ++i) dims.grid[i] = l.grid[i], dims.block[i] = l.block[i];
       dims.shared_bytes = l.shared_bytes;
       d->launches[k].push_back(Launch{&module, *function, dims, PackedLaunchArgs(l.args, d->addresses, scratch, d->error_slot)});
+    }
+  }
+  d->library_workspace = base + static_cast<CuDevicePtr>(c->arena_.library_workspace_offset);
+  d->matmuls.resize(flat.size());
+  if (any_matmul) {
+    Expected<CublasLt*> lt = CublasLt::get();
+    if (!lt) return lt.error().add_context(where);
+    for (size_t k = 0; k < flat.size(); ++k) {
+      if (!matmul_plans[k]) continue;
+      Expected<LtMatmul> matmul = LtMatmul::create(**lt, *matmul_plans[k], o.tf32,
+                                                   static_cast<uint64_t>(c->arena_.library_workspace_bytes));
+      if (!matmul) return matmul.error().add_context("in kernel @" + flat[k]->name).add_context(where);
+      d->matmuls[k].emplace(std::move(*matmul));
     }
   }
   c->times_.load = seconds_since(t0);
@@ -238,6 +261,9 @@ Status CudaProgram::run_kernels(const std::vector<LoopKernel>& kernels, int firs
       }
     } else if (is_control_kernel(k)) {
       KILN_TRY(run_control(k, at, inputs));
+    } else if (d.matmuls[i]) {
+      Status s = run_library_matmul(i);
+      if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
     } else {
       Status s = run_host_extern(k, inputs);
       if (!s) return s.error().add_context("in kernel @" + k.name + " of loops @" + p_.name);
@@ -292,6 +318,15 @@ Status CudaProgram::run_host_extern(const LoopKernel& k, std::span<const Tensor>
     KILN_TRY(d.to_device(d.addresses[static_cast<size_t>(b)], d.host[static_cast<size_t>(b)].data_bytes(),
                          bytes_of(p_.buffers[static_cast<size_t>(b)])));
   return Status::ok();
+}
+
+Status CudaProgram::run_library_matmul(size_t at) const {
+  Device& d = *device_;
+  const LtMatmul& matmul = *d.matmuls[at];
+  const LtMatmulPlan& plan = matmul.plan();
+  auto address = [&](int buffer) { return buffer < 0 ? CuDevicePtr{0} : d.addresses[static_cast<size_t>(buffer)]; };
+  return matmul.run(address(plan.a.buffer), address(plan.b.buffer), address(plan.d.buffer), address(plan.bias),
+                    d.library_workspace, static_cast<uint64_t>(arena_.library_workspace_bytes), d.stream->handle());
 }
 
 Status CudaProgram::check_error_slot(std::span<const Tensor> inputs) const {
