@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "support/chunks.h"
+
 namespace kiln {
 
 namespace {
@@ -22,24 +24,17 @@ std::string kernel_list(const std::vector<int>& kernels) {
 }  // namespace
 
 int CubinCompileStats::hits() const {
-  return static_cast<int>(std::count_if(chunks.begin(), chunks.end(), [](const CubinChunkStats& c) { return c.cache_hit; }));
+  return static_cast<int>(
+      std::count_if(chunks.begin(), chunks.end(), [](const CubinChunkStats& c) { return c.cache_hit; }));
 }
 
 int CubinCompileStats::compiled() const { return static_cast<int>(chunks.size()) - hits(); }
 
 std::vector<std::vector<int>> split_cubin_chunks(const CudaProgramSource& source, int jobs, int min_kernels_per_chunk) {
-  std::vector<int> all;
+  std::vector<int> with_text;
   for (size_t k = 0; k < source.kernel_text.size(); ++k)
-    if (!source.kernel_text[k].empty()) all.push_back(static_cast<int>(k));
-  if (all.empty()) return {};
-  const size_t most = jobs > 0 ? static_cast<size_t>(jobs) : std::max(1u, std::thread::hardware_concurrency());
-  const size_t min_size = static_cast<size_t>(std::max(1, min_kernels_per_chunk));
-  const size_t n = std::max<size_t>(1, std::min(most, all.size() / min_size));
-  std::vector<std::vector<int>> chunks(n);
-  for (size_t c = 0; c < n; ++c)
-    chunks[c].assign(all.begin() + static_cast<ptrdiff_t>(all.size() * c / n),
-                     all.begin() + static_cast<ptrdiff_t>(all.size() * (c + 1) / n));
-  return chunks;
+    if (!source.kernel_text[k].empty()) with_text.push_back(static_cast<int>(k));
+  return split_into_chunks(with_text, jobs, min_kernels_per_chunk);
 }
 
 std::string cubin_chunk_source(const CudaProgramSource& source, const std::vector<int>& kernels) {
