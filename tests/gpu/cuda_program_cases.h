@@ -91,6 +91,33 @@ extern "C" __global__ void k0_bump(char* x, char* out) {
   return c;
 }
 
+// An output laid out column-major (strides [1,2]): the runtime copies it back through staging.
+inline Case transposed_output() {
+  Case c;
+  c.name = "transposed_output";
+  c.loops = R"(loops @tr(%x: f32[2,3]) -> (%out0) {
+  buffer %out0 : f32[2,3] strides [1,2]
+  kernel @k0 pointwise {
+    for i0 in range(2) {
+      for i1 in range(3) {
+        %0 = load %x[3*i0 + i1]
+        store %out0[i0 + 2*i1], %0
+      }
+    }
+  }
+}
+)";
+  c.source.prelude = kPrelude;
+  c.source.kernel_text = {R"(
+extern "C" __global__ void k0_transpose(const char* x, char* out) {
+  int t = threadIdx.x;
+  if (t < 6) ((float*)out)[t / 3 + 2 * (t % 3)] = ((const float*)x)[t];
+}
+)"};
+  c.source.launches = {{launch("k0_transpose", 1, 32, {buffer_arg(0), buffer_arg(1)})}};
+  return c;
+}
+
 // A sum of 1024 floats in two launches: per-block partials in the scratch workspace, then a
 // second pass that adds them in order.
 inline Case split_sum() {
@@ -131,8 +158,9 @@ extern "C" __global__ void k0_finish(const char* partials, char* out) {
   return c;
 }
 
-// cond %p: then out0 = x + 1 on the GPU; else out0 = 2 * addmm(x, x, x), an extern kernel
-// the runtime runs on the host (cuBLASLt runs only matmul, mm, bmm and linear).
+// cond %p: then out0 = x + 1 on the GPU; else out0 = 2 * addmm(x^T, x, x), an extern kernel
+// the runtime runs on the host (cuBLASLt takes addmm's self only as a bias or laid out as the
+// result).
 inline Case cond_with_host_addmm() {
   Case c;
   c.name = "cond_with_host_addmm";
@@ -153,7 +181,7 @@ inline Case cond_with_host_addmm() {
       }
     }
     else {
-      kernel @k2 extern addmm(%x, %x, %x) {alpha=1, beta=1} -> (%t0)
+      kernel @k2 extern addmm(%x as [2,2] strides [1,2] offset 0, %x, %x) {alpha=1, beta=1} -> (%t0)
       kernel @k3 pointwise {
         for i0 in range(2) {
           for i1 in range(2) {
@@ -282,33 +310,56 @@ extern "C" __global__ void k0_pick(const char* x, const char* index, char* out, 
 
 // The matmul family as extern kernels (no CUDA text: cuBLASLt runs them), in `dtype` ("f32",
 // "bf16", "f16"): mm; bmm whose right operand is a transposed view; matmul broadcasting a
-// matrix over a batch; linear with a bias over a 3-d input; linear without one.
+// matrix over a batch; linear with a bias over a 3-d input; linear without one; addmm of a bias
+// scaled by alpha; baddbmm with beta times a matrix (cuBLASLt's C).
 inline Case matmuls(const std::string& dtype) {
   Case c;
   c.name = "matmuls " + dtype;
-  c.loops = R"(loops @matmuls(%x: T[64,32], %y: T[32,48], %p: T[4,16,32], %q: T[4,24,32], %w: T[24,32], %b: T[24]) -> (%out0, %out1, %out2, %out3, %out4) {
+  c.loops =
+      R"(loops @matmuls(%x: T[64,32], %y: T[32,48], %p: T[4,16,32], %q: T[4,24,32], %w: T[24,32], %b: T[24], %e: T[48], %s: T[4,16,48], %r: T[4,32,48]) -> (%out0, %out1, %out2, %out3, %out4, %out5, %out6) {
   buffer %out0 : T[64,48] strides [48,1]
   buffer %out1 : T[4,16,24] strides [384,24,1]
   buffer %out2 : T[4,16,48] strides [768,48,1]
   buffer %out3 : T[4,16,24] strides [384,24,1]
   buffer %out4 : T[64,24] strides [24,1]
+  buffer %out5 : T[64,48] strides [48,1]
+  buffer %out6 : T[4,16,48] strides [768,48,1]
   kernel @k0 extern mm(%x, %y) -> (%out0)
   kernel @k1 extern bmm(%p, %q as [4,32,24] strides [768,1,32] offset 0) -> (%out1)
   kernel @k2 extern matmul(%p, %y) -> (%out2)
   kernel @k3 extern linear(%p, %w, %b) -> (%out3)
   kernel @k4 extern linear(%x, %w) -> (%out4)
+  kernel @k5 extern addmm(%e, %x, %y) {alpha=2} -> (%out5)
+  kernel @k6 extern baddbmm(%s, %p, %r) {alpha=0.5, beta=-1.5} -> (%out6)
 }
 )";
   for (size_t at = c.loops.find("T["); at != std::string::npos; at = c.loops.find("T[", at))
     c.loops.replace(at, 1, dtype);
-  c.source.kernel_text.assign(5, "");
-  c.source.launches.resize(5);
+  c.source.kernel_text.assign(7, "");
+  c.source.launches.resize(7);
+  return c;
+}
+
+// A kernel that sets the error slot though every index is in range (an emitter's bug): the
+// evaluator, run to name the index, finds none, and the error says so.
+inline Case false_alarm() {
+  Case c = pointwise_add();
+  c.name = "false_alarm";
+  c.source.kernel_text = {R"(
+extern "C" __global__ void k0_alarm(const char* x, const char* y, char* out, int* error) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 1000) ((float*)out)[i] = ((const float*)x)[i] + ((const float*)y)[i];
+  if (i == 0) *error = 1;
+}
+)"};
+  c.source.launches = {{launch("k0_alarm", 4, 256, {buffer_arg(0), buffer_arg(1), buffer_arg(2), error_arg()})}};
   return c;
 }
 
 inline std::vector<Case> all_cases() {
-  return {pointwise_add(), in_place(),         split_sum(),        cond_with_host_addmm(),
-          count_up(),      checked_gather(),   matmuls("f32"),     matmuls("bf16")};
+  return {pointwise_add(), transposed_output(), in_place(),       split_sum(),     cond_with_host_addmm(),
+          count_up(),      checked_gather(),    matmuls("f32"),   matmuls("bf16"), matmuls("f16"),
+          false_alarm()};
 }
 
 }  // namespace kiln::cuda_cases

@@ -15,18 +15,18 @@
 namespace kiln {
 
 struct CubinChunkOptions {
-  std::string arch = "sm_90";    // the device's (CudaDeviceProperties::arch())
-  std::string cache_dir = {};    // "": CubinCache::open_default()
-  int jobs = 0;                  // most chunks (compiled at once); 0: hardware threads
-  int min_kernels_per_chunk = 4; // no chunk smaller, unless the program is
+  std::string arch = "sm_90";     // the device's (CudaDeviceProperties::arch())
+  std::string cache_dir = {};     // "": CubinCache::open_default()
+  int jobs = 0;                   // most chunks (compiled at once); 0: hardware threads
+  int min_kernels_per_chunk = 4;  // no chunk smaller, unless the program is
 };
 
 struct CubinChunkStats {
-  std::vector<int> kernels;              // flat kernel indices whose text the chunk holds
-  std::string key;                       // the cubin cache key
-  bool cache_hit = false;                // found in the cache: NVRTC did not run
-  std::string rebuilt_because;           // an entry was there but failed verification (cubin_cache.h)
-  double compile_seconds = 0;            // 0 on a hit
+  std::vector<int> kernels;                // flat kernel indices whose text the chunk holds
+  std::string key;                         // the cubin cache key
+  bool cache_hit = false;                  // found in the cache: NVRTC did not run
+  std::string rebuilt_because;             // an entry was there but failed verification (cubin_cache.h)
+  double compile_seconds = 0;              // 0 on a hit
   std::vector<KernelResources> resources;  // ptxas's report on each kernel of the chunk
 };
 

@@ -42,7 +42,7 @@ Expected<CublasLtApi> CublasLt::load(const std::vector<std::string>& candidates)
 }
 
 Expected<CublasLt*> CublasLt::get() {
-  static const Expected<std::unique_ptr<CublasLt>> lt = [] () -> Expected<std::unique_ptr<CublasLt>> {
+  static const Expected<std::unique_ptr<CublasLt>> lt = []() -> Expected<std::unique_ptr<CublasLt>> {
     KILN_ASSIGN_OR_RETURN(VendorLibrary lib, open_cublaslt(cuda_toolkit_library_candidates("libcublasLt.so.13")));
     CublasLtApi api{};
     KILN_TRY(resolve_cublaslt_api(lib, api));
@@ -62,7 +62,8 @@ Status CublasLt::check(CublasStatus status, std::string_view call, std::string_v
   if (status == kCublasSuccess) return Status::ok();
   const char* name = api_.status_name ? api_.status_name(status) : nullptr;
   const char* text = api_.status_string ? api_.status_string(status) : nullptr;
-  std::string message = std::string(call) + ": " + (name ? name : "cuBLAS status") + " (" + std::to_string(status) + ")";
+  std::string message =
+      std::string(call) + ": " + (name ? name : "cuBLAS status") + " (" + std::to_string(status) + ")";
   if (text && *text) message += std::string(": ") + text;
   if (!detail.empty()) message += ", " + std::string(detail);
   return make_error(message);

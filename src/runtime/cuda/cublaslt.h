@@ -37,19 +37,19 @@ struct CublasLtHeuristicResult {
 };
 
 struct CublasLtApi {
-  CublasStatus (*create)(CublasLtHandle* handle);                                         // cublasLtCreate
-  CublasStatus (*destroy)(CublasLtHandle handle);                                         // cublasLtDestroy
+  CublasStatus (*create)(CublasLtHandle* handle);                                           // cublasLtCreate
+  CublasStatus (*destroy)(CublasLtHandle handle);                                           // cublasLtDestroy
   CublasStatus (*desc_create)(CublasLtMatmulDesc* desc, int compute_type, int scale_type);  // cublasLtMatmulDescCreate
-  CublasStatus (*desc_destroy)(CublasLtMatmulDesc desc);                                  // cublasLtMatmulDescDestroy
+  CublasStatus (*desc_destroy)(CublasLtMatmulDesc desc);                                    // cublasLtMatmulDescDestroy
   CublasStatus (*desc_set)(CublasLtMatmulDesc desc, int attribute, const void* value,
                            size_t bytes);  // cublasLtMatmulDescSetAttribute
   CublasStatus (*layout_create)(CublasLtMatrixLayout* layout, int type, uint64_t rows, uint64_t cols,
-                                int64_t ld);                  // cublasLtMatrixLayoutCreate
+                                int64_t ld);                    // cublasLtMatrixLayoutCreate
   CublasStatus (*layout_destroy)(CublasLtMatrixLayout layout);  // cublasLtMatrixLayoutDestroy
   CublasStatus (*layout_set)(CublasLtMatrixLayout layout, int attribute, const void* value,
-                             size_t bytes);                                    // cublasLtMatrixLayoutSetAttribute
-  CublasStatus (*preference_create)(CublasLtMatmulPreference* preference);    // cublasLtMatmulPreferenceCreate
-  CublasStatus (*preference_destroy)(CublasLtMatmulPreference preference);    // cublasLtMatmulPreferenceDestroy
+                             size_t bytes);                                 // cublasLtMatrixLayoutSetAttribute
+  CublasStatus (*preference_create)(CublasLtMatmulPreference* preference);  // cublasLtMatmulPreferenceCreate
+  CublasStatus (*preference_destroy)(CublasLtMatmulPreference preference);  // cublasLtMatmulPreferenceDestroy
   CublasStatus (*preference_set)(CublasLtMatmulPreference preference, int attribute, const void* value,
                                  size_t bytes);  // cublasLtMatmulPreferenceSetAttribute
   CublasStatus (*heuristic)(CublasLtHandle handle, CublasLtMatmulDesc desc, CublasLtMatrixLayout a,
@@ -60,9 +60,9 @@ struct CublasLtApi {
                          CublasLtMatrixLayout a_layout, const void* b, CublasLtMatrixLayout b_layout, const void* beta,
                          const void* c, CublasLtMatrixLayout c_layout, void* d, CublasLtMatrixLayout d_layout,
                          const CublasLtMatmulAlgo* algo, void* workspace, size_t workspace_bytes,
-                         CuStream stream);                  // cublasLtMatmul
-  const char* (*status_name)(CublasStatus status);         // cublasLtGetStatusName
-  const char* (*status_string)(CublasStatus status);       // cublasLtGetStatusString
+                         CuStream stream);            // cublasLtMatmul
+  const char* (*status_name)(CublasStatus status);    // cublasLtGetStatusName
+  const char* (*status_string)(CublasStatus status);  // cublasLtGetStatusString
 };
 
 class CublasLt {

@@ -1,4 +1,5 @@
-// The matmul family's extern kernels (matmul, mm, bmm; linear with or without its bias) as
+// The matmul family's extern kernels (matmul, mm, bmm; linear with or without its bias; addmm and
+// baddbmm whose `self` is a bias or a matrix laid out as the result) as
 // cuBLASLt calls: which kernels qualify and the call's matrices (pure, testable without a GPU),
 // then the call itself with its algorithm chosen once per shape (CublasLt keeps it).
 //
@@ -6,8 +7,10 @@
 // Y[k,n] is the column-major D^T = Y^T @ X^T, so cuBLASLt's A is Y, its B is X and D is written
 // as an n x m column-major matrix. A transposed operand is a layout (op T over the stored
 // matrix), never a copy. Batches are one strided batch: the batch dims must collapse to one
-// stride per operand (a broadcast batch has stride 0). Other kernels of the family (addmm,
-// baddbmm, a vector operand, a batch that does not collapse, mixed dtypes) run on the host.
+// stride per operand (a broadcast batch has stride 0). addmm and baddbmm compute
+// alpha * (X @ Y) + beta * self: a `self` of n contiguous elements with beta 1 is the bias
+// epilogue; one of the result's exact layout is cuBLASLt's C. Other kernels of the family (any
+// other `self`, a vector operand, a batch that does not collapse, mixed dtypes) run on the host.
 #pragma once
 
 #include <optional>
@@ -33,9 +36,11 @@ struct LtMatrix {
 struct LtMatmulPlan {
   DType dtype = DType::F32;  // of every operand and the result
   int64_t batch = 1;
-  LtMatrix a, b, d;   // cuBLASLt's A (kiln's right operand), B (the left one) and D (the result)
-  int bias = -1;      // linear's bias buffer (n elements, contiguous), or -1
+  LtMatrix a, b, d;  // cuBLASLt's A (kiln's right operand), B (the left one) and D (the result)
+  int bias = -1;     // the bias buffer (n elements, contiguous) of linear, addmm or baddbmm; or -1
   int64_t bias_offset = 0;
+  LtMatrix c;  // beta's matrix (addmm's, baddbmm's self), laid out as d; buffer -1 when beta is 0
+  float alpha = 1.0f, beta = 0.0f;
 
   // The shape as the algorithm cache keys it: dtype, batch, every matrix's layout, the bias.
   std::string key() const;
@@ -54,10 +59,12 @@ class LtMatmul {
   LtMatmul& operator=(LtMatmul&&) = delete;
   ~LtMatmul();
 
-  // Queues the product on `stream`; the addresses are each matrix's buffer (offsets are added
-  // here), `bias` 0 when the plan has none.
-  Status run(CuDevicePtr a, CuDevicePtr b, CuDevicePtr d, CuDevicePtr bias, CuDevicePtr workspace,
-             uint64_t workspace_bytes, CuStream stream) const;
+  // The device addresses of the buffers the plan names (offsets are added by run).
+  struct Buffers {
+    CuDevicePtr a = 0, b = 0, c = 0, d = 0, bias = 0;
+  };
+  // Queues the product on `stream`.
+  Status run(const Buffers& buffers, CuDevicePtr workspace, uint64_t workspace_bytes, CuStream stream) const;
   const LtMatmulPlan& plan() const { return plan_; }
   uint64_t workspace_bytes() const { return algorithm_.workspace_bytes; }
 

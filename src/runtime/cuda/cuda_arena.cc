@@ -4,7 +4,9 @@ namespace kiln {
 
 namespace {
 
-int64_t aligned(int64_t n) { return (n + CudaArenaPlan::kAlignment - 1) / CudaArenaPlan::kAlignment * CudaArenaPlan::kAlignment; }
+int64_t aligned(int64_t n) {
+  return (n + CudaArenaPlan::kAlignment - 1) / CudaArenaPlan::kAlignment * CudaArenaPlan::kAlignment;
+}
 
 }  // namespace
 

@@ -17,13 +17,13 @@ struct CudaArenaPlan {
 
   // The temporaries' plan, at kAlignment: its offsets count from temp_offset.
   MemoryPlan temporaries;
-  std::vector<int64_t> offset;  // per buffer: its byte offset in the arena
-  int64_t temp_offset = 0;      // where the temporaries' region starts
-  int64_t scratch_offset = 0;   // the scratch workspace (CudaArg::Scratch offsets count from here)
+  std::vector<int64_t> offset;           // per buffer: its byte offset in the arena
+  int64_t temp_offset = 0;               // where the temporaries' region starts
+  int64_t scratch_offset = 0;            // the scratch workspace (CudaArg::Scratch offsets count from here)
   int64_t library_workspace_offset = 0;  // cuBLASLt's workspace
   int64_t library_workspace_bytes = 0;
-  int64_t error_offset = 0;     // the error slot, one int
-  int64_t bytes = 0;            // the whole arena
+  int64_t error_offset = 0;  // the error slot, one int
+  int64_t bytes = 0;         // the whole arena
 };
 
 // Inputs, then outputs (each its own bytes), then the temporaries' region, the scratch

@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <new>
@@ -53,18 +54,21 @@ struct CudaProgram::Device {
   std::mutex mutex;  // one run at a time: everything below changes during a run
   // Per buffer: its address this run (a while loop swaps carried and next) and at load.
   std::vector<CuDevicePtr> addresses, planned;
-  std::vector<std::vector<Launch>> launches;  // per flat kernel; empty for extern and control kernels
+  std::vector<std::vector<Launch>> launches;     // per flat kernel; empty for extern and control kernels
   std::vector<std::optional<LtMatmul>> matmuls;  // per flat kernel: an extern kernel cuBLASLt runs
   CuDevicePtr library_workspace = 0;
-  std::vector<Tensor> host;                   // per buffer: host staging, where one is needed
+  std::vector<Tensor> host;  // per buffer: host staging, where one is needed
 
   CuDevicePtr error_slot = 0;
 
+  // Copies on the stream; an empty buffer copies nothing (its host pointer may be null).
   Status to_device(CuDevicePtr dst, const void* src, int64_t bytes) const {
+    if (bytes == 0) return Status::ok();
     return driver->check(driver->api().memcpy_htod_async(dst, src, static_cast<size_t>(bytes), stream->handle()),
                          "cuMemcpyHtoDAsync", "copying " + format_bytes(static_cast<uint64_t>(bytes)));
   }
   Status to_host(void* dst, CuDevicePtr src, int64_t bytes) const {
+    if (bytes == 0) return Status::ok();
     return driver->check(driver->api().memcpy_dtoh_async(dst, src, static_cast<size_t>(bytes), stream->handle()),
                          "cuMemcpyDtoHAsync", "copying " + format_bytes(static_cast<uint64_t>(bytes)));
   }
@@ -87,8 +91,8 @@ CudaProgram::~CudaProgram() = default;
 Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgramSource source,
                                                         const CudaRunOptions& o) {
   const std::string where = "while loading loops @" + p.name + " for the GPU";
-  for (Status s : {check_loop_bounds(p), check_integer_divisors(p), check_buffer_bytes(p),
-                   check_cuda_program_source(p, source)})
+  for (Status s :
+       {check_loop_bounds(p), check_integer_divisors(p), check_buffer_bytes(p), check_cuda_program_source(p, source)})
     if (!s) return s.error().add_context(where);
   std::unique_ptr<CudaProgram> c(new CudaProgram());
   c->p_ = std::move(p);
@@ -166,7 +170,8 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
       LaunchDims dims;
       for (int i = 0; i < 3; ++i) dims.grid[i] = l.grid[i], dims.block[i] = l.block[i];
       dims.shared_bytes = l.shared_bytes;
-      d->launches[k].push_back(Launch{&module, *function, dims, PackedLaunchArgs(l.args, d->addresses, scratch, d->error_slot)});
+      d->launches[k].push_back(
+          Launch{&module, *function, dims, PackedLaunchArgs(l.args, d->addresses, scratch, d->error_slot)});
     }
   }
   d->library_workspace = base + static_cast<CuDevicePtr>(c->arena_.library_workspace_offset);
@@ -176,8 +181,8 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
     if (!lt) return lt.error().add_context(where);
     for (size_t k = 0; k < flat.size(); ++k) {
       if (!matmul_plans[k]) continue;
-      Expected<LtMatmul> matmul = LtMatmul::create(**lt, *matmul_plans[k], o.tf32,
-                                                   static_cast<uint64_t>(c->arena_.library_workspace_bytes));
+      Expected<LtMatmul> matmul =
+          LtMatmul::create(**lt, *matmul_plans[k], o.tf32, static_cast<uint64_t>(c->arena_.library_workspace_bytes));
       if (!matmul) return matmul.error().add_context("in kernel @" + flat[k]->name).add_context(where);
       d->matmuls[k].emplace(std::move(*matmul));
     }
@@ -193,7 +198,7 @@ Expected<std::vector<Tensor>> CudaProgram::run(std::span<const Tensor> inputs) c
   std::lock_guard<std::mutex> lock(d.mutex);
   // The program's context, current on this thread for the run.
   KILN_ASSIGN_OR_RETURN(CudaContext current, CudaContext::open(*d.driver, d.ordinal));
-  d.addresses = d.planned;
+  std::copy(d.planned.begin(), d.planned.end(), d.addresses.begin());  // in place: launches point into it
   static const int kNoError = 0;
   KILN_TRY(d.to_device(d.error_slot, &kNoError, sizeof kNoError));
   KILN_TRY(copy_inputs_in(inputs));
@@ -224,7 +229,8 @@ Expected<std::vector<Tensor>> CudaProgram::copy_outputs_out(std::span<const Tens
   // Copies buffer `b` into `to` (its sizes, contiguous), through staging unless its layout is contiguous.
   auto copy_out = [&](size_t b, Tensor to) -> Status {
     const Buffer& buf = p_.buffers[b];
-    if (to.is_contiguous() && is_contiguous_layout(buf)) return d.to_host(to.data_bytes(), d.addresses[b], bytes_of(buf));
+    if (to.is_contiguous() && is_contiguous_layout(buf))
+      return d.to_host(to.data_bytes(), d.addresses[b], bytes_of(buf));
     KILN_ASSIGN_OR_RETURN(Tensor * staged, d.staging(buf, b));
     KILN_TRY(d.to_host(staged->data_bytes(), d.addresses[b], bytes_of(buf)));
     KILN_TRY(d.stream->synchronize());
@@ -232,7 +238,8 @@ Expected<std::vector<Tensor>> CudaProgram::copy_outputs_out(std::span<const Tens
     return Status::ok();
   };
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (input_written_[static_cast<size_t>(p_.inputs[i])]) KILN_TRY(copy_out(static_cast<size_t>(p_.inputs[i]), inputs[i]));
+    if (input_written_[static_cast<size_t>(p_.inputs[i])])
+      KILN_TRY(copy_out(static_cast<size_t>(p_.inputs[i]), inputs[i]));
   std::vector<Tensor> out;
   for (int o : p_.outputs) {
     const Buffer& buf = p_.buffers[static_cast<size_t>(o)];
@@ -249,7 +256,8 @@ Expected<std::vector<Tensor>> CudaProgram::copy_outputs_out(std::span<const Tens
   return out;
 }
 
-Status CudaProgram::run_kernels(const std::vector<LoopKernel>& kernels, int first, std::span<const Tensor> inputs) const {
+Status CudaProgram::run_kernels(const std::vector<LoopKernel>& kernels, int first,
+                                std::span<const Tensor> inputs) const {
   Device& d = *device_;
   int at = first;
   for (const LoopKernel& k : kernels) {
@@ -325,8 +333,10 @@ Status CudaProgram::run_library_matmul(size_t at) const {
   const LtMatmul& matmul = *d.matmuls[at];
   const LtMatmulPlan& plan = matmul.plan();
   auto address = [&](int buffer) { return buffer < 0 ? CuDevicePtr{0} : d.addresses[static_cast<size_t>(buffer)]; };
-  return matmul.run(address(plan.a.buffer), address(plan.b.buffer), address(plan.d.buffer), address(plan.bias),
-                    d.library_workspace, static_cast<uint64_t>(arena_.library_workspace_bytes), d.stream->handle());
+  const LtMatmul::Buffers buffers{address(plan.a.buffer), address(plan.b.buffer), address(plan.c.buffer),
+                                  address(plan.d.buffer), address(plan.bias)};
+  return matmul.run(buffers, d.library_workspace, static_cast<uint64_t>(arena_.library_workspace_bytes),
+                    d.stream->handle());
 }
 
 Status CudaProgram::check_error_slot(std::span<const Tensor> inputs) const {
