@@ -42,6 +42,44 @@ struct Launch {
   PackedLaunchArgs args;
 };
 
+// Every launch of every flat kernel: its kernel found in its chunk's module (with the opt-in to
+// dynamic shared memory above 48 KiB) and its parameters packed over `addresses`.
+Expected<std::vector<std::vector<Launch>>> pack_launches(const CudaProgramSource& source,
+                                                         const std::vector<CudaModule>& modules,
+                                                         const std::vector<int>& chunk_of,
+                                                         std::vector<CuDevicePtr>& addresses, CuDevicePtr scratch,
+                                                         CuDevicePtr error_slot) {
+  std::vector<std::vector<Launch>> launches(source.launches.size());
+  for (size_t k = 0; k < source.launches.size(); ++k) {
+    for (const CudaLaunch& l : source.launches[k]) {
+      const CudaModule& module = modules[static_cast<size_t>(chunk_of[k])];
+      KILN_ASSIGN_OR_RETURN(CuFunction function, module.kernel(l.symbol));
+      if (l.shared_bytes > 48 * 1024) KILN_TRY(module.allow_shared_bytes(function, l.symbol, l.shared_bytes));
+      LaunchDims dims;
+      for (int i = 0; i < 3; ++i) dims.grid[i] = l.grid[i], dims.block[i] = l.block[i];
+      dims.shared_bytes = l.shared_bytes;
+      launches[k].push_back(Launch{&module, function, dims, PackedLaunchArgs(l.args, addresses, scratch, error_slot)});
+    }
+  }
+  return launches;
+}
+
+// The cuBLASLt call of each planned flat kernel (none when nothing is planned: no library needed).
+Expected<std::vector<std::optional<LtMatmul>>> create_matmuls(const std::vector<std::optional<LtMatmulPlan>>& plans,
+                                                              const std::vector<const LoopKernel*>& flat, bool tf32,
+                                                              uint64_t workspace_bytes) {
+  std::vector<std::optional<LtMatmul>> matmuls(plans.size());
+  if (std::none_of(plans.begin(), plans.end(), [](const auto& plan) { return plan.has_value(); })) return matmuls;
+  KILN_ASSIGN_OR_RETURN(CublasLt * lt, CublasLt::get());
+  for (size_t k = 0; k < plans.size(); ++k) {
+    if (!plans[k]) continue;
+    Expected<LtMatmul> matmul = LtMatmul::create(*lt, *plans[k], tf32, workspace_bytes);
+    if (!matmul) return matmul.error().add_context("in kernel @" + flat[k]->name);
+    matmuls[k].emplace(std::move(*matmul));
+  }
+  return matmuls;
+}
+
 }  // namespace
 
 struct CudaProgram::Device {
@@ -157,36 +195,15 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
   d->addresses = d->planned;
   d->error_slot = base + static_cast<CuDevicePtr>(c->arena_.error_offset);
   const CuDevicePtr scratch = base + static_cast<CuDevicePtr>(c->arena_.scratch_offset);
-  d->launches.resize(flat.size());
-  for (size_t k = 0; k < flat.size(); ++k) {
-    for (const CudaLaunch& l : source.launches[k]) {
-      const CudaModule& module = d->modules[static_cast<size_t>(chunk_of[k])];
-      Expected<CuFunction> function = module.kernel(l.symbol);
-      if (!function) return function.error().add_context(where);
-      if (l.shared_bytes > 48 * 1024) {
-        Status allowed = module.allow_shared_bytes(*function, l.symbol, l.shared_bytes);
-        if (!allowed) return allowed.error().add_context(where);
-      }
-      LaunchDims dims;
-      for (int i = 0; i < 3; ++i) dims.grid[i] = l.grid[i], dims.block[i] = l.block[i];
-      dims.shared_bytes = l.shared_bytes;
-      d->launches[k].push_back(
-          Launch{&module, *function, dims, PackedLaunchArgs(l.args, d->addresses, scratch, d->error_slot)});
-    }
-  }
+  Expected<std::vector<std::vector<Launch>>> launches =
+      pack_launches(source, d->modules, chunk_of, d->addresses, scratch, d->error_slot);
+  if (!launches) return launches.error().add_context(where);
+  d->launches = std::move(*launches);
   d->library_workspace = base + static_cast<CuDevicePtr>(c->arena_.library_workspace_offset);
-  d->matmuls.resize(flat.size());
-  if (any_matmul) {
-    Expected<CublasLt*> lt = CublasLt::get();
-    if (!lt) return lt.error().add_context(where);
-    for (size_t k = 0; k < flat.size(); ++k) {
-      if (!matmul_plans[k]) continue;
-      Expected<LtMatmul> matmul =
-          LtMatmul::create(**lt, *matmul_plans[k], o.tf32, static_cast<uint64_t>(c->arena_.library_workspace_bytes));
-      if (!matmul) return matmul.error().add_context("in kernel @" + flat[k]->name).add_context(where);
-      d->matmuls[k].emplace(std::move(*matmul));
-    }
-  }
+  Expected<std::vector<std::optional<LtMatmul>>> matmuls =
+      create_matmuls(matmul_plans, flat, o.tf32, static_cast<uint64_t>(c->arena_.library_workspace_bytes));
+  if (!matmuls) return matmuls.error().add_context(where);
+  d->matmuls = std::move(*matmuls);
   c->times_.load = seconds_since(t0);
   c->device_ = std::move(d);
   return std::unique_ptr<Executable>(std::move(c));
