@@ -11,7 +11,7 @@ namespace {
 
 int64_t bytes_of(const Buffer& b) { return b.storage_size() * dtype_size(b.dtype); }
 
-int64_t aligned(int64_t n) { return (n + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment; }
+int64_t aligned(int64_t n, int64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
 struct Lifetime {
   int first = -1, last = -1;  // kernels (flat indices, loop_control.h); -1: never touched
@@ -66,7 +66,7 @@ void cover_loops(const std::vector<const LoopKernel*>& flat, const std::vector<i
 
 }  // namespace
 
-MemoryPlan plan_memory(const LoopProgram& p) {
+MemoryPlan plan_memory(const LoopProgram& p, int64_t alignment) {
   const size_t n = p.buffers.size();
   MemoryPlan plan;
   plan.offset.assign(n, -1);
@@ -96,14 +96,14 @@ MemoryPlan plan_memory(const LoopProgram& p) {
   });
   std::vector<int> placed;
   for (int t : temps) {
-    const int64_t size = aligned(std::max<int64_t>(1, bytes_of(p.buffers[static_cast<size_t>(t)])));
+    const int64_t size = aligned(std::max<int64_t>(1, bytes_of(p.buffers[static_cast<size_t>(t)])), alignment);
     // Intervals [offset, offset + size) taken during t's lifetime, by offset.
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (int q : placed)
       if (life[static_cast<size_t>(q)].overlaps(life[static_cast<size_t>(t)]))
         taken.emplace_back(plan.offset[static_cast<size_t>(q)],
                            plan.offset[static_cast<size_t>(q)] +
-                               aligned(std::max<int64_t>(1, bytes_of(p.buffers[static_cast<size_t>(q)]))));
+                               aligned(std::max<int64_t>(1, bytes_of(p.buffers[static_cast<size_t>(q)])), alignment));
     std::sort(taken.begin(), taken.end());
     int64_t at = 0;
     for (const auto& [lo, hi] : taken) {

@@ -15,7 +15,7 @@
 namespace kiln {
 
 struct MemoryPlan {
-  static constexpr int64_t kAlignment = 64;  // bytes; every temporary starts on a cache line
+  static constexpr int64_t kAlignment = 64;  // bytes; every temporary starts on a cache line (the CPU's)
 
   std::vector<int64_t> offset;  // per buffer: byte offset in the arena; -1 for inputs and outputs
   int64_t arena_bytes = 0;      // the arena the temporaries share
@@ -30,6 +30,8 @@ struct MemoryPlan {
   int64_t peak_bytes() const { return input_bytes + output_bytes + arena_bytes; }
 };
 
-MemoryPlan plan_memory(const LoopProgram& p);
+// Every temporary starts at a multiple of `alignment` bytes (a power of two): the CPU's cache
+// line by default, 256 bytes for the CUDA runtime (codegen/cuda/cuda_program_source.h).
+MemoryPlan plan_memory(const LoopProgram& p, int64_t alignment = MemoryPlan::kAlignment);
 
 }  // namespace kiln

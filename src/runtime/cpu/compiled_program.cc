@@ -17,6 +17,7 @@
 #include "runtime/cpu/blas_matmul.h"
 #include "runtime/cpu/kernel_cache.h"
 #include "runtime/cpu/runtime_memory.h"
+#include "support/chunks.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -35,15 +36,7 @@ std::vector<std::vector<int>> split_kernels(const LoopProgram& p, const CpuCompi
   const std::vector<const LoopKernel*> flat = flat_kernels(p);
   for (size_t i = 0; i < flat.size(); ++i)
     if (flat[i]->kind != KernelKind::Extern && !is_control_kernel(*flat[i])) all.push_back(static_cast<int>(i));
-  if (all.empty()) return {};
-  const size_t jobs = o.jobs > 0 ? static_cast<size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
-  const size_t min_size = static_cast<size_t>(std::max(1, o.min_kernels_per_chunk));
-  const size_t n = std::max<size_t>(1, std::min(jobs, all.size() / min_size));
-  std::vector<std::vector<int>> chunks(n);
-  for (size_t c = 0; c < n; ++c)
-    chunks[c].assign(all.begin() + static_cast<ptrdiff_t>(all.size() * c / n),
-                     all.begin() + static_cast<ptrdiff_t>(all.size() * (c + 1) / n));
-  return chunks;
+  return split_into_chunks(all, o.jobs, o.min_kernels_per_chunk);
 }
 
 bool is_contiguous_layout(const Buffer& b) { return b.strides == contiguous_strides(b.sizes); }

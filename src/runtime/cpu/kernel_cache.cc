@@ -1,13 +1,8 @@
 #include "runtime/cpu/kernel_cache.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "support/file_io.h"
 #include "support/hash.h"
@@ -17,26 +12,6 @@ namespace kiln {
 namespace fs = std::filesystem;
 
 namespace {
-
-// A name beside `path` that no other process or thread uses at the same time.
-std::string temp_name(const std::string& path) {
-  return path + ".tmp-" + std::to_string(getpid()) + "-" +
-         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-}
-
-Status rename_into_place(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  fs::rename(from, to, ec);
-  if (!ec) return Status::ok();
-  fs::remove(from, ec);
-  return make_error("cannot move ", from, " to ", to, ": ", ec.message());
-}
-
-Status write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = temp_name(path);
-  KILN_TRY(write_file_bytes(tmp, text));
-  return rename_into_place(tmp, path);
-}
 
 // The whole file, or nothing when it cannot be read.
 std::optional<std::string> read_file(const std::string& path) {
@@ -80,14 +55,6 @@ struct EntryRecord {
 
 }  // namespace
 
-Expected<std::string> default_cache_dir() {
-  const char* dir = std::getenv("KILN_CACHE_DIR");
-  if (dir && *dir) return std::string(dir);
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache/kiln";
-  return make_error("no kernel cache directory: set KILN_CACHE_DIR (or HOME)");
-}
-
 Expected<KernelCache> KernelCache::open(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -125,8 +92,8 @@ Status KernelCache::build(const std::string& key, const std::string& source, con
   // A record left from an entry being replaced must not vouch for the new files meanwhile.
   std::error_code ec;
   fs::remove(record_path(key), ec);
-  KILN_TRY(write_atomically(source_path(key), source));
-  const std::string tmp = temp_name(library_path(key));
+  KILN_TRY(write_file_atomically(source_path(key), source));
+  const std::string tmp = temp_file_name(library_path(key));
   Status s = t.compile(source_path(key), tmp);
   Expected<std::string> library = s ? read_file_bytes(tmp) : Expected<std::string>(s);
   if (!library) {
@@ -139,8 +106,8 @@ Status KernelCache::build(const std::string& key, const std::string& source, con
   record.options = options_checksum(emit_options, t);
   record.library = checksum(*library);
   record.library_bytes = static_cast<int64_t>(library->size());
-  KILN_TRY(rename_into_place(tmp, library_path(key)));
-  return write_atomically(record_path(key), record.to_text());
+  KILN_TRY(rename_file(tmp, library_path(key)));
+  return write_file_atomically(record_path(key), record.to_text());
 }
 
 }  // namespace kiln

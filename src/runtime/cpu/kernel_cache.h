@@ -12,13 +12,10 @@
 #include <string>
 
 #include "runtime/cpu/toolchain.h"
+#include "support/cache_dir.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
-
-// $KILN_CACHE_DIR when set and not empty, else $HOME/.cache/kiln; an error when neither
-// variable is set.
-Expected<std::string> default_cache_dir();
 
 class KernelCache {
  public:

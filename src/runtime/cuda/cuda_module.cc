@@ -18,6 +18,14 @@ Expected<CuFunction> CudaModule::kernel(const std::string& name) const {
   return function;
 }
 
+Status CudaModule::allow_shared_bytes(CuFunction kernel, const std::string& name, unsigned bytes) const {
+  constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  const CudaDriver& driver = module_.driver();
+  return driver.check(driver.api().func_set_attribute(kernel, kMaxDynamicSharedSizeBytes, static_cast<int>(bytes)),
+                      "cuFuncSetAttribute",
+                      "kernel '" + name + "' asking for " + format_bytes(bytes) + " of shared memory");
+}
+
 Status CudaModule::launch(CuFunction kernel, const LaunchDims& dims, CuStream stream, void** params) const {
   const CudaDriver& driver = module_.driver();
   CuResult result =

@@ -26,6 +26,10 @@ class CudaModule {
   // The kernel named `name` (its symbol: extern "C" names are as written). Error: no such kernel.
   Expected<CuFunction> kernel(const std::string& name) const;
 
+  // Lets `kernel` ask for up to `bytes` of dynamic shared memory: above 48 KiB a launch needs
+  // this opt-in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). Error: more than the device has.
+  Status allow_shared_bytes(CuFunction kernel, const std::string& name, unsigned bytes) const;
+
   // Queues `kernel` on `stream` (nullptr: the legacy default stream); `params` points at each
   // parameter's value, in order. Error: the driver's, naming the kernel and the sizes.
   Status launch(CuFunction kernel, const LaunchDims& dims, CuStream stream, void** params) const;

@@ -1,0 +1,62 @@
+// A CUDA program's source (codegen/cuda/cuda_program_source.h) compiled to cubins: its kernels
+// split into contiguous chunks, each the prelude and some kernels' text as one NVRTC program,
+// found in the cubin cache (cubin_cache.h) or compiled, the misses in parallel, one thread per
+// chunk. Needs NVRTC, not a GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/cuda_program_source.h"
+#include "runtime/cuda/cubin_cache.h"
+#include "runtime/cuda/nvrtc.h"
+#include "support/diagnostic.h"
+
+namespace kiln {
+
+struct CubinChunkOptions {
+  std::string arch = "sm_90";     // the device's (CudaDeviceProperties::arch())
+  std::string cache_dir = {};     // "": CubinCache::open_default()
+  int jobs = 0;                   // most chunks (compiled at once); 0: hardware threads
+  int min_kernels_per_chunk = 4;  // no chunk smaller, unless the program is
+};
+
+struct CubinChunkStats {
+  std::vector<int> kernels;                // flat kernel indices whose text the chunk holds
+  std::string key;                         // the cubin cache key
+  bool cache_hit = false;                  // found in the cache: NVRTC did not run
+  std::string rebuilt_because;             // an entry was there but failed verification (cubin_cache.h)
+  double compile_seconds = 0;              // 0 on a hit
+  std::vector<KernelResources> resources;  // ptxas's report on each kernel of the chunk
+};
+
+struct CubinCompileStats {
+  std::vector<CubinChunkStats> chunks;
+  std::string cache_dir;
+  std::string nvrtc_version;
+  double lookup_seconds = 0;   // finding and verifying the chunks' cache entries
+  double compile_seconds = 0;  // wall time of the (parallel) NVRTC compiles
+
+  int hits() const;
+  int compiled() const;
+};
+
+struct CubinChunks {
+  std::vector<std::vector<int>> kernels;  // per chunk: its flat kernel indices
+  std::vector<std::string> images;        // per chunk: the cubin
+  CubinCompileStats stats;
+};
+
+// The flat kernels with text, in order, in contiguous chunks: at most `jobs` of them (0: the
+// hardware's threads), none smaller than `min_kernels_per_chunk` unless there are fewer
+// kernels. No chunk when no kernel has text.
+std::vector<std::vector<int>> split_cubin_chunks(const CudaProgramSource& source, int jobs, int min_kernels_per_chunk);
+
+// The NVRTC program of one chunk: the prelude, then the kernels' text in order.
+std::string cubin_chunk_source(const CudaProgramSource& source, const std::vector<int>& kernels);
+
+// Every chunk's cubin, through the cache. Errors: NVRTC missing or failing (its log, naming
+// the chunk's kernels), a cache directory that cannot be made or written.
+Expected<CubinChunks> compile_cubin_chunks(const CudaProgramSource& source, const CubinChunkOptions& options);
+
+}  // namespace kiln

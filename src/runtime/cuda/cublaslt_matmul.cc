@@ -1,0 +1,291 @@
+#include "runtime/cuda/cublaslt_matmul.h"
+
+#include <algorithm>
+
+#include "runtime/cuda/cuda_error.h"
+
+namespace kiln {
+
+namespace {
+
+// cublasLt.h's and library_types.h's values for what kiln sets.
+constexpr int kComputeF32 = 68;                            // CUBLAS_COMPUTE_32F
+constexpr int kComputeF32FastTf32 = 77;                    // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kRealF32 = 0, kRealF16 = 2, kRealBf16 = 14;  // CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8, kDescBiasDataType = 26;
+constexpr uint32_t kEpilogueBias = 4;                         // CUBLASLT_EPILOGUE_BIAS
+constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;  // CUBLASLT_MATRIX_LAYOUT_*
+constexpr int kPreferenceMaxWorkspace = 1;                    // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+
+std::optional<int> cuda_data_type(DType t) {
+  switch (t) {
+    case DType::F32:
+      return kRealF32;
+    case DType::F16:
+      return kRealF16;
+    case DType::BF16:
+      return kRealBf16;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The row-major `rows` x `cols` view with strides (rs, cs) as cuBLASLt stores it so that the
+// call's op gives its transpose (see the header): op N over a cols x rows column-major matrix
+// when rows are contiguous, op T over the view itself when columns are.
+std::optional<LtMatrix> stored_transpose(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  LtMatrix m;
+  if (cs == 1 && rs >= std::max<int64_t>(1, cols)) {
+    m.rows = cols, m.cols = rows, m.ld = rs;
+  } else if (rs == 1 && cs >= std::max<int64_t>(1, rows)) {
+    m.rows = rows, m.cols = cols, m.ld = cs, m.transposed = true;
+  } else if (rows == 1 && cs == 1) {  // one row: any row stride
+    m.rows = cols, m.cols = 1, m.ld = std::max<int64_t>(1, cols);
+  } else if (cols == 1 && rs == 1) {  // one column: any column stride
+    m.rows = rows, m.cols = 1, m.ld = std::max<int64_t>(1, rows), m.transposed = true;
+  } else {
+    return std::nullopt;
+  }
+  return m;
+}
+
+// The one stride that walks dims `sizes` (strides `strides`) in row-major order, when there is
+// one: size-1 dims do not count, and all-zero strides (a broadcast) give 0.
+std::optional<int64_t> collapsed_stride(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t stride = -1, inner = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 1) continue;
+    if (stride < 0) stride = strides[d];
+    if (strides[d] != stride * inner) return std::nullopt;
+    inner *= sizes[d];
+  }
+  return std::max<int64_t>(stride, 0);
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// An operand or result: its sizes and strides split into leading dims and the last two.
+struct View {
+  int buffer = -1;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  std::vector<int64_t> lead_sizes() const { return {sizes.begin(), sizes.end() - 2}; }
+  std::vector<int64_t> lead_strides() const { return {strides.begin(), strides.end() - 2}; }
+  int64_t rows() const { return sizes[sizes.size() - 2]; }
+  int64_t cols() const { return sizes.back(); }
+  int64_t row_stride() const { return strides[strides.size() - 2]; }
+  int64_t col_stride() const { return strides.back(); }
+};
+
+// The batch stride of `v`'s leading dims aligned to the result's `batch` dims (missing dims
+// broadcast), when they collapse to one.
+std::optional<int64_t> batch_stride(const View& v, const std::vector<int64_t>& batch) {
+  std::vector<int64_t> strides(batch.size(), 0);
+  const size_t lead = v.sizes.size() - 2;
+  for (size_t j = 0; j < lead; ++j) strides[batch.size() - lead + j] = v.sizes[j] == 1 ? 0 : v.strides[j];
+  return collapsed_stride(batch, strides);
+}
+
+// D[batch..., m, n] = X[..., m, k] @ Y[..., k, n].
+std::optional<LtMatmulPlan> plan_product(DType dtype, const View& x, const View& y, const View& out) {
+  const std::vector<int64_t> batch = out.lead_sizes();
+  if (x.sizes.size() - 2 > batch.size() || y.sizes.size() - 2 > batch.size()) return std::nullopt;
+  std::optional<LtMatrix> a = stored_transpose(y.rows(), y.cols(), y.row_stride(), y.col_stride());
+  std::optional<LtMatrix> b = stored_transpose(x.rows(), x.cols(), x.row_stride(), x.col_stride());
+  std::optional<LtMatrix> d = stored_transpose(out.rows(), out.cols(), out.row_stride(), out.col_stride());
+  std::optional<int64_t> sa = batch_stride(y, batch), sb = batch_stride(x, batch), sd = batch_stride(out, batch);
+  if (!a || !b || !d || d->transposed || !sa || !sb || !sd) return std::nullopt;
+  LtMatmulPlan plan;
+  plan.dtype = dtype;
+  plan.batch = product(batch);
+  plan.a = *a, plan.b = *b, plan.d = *d;
+  plan.a.buffer = y.buffer, plan.a.offset = y.offset, plan.a.batch_stride = *sa;
+  plan.b.buffer = x.buffer, plan.b.offset = x.offset, plan.b.batch_stride = *sb;
+  plan.d.buffer = out.buffer, plan.d.offset = out.offset, plan.d.batch_stride = *sd;
+  return plan;
+}
+
+View view_of_operand(const ExternOperand& o) { return View{o.buffer, o.offset, o.sizes, o.strides}; }
+
+// linear's input [..., k] with its leading dims as rows (they must collapse to one stride).
+std::optional<View> rows_of(const View& v) {
+  if (v.sizes.size() < 2) return std::nullopt;
+  const std::vector<int64_t> lead(v.sizes.begin(), v.sizes.end() - 1),
+      lead_strides(v.strides.begin(), v.strides.end() - 1);
+  std::optional<int64_t> stride = collapsed_stride(lead, lead_strides);
+  if (!stride) return std::nullopt;
+  return View{v.buffer, v.offset, {product(lead), v.sizes.back()}, {*stride, v.strides.back()}};
+}
+
+}  // namespace
+
+std::string LtMatmulPlan::key() const {
+  std::string text = std::string(dtype_name(dtype)) + " batch " + std::to_string(batch);
+  for (const LtMatrix* m : {&a, &b, &d})
+    text += " [" + std::to_string(m->rows) + "x" + std::to_string(m->cols) + " ld " + std::to_string(m->ld) +
+            (m->transposed ? " T" : " N") + " stride " + std::to_string(m->batch_stride) + "]";
+  return text + (bias >= 0 ? " bias" : "") + (c.buffer >= 0 ? " C" : "");
+}
+
+namespace {
+
+double attr_or(const AttrMap& attrs, std::string_view name, double otherwise) {
+  const AttrValue* v = attrs.find(name);
+  return v && (v->is_int() || v->is_float()) ? v->as_float() : otherwise;
+}
+
+// Whether `o` is n contiguous elements: a bias over the result's columns.
+bool is_bias(const ExternOperand& o, int64_t n) {
+  return o.buffer >= 0 && o.sizes == std::vector<int64_t>{n} && o.strides == std::vector<int64_t>{1};
+}
+
+// linear: out = x @ w^T (+ bias), x's and out's leading dims as rows.
+std::optional<LtMatmulPlan> plan_linear(const LoopKernel& k, DType dtype, const View& x, const View& w,
+                                        const View& out) {
+  if (w.sizes.size() != 2) return std::nullopt;
+  const View wt{w.buffer, w.offset, {w.cols(), w.rows()}, {w.col_stride(), w.row_stride()}};
+  std::optional<View> x_rows = rows_of(x), out_rows = rows_of(out);
+  if (!x_rows || !out_rows) return std::nullopt;
+  std::optional<LtMatmulPlan> plan = plan_product(dtype, *x_rows, wt, *out_rows);
+  if (!plan || k.operands.size() == 2 || k.operands[2].buffer < 0) return plan;
+  if (!is_bias(k.operands[2], w.rows())) return std::nullopt;
+  plan->bias = k.operands[2].buffer;
+  plan->bias_offset = k.operands[2].offset;
+  return plan;
+}
+
+// addmm, baddbmm: alpha * (mat1 @ mat2) + beta * self (the reference kernel ignores self when
+// beta is 0).
+std::optional<LtMatmulPlan> plan_scaled(const LoopKernel& k, DType dtype, const View& out) {
+  const View x = view_of_operand(k.operands[1]), y = view_of_operand(k.operands[2]);
+  const ExternOperand& self = k.operands[0];
+  if (x.buffer < 0 || y.buffer < 0 || x.sizes.size() < 2 || y.sizes.size() < 2 || x.cols() == 0 || self.buffer < 0)
+    return std::nullopt;
+  std::optional<LtMatmulPlan> plan = plan_product(dtype, x, y, out);
+  if (!plan) return std::nullopt;
+  const double alpha = attr_or(k.attrs, "alpha", 1.0), beta = attr_or(k.attrs, "beta", 1.0);
+  plan->alpha = static_cast<float>(alpha);
+  if (beta == 0) return plan;
+  if (beta == 1 && is_bias(self, y.cols())) {
+    plan->bias = self.buffer;
+    plan->bias_offset = self.offset;
+    return plan;
+  }
+  if (self.sizes != out.sizes || self.strides != out.strides) return std::nullopt;
+  plan->c = plan->d;
+  plan->c.buffer = self.buffer;
+  plan->c.offset = self.offset;
+  plan->beta = static_cast<float>(beta);
+  return plan;
+}
+
+}  // namespace
+
+std::optional<LtMatmulPlan> plan_lt_matmul(const LoopProgram& p, const LoopKernel& k) {
+  if (k.kind != KernelKind::Extern || k.results.size() != 1) return std::nullopt;
+  const bool plain = k.op == OpKind::Matmul || k.op == OpKind::Mm || k.op == OpKind::Bmm;
+  const bool scaled = k.op == OpKind::Addmm || k.op == OpKind::Baddbmm;
+  const bool linear = k.op == OpKind::Linear;
+  if (!(plain && k.operands.size() == 2) && !(scaled && k.operands.size() == 3) &&
+      !(linear && (k.operands.size() == 2 || k.operands.size() == 3)))
+    return std::nullopt;
+  const Buffer& result = p.buffers[static_cast<size_t>(k.results[0])];
+  for (const ExternOperand& o : k.operands)
+    if (o.buffer >= 0 && p.buffers[static_cast<size_t>(o.buffer)].dtype != result.dtype) return std::nullopt;
+  if (!cuda_data_type(result.dtype) || product(result.sizes) == 0) return std::nullopt;
+  const View out{k.results[0], 0, result.sizes, result.strides};
+  if (scaled) return plan_scaled(k, result.dtype, out);
+  const View x = view_of_operand(k.operands[0]), w = view_of_operand(k.operands[1]);
+  if (x.buffer < 0 || w.buffer < 0 || x.sizes.size() < 2 || w.sizes.size() < 2 || x.cols() == 0) return std::nullopt;
+  if (linear) return plan_linear(k, result.dtype, x, w, out);
+  return plan_product(result.dtype, x, w, out);
+}
+
+Expected<LtMatmul> LtMatmul::create(CublasLt& lt, const LtMatmulPlan& plan, bool tf32, uint64_t max_workspace_bytes) {
+  const CublasLtApi& api = lt.api();
+  LtMatmul m(lt, plan);
+  const int type = *cuda_data_type(plan.dtype);
+  const int compute = plan.dtype == DType::F32 && tf32 ? kComputeF32FastTf32 : kComputeF32;
+  KILN_TRY(lt.check(api.desc_create(&m.desc_, compute, kRealF32), "cublasLtMatmulDescCreate"));
+  const int32_t trans_a = plan.a.transposed, trans_b = plan.b.transposed;
+  KILN_TRY(lt.check(api.desc_set(m.desc_, kDescTransA, &trans_a, sizeof trans_a), "cublasLtMatmulDescSetAttribute"));
+  KILN_TRY(lt.check(api.desc_set(m.desc_, kDescTransB, &trans_b, sizeof trans_b), "cublasLtMatmulDescSetAttribute"));
+  if (plan.bias >= 0) {
+    const uint32_t epilogue = kEpilogueBias;
+    const int32_t bias_type = type;
+    KILN_TRY(
+        lt.check(api.desc_set(m.desc_, kDescEpilogue, &epilogue, sizeof epilogue), "cublasLtMatmulDescSetAttribute"));
+    KILN_TRY(lt.check(api.desc_set(m.desc_, kDescBiasDataType, &bias_type, sizeof bias_type),
+                      "cublasLtMatmulDescSetAttribute"));
+  }
+  const LtMatrix* matrices[3] = {&plan.a, &plan.b, &plan.d};  // C, when there is one, is laid out as D
+  for (int i = 0; i < 3; ++i) {
+    const LtMatrix& x = *matrices[i];
+    KILN_TRY(lt.check(
+        api.layout_create(&m.layouts_[i], type, static_cast<uint64_t>(x.rows), static_cast<uint64_t>(x.cols), x.ld),
+        "cublasLtMatrixLayoutCreate"));
+    if (plan.batch == 1) continue;
+    const int32_t count = static_cast<int32_t>(plan.batch);
+    const int64_t stride = x.batch_stride;
+    KILN_TRY(lt.check(api.layout_set(m.layouts_[i], kLayoutBatchCount, &count, sizeof count),
+                      "cublasLtMatrixLayoutSetAttribute"));
+    KILN_TRY(lt.check(api.layout_set(m.layouts_[i], kLayoutBatchStride, &stride, sizeof stride),
+                      "cublasLtMatrixLayoutSetAttribute"));
+  }
+  const std::string key = plan.key() + (compute == kComputeF32FastTf32 ? " tf32" : "") + " workspace " +
+                          std::to_string(max_workspace_bytes);
+  if (lt.find_algorithm(key, m.algorithm_)) return m;
+  CublasLtMatmulPreference preference = nullptr;
+  KILN_TRY(lt.check(api.preference_create(&preference), "cublasLtMatmulPreferenceCreate"));
+  Status set = lt.check(
+      api.preference_set(preference, kPreferenceMaxWorkspace, &max_workspace_bytes, sizeof max_workspace_bytes),
+      "cublasLtMatmulPreferenceSetAttribute");
+  int found = 0;
+  Status asked = set ? lt.check(api.heuristic(lt.handle(), m.desc_, m.layouts_[0], m.layouts_[1], m.layouts_[2],
+                                              m.layouts_[2], preference, 1, &m.algorithm_, &found),
+                                "cublasLtMatmulAlgoGetHeuristic", key)
+                     : set;
+  (void)api.preference_destroy(preference);
+  KILN_TRY(asked);
+  if (found == 0) return make_error("cuBLASLt has no algorithm for the matmul ", key);
+  lt.keep_algorithm(key, m.algorithm_);
+  return m;
+}
+
+LtMatmul::LtMatmul(LtMatmul&& other) noexcept
+    : lt_(other.lt_), plan_(std::move(other.plan_)), desc_(other.desc_), algorithm_(other.algorithm_) {
+  other.desc_ = nullptr;
+  for (int i = 0; i < 3; ++i) layouts_[i] = other.layouts_[i], other.layouts_[i] = nullptr;
+}
+
+LtMatmul::~LtMatmul() {
+  for (CublasLtMatrixLayout layout : layouts_)
+    if (layout) (void)lt_->api().layout_destroy(layout);
+  if (desc_) (void)lt_->api().desc_destroy(desc_);
+}
+
+Status LtMatmul::run(const Buffers& buffers, CuDevicePtr workspace, uint64_t workspace_bytes, CuStream stream) const {
+  const CublasLtApi& api = lt_->api();
+  const CuDevicePtr element = static_cast<CuDevicePtr>(dtype_size(plan_.dtype));
+  auto at = [&](CuDevicePtr base, int64_t offset) {
+    return reinterpret_cast<void*>(base + static_cast<CuDevicePtr>(offset) * element);
+  };
+  if (plan_.bias >= 0) {
+    const void* pointer = at(buffers.bias, plan_.bias_offset);
+    KILN_TRY(
+        lt_->check(api.desc_set(desc_, kDescBiasPointer, &pointer, sizeof pointer), "cublasLtMatmulDescSetAttribute"));
+  }
+  void* out = at(buffers.d, plan_.d.offset);
+  const void* c = plan_.c.buffer >= 0 ? at(buffers.c, plan_.c.offset) : out;
+  return lt_->check(
+      api.matmul(lt_->handle(), desc_, &plan_.alpha, at(buffers.a, plan_.a.offset), layouts_[0],
+                 at(buffers.b, plan_.b.offset), layouts_[1], &plan_.beta, c, layouts_[2], out, layouts_[2],
+                 &algorithm_.algo, reinterpret_cast<void*>(workspace), workspace_bytes, stream),
+      "cublasLtMatmul", plan_.key());
+}
+
+}  // namespace kiln
