@@ -110,6 +110,8 @@ OpRounding op_rounding(const Node& n) {
     }
     case OpKind::Gelu:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::OperandOrResult};
+    case OpKind::Var: case OpKind::Std:
+      return {ulps(n) * rounded_epsilon(n), RoundingScale::Spread};
     case OpKind::NllLoss: case OpKind::MseLoss:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
     case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::CrossEntropy:
@@ -120,15 +122,15 @@ OpRounding op_rounding(const Node& n) {
   }
 }
 
-namespace {
-
-double largest_finite(const Tensor& t) {
+double largest_finite_magnitude(const Tensor& t) {
   const Tensor c = t.contiguous();
   double m = 0;
   for (int64_t i = 0; i < c.numel(); ++i)
     if (std::isfinite(c.item_double(i))) m = std::max(m, std::abs(c.item_double(i)));
   return m;
 }
+
+namespace {
 
 // Attention's |scale| (its attribute, else 1 / sqrt(E)) and the largest |q.k| before it.
 struct AttentionScores {
@@ -139,19 +141,19 @@ AttentionScores attention_scores(const Node& n, std::span<const KernelOperand> o
   const Tensor& q = operands[0].tensor;
   const double e = q.dim() == 0 ? 1 : static_cast<double>(q.sizes().back());
   const std::optional<double> scale = OpCallBase(n.op(), n.attrs()).attr_opt_float("scale");
-  return {std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))), largest_finite(q) * largest_finite(operands[1].tensor) * e};
+  return {std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))), largest_finite_magnitude(q) * largest_finite_magnitude(operands[1].tensor) * e};
 }
 
 }  // namespace
 
 double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands) {
-  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite(operands[0].tensor);
+  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite_magnitude(operands[0].tensor);
   const AttentionScores s = attention_scores(n, operands);
-  return s.scale * s.dot + largest_finite(operands[2].tensor);
+  return s.scale * s.dot + largest_finite_magnitude(operands[2].tensor);
 }
 
 double intermediate_magnitude(const Node& n, std::span<const KernelOperand> operands) {
-  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite(operands[0].tensor);
+  if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite_magnitude(operands[0].tensor);
   const AttentionScores s = attention_scores(n, operands);
   return std::max(s.scale, 1.0) * s.dot;
 }

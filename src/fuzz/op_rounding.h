@@ -24,6 +24,9 @@ enum class RoundingScale {
                    // x * (1 + erf(x / sqrt 2)) / 2 far below 0)
   ResultOrOne,     // max(|result|, 1): log-domain results whose float formula subtracts O(1)
                    // terms (nll_loss, mse_loss)
+  Spread,          // max(|result|, max|operand 0|^p), p = 2 for var, 1 for std: a spread of values
+                   // equal up to rounding is rounding noise of the values' size, not of its own
+                   // (two-pass and Welford code disagree there: 1e-32 against 0 for values near 1)
   Exponentiated,   // max(|result|, 1) * (1 + M), M the magnitude of what the op exponentiates
                    // (exponentiated_magnitude): softmax-like ops and attention, whose compiled
                    // code may compute x - max(x) in two kernels, each rounding x differently
@@ -35,6 +38,9 @@ struct OpRounding {
 };
 
 OpRounding op_rounding(const Node& n);
+
+// The largest |element| of `t` that is finite; 0 when none is.
+double largest_finite_magnitude(const Tensor& t);
 
 // For RoundingScale::Exponentiated: the largest finite magnitude the op exponentiates, from its
 // operands' values (operand 0's for softmax-like ops; |scale| * max|q| * max|k| * E, plus max|v|

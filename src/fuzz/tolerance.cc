@@ -228,6 +228,11 @@ class Estimate {
         const double m = rounding.scale == RoundingScale::Exponentiated ? 1 + exponentiated_magnitude(n, exact) : 1;
         for (double& v : scale) v = std::max(std::abs(v), 1.0) * m;
       }
+      if (rounding.scale == RoundingScale::Spread) {
+        const double m = largest_finite_magnitude(value(n.operand(0).value));
+        const double spread = n.op() == OpKind::Var ? m * m : m;
+        for (double& v : scale) v = std::max(std::abs(v), spread);
+      }
       if (rounding.scale == RoundingScale::OperandOrResult && n.operand(0).is_value() &&
           value(n.operand(0).value).numel() == result.numel()) {
         const std::vector<double> x = element_values(value(n.operand(0).value));

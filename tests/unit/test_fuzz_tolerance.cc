@@ -83,6 +83,25 @@ TEST(FuzzTolerance, WhatReadsAnUnconstrainedElementIsUnconstrained) {
   EXPECT_LT(tol->outputs[0][1], 1e-3);
 }
 
+// var of values equal up to rounding is rounding noise of their size squared, 1e-32 for values
+// near 1: one side's two-pass formula gave that where Welford's gave 0 (--grad long run, seed
+// 4601957: var over a batch of two of attention over a constant value column); the tolerance
+// relative to the result (0) was 6.57e-47.
+TEST(FuzzTolerance, TheSpreadOfEqualValuesToleratesTheirRoundingSquared) {
+  auto g = parse_or_fail(R"(graph @g(%x: f64[2,3]) -> (f64[1,3], f64[1,3]) {
+  %0 = var(%x) {dim=[0], keepdim=true} : f64[1,3]
+  %1 = std(%x) {dim=[0], keepdim=true} : f64[1,3]
+  return %0, %1
+})");
+  const std::vector<Tensor> in = {Tensor::from_doubles({0.5, -3, 2, 0.5, -3, 2}, {2, 3}, DType::F64)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  constexpr double eps = 2.220446049250313e-16;
+  EXPECT_GE(tol->outputs[0][1], 9 * eps);  // max|x|^2 = 9
+  EXPECT_GE(tol->outputs[1][1], 3 * eps);
+  EXPECT_LT(tol->outputs[0][1], 1e-10);
+}
+
 // tanh(13) is 1 in f32, and remainder(1, 1) is 0 where a wider tanh leaves 0.99999999998:
 // x && x may flip, which moving one operand of logical_and at a time never shows (the
 // libFuzzer target: the loop-IR evaluator keeps tanh in double).
