@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_checks.h"
 #include "runtime/cuda/cuda_memory.h"
 #include "runtime/cuda/cuda_module.h"
 #include "runtime/cuda/cuda_stream.h"
@@ -17,42 +18,12 @@
 namespace kiln {
 namespace {
 
-constexpr int kSkipped = 77;
-
 constexpr const char* kVectorAdd = R"(
 extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
 }
 )";
-
-// Counts checks and prints one line for each; the last line is "N passed, N failed".
-class Checks {
- public:
-  bool expect(bool ok, const std::string& name, const std::string& detail = "") {
-    ++(ok ? passed_ : failed_);
-    std::printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name.c_str(), detail.empty() ? "" : ": ", detail.c_str());
-    return ok;
-  }
-  // Fails `name` with the error when `e` holds one.
-  template <typename T>
-  bool expect_ok(const T& e, const std::string& name) {
-    return expect(static_cast<bool>(e), name, e ? "" : e.error().message());
-  }
-  bool expect_error(const Status& s, const std::string& name, const std::string& prefix) {
-    if (s) return expect(false, name, "succeeded; expected an error starting \"" + prefix + "\"");
-    const std::string& message = s.error().message();
-    return expect(message.rfind(prefix, 0) == 0, name, message);
-  }
-  int finish() const {
-    std::printf("%d passed, %d failed\n", passed_, failed_);
-    return failed_ == 0 ? 0 : 1;
-  }
-
- private:
-  int passed_ = 0;
-  int failed_ = 0;
-};
 
 void print_properties(const CudaDeviceProperties& p) {
   std::printf(
@@ -145,12 +116,12 @@ int run() {
   auto driver = CudaDriver::get();
   if (!driver) {
     std::printf("no CUDA device: %s\n", driver.error().message().c_str());
-    return kSkipped;
+    return kGpuTestSkipped;
   }
   auto count = cuda_device_count(**driver);
   if (count && *count == 0) {
     std::printf("no CUDA device: the driver sees none\n");
-    return kSkipped;
+    return kGpuTestSkipped;
   }
   Checks checks;
   if (!checks.expect_ok(count, "cuDeviceGetCount")) return checks.finish();
