@@ -113,28 +113,18 @@ void check_out_of_memory(Checks& checks, const CudaContext& context, const CudaD
 }
 
 int run() {
-  auto driver = CudaDriver::get();
-  if (!driver) {
-    std::printf("no CUDA device: %s\n", driver.error().message().c_str());
-    return kGpuTestSkipped;
-  }
-  auto count = cuda_device_count(**driver);
-  if (count && *count == 0) {
-    std::printf("no CUDA device: the driver sees none\n");
-    return kGpuTestSkipped;
-  }
   Checks checks;
-  if (!checks.expect_ok(count, "cuDeviceGetCount")) return checks.finish();
-  auto device = query_cuda_device(**driver, 0);
-  if (!checks.expect_ok(device, "the device's properties")) return checks.finish();
-  print_properties(*device);
-  checks.expect(device->sm_count > 0 && device->memory_bytes > 0 && device->registers_per_sm > 0 &&
-                    device->shared_memory_per_block > 0 && device->l2_bytes > 0,
+  std::optional<TestGpu> gpu = find_test_gpu(checks);
+  if (!gpu) return checks.finish();
+  const CudaDeviceProperties& device = gpu->device;
+  print_properties(device);
+  checks.expect(device.sm_count > 0 && device.memory_bytes > 0 && device.registers_per_sm > 0 &&
+                    device.shared_memory_per_block > 0 && device.l2_bytes > 0,
                 "the properties are all known");
-  auto context = CudaContext::open(**driver, 0);
+  auto context = CudaContext::open(*gpu->driver, 0);
   if (!checks.expect_ok(context, "the primary context")) return checks.finish();
-  check_vector_add(checks, *context, *device);
-  check_out_of_memory(checks, *context, *device);
+  check_vector_add(checks, *context, device);
+  check_out_of_memory(checks, *context, device);
   return checks.finish();
 }
 

@@ -118,26 +118,16 @@ void check_errors(Checks& checks, int count, const CudaDeviceProperties& device)
 }
 
 int run() {
-  auto driver = CudaDriver::get();
-  if (!driver) {
-    std::printf("no CUDA device: %s\n", driver.error().message().c_str());
-    return kGpuTestSkipped;
-  }
-  auto count = cuda_device_count(**driver);
-  if (count && *count == 0) {
-    std::printf("no CUDA device: the driver sees none\n");
-    return kGpuTestSkipped;
-  }
   Checks checks;
-  if (!checks.expect_ok(count, "cuDeviceGetCount")) return checks.finish();
-  auto device = query_cuda_device(**driver, 0);
-  if (!checks.expect_ok(device, "the device's properties")) return checks.finish();
-  std::printf("device 0: %s, %s\n", device->name.c_str(), format_bytes(device->memory_bytes).c_str());
+  std::optional<TestGpu> gpu = find_test_gpu(checks);
+  if (!gpu) return checks.finish();
+  const CudaDeviceProperties& device = gpu->device;
+  std::printf("device 0: %s, %s\n", device.name.c_str(), format_bytes(device.memory_bytes).c_str());
   check_dtypes(checks);
   check_views(checks);
   check_other_thread(checks);
   check_large_copy(checks);
-  check_errors(checks, *count, *device);
+  check_errors(checks, gpu->device_count, device);
   return checks.finish();
 }
 

@@ -50,25 +50,17 @@ class FakeDevice final : public DeviceMemory {
   }
   Status copy_to_device(int, std::byte* device, const std::byte* host, size_t nbytes) const override {
     ++copies_to_device;
-    KILN_ASSIGN_OR_RETURN(const Block* block, block_of(device, nbytes));
-    Opened open(*block);
-    std::memcpy(device, host, nbytes);
-    return Status::ok();
+    return copy_opened(device, device, host, nbytes);
   }
   Status copy_to_host(int, std::byte* host, const std::byte* device, size_t nbytes) const override {
     ++copies_to_host;
-    KILN_ASSIGN_OR_RETURN(const Block* block, block_of(device, nbytes));
-    Opened open(*block);
-    std::memcpy(host, device, nbytes);
-    return Status::ok();
+    return copy_opened(device, host, device, nbytes);
   }
   Status copy_on_device(int, std::byte* to, const std::byte* from, size_t nbytes) const override {
     ++copies_on_device;
-    KILN_ASSIGN_OR_RETURN(const Block* to_block, block_of(to, nbytes));
     KILN_ASSIGN_OR_RETURN(const Block* from_block, block_of(from, nbytes));
-    Opened open_to(*to_block), open_from(*from_block);
-    std::memmove(to, from, nbytes);
-    return Status::ok();
+    Opened open_from(*from_block);
+    return copy_opened(to, to, from, nbytes);
   }
   Status fill_zero(int, std::byte* device, size_t nbytes) const override {
     KILN_ASSIGN_OR_RETURN(const Block* block, block_of(device, nbytes));
@@ -97,6 +89,14 @@ class FakeDevice final : public DeviceMemory {
    private:
     const Block& block_;
   };
+
+  // memmove with the block holding [device, device + nbytes) open.
+  Status copy_opened(const std::byte* device, std::byte* to, const std::byte* from, size_t nbytes) const {
+    KILN_ASSIGN_OR_RETURN(const Block* block, block_of(device, nbytes));
+    Opened open(*block);
+    std::memmove(to, from, nbytes);
+    return Status::ok();
+  }
 
   // The block holding [address, address + nbytes); else an error (the core computed a wrong address).
   Expected<const Block*> block_of(const std::byte* address, size_t nbytes) const {
