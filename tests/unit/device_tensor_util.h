@@ -7,7 +7,7 @@
 
 #include "support/error.h"
 
-namespace kiln::testing {
+namespace kiln::device_test {
 
 // The message of the kiln::Error `f` throws; fails the test where it throws none.
 template <typename F>
@@ -23,4 +23,4 @@ std::string error_of(F&& f) {
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-}  // namespace kiln::testing
+}  // namespace kiln::device_test

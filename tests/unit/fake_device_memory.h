@@ -12,7 +12,7 @@
 
 #include "core/device_memory.h"
 
-namespace kiln::testing {
+namespace kiln::device_test {
 
 class FakeDevice final : public DeviceMemory {
  public:
@@ -115,4 +115,4 @@ class FakeDevice final : public DeviceMemory {
   mutable std::map<std::byte*, Block> blocks_;
 };
 
-}  // namespace kiln::testing
+}  // namespace kiln::device_test

@@ -21,9 +21,9 @@
 namespace kiln {
 namespace {
 
-using testing::contains;
-using testing::error_of;
-using testing::FakeDevice;
+using device_test::contains;
+using device_test::error_of;
+using device_test::FakeDevice;
 
 constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,  DType::I8,   DType::I16, DType::I32,
                                 DType::I64,  DType::F16, DType::BF16, DType::F32, DType::F64};

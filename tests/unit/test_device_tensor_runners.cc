@@ -19,9 +19,9 @@
 namespace kiln {
 namespace {
 
-using testing::contains;
-using testing::error_of;
-using testing::FakeDevice;
+using device_test::contains;
+using device_test::error_of;
+using device_test::FakeDevice;
 
 TEST(DeviceTensorRunners, EagerOpsNameTheDeviceOperand) {
   FakeDevice device;
