@@ -14,6 +14,7 @@
 #include "graph_text.h"
 #include "interp/interpreter.h"
 #include "lower/loop_eval.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cuda/cuda_driver.h"
 
 namespace kiln {
