@@ -353,7 +353,7 @@ std::string npy_to_bytes(const Tensor& t) {
   for (size_t i = 0; i < len_bytes; ++i) out += static_cast<char>((hl >> (8 * i)) & 0xff);
   out += header;
 
-  Tensor c = t.contiguous();
+  Tensor c = t.to(Device::cpu()).contiguous();  // a device tensor's bytes go through the host
   size_t nbytes = static_cast<size_t>(c.numel()) * static_cast<size_t>(dtype_size(c.dtype()));
   if (nbytes > 0) out.append(reinterpret_cast<const char*>(c.data_bytes()), nbytes);
   return out;

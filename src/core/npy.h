@@ -14,8 +14,8 @@
 //
 // Writing: always version 1.0 when the header fits (2.0 otherwise), C order, little-endian,
 // the header padded so that the data starts at a multiple of 64 bytes, as NumPy does. Any
-// view is written as its contiguous elements.
-// Reading: the byte-order character may be '<', '|' or '=' (little-endian host); big-endian
+// view is written as its contiguous elements; a device tensor's are copied to the host first.
+// Reading gives a host tensor. The byte-order character may be '<', '|' or '=' (little-endian host); big-endian
 // ('>') files are byte-swapped; fortran_order True is accepted and transposed into C order.
 // Every malformed file is a Diagnostic naming the file and the problem (bad magic, truncated
 // header, unsupported descr, bad shape, data size mismatch).

@@ -1,5 +1,8 @@
-// A flat, shared byte buffer that tensors view. Storage is zero-initialized. Out of memory is
-// std::bad_alloc; Tensor turns it into a kiln::Error naming the bytes (core/tensor.h).
+// A flat, shared byte buffer that tensors view, in host memory or on a device. Storage is
+// zero-initialized. Out of host memory is std::bad_alloc; Tensor turns it into a kiln::Error
+// naming the bytes (core/tensor.h). Device bytes come from the DeviceMemory registered for the
+// device's kind (core/device_memory.h); a missing device or driver, or a device out of memory, is
+// a kiln::Error. Host code reads only host bytes: data() of device storage is a kiln::Error.
 //
 // The bytes start on a 64-byte boundary (a cache line, an AVX-512 vector), so that the compiled
 // CPU kernels' vector loads and stores of a tensor's rows do not straddle cache lines; malloc's
@@ -14,6 +17,7 @@
 #include <memory>
 
 #include "core/device.h"
+#include "core/device_memory.h"
 
 namespace kiln {
 
@@ -28,8 +32,17 @@ class Storage {
 
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
-  std::byte* data() { return data_.get(); }
-  const std::byte* data() const { return data_.get(); }
+  // The bytes, for host code: kiln::Error for device storage.
+  std::byte* data() { return host_bytes(); }
+  const std::byte* data() const { return host_bytes(); }
+  // Where the bytes are on their device, for code that hands them to the device (a kernel's
+  // arguments); host code never dereferences a device's address.
+  std::byte* address() const { return data_.get(); }
+
+  // Copies `nbytes` from `from` at byte `from_offset` into `to` at byte `to_offset`, between
+  // the host and a device or within one (the ranges must lie inside both). Error (kiln::Error):
+  // the device's, or two different devices (copy through the host).
+  static void copy_bytes(Storage& to, size_t to_offset, const Storage& from, size_t from_offset, size_t nbytes);
 
   static constexpr size_t kAlignment = 64;
   // The bytes of RAM and swap of this machine. A larger request fails with std::bad_alloc
@@ -40,9 +53,20 @@ class Storage {
  private:
   struct Uninitialized {};
   Storage(size_t nbytes, Uninitialized);
+  std::byte* host_bytes() const {
+    if (!device_.is_cpu()) fail_not_on_host();
+    return data_.get();
+  }
+  [[noreturn]] void fail_not_on_host() const;
+  // Frees host bytes, or device bytes through `memory`.
   struct Free {
+    Free() : Free(nullptr, 0) {}  // host bytes
+    Free(const DeviceMemory* memory, int index) : memory(memory), index(index) {}
     void operator()(std::byte* p) const;
+    const DeviceMemory* memory;
+    int index;
   };
+  static std::unique_ptr<std::byte[], Free> allocate_on_device(size_t nbytes, Device device);
 
   size_t nbytes_;
   Device device_;

@@ -45,6 +45,16 @@ template <typename... Args>
   throw Error(make_error("Tensor::", what, ": ", std::forward<Args>(args)...));
 }
 
+// Storage::copy_bytes, its error a misuse of Tensor::`what`.
+void copy_storage_bytes(const char* what, Storage& to, const Storage& from, int64_t from_element, DType dtype,
+                        size_t nbytes) {
+  try {
+    Storage::copy_bytes(to, 0, from, static_cast<size_t>(from_element * dtype_size(dtype)), nbytes);
+  } catch (const Error& e) {
+    fail(what, e.diagnostic().message());
+  }
+}
+
 }  // namespace
 
 void Tensor::fail_undefined(const char* what) {
@@ -66,14 +76,27 @@ void Tensor::require_static_shape(const char* what) const {
          " is symbolic: its sizes are known only when the graph runs (shape() gives the dims; reshape and view take -1)");
 }
 
-int64_t Tensor::element_offset(int64_t flat, const char* what) const {
+void Tensor::require_host(const char* what) const {
   require_concrete(what);
+  if (!storage_->device().is_cpu())
+    fail(what, "the tensor is on ", storage_->device().to_string(),
+         ", and this reads its elements on the host: copy it there first with .to(Device::cpu())");
+}
+
+Status require_on_host(const Tensor& t, std::string_view what, std::string_view reader) {
+  if (!t.defined() || t.is_traced() || t.device().is_cpu()) return Status::ok();
+  return make_error(what, " is on ", t.device().to_string(), ", and ", reader,
+                    " reads host memory only: pass it .to(Device::cpu())");
+}
+
+int64_t Tensor::element_offset(int64_t flat, const char* what) const {
+  require_host(what);
   const int64_t n = numel();
   if (flat < 0 || flat >= n) fail(what, "element ", flat, " is out of range for a tensor of ", n, " elements");
   return strided_offset(sizes_, strides_, flat);
 }
 
-Tensor Tensor::allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype) {
+Tensor Tensor::allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype, Device device) {
   Expected<int64_t> bytes = contiguous_bytes(sizes, dtype);
   if (!bytes) fail(what, bytes.error().message());
   Tensor t;
@@ -81,10 +104,12 @@ Tensor Tensor::allocate(const char* what, const std::vector<int64_t>& sizes, DTy
   t.sizes_ = sizes;
   t.strides_ = contiguous_strides(sizes);
   try {
-    t.storage_ = std::make_shared<Storage>(static_cast<size_t>(*bytes));
+    t.storage_ = std::make_shared<Storage>(static_cast<size_t>(*bytes), device);
   } catch (const std::bad_alloc&) {
     fail(what, "out of memory: cannot allocate ", *bytes, " bytes for ", dtype_name(dtype), int_list_text(sizes),
          " (this machine has ", Storage::machine_memory(), " bytes of memory and swap)");
+  } catch (const Error& e) {  // the device's (core/storage.h)
+    fail(what, e.diagnostic().message(), " (for ", dtype_name(dtype), int_list_text(sizes), ")");
   }
   return t;
 }
@@ -204,9 +229,19 @@ bool Tensor::is_contiguous() const {
   return strides_ == contiguous_strides(sizes_) || numel() <= 1;
 }
 
+Device Tensor::device() const {
+  require_concrete("device");
+  return storage_->device();
+}
+
 std::byte* Tensor::data_bytes() const {
-  require_concrete("data");
-  return storage_->data() + offset_ * dtype_size(dtype_);
+  require_host("data");
+  return address();
+}
+
+std::byte* Tensor::address() const {
+  require_concrete("address");
+  return storage_->address() + offset_ * dtype_size(dtype_);
 }
 
 double Tensor::item_double(int64_t flat) const {
@@ -220,7 +255,7 @@ int64_t Tensor::item_int(int64_t flat) const {
 }
 
 Scalar Tensor::item() const {
-  require_concrete("item");
+  require_host("item");
   if (numel() != 1)
     fail("item", "the tensor has ", numel(), " elements (sizes ", int_list_text(sizes_),
          "); item() reads a tensor of exactly one");
@@ -258,22 +293,49 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
   require_concrete("clone");
-  Tensor t = allocate("clone", sizes_, dtype_);
-  t.copy_from(*this);
+  if (!is_contiguous()) require_host("clone");  // a packed device tensor is copied on its device
+  Tensor t = allocate("clone", sizes_, dtype_, device());
+  if (device().is_cpu())
+    t.copy_from(*this);
+  else
+    copy_storage_bytes("clone", *t.storage_, *storage_, offset_, dtype_, t.storage_->nbytes());
   return t;
 }
 
 Tensor Tensor::to(DType dtype) const {
   require_concrete("to");
   if (dtype == dtype_) return *this;
+  require_host("to");
   Tensor t = allocate("to", sizes_, dtype);
   t.copy_from(*this);
   return t;
 }
 
+Tensor Tensor::to(Device device) const {
+  require_concrete("to");
+  if (device == this->device()) return *this;
+  if (!device.is_cpu() && !this->device().is_cpu()) return to(Device::cpu()).to(device);
+  if (!is_contiguous()) return device.is_cpu() ? reached_bytes_on_host().contiguous() : contiguous().to(device);
+  Tensor t = allocate("to", sizes_, dtype_, device);
+  copy_storage_bytes("to", *t.storage_, *storage_, offset_, dtype_, t.storage_->nbytes());
+  return t;
+}
+
+Tensor Tensor::reached_bytes_on_host() const {
+  int64_t lo = offset_, hi = offset_;
+  for (size_t d = 0; d < sizes_.size(); ++d) {
+    if (sizes_[d] == 0) return allocate("to", sizes_, dtype_);
+    const int64_t reach = (sizes_[d] - 1) * strides_[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  Tensor host = allocate("to", {hi - lo + 1}, dtype_);
+  copy_storage_bytes("to", *host.storage_, *storage_, lo, dtype_, host.storage_->nbytes());
+  return host.as_strided(sizes_, strides_, offset_ - lo);
+}
+
 void Tensor::copy_from(const Tensor& src) {
-  require_concrete("copy_from");
-  src.require_concrete("copy_from");
+  require_host("copy_from");
+  src.require_host("copy_from");
   if (src.sizes_ != sizes_)
     fail("copy_from", "the source has sizes ", int_list_text(src.sizes_), ", the destination ", int_list_text(sizes_));
   int64_t n = numel();
@@ -291,8 +353,8 @@ void Tensor::copy_from(const Tensor& src) {
 }
 
 bool Tensor::equal(const Tensor& other) const {
-  require_concrete("equal");
-  other.require_concrete("equal");
+  require_host("equal");
+  other.require_host("equal");
   if (dtype_ != other.dtype_ || sizes_ != other.sizes_) return false;
   int64_t n = numel();
   for (int64_t i = 0; i < n; ++i) {

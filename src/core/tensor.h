@@ -15,6 +15,10 @@
 //     static (a symbolic dim has no value until the graph runs); nothing about layout or
 //     values: data, item and copies throw, saying that a traced tensor has no value and that
 //     data-dependent control flow needs kiln::cond or kiln::while_loop.
+//   concrete on a device (device() is not the CPU, made by to(Device::cuda())): every view, and
+//     to(), cpu(), cuda(), clone() of a contiguous one; whatever reads elements on the host (data,
+//     item, equal, copy_from, to(DType), to_string) throws, telling the user to call
+//     .to(Device::cpu()) first.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/call_site.h"
@@ -31,6 +36,7 @@
 #include "core/shape.h"
 #include "core/storage.h"
 #include "core/tensor_type.h"
+#include "support/diagnostic.h"
 
 namespace kiln {
 
@@ -97,9 +103,13 @@ class Tensor {
   TensorType type() const { return {dtype(), shape()}; }
   bool is_contiguous() const;
   const std::shared_ptr<Storage>& storage() const { return storage_; }  // null unless concrete
+  Device device() const;  // where the storage is
 
   // ---- raw access (concrete only) ----
-  std::byte* data_bytes() const;  // address of element 0 of the view
+  std::byte* data_bytes() const;  // address of element 0 of the view, on the host only
+  // The address of element 0 on the tensor's device, for code that hands it to the device;
+  // host code never dereferences it unless device() is the CPU.
+  std::byte* address() const;
   template <typename T>
   T* data() const { return reinterpret_cast<T*>(data_bytes()); }
 
@@ -115,6 +125,12 @@ class Tensor {
   Tensor contiguous() const;     // self if already contiguous, else a packed copy
   Tensor clone() const;          // always a packed copy
   Tensor to(DType dtype) const;  // self if same dtype, else converted copy
+  // Self if already on `device`, else a packed copy there (a non-contiguous tensor becomes
+  // contiguous on the way; between two devices through the host). Errors: no such device, out
+  // of its memory.
+  Tensor to(Device device) const;
+  Tensor cpu() const { return to(Device::cpu()); }
+  Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
   // Copies src (same sizes) into this view, converting dtype.
   void copy_from(const Tensor& src);
 
@@ -150,11 +166,17 @@ class Tensor {
   [[noreturn]] static void fail_undefined(const char* what);
   void require_concrete(const char* what) const;
   void require_static_shape(const char* what) const;
+  // Also throws unless the tensor is concrete and in host memory.
+  void require_host(const char* what) const;
   // The storage offset of element `flat` of the view, relative to offset_; `what` names the
   // call when `flat` is out of range.
   int64_t element_offset(int64_t flat, const char* what) const;
-  // A packed tensor of `sizes` over new zeroed storage; `what` names the call in errors.
-  static Tensor allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype);
+  // A packed tensor of `sizes` over new zeroed storage on `device`; `what` names the call in
+  // errors.
+  static Tensor allocate(const char* what, const std::vector<int64_t>& sizes, DType dtype,
+                         Device device = Device::cpu());
+  // A host tensor of this one's values: its layout over a host copy of the bytes it reaches.
+  Tensor reached_bytes_on_host() const;
   template <typename T, typename Store>
   static Tensor from_values(const char* what, const std::vector<T>& values, const std::vector<int64_t>& sizes,
                             DType dtype, Store store);
@@ -170,5 +192,9 @@ class Tensor {
 
 // Row-major strides for `sizes`.
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+
+// Ok for a concrete tensor in host memory; else an error for host code that would read it:
+// "<what> is on cuda:0, and <reader> reads host memory only: pass it .to(Device::cpu())".
+Status require_on_host(const Tensor& t, std::string_view what, std::string_view reader);
 
 }  // namespace kiln

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "support/check.h"
+#include "support/error.h"
 
 namespace kiln {
 
@@ -25,6 +27,8 @@ Tolerance default_tolerance(DType t) {
 
 std::optional<Mismatch> worst_mismatch(const Tensor& want, const Tensor& got, Tolerance tol) {
   KILN_CHECK(want.dtype() == got.dtype() && want.sizes() == got.sizes()) << "worst_mismatch of different types";
+  for (const auto& [t, what] : {std::pair{&want, "the expected tensor"}, std::pair{&got, "the computed tensor"}})
+    if (Status on_host = require_on_host(*t, what, "worst_mismatch"); !on_host) throw Error(on_host.error());
   std::optional<Mismatch> worst;
   double worst_excess = 0;
   const double inf = std::numeric_limits<double>::infinity();

@@ -26,7 +26,8 @@ struct Mismatch {
 };
 
 // The element farthest outside the tolerance (relative to it), or nullopt when all agree.
-// `want` and `got` must have the same dtype and sizes.
+// `want` and `got` must have the same dtype and sizes; a tensor on a device is a kiln::Error
+// (compare on the host).
 std::optional<Mismatch> worst_mismatch(const Tensor& want, const Tensor& got, Tolerance tol);
 
 }  // namespace kiln

@@ -148,6 +148,7 @@ std::string size_text(const std::vector<int64_t>& sizes) {
 std::string Tensor::to_string() const {
   if (!defined()) return "Tensor(undefined)";
   if (is_traced()) return "Tensor(traced, " + type().to_string() + ")";
+  require_host("to_string");
   std::string suffix = ", dtype=" + std::string(dtype_name(dtype_)) + ")";
   if (numel() == 0) {
     std::string size = sizes_.size() == 1 ? "" : ", size=" + size_text(sizes_);

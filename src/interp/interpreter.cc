@@ -25,6 +25,7 @@ class Frame {
       const Tensor& t = inputs[static_cast<size_t>(i)];
       const std::string what = "input %" + in->name();
       if (!t.defined() || t.is_traced()) return make_error(what, ": expected a concrete tensor");
+      KILN_TRY(require_on_host(t, what, "the reference interpreter"));
       KILN_TRY(bindings_.bind(in->type(), t.type(), what));
       env_[in] = t;
     }

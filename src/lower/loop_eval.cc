@@ -69,6 +69,7 @@ class Evaluator {
 
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) {
     KILN_TRY(check_loop_inputs(p_, inputs));
+    KILN_TRY(check_loop_inputs_on_host(p_, inputs, "the loop-IR evaluator"));
     storage_.resize(p_.buffers.size());
     for (size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];

@@ -24,6 +24,12 @@ Status check_loop_inputs(const LoopProgram& p, std::span<const Tensor> inputs) {
   return Status::ok();
 }
 
+Status check_loop_inputs_on_host(const LoopProgram& p, std::span<const Tensor> inputs, std::string_view reader) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    KILN_TRY(require_on_host(inputs[i], "input %" + p.buffers[static_cast<size_t>(p.inputs[i])].name, reader));
+  return Status::ok();
+}
+
 Status run_extern_kernel(const LoopProgram& p, const LoopKernel& k, std::span<const Tensor> storage) {
   std::vector<KernelOperand> ops;
   for (const ExternOperand& o : k.operands) {

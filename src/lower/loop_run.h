@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/tensor.h"
@@ -18,6 +19,9 @@ Tensor view_of(const Tensor& flat, std::vector<int64_t> sizes, std::vector<int64
 
 // The inputs' count, dtypes and sizes against the program's input buffers (any strides).
 Status check_loop_inputs(const LoopProgram& p, std::span<const Tensor> inputs);
+// For runners that read inputs on the host (`reader`, "the CPU backend"): an input on a device
+// is an error naming it.
+Status check_loop_inputs_on_host(const LoopProgram& p, std::span<const Tensor> inputs, std::string_view reader);
 
 // `storage[b]` holds buffer b of `p` as a flat tensor of storage_size() elements of its
 // dtype (any offset into its Storage). Operands are strided views of these, as the kernel

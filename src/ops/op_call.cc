@@ -122,6 +122,9 @@ Status check_result_sizes(std::string_view op, std::span<const TensorType> types
 Expected<std::vector<Tensor>> run_op(OpKind op, const AttrMap& attrs, std::span<const KernelOperand> operands) {
   const OpInfo& info = op_info(op);
   if (info.has(kHigherOrder)) return make_error(info.name(), " has subgraphs and runs only in the interpreter");
+  for (size_t i = 0; i < operands.size(); ++i)
+    KILN_TRY(require_on_host(operands[i].tensor, std::string(info.name()) + ": operand " + std::to_string(i),
+                             "its reference kernel"));
   std::vector<TypeOperand> types = operand_types(operands);
   TypeCall tcall(op, attrs, types);
   KILN_ASSIGN_OR_RETURN(std::vector<TensorType> result_types, infer_types(tcall));

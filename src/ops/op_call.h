@@ -115,7 +115,8 @@ Expected<std::vector<TensorType>> infer_types(const TypeCall& call);
 std::vector<TypeOperand> operand_types(std::span<const KernelOperand> operands);
 
 // Eager application of an op to concrete operands: infers result types, then runs the
-// reference kernel. Higher-order ops are rejected here (the interpreter runs them).
+// reference kernel. Higher-order ops are rejected here (the interpreter runs them), and so is an
+// operand on a device (the reference kernels read host memory).
 Expected<std::vector<Tensor>> run_op(OpKind op, const AttrMap& attrs, std::span<const KernelOperand> operands);
 
 }  // namespace kiln

@@ -113,19 +113,18 @@ void check_out_of_memory(Checks& checks, const CudaContext& context, const CudaD
 }
 
 int run() {
-  if (!have_cuda_device()) return kSkipped;
-  auto driver = CudaDriver::get();
   Checks checks;
-  auto device = query_cuda_device(**driver, 0);
-  if (!checks.expect_ok(device, "the device's properties")) return checks.finish();
-  print_properties(*device);
-  checks.expect(device->sm_count > 0 && device->memory_bytes > 0 && device->registers_per_sm > 0 &&
-                    device->shared_memory_per_block > 0 && device->l2_bytes > 0,
+  std::optional<TestGpu> gpu = find_test_gpu(checks);
+  if (!gpu) return checks.finish();
+  const CudaDeviceProperties& device = gpu->device;
+  print_properties(device);
+  checks.expect(device.sm_count > 0 && device.memory_bytes > 0 && device.registers_per_sm > 0 &&
+                    device.shared_memory_per_block > 0 && device.l2_bytes > 0,
                 "the properties are all known");
-  auto context = CudaContext::open(**driver, 0);
+  auto context = CudaContext::open(*gpu->driver, 0);
   if (!checks.expect_ok(context, "the primary context")) return checks.finish();
-  check_vector_add(checks, *context, *device);
-  check_out_of_memory(checks, *context, *device);
+  check_vector_add(checks, *context, device);
+  check_out_of_memory(checks, *context, device);
   return checks.finish();
 }
 

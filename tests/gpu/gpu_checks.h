@@ -1,37 +1,20 @@
-// What the GPU test programs share: counting checks, one printed line each, and skipping (exit
-// 77, which ctest counts as skipped) where there is no CUDA driver or device. Plain C++, no
-// GoogleTest: the GPU machine has none (scripts/gpu-test.sh).
+// The GPU test programs' checks: one printed line each ("PASS name" or "FAIL name: detail"), then
+// "N passed, N failed"; plain C++ rather than GoogleTest, which the GPU machine lacks. And the
+// skip where there is no GPU.
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "runtime/cuda/cuda_device.h"
+#include "support/diagnostic.h"
 
 namespace kiln {
 
-constexpr int kSkipped = 77;
+// What a GPU test program exits with where there is no driver or device: ctest counts it skipped.
+constexpr int kGpuTestSkipped = 77;
 
-// True when the driver loads and sees a device; otherwise prints "no CUDA device: <why>".
-inline bool have_cuda_device() {
-  auto driver = CudaDriver::get();
-  if (!driver) {
-    std::printf("no CUDA device: %s\n", driver.error().message().c_str());
-    return false;
-  }
-  auto count = cuda_device_count(**driver);
-  if (!count) {
-    std::printf("no CUDA device: %s\n", count.error().message().c_str());
-    return false;
-  }
-  if (*count == 0) {
-    std::printf("no CUDA device: the driver sees none\n");
-    return false;
-  }
-  return true;
-}
-
-// Counts checks and prints one line for each; the last line is "N passed, N failed".
 class Checks {
  public:
   bool expect(bool ok, const std::string& name, const std::string& detail = "") {
@@ -46,17 +29,52 @@ class Checks {
   }
   bool expect_error(const Status& s, const std::string& name, const std::string& prefix) {
     if (s) return expect(false, name, "succeeded; expected an error starting \"" + prefix + "\"");
-    const std::string& message = s.error().message();
+    return expect_message(s.error().message(), name, prefix);
+  }
+  bool expect_message(const std::string& message, const std::string& name, const std::string& prefix) {
     return expect(message.rfind(prefix, 0) == 0, name, message);
   }
+  // The program's exit status: 0, 1 where a check failed, kGpuTestSkipped where it skipped.
   int finish() const {
+    if (skipped_) return kGpuTestSkipped;
     std::printf("%d passed, %d failed\n", passed_, failed_);
     return failed_ == 0 ? 0 : 1;
+  }
+  // Prints "no CUDA device: <why>"; finish() then skips.
+  void skip(const std::string& why) {
+    std::printf("no CUDA device: %s\n", why.c_str());
+    skipped_ = true;
   }
 
  private:
   int passed_ = 0;
   int failed_ = 0;
+  bool skipped_ = false;
 };
+
+// What a GPU test runs on: the driver, how many devices it sees, device 0.
+struct TestGpu {
+  const CudaDriver* driver;
+  int device_count;
+  CudaDeviceProperties device;
+};
+
+// The GPU, its queries checked; nullopt where there is none (checks.skip) or a query failed.
+inline std::optional<TestGpu> find_test_gpu(Checks& checks) {
+  Expected<const CudaDriver*> driver = CudaDriver::get();
+  if (!driver) {
+    checks.skip(driver.error().message());
+    return std::nullopt;
+  }
+  Expected<int> count = cuda_device_count(**driver);
+  if (count && *count == 0) {
+    checks.skip("the driver sees none");
+    return std::nullopt;
+  }
+  if (!checks.expect_ok(count, "cuDeviceGetCount")) return std::nullopt;
+  Expected<CudaDeviceProperties> device = query_cuda_device(**driver, 0);
+  if (!checks.expect_ok(device, "the device's properties")) return std::nullopt;
+  return TestGpu{*driver, *count, *device};
+}
 
 }  // namespace kiln

@@ -260,6 +260,7 @@ Expected<std::vector<Tensor>> CompiledProgram::run_profiled(std::span<const Tens
 
 Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
+  KILN_TRY(check_loop_inputs_on_host(p_, inputs, "the CPU backend"));
   // One flat tensor per buffer (storage_size() elements); contiguous inputs are used in place
   // (those a kernel writes are mutated in place, loop_ir.h); others are copied in, and the
   // written ones copied back after the run.

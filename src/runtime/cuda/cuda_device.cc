@@ -68,13 +68,17 @@ Expected<CudaContext> CudaContext::open(const CudaDriver& driver, int ordinal) {
   KILN_ASSIGN_OR_RETURN(CuDevice device, device_of(driver, ordinal));
   CuContext context = nullptr;
   KILN_TRY(driver.check(driver.api().primary_ctx_retain(&context, device), "cuDevicePrimaryCtxRetain"));
-  CudaContext retained(driver, device);
-  KILN_TRY(driver.check(driver.api().ctx_set_current(context), "cuCtxSetCurrent"));
+  CudaContext retained(driver, device, context);
+  KILN_TRY(retained.make_current());
   return retained;
 }
 
+Status CudaContext::make_current() const {
+  return driver_->check(driver_->api().ctx_set_current(context_), "cuCtxSetCurrent");
+}
+
 CudaContext::CudaContext(CudaContext&& other) noexcept
-    : driver_(other.driver_), device_(other.device_), retained_(other.retained_) {
+    : driver_(other.driver_), device_(other.device_), context_(other.context_), retained_(other.retained_) {
   other.retained_ = false;
 }
 

@@ -43,12 +43,16 @@ class CudaContext {
 
   const CudaDriver& driver() const { return *driver_; }
   CuDevice device() const { return device_; }
+  // Makes the context current on the calling thread (another thread than the one that opened it).
+  Status make_current() const;
 
  private:
-  CudaContext(const CudaDriver& driver, CuDevice device) : driver_(&driver), device_(device) {}
+  CudaContext(const CudaDriver& driver, CuDevice device, CuContext context)
+      : driver_(&driver), device_(device), context_(context) {}
 
   const CudaDriver* driver_;
   CuDevice device_;
+  CuContext context_;
   bool retained_ = true;
 };
 
