@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/random_constants.h"
+
 namespace kiln {
 
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "codegen/cuda/cuda_emitter.h"
-#include "core/random.h"
+#include "core/random_constants.h"
 #include "lower/loop_text.h"
 #include "runtime/cuda/nvrtc.h"
 
