@@ -121,6 +121,26 @@ TEST(CudaEmitter, ThePreludeDrawsWithCoreRandomsConstants) {
   EXPECT_FALSE(contains(prelude, "#include"));
 }
 
+// The sum of 2^20 values into one: split rows, partials of 1056 chunks in the scratch workspace
+// (one 256-byte aligned array of doubles), then one thread folding them in order.
+TEST(CudaEmitter, AFullSumSplitsIntoPartialsAndTheirFold) {
+  const CudaProgramSource s = emit_cuda_program(
+      parse("loops @t(%x: f32[1048576]) -> (%out0) {\n  buffer %out0 : f32[] strides []\n"
+            "  kernel @k0 reduction {\n    for i0 in range(1048576) reduce {\n      %0 = load %x[i0]\n    }\n"
+            "    %1 = reduce sum %0 : f32\n    store %out0[0], %1\n  }\n}\n"));
+  ASSERT_EQ(s.launches.at(0).size(), 2u);
+  EXPECT_EQ(s.launches[0][0].symbol, "kiln_t_k0_partials");
+  EXPECT_EQ(s.launches[0][0].grid[0], 512u);  // chunks of at least 2048 points
+  EXPECT_EQ(s.launches[0][1].symbol, "kiln_t_k0_finish");
+  EXPECT_EQ(s.launches[0][1].args.back().kind, CudaArg::Kind::Scratch);
+  EXPECT_EQ(s.scratch_bytes, 4096);  // 512 doubles
+  EXPECT_TRUE(contains(s.kernel_text[0], "for (int s = 1; s < 512; ++s) {")) << s.kernel_text[0];
+  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
+  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  EXPECT_EQ(cubin->kernels.size(), 2u);
+}
+
 TEST(CudaEmitter, TheProgramCompilesWithNvrtcWithoutSpills) {
   if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
   const CudaProgramSource s = emit_cuda_program(exp_and_row_sums(1 << 20));

@@ -264,7 +264,7 @@ class KernelWriter {
 
   // `for (<index> var = start; var < N; var += stride)` over the points of loops [first, last)
   // of `k`, the loop variables taken from the flat point, then `body`. Nothing where N is 0;
-  // `body` once in a block where there are no loops (N is 1).
+  // `body` once in a block, `var` 0, where there are no loops (N is 1).
   void for_points(const LoopKernel& k, const std::string& var, int first, int last, const std::string& start,
                   const std::string& stride, const std::function<void()>& body) {
     const int64_t n = points(k.loops, static_cast<size_t>(first), static_cast<size_t>(last));
@@ -272,8 +272,9 @@ class KernelWriter {
       line("// no points in loops " + extents_text(k.loops, static_cast<size_t>(first), static_cast<size_t>(last)));
       return;
     }
-    if (first == last) {  // no loops: one point
+    if (first == last) {  // no loops: one point, number 0
       open_block("{");
+      line("const " + index_ + " " + var + " = 0;");
     } else {
       open_block("for (" + index_ + " " + var + " = " + start + "; " + var + " < " + std::to_string(n) + "; " + var +
                  " += " + stride + ") {");
