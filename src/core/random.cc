@@ -2,15 +2,17 @@
 
 #include <cmath>
 
+#include "core/random_constants.h"
+
 namespace kiln {
 
 namespace {
 
 // SplitMix64's finalizer: a bijection of 64-bit words that mixes every bit into every bit.
 uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x += kMix64Increment;
+  x = (x ^ (x >> 30)) * kMix64Multiplier0;
+  x = (x ^ (x >> 27)) * kMix64Multiplier1;
   return x ^ (x >> 31);
 }
 
@@ -21,20 +23,18 @@ RandomStream stream_from_state(uint64_t state_seed, uint64_t state_offset, uint6
 }
 
 PhiloxBlock philox4x32(RandomStream stream, uint64_t counter) {
-  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
   uint32_t c2 = static_cast<uint32_t>(stream.offset), c3 = static_cast<uint32_t>(stream.offset >> 32);
   uint32_t k0 = static_cast<uint32_t>(stream.key), k1 = static_cast<uint32_t>(stream.key >> 32);
-  for (int round = 0; round < 10; ++round) {
-    uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
-    uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
+  for (int round = 0; round < kPhiloxRounds; ++round) {
+    uint64_t p0 = static_cast<uint64_t>(kPhiloxMultiplier0) * c0;
+    uint64_t p1 = static_cast<uint64_t>(kPhiloxMultiplier1) * c2;
     uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
     uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
     uint32_t n0 = hi1 ^ c1 ^ k0, n1 = lo1, n2 = hi0 ^ c3 ^ k1, n3 = lo0;
     c0 = n0; c1 = n1; c2 = n2; c3 = n3;
-    k0 += kW0;
-    k1 += kW1;
+    k0 += kPhiloxWeyl0;
+    k1 += kPhiloxWeyl1;
   }
   return {{c0, c1, c2, c3}};
 }

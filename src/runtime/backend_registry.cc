@@ -7,10 +7,9 @@ Expected<std::unique_ptr<Backend>> backend_for(Device device, const BackendOptio
     case Device::Kind::Cpu:
       return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(options.cpu));
     case Device::Kind::Cuda:
-      break;
+      return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(device, options.cuda));
   }
-  return make_error("no backend for device ", device.to_string(),
-                    " in this build: it compiles for cpu only (the reference interpreter runs on any device)");
+  return make_error("no backend for device ", device.to_string(), " in this build");
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "core/device.h"
 #include "runtime/cpu/cpu_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
@@ -14,6 +15,7 @@ namespace kiln {
 // Every backend's own knobs, one field per backend; backend_for hands each its own.
 struct BackendOptions {
   CpuBackendOptions cpu = {};
+  CudaBackendOptions cuda = {};
 };
 
 // The backend that compiles for `device`, configured by its field of `options`. Errors: a

@@ -1,5 +1,6 @@
 // kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check [--seed=N]]
 // kiln build FILE --device=cpu --emit=cpp
+// kiln build FILE --device=cuda --emit=cuda
 // kiln build FILE --device=cpu --report DIR [--emit=cpp]
 // kiln build FILE --parse-loops
 // Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node, no
@@ -8,6 +9,8 @@
 // naming the output and its worst element when they differ beyond the dtype's tolerance.
 // --emit=cpp prints the C++ the CPU backend generates from the loop IR instead (one unit per
 // graph, every kernel; docs/CODEGEN.md); `kiln run --device=cpu` compiles and runs it.
+// --emit=cuda prints the CUDA C++ the CUDA backend generates (one NVRTC source per graph:
+// the prelude and every kernel, each with its launch; docs/CUDA_CODEGEN.md).
 // --report DIR compiles each graph with the CPU backend and writes a compile report to DIR
 // (docs/REPORT.md: graphs, kernels, planned memory, time per phase; `capture` is parsing FILE).
 // --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
@@ -38,6 +41,7 @@ namespace {
 constexpr const char* kBuildUsage =
     "usage: kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check] [--seed=N]\n"
     "       kiln build FILE --device=cpu --emit=cpp [--no-fuse | --no-schedule]\n"
+    "       kiln build FILE --device=cuda --emit=cuda [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --device=cpu --report DIR [--emit=cpp] [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
 
@@ -112,13 +116,13 @@ int cmd_build(const Args& args) {
   lower_options.schedule.merge_pointwise = lower_options.schedule.fuse_rows = graph_options.schedule;
   std::unique_ptr<Backend> backend;  // null: lowering alone (--device=interpreter or none)
   if (std::optional<std::string> device = cl.value("--device")) {
-    DeviceOption d = device_option(cl, *device, true, "cpu or interpreter");
+    DeviceOption d = device_option(cl, *device, true, "cpu, cuda or interpreter");
     if (d.status) return *d.status;
     backend = std::move(d.backend);
   }
   if (cl.failed()) return 2;
-  if (cl.has("--emit") && emit != "loops" && emit != "cpp")
-    return cl.usage_error("unknown --emit value '" + emit + "' (loops or cpp)");
+  if (cl.has("--emit") && emit != "loops" && emit != "cpp" && emit != "cuda")
+    return cl.usage_error("unknown --emit value '" + emit + "' (loops, cpp or cuda)");
   if (parse_only && (do_check || !emit.empty() || cl.has("--device") || !report_dir.empty()))
     return cl.usage_error("--parse-loops takes no other options");
   if (!report_dir.empty() && !backend) return cl.usage_error("--report is the CPU backend's: give --device=cpu");
@@ -126,8 +130,11 @@ int cmd_build(const Args& args) {
     return cl.usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
   if (!parse_only && emit.empty() && report_dir.empty())
     return cl.usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
-  if (emit == "cpp" && !backend) return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
-  if (emit == "cpp" && do_check)
+  if (emit == "cpp" && (!backend || backend->device().kind() != Device::Kind::Cpu))
+    return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
+  if (emit == "cuda" && (!backend || backend->device().kind() != Device::Kind::Cuda))
+    return cl.usage_error("--emit=cuda is the CUDA backend's: give --device=cuda");
+  if ((emit == "cpp" || emit == "cuda") && do_check)
     return cl.usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
   const auto t0 = std::chrono::steady_clock::now();
@@ -147,7 +154,7 @@ int cmd_build(const Args& args) {
     // A backend decomposes the composite ops it does not keep whole first (backend/compile_graph.h).
     Expected<LoopProgram> p = backend ? lower_graph_for(*g, *backend, graph_options) : lower_graph(*g, lower_options);
     if (!p) return fail(p.error());
-    if (emit == "cpp") {
+    if (emit == "cpp" || emit == "cuda") {
       std::fputs(backend->emit(*p).c_str(), stdout);
       continue;
     }

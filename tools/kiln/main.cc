@@ -37,6 +37,8 @@ commands:
                        inputs and fails naming the worst element when they differ
   build FILE --device=cpu --emit=cpp
                        print the C++ the CPU backend generates for the first graph
+  build FILE --device=cuda --emit=cuda
+                       print the CUDA C++ the CUDA backend generates, with its launches
   build FILE --device=cpu --report DIR
                        compile each graph for the CPU and write a compile report to
                        DIR/index.html: graphs, kernels, planned memory, phase times

@@ -37,34 +37,6 @@ std::string loops_text(const LoopKernel& k) {
   return s;
 }
 
-// Whether the rows (shared loops) of fused kernel `k` may run in parallel: every part's stores
-// are injective over its outer loops (the shared ones and any it adds before reducing), and a
-// part that loads what another part stores does so at the stored index (the same row, as the
-// scheduler guarantees; a hand-written program may not).
-bool rows_independent(const LoopKernel& k) {
-  std::map<int, std::string> stored;
-  for (const LoopKernel& part : k.parts)
-    for (const BodyOp& op : part.body)
-      if (op.kind == BodyOp::Kind::Store) {
-        if (stored.count(op.buffer) || !op.indirect.empty()) return false;
-        stored[op.buffer] = op.index.to_string();
-      }
-  for (const LoopKernel& part : k.parts) {
-    const int outer = part.kind == KernelKind::Reduction ? part.num_outer_loops() : static_cast<int>(part.loops.size());
-    LoopKernel stores_only = part;
-    stores_only.body.clear();
-    for (const BodyOp& op : part.body) {
-      if (op.kind == BodyOp::Kind::Store) stores_only.body.push_back(op);
-      if (op.kind == BodyOp::Kind::Load) {
-        auto it = stored.find(op.buffer);
-        if (it != stored.end() && (it->second != op.index.to_string() || !op.args.empty())) return false;
-      }
-    }
-    if (!stores_independent(stores_only, outer)) return false;
-  }
-  return true;
-}
-
 // Whether `k` (any part of it) checks an indirect index.
 bool has_index_checks(const LoopKernel& k) {
   for (const LoopKernel* part : loop_kernel_parts(k))
@@ -273,7 +245,7 @@ class KernelWriter {
       for (int64_t e : part.loops) n = n > INT64_MAX / std::max<int64_t>(1, e) ? INT64_MAX : n * e;
       points = points > INT64_MAX - n ? INT64_MAX : points + n;
     }
-    if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && rows_independent(k_))
+    if (o_.openmp && rows > 0 && points >= o_.parallel_threshold && fused_rows_independent(k_))
       line(std::string("#pragma omp parallel for") + (rows > 1 ? " collapse(" + std::to_string(rows) + ")" : "") +
            (checks_ ? " reduction(|:kiln_bad)" : ""));
     for (int d = 0; d < rows; ++d) open_loop_plain(d);

@@ -8,15 +8,11 @@
 
 namespace kiln::cpp {
 
-namespace {
-
 bool floor_mode(const AttrMap& attrs) {
   const AttrValue* m = attrs.find("rounding_mode");
   return m && m->is_string() && m->as_string() == "floor";
 }
 
-// The prelude function that rounds a value of the compute type to dtype `out`, as the
-// evaluator's round_to_dtype does before a rounding division truncates or floors.
 std::string rounding_function(DType out, bool single) {
   switch (out) {
     case DType::F16: return single ? "kiln_f16_round" : "kiln_f16_round_d";
@@ -25,6 +21,8 @@ std::string rounding_function(DType out, bool single) {
     default: return single ? "kiln_keepf" : "kiln_keep";
   }
 }
+
+namespace {
 
 std::string call(const std::string& f, const std::vector<std::string>& a) {
   std::string s = f + "(";
@@ -40,20 +38,10 @@ std::string to_compute(const std::string& x, DType t, bool single) {
   return t == DType::F64 ? x : "(double)" + x;
 }
 
-// A compute op's operands as its C++ reads them: `a` on its path (`floating`: in float when
-// `single`, else double; otherwise int64_t, or as held for a comparison), `t` as truth values,
-// `held` as they are (of `dtypes`).
-struct Operands {
-  bool floating = false, single = false;
-  std::vector<std::string> a, t;
-  std::span<const std::string> held;
-  std::span<const DType> dtypes;
-};
-
 std::string infix(const std::vector<std::string>& a, const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; }
 
 // `op` on its path: a floating expression in the compute type, an int64_t one, or a bool.
-std::string op_expr(ComputeOp op, const Operands& x, DType out, const AttrMap& attrs) {
+std::string op_expr(ComputeOp op, const ComputeOperands& x, DType out, const AttrMap& attrs) {
   const std::vector<std::string>& a = x.a;
   const bool fl = x.floating, single = x.single;
   const std::string one = single ? "1.0f" : "1.0", zero = single ? "0.0f" : "0.0";
@@ -135,6 +123,11 @@ std::string op_expr(ComputeOp op, const Operands& x, DType out, const AttrMap& a
 
 std::string compute_expr(OpKind op, std::span<const std::string> args, std::span<const DType> arg_dtypes, DType out,
                          const AttrMap& attrs) {
+  return compute_expr_with(op_expr, op, args, arg_dtypes, out, attrs);
+}
+
+std::string compute_expr_with(ComputeOpPrinter print, OpKind op, std::span<const std::string> args,
+                              std::span<const DType> arg_dtypes, DType out, const AttrMap& attrs) {
   const ComputeOp c = compute_op(op);
   KILN_CHECK(static_cast<int>(args.size()) == compute_op_arity(c) && args.size() == arg_dtypes.size())
       << "compute op with " << args.size() << " operands";
@@ -146,7 +139,7 @@ std::string compute_expr(OpKind op, std::span<const std::string> args, std::span
   const ComputeForm form = compute_op_form(c);
   const bool numeric = form == ComputeForm::Any || form == ComputeForm::Float || form == ComputeForm::Int;
   const ComputeDomain domain = compute_domain(op, attrs);
-  Operands x;
+  ComputeOperands x;
   x.held = args;
   x.dtypes = arg_dtypes;
   x.floating = domain == ComputeDomain::Float || (any_floating && domain == ComputeDomain::Any);
@@ -159,7 +152,7 @@ std::string compute_expr(OpKind op, std::span<const std::string> args, std::span
     else if (!numeric) x.a.push_back(args[i]);  // an integer comparison compares values as held
     else x.a.push_back(arg_dtypes[i] == DType::Bool ? "(int64_t)" + args[i] : int64_value(args[i], arg_dtypes[i]));
   }
-  const std::string e = op_expr(c, x, out, attrs);
+  const std::string e = print(c, x, out, attrs);
   if (!numeric) return e;
   if (!x.floating) return convert_value(e, DType::I64, out);  // a narrow integer wraps, a bool is 0 or 1
   const DType computed = x.single ? DType::F32 : DType::F64;

@@ -1,10 +1,14 @@
 #include "codegen/cpp/cpp_prelude.h"
 
+#include <string>
+
+#include "codegen/c_integer_helpers.h"
+
 namespace kiln::cpp {
 
 // The f16/bf16 conversions give core/half.cc's bits (f32 -> f16 and bf16 line for line).
 std::string_view cpp_prelude() {
-  return R"(#include <algorithm>
+  static const std::string text = R"(#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,17 +28,7 @@ static inline void kiln_stream_f32x16(float* dst, const float* src) {
 static inline void kiln_store_fence() { __builtin_ia32_sfence(); }
 #endif
 
-// Floor division and non-negative modulo by a positive constant (the loop IR's div, mod).
-static inline int64_t kiln_floordiv(int64_t a, int64_t d) { return a / d - (a % d != 0 && a < 0); }
-static inline int64_t kiln_mod(int64_t a, int64_t d) { int64_t r = a % d; return r < 0 ? r + d : r; }
-
-// Wrapping int64 arithmetic, through uint64_t (signed overflow is undefined in C++).
-static inline int64_t kiln_wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static inline int64_t kiln_wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static inline int64_t kiln_wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-static inline int64_t kiln_wrap_neg(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
-
-// Floating -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
+)" + c_index_and_wrap_helpers("static inline") + R"(// Floating -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
 static inline int64_t kiln_f64_to_i64(double v) {
   if (std::isnan(v)) return 0;
   if (v >= 9.2233720368547758e18) return INT64_MAX;
@@ -355,35 +349,8 @@ static inline float kiln_lerp(float a, float b, float w) {
   return std::fabs(w) < 0.5f ? KILN_FMAF(w, b - a, a) : KILN_FMAF(a - b, 1.0f - w, b);
 }
 static inline double kiln_lerp(double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w); }
-static inline int64_t kiln_div_trunc_i64(int64_t a, int64_t b) { return b == -1 ? kiln_wrap_neg(a) : a / b; }
-static inline int64_t kiln_div_floor_i64(int64_t a, int64_t b) {
-  if (b == -1) return kiln_wrap_neg(a);
-  const int64_t q = a / b, r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
-}
-static inline int64_t kiln_remainder_i64(int64_t a, int64_t b) {
-  if (b == -1) return 0;
-  const int64_t r = a % b;
-  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
-}
-static inline int64_t kiln_fmod_i64(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
-static inline int64_t kiln_pow_i64(int64_t base, int64_t exp) {
-  if (exp < 0) return base == 1 ? 1 : (base == -1 ? ((exp & 1) ? -1 : 1) : 0);
-  uint64_t result = 1, b = (uint64_t)base;
-  for (; exp > 0; exp >>= 1) {
-    if (exp & 1) result *= b;
-    b *= b;
-  }
-  return (int64_t)result;
-}
-// Shifts of an integer `bits` wide: out of [0, bits), left gives 0 and right the sign fill. The
-// right shift of a negative value goes through ~a, so no implementation-defined shift is left.
-static inline int64_t kiln_shl(int64_t a, int64_t b, int bits) { return b < 0 || b >= bits ? 0 : (int64_t)((uint64_t)a << b); }
-static inline int64_t kiln_shr(int64_t a, int64_t b, int bits) {
-  if (b < 0 || b >= bits) return a < 0 ? -1 : 0;
-  return a < 0 ? ~(~a >> b) : a >> b;
-}
-)";
+)" + c_integer_op_helpers("static inline");
+  return text;
 }
 
 }  // namespace kiln::cpp

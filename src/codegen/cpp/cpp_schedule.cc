@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "codegen/cpp/cpp_lane_reduce.h"
@@ -110,6 +111,30 @@ bool inner_loop_independent(const LoopKernel& k) {
     if (op.kind != BodyOp::Kind::Load) continue;
     auto it = stored.find(op.buffer);
     if (it != stored.end() && !same_address(op, *it->second)) return false;
+  }
+  return true;
+}
+
+bool fused_rows_independent(const LoopKernel& k) {
+  std::map<int, std::string> stored;
+  for (const LoopKernel& part : k.parts)
+    for (const BodyOp& op : part.body)
+      if (op.kind == BodyOp::Kind::Store) {
+        if (stored.count(op.buffer) || !op.indirect.empty()) return false;
+        stored[op.buffer] = op.index.to_string();
+      }
+  for (const LoopKernel& part : k.parts) {
+    const int outer = part.kind == KernelKind::Reduction ? part.num_outer_loops() : static_cast<int>(part.loops.size());
+    LoopKernel stores_only = part;
+    stores_only.body.clear();
+    for (const BodyOp& op : part.body) {
+      if (op.kind == BodyOp::Kind::Store) stores_only.body.push_back(op);
+      if (op.kind == BodyOp::Kind::Load) {
+        auto it = stored.find(op.buffer);
+        if (it != stored.end() && (it->second != op.index.to_string() || !op.args.empty())) return false;
+      }
+    }
+    if (!stores_independent(stores_only, outer)) return false;
   }
   return true;
 }

@@ -45,6 +45,12 @@ bool scan_rows_independent(const LoopKernel& k);
 // only at its store's address (an in-place update; a unique scatter's own element).
 bool stores_independent(const LoopKernel& k, int n);
 
+// Whether the rows (shared loops) of fused kernel `k` may run in parallel: every part's stores
+// are injective over its outer loops (the shared ones and any it adds before reducing), and a
+// part that loads what another part stores does so at the stored index (the same row, as the
+// scheduler guarantees; a hand-written program may not).
+bool fused_rows_independent(const LoopKernel& k);
+
 // Whether pointwise `k`'s points that differ only in its innermost loop touch distinct
 // elements where one writes: each store moves with the innermost variable (affine, nonzero
 // coefficient) while its indirect terms do not, and a stored buffer is loaded only at the

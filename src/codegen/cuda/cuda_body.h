@@ -1,0 +1,19 @@
+// A loop kernel's body ops as CUDA statements, one op at a time, reading like the loop IR:
+// `const float v3 = expf(v2);`, `b2_out0[i0] = kiln_f32_to_bf16(v3);`. Values are `v<N>` after
+// their body index, buffers `b<N>_<name>`; loop variables are the kernel's i0, i1, ... An index
+// check sets the kernel's `kiln_bad` and reads element 0 instead (cuda_kernel.h).
+#pragma once
+
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace kiln::cuda {
+
+std::string buffer_pointer(const LoopProgram& p, int b);  // "b0_x"
+std::string value_name(int i);                             // "v3"
+
+// The statements of body op `i` of `k` (not a Reduce op), one a line, without indentation.
+std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i);
+
+}  // namespace kiln::cuda

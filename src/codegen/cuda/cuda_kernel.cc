@@ -1,0 +1,473 @@
+#include "codegen/cuda/cuda_kernel.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "codegen/collapse_loops.h"
+#include "codegen/cpp/cpp_lane_reduce.h"
+#include "codegen/cpp/cpp_scalar.h"
+#include "codegen/cpp/cpp_schedule.h"
+#include "codegen/cuda/cuda_body.h"
+#include "codegen/cuda/cuda_index_width.h"
+#include "codegen/cuda/cuda_launch.h"
+#include "codegen/cuda/cuda_reduce.h"
+#include "codegen/cuda/cuda_reduce_strategy.h"
+#include "support/check.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+// Points of loops [first, last) of `loops` (INT64_MAX past it).
+int64_t points(const std::vector<int64_t>& loops, size_t first, size_t last) {
+  int64_t n = 1;
+  for (size_t d = first; d < last; ++d)
+    if (__builtin_mul_overflow(n, loops[d], &n)) return INT64_MAX;
+  return n;
+}
+
+int outer_loops(const LoopKernel& k) {
+  return k.kind == KernelKind::Reduction ? k.num_outer_loops() : static_cast<int>(k.loops.size());
+}
+
+bool has_index_checks(const LoopKernel& k) {
+  for (const LoopKernel* part : loop_kernel_parts(k))
+    for (const BodyOp& op : part->body)
+      if (op.kind == BodyOp::Kind::Indirect) return true;
+  return false;
+}
+
+std::string extents_text(const std::vector<int64_t>& loops, size_t first, size_t last) {
+  std::string s = "[";
+  for (size_t d = first; d < last; ++d) s += (d > first ? ", " : "") + std::to_string(loops[d]);
+  return s + "]";
+}
+
+// "loops [4] reduce [8]" or "loops [4, 8]".
+std::string loops_text(const LoopKernel& k) {
+  std::string s = "loops " + extents_text(k.loops, 0, static_cast<size_t>(outer_loops(k)));
+  if (k.kind == KernelKind::Reduction)
+    s += " reduce " + extents_text(k.loops, static_cast<size_t>(k.num_outer_loops()), k.loops.size());
+  return s;
+}
+
+// The reduction plan of `k`: by cuda_reduce_strategy.h, or its output points in order in one
+// block where its stores may repeat an element.
+ReducePlan reduction_plan(const LoopKernel& k, const CudaTarget& t) {
+  const size_t outer = static_cast<size_t>(k.num_outer_loops());
+  const int64_t outputs = points(k.loops, 0, outer), row = points(k.loops, outer, k.loops.size());
+  if (!cpp::stores_independent(k, k.num_outer_loops())) {
+    ReducePlan serial = plan_reduction(1, row, false, t);
+    serial.strategy = ReduceStrategy::BlockPerRow;
+    return serial;
+  }
+  return plan_reduction(outputs, row, is_column_reduction(k), t);
+}
+
+// The one launch of a pointwise, scan or fused kernel, and how it spreads the work.
+std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const CudaTarget& t) {
+  const size_t n = k.loops.size();
+  switch (k.kind) {
+    case KernelKind::Pointwise:
+      if (!cpp::stores_independent(k, static_cast<int>(n))) return {kSerialLaunch, "points in order (stores repeat elements)"};
+      return {pointwise_launch(points(k.loops, 0, n), t), "a thread per point"};
+    case KernelKind::Scan:
+      if (n > 1 && !cpp::scan_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
+      return {pointwise_launch(points(k.loops, 0, n - 1), t), "a thread per row, its steps in order"};
+    case KernelKind::Fused: {
+      int64_t row = 0;
+      for (const LoopKernel& part : k.parts) row = std::max(row, points(part.loops, n, part.loops.size()));
+      if (!cpp::fused_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
+      return {row_launch(points(k.loops, 0, n), row, t), "a block per row, its parts in order"};
+    }
+    default: break;
+  }
+  KILN_UNREACHABLE("kernel @" + k.name + " has one launch only when pointwise, scan or fused");
+}
+
+class KernelWriter {
+ public:
+  KernelWriter(const LoopProgram& p, const LoopKernel& original, const LoopKernel& k, const CudaTarget& target)
+      : p_(p), original_(original), k_(k), target_(target), checks_(has_index_checks(k)) {}
+
+  CudaKernel write(const std::string& symbol) {
+    const int n = static_cast<int>(k_.loops.size());
+    if (k_.kind != KernelKind::Reduction) {
+      const auto [shape, how] = single_launch(k_, target_);
+      narrow(shape.grid * int64_t{shape.block});
+      function(symbol, shape, how, false, [&] {
+        switch (k_.kind) {
+          case KernelKind::Pointwise:
+            for_points(k_, "p", 0, n, grid_thread(), grid_threads(), [&] { ops(k_, 0, k_.body.size()); });
+            break;
+          case KernelKind::Scan:
+            for_points(k_, "p", 0, n - 1, grid_thread(), grid_threads(), [&] {
+              open_loop(k_, n - 1);
+              ops(k_, 0, k_.body.size());
+              close_block();
+            });
+            break;
+          default:
+            block_ = static_cast<int>(shape.block);
+            for_points(k_, "row", 0, n, block_index(), grid_blocks(), [&] { parts(); });
+        }
+      });
+      return std::move(out_);
+    }
+    const ReducePlan plan = reduction_plan(k_, target_);
+    narrow(std::max(plan.partials.grid * int64_t{plan.partials.block}, plan.finish.grid * int64_t{plan.finish.block}));
+    const int outer = k_.num_outer_loops();
+    switch (plan.strategy) {
+      case ReduceStrategy::BlockPerRow:
+        block_ = static_cast<int>(plan.partials.block);
+        function(symbol, plan.partials,
+                 plan.partials.grid == 1 && !cpp::stores_independent(k_, outer)
+                     ? "one block, its output points in order (stores repeat elements)"
+                     : "a block per output point",
+                 false, [&] {
+                   for_points(k_, "row", 0, outer, block_index(), grid_blocks(), [&] {
+                     fold(k_, thread_index(), block_threads(), "", "");
+                     block_tree([&] { epilogue(k_, "s_", "0"); });
+                   });
+                 });
+        break;
+      case ReduceStrategy::SplitRow:
+        block_ = static_cast<int>(plan.partials.block);
+        function(symbol + "_partials", plan.partials, split_text(plan, "a block per output point and chunk"), true, [&] {
+          scratch_arrays(plan);
+          partial_points("w", block_index(), grid_blocks(), plan, [&](const std::string& o, const std::string& s) {
+            fold(k_, thread_index(), block_threads(), s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
+            block_tree([&] {
+              for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), "s_", "0"));
+            });
+          });
+        });
+        finish(symbol, plan);
+        break;
+      case ReduceStrategy::ColumnPartials:
+        function(symbol + "_partials", plan.partials, split_text(plan, "a thread per column and chunk of rows"), true, [&] {
+          scratch_arrays(plan);
+          partial_points("w", grid_thread(), grid_threads(), plan, [&](const std::string& o, const std::string& s) {
+            fold(k_, "0", "1", s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
+            for (const BlockAccumulator& a : accs_) line(a.save("g_", partial_slot(o, s)));
+          });
+        });
+        finish(symbol, plan);
+        break;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void line(const std::string& text) {
+    size_t start = 0;
+    while (start <= text.size()) {  // one indented line per '\n'-separated part
+      const size_t end = text.find('\n', start);
+      out_.text += std::string(2 * static_cast<size_t>(depth_), ' ') + text.substr(start, end - start) + "\n";
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  void open_block(const std::string& text) {
+    line(text);
+    ++depth_;
+  }
+  void close_block() {
+    --depth_;
+    line("}");
+  }
+
+  // 32-bit index arithmetic when the bounds allow it with grid-stride steps of `stride`.
+  void narrow(int64_t stride) { index_ = fits_int32(k_, stride) ? "int" : "int64_t"; }
+  // The thread's and block's numbers and counts in the kernel's index type.
+  std::string grid_thread() const {
+    return index_ == "int" ? "(int)(blockIdx.x * blockDim.x + threadIdx.x)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x";
+  }
+  std::string grid_threads() const {
+    return index_ == "int" ? "(int)(gridDim.x * blockDim.x)" : "(int64_t)gridDim.x * blockDim.x";
+  }
+  std::string block_index() const { return "(" + index_ + ")blockIdx.x"; }
+  std::string grid_blocks() const { return "(" + index_ + ")gridDim.x"; }
+  std::string thread_index() const { return "(" + index_ + ")threadIdx.x"; }
+  std::string block_threads() const { return "(" + index_ + ")blockDim.x"; }
+
+  // One __global__ function `symbol` launched as `shape`: the comment saying how it spreads the
+  // work, the signature (the scratch workspace last when `scratch`), `body`, the error slot.
+  void function(const std::string& symbol, const LaunchShape& shape, const std::string& how, bool scratch,
+                const std::function<void()>& body) {
+    std::string head = "// kernel @" + k_.name + ": " + kind_name() + ", " + loops_text(original_);
+    if (k_.loops != original_.loops) head += " (run as " + loops_text(k_).substr(6) + ")";
+    line((out_.launches.empty() ? "" : "\n") + head + ": " + how + ", grid " + std::to_string(shape.grid) + " x block " +
+         std::to_string(shape.block));
+    CudaLaunch launch{.symbol = symbol, .grid = {shape.grid, 1, 1}, .block = {shape.block, 1, 1}, .shared_bytes = 0, .args = {}};
+    std::string params = parameters(launch.args);
+    if (scratch) {
+      params += ", char* __restrict__ kiln_scratch";
+      launch.args.push_back({.kind = CudaArg::Kind::Scratch, .buffer = -1, .offset = 0});
+    }
+    open_block("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.block) + ") " + symbol + "(" +
+               params + ") {");
+    if (checks_) line("int kiln_bad = 0;  // an indirect index was out of range");
+    body();
+    if (checks_) line("if (kiln_bad) *kiln_error = 1;");
+    close_block();
+    out_.launches.push_back(std::move(launch));
+  }
+
+  std::string kind_name() const {
+    switch (k_.kind) {
+      case KernelKind::Pointwise: return "pointwise";
+      case KernelKind::Reduction: return "reduction";
+      case KernelKind::Fused: return "fused";
+      case KernelKind::Scan: return "scan";
+      default: return "?";
+    }
+  }
+
+  // `const float* __restrict__ b0_x, float* __restrict__ b3_out0, int* kiln_error`: the buffers
+  // used, in buffer order (written ones not const), then the error slot; `args` the same.
+  std::string parameters(std::vector<CudaArg>& args) const {
+    std::set<int> used, stored;
+    for (const LoopKernel* part : loop_kernel_parts(k_))
+      for (const BodyOp& op : part->body) {
+        if (op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store) used.insert(op.buffer);
+        if (op.kind == BodyOp::Kind::Store) stored.insert(op.buffer);
+      }
+    std::string s;
+    for (int b : used) {
+      s += (s.empty() ? "" : ", ") + std::string(stored.count(b) ? "" : "const ") +
+           std::string(cpp::storage_type(p_.buffers[static_cast<size_t>(b)].dtype)) + "* __restrict__ " +
+           buffer_pointer(p_, b);
+      args.push_back({.kind = CudaArg::Kind::Buffer, .buffer = b, .offset = 0});
+    }
+    if (checks_) {
+      s += (s.empty() ? "" : ", ") + std::string("int* kiln_error");
+      args.push_back({.kind = CudaArg::Kind::ErrorSlot, .buffer = -1, .offset = 0});
+    }
+    return s;
+  }
+
+  // The loop variables i<first>..i<last-1> of `k` from flat point `flat` (row-major).
+  void unflatten(const LoopKernel& k, const std::string& flat, int first, int last) {
+    std::string rest = flat;
+    for (int d = last - 1; d >= first; --d) {
+      const std::string e = std::to_string(k.loops[static_cast<size_t>(d)]);
+      if (d == first) {
+        line("const " + index_ + " i" + std::to_string(d) + " = " + rest + ";");
+      } else {
+        line("const " + index_ + " i" + std::to_string(d) + " = " + rest + " % " + e + ";");
+        rest = "(" + rest + " / " + e + ")";
+      }
+    }
+  }
+
+  // `for (<index> var = start; var < N; var += stride)` over the points of loops [first, last)
+  // of `k`, the loop variables taken from the flat point, then `body`. Nothing where N is 0;
+  // `body` once in a block, `var` 0, where there are no loops (N is 1).
+  void for_points(const LoopKernel& k, const std::string& var, int first, int last, const std::string& start,
+                  const std::string& stride, const std::function<void()>& body) {
+    const int64_t n = points(k.loops, static_cast<size_t>(first), static_cast<size_t>(last));
+    if (n == 0) {  // an empty loop: its body never runs (and its variables have no divisor)
+      line("// no points in loops " + extents_text(k.loops, static_cast<size_t>(first), static_cast<size_t>(last)));
+      return;
+    }
+    if (first == last) {  // no loops: one point, number 0
+      open_block("{");
+      line("const " + index_ + " " + var + " = 0;");
+    } else {
+      open_block("for (" + index_ + " " + var + " = " + start + "; " + var + " < " + std::to_string(n) + "; " + var +
+                 " += " + stride + ") {");
+      unflatten(k, var, first, last);
+    }
+    body();
+    close_block();
+  }
+
+  void open_loop(const LoopKernel& k, int d) {
+    const std::string i = "i" + std::to_string(d);
+    open_block("for (" + index_ + " " + i + " = 0; " + i + " < " + std::to_string(k.loops[static_cast<size_t>(d)]) + "; ++" +
+               i + ") {");
+  }
+
+  void ops(const LoopKernel& k, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) line(body_op_text(p_, k, static_cast<int>(i)));
+  }
+
+  // A fused kernel's parts, in order, for the row; a barrier after each, so a part reads what
+  // an earlier part stored.
+  void parts() {
+    const int rows = static_cast<int>(k_.loops.size());
+    for (size_t j = 0; j < k_.parts.size(); ++j) {
+      const LoopKernel& part = k_.parts[j];
+      open_block("{  // part " + std::to_string(j) + ": " + (part.kind == KernelKind::Reduction ? "reduction" : "pointwise"));
+      if (part.kind == KernelKind::Reduction) {
+        for_points(part, "q", rows, part.num_outer_loops(), "0", "1", [&] {
+          fold(part, thread_index(), block_threads(), "", "");
+          block_tree([&] { epilogue(part, "s_", "0"); });
+        });
+      } else {
+        for_points(part, "q", rows, static_cast<int>(part.loops.size()), thread_index(), block_threads(),
+                   [&] { ops(part, 0, part.body.size()); });
+        line("__syncthreads();");
+      }
+      close_block();
+    }
+  }
+
+  // The accumulators of reduction `k`'s reduce ops (accs_), declared, and the thread's fold of
+  // its reduce points: `first`, + `stride`, ... over all of them, or with `chunk` nonempty over
+  // points [start + first, start + chunk) ("" start: 0) of the row only.
+  void fold(const LoopKernel& k, const std::string& first, const std::string& stride, const std::string& start,
+            const std::string& chunk) {
+    const int outer = k.num_outer_loops(), n = static_cast<int>(k.loops.size());
+    const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+    const int64_t count = points(k.loops, static_cast<size_t>(outer), k.loops.size());
+    make_accumulators(k);
+    for (const BlockAccumulator& a : accs_) line(a.declare());
+    const auto body = [&] {
+      ops(k, 0, red);
+      for (size_t r = red; r < end; ++r) {
+        const BodyOp& rop = k.body[r];
+        line(accs_[r - red].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
+      }
+    };
+    if (chunk.empty()) {
+      for_points(k, "r", outer, n, first, stride, body);
+      return;
+    }
+    if (count == 0) return;
+    const std::string from = start.empty() ? first : first == "0" ? start : start + " + " + first;
+    const std::string to = start.empty() ? chunk : start + " + " + chunk;
+    open_block("for (" + index_ + " r = " + from + "; r < " + to + " && r < " + std::to_string(count) + "; r += " + stride +
+               ") {");
+    unflatten(k, "r", outer, n);
+    body();
+    close_block();
+  }
+
+  // The block's states combined in shared memory over halving strides (a fixed tree); then
+  // thread 0 runs `at_zero` (slot 0 of arrays s_ holds the row's state); a barrier after.
+  void block_tree(const std::function<void()>& at_zero) {
+    for (const BlockAccumulator& a : accs_) {
+      for (const BlockAccumulator::Field& f : a.fields())
+        line("__shared__ " + f.type + " s_" + name_of(a, f) + "[" + std::to_string(block_) + "];");
+      line(a.save("s_", "threadIdx.x"));
+    }
+    line("__syncthreads();");
+    if (block_ > 1) {
+      open_block("for (int h = " + std::to_string(block_ / 2) + "; h > 0; h /= 2) {");
+      open_block("if (threadIdx.x < h) {");
+      for (const BlockAccumulator& a : accs_) line(a.combine("s_", "threadIdx.x", "threadIdx.x + h"));
+      close_block();
+      line("__syncthreads();");
+      close_block();
+    }
+    open_block("if (threadIdx.x == 0) {");
+    at_zero();
+    close_block();
+    line("__syncthreads();");
+  }
+
+  // The reduce ops' values from slot `at` of arrays `prefix`, then the epilogue (its stores).
+  void epilogue(const LoopKernel& k, const std::string& prefix, const std::string& at) {
+    const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+    for (size_t r = red; r < end; ++r)
+      line("const " + std::string(cpp::value_type(k.body[r].dtype)) + " " + value_name(static_cast<int>(r)) + " = " +
+           accs_[r - red].result(prefix, at, k.body[r].dtype) + ";");
+    ops(k, end, k.body.size());
+  }
+
+  static std::string name_of(const BlockAccumulator& a, const BlockAccumulator::Field& f) { return a.name() + f.suffix; }
+
+  std::string split_text(const ReducePlan& plan, const std::string& how) const {
+    return how + " (" + std::to_string(plan.splits) + " chunks of " + std::to_string(plan.chunk) +
+           " points), partials into the scratch workspace";
+  }
+
+  // The slot of output `o`'s partial of chunk `s`: chunk-major, so neighbouring outputs
+  // (columns) are neighbours.
+  std::string partial_slot(const std::string& o, const std::string& s) const {
+    return s + " * " + std::to_string(outputs()) + " + " + o;
+  }
+  int64_t outputs() const { return points(k_.loops, 0, static_cast<size_t>(k_.num_outer_loops())); }
+
+  // accs_ for k_, and pointers g_<acc><field> to each field's array of partials in the scratch
+  // workspace, each array 256-byte aligned.
+  void scratch_arrays(const ReducePlan& plan) {
+    const int64_t slots = outputs() * plan.splits;
+    make_accumulators(k_);
+    int64_t offset = 0;
+    for (const BlockAccumulator& a : accs_)
+      for (const BlockAccumulator::Field& f : a.fields()) {
+        line(f.type + "* __restrict__ g_" + name_of(a, f) + " = (" + f.type + "*)(kiln_scratch + " + std::to_string(offset) +
+             ");");
+        const int64_t bytes = slots * (f.type == "float" ? 4 : 8);
+        offset += (bytes + 255) / 256 * 256;
+      }
+    out_.scratch_bytes = std::max(out_.scratch_bytes, offset);
+  }
+  // accs_: one accumulator per reduce op of reduction `k`, a0, a1, ...
+  void make_accumulators(const LoopKernel& k) {
+    const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+    const int64_t count = points(k.loops, static_cast<size_t>(k.num_outer_loops()), k.loops.size());
+    accs_.clear();
+    for (size_t r = red; r < end; ++r) {
+      const BodyOp& rop = k.body[r];
+      accs_.emplace_back(rop, k.body[static_cast<size_t>(rop.args.at(0))].dtype, "a" + std::to_string(r - red), count);
+    }
+  }
+
+  // Over the (output, chunk) pairs `var` = chunk * outputs + output, from `start` by `stride`:
+  // the output's loop variables, then `body(output, chunk)`.
+  void partial_points(const std::string& var, const std::string& start, const std::string& stride, const ReducePlan& plan,
+                      const std::function<void(const std::string&, const std::string&)>& body) {
+    const int64_t outs = outputs();
+    open_block("for (" + index_ + " " + var + " = " + start + "; " + var + " < " + std::to_string(outs * plan.splits) +
+               "; " + var + " += " + stride + ") {");
+    line("const " + index_ + " o = " + var + " % " + std::to_string(outs) + ", s = " + var + " / " + std::to_string(outs) +
+         ";");
+    unflatten(k_, "o", 0, k_.num_outer_loops());
+    body("o", "s");
+    close_block();
+  }
+
+  // The second pass of a split reduction: a thread per output folds its partials in chunk
+  // order into chunk 0's slot, then runs the epilogue.
+  void finish(const std::string& symbol, const ReducePlan& plan) {
+    function(symbol + "_finish", plan.finish, "a thread per output point folding its " + std::to_string(plan.splits) +
+             " partials in order", true, [&] {
+      scratch_arrays(plan);
+      for_points(k_, "o", 0, k_.num_outer_loops(), grid_thread(), grid_threads(), [&] {
+        if (plan.splits > 1) {
+          open_block("for (" + index_ + " s = 1; s < " + std::to_string(plan.splits) + "; ++s) {");
+          for (const BlockAccumulator& a : accs_) line(a.combine("g_", "o", partial_slot("o", "s")));
+          close_block();
+        }
+        epilogue(k_, "g_", "o");
+      });
+    });
+  }
+
+  const LoopProgram& p_;
+  const LoopKernel& original_;  // as the program has it; k_ with its loops collapsed
+  const LoopKernel& k_;
+  const CudaTarget& target_;
+  const bool checks_;
+  std::string index_ = "int64_t";  // "int" or "int64_t": loop variables and index arithmetic
+  int block_ = 1;                  // threads of the block in the function being written
+  std::vector<BlockAccumulator> accs_;
+  CudaKernel out_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+CudaKernel emit_cuda_kernel(const LoopProgram& p, const LoopKernel& original, const std::string& symbol,
+                            const CudaTarget& target) {
+  // Loops that access memory as one run as one: fewer divisions to split the flat point.
+  const LoopKernel k = collapse_loops(original);
+  return KernelWriter(p, original, k, target).write(symbol);
+}
+
+}  // namespace kiln::cuda

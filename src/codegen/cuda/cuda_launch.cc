@@ -1,0 +1,36 @@
+#include "codegen/cuda/cuda_launch.h"
+
+#include <algorithm>
+
+namespace kiln::cuda {
+
+namespace {
+
+constexpr int kWarp = 32;
+
+// Blocks of `block` threads resident on the whole device, times the waves a grid covers.
+int64_t grid_cap(int block, const CudaTarget& target) {
+  const int64_t per_sm = std::max(1, target.max_threads_per_multiprocessor / block);
+  return std::max<int64_t>(1, per_sm * target.multiprocessors * kWavesPerGrid);
+}
+
+uint32_t grid_for(int64_t blocks, int block, const CudaTarget& target) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, grid_cap(block, target)));
+}
+
+}  // namespace
+
+LaunchShape pointwise_launch(int64_t points, const CudaTarget& target) {
+  const int max_block = std::min(kMaxBlockThreads, target.max_threads_per_block);
+  const int block = static_cast<int>(std::clamp<int64_t>((points + kWarp - 1) / kWarp * kWarp, kWarp, max_block));
+  return {grid_for((points + block - 1) / block, block, target), static_cast<uint32_t>(block)};
+}
+
+LaunchShape row_launch(int64_t rows, int64_t row_points, const CudaTarget& target) {
+  const int max_block = std::min(kMaxBlockThreads, target.max_threads_per_block);
+  int block = kWarp;
+  while (block < max_block && block < row_points) block *= 2;
+  return {grid_for(rows, block, target), static_cast<uint32_t>(block)};
+}
+
+}  // namespace kiln::cuda

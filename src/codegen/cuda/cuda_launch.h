@@ -1,0 +1,37 @@
+// Launch sizes by a deterministic cost model: a pure function of the kernel's extents and the
+// device (CudaTarget), so the same program and device give the same launches, and text emitted
+// without a GPU is the text an H100 would get. docs/CUDA_CODEGEN.md has the numbers and why.
+#pragma once
+
+#include <cstdint>
+
+#include "codegen/cuda/cuda_program_source.h"
+
+namespace kiln::cuda {
+
+// Threads of a block for work spread over points: at most this many (8 warps: a register
+// budget of 255 per thread under __launch_bounds__, so no kernel spills for lack of them) ...
+inline constexpr int kMaxBlockThreads = 256;
+// ... and blocks per multiprocessor's worth of resident threads a grid covers before its
+// grid-stride loops take over (more blocks than that only add scheduling).
+inline constexpr int kWavesPerGrid = 4;
+
+struct LaunchShape {
+  uint32_t grid = 1;
+  uint32_t block = 1;
+};
+
+// One thread per point, grid-stride: a block of kMaxBlockThreads (fewer, a multiple of the warp,
+// when the kernel has fewer points), as many blocks as cover the points, at most kWavesPerGrid
+// waves of the device's resident blocks.
+LaunchShape pointwise_launch(int64_t points, const CudaTarget& target);
+
+// One block per row (a reduction's output point, a fused kernel's row), its threads striding
+// over the row's `row_points`: a power of two from one warp to kMaxBlockThreads, the smallest
+// that gives each thread a point; as many blocks as rows, at most kWavesPerGrid waves.
+LaunchShape row_launch(int64_t rows, int64_t row_points, const CudaTarget& target);
+
+// A kernel whose points must run in order (stores that repeat an element): one thread.
+inline constexpr LaunchShape kSerialLaunch = {1, 1};
+
+}  // namespace kiln::cuda

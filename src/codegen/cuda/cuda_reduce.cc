@@ -1,0 +1,145 @@
+#include "codegen/cuda/cuda_reduce.h"
+
+#include <cmath>
+
+#include "codegen/cpp/cpp_scalar.h"
+#include "support/check.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+bool sums(ReduceKind k) { return k == ReduceKind::Sum || k == ReduceKind::Prod || k == ReduceKind::WelfordMean; }
+
+// `e` of dtype `held` (as its value type) as a value of dtype `out`; floating values stay
+// unrounded (an f16 result in float) until a cast or store, as the C++ printer leaves them.
+std::string converted(const std::string& e, DType held, DType out) {
+  if (is_floating(held) && is_floating(out))
+    return cpp::value_type(out) == cpp::value_type(held) ? e : "(" + std::string(cpp::value_type(out)) + ")" + e;
+  return cpp::convert_value(e, held, out);
+}
+
+}  // namespace
+
+BlockAccumulator::BlockAccumulator(const BodyOp& rop, DType value, std::string name, int64_t count)
+    : kind_(rop.reduce), value_(value), name_(std::move(name)), count_(count) {
+  const bool fl = is_floating(value);
+  if (kind_ == ReduceKind::WelfordM2 || (sums(kind_) && fl)) {
+    type_ = "double";
+    held_ = DType::F64;
+  } else if (sums(kind_)) {
+    type_ = "uint64_t";  // wrapping, as the evaluator's integer sums and products
+    held_ = DType::I64;
+  } else {
+    held_ = fl ? value : DType::I64;
+    type_ = std::string(cpp::value_type(held_));
+  }
+}
+
+std::string BlockAccumulator::slot(const std::string& prefix, const std::string& field, const std::string& at) const {
+  return prefix + name_ + field + "[" + at + "]";
+}
+
+std::vector<BlockAccumulator::Field> BlockAccumulator::fields() const {
+  switch (kind_) {
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin: return {{type_, ""}, {"int64_t", "_i"}};
+    case ReduceKind::WelfordM2: return {{"double", "_n"}, {"double", "_m"}, {"double", ""}};
+    default: return {{type_, ""}};
+  }
+}
+
+std::string BlockAccumulator::declare() const {
+  const bool single = type_ == "float";
+  switch (kind_) {
+    case ReduceKind::Sum:
+    case ReduceKind::WelfordMean: return type_ + " " + name_ + " = " + (type_ == "double" ? "0.0" : "0") + ";";
+    case ReduceKind::Prod: return type_ + " " + name_ + " = " + (type_ == "double" ? "1.0" : "1") + ";";
+    case ReduceKind::Max:
+      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(-INFINITY, single) : "INT64_MIN") + ";";
+    case ReduceKind::Min:
+      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(INFINITY, single) : "INT64_MAX") + ";";
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin: return type_ + " " + name_ + " = 0;\nint64_t " + name_ + "_i = -1;";
+    case ReduceKind::WelfordM2: return "double " + name_ + "_n = 0.0, " + name_ + "_m = 0.0, " + name_ + " = 0.0;";
+  }
+  KILN_UNREACHABLE("bad reduce kind");
+}
+
+std::string BlockAccumulator::update(const std::string& v, const std::string& ix) const {
+  const std::string x = "(" + type_ + ")" + v;
+  switch (kind_) {
+    case ReduceKind::Sum:
+    case ReduceKind::WelfordMean: return name_ + " += " + x + ";";
+    case ReduceKind::Prod: return name_ + " *= " + x + ";";
+    case ReduceKind::Max: return name_ + " = kiln_max_nan(" + name_ + ", " + x + ");";
+    case ReduceKind::Min: return name_ + " = kiln_min_nan(" + name_ + ", " + x + ");";
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+      return "if (kiln_arg_before(" + x + ", (int64_t)" + ix + ", " + name_ + ", " + name_ + "_i, " +
+             (kind_ == ReduceKind::Argmax ? "true" : "false") + ")) {\n  " + name_ + " = " + x + ";\n  " + name_ +
+             "_i = (int64_t)" + ix + ";\n}";
+    case ReduceKind::WelfordM2:
+      // d * rcp(n), within an ulp of d / n: a double division's slow path is a call, whose
+      // saved registers ptxas counts as spills inside the fold's loop.
+      return "{\n  const double x = " + x + ";\n  " + name_ + "_n += 1.0;\n  const double d = x - " + name_ + "_m;\n  " +
+             name_ + "_m += d * __drcp_rn(" + name_ + "_n);\n  " + name_ + " += d * (x - " + name_ + "_m);\n}";
+  }
+  KILN_UNREACHABLE("bad reduce kind");
+}
+
+std::string BlockAccumulator::save(const std::string& prefix, const std::string& at) const {
+  std::string s;
+  for (const Field& f : fields()) s += (s.empty() ? "" : "\n") + slot(prefix, f.suffix, at) + " = " + name_ + f.suffix + ";";
+  return s;
+}
+
+std::string BlockAccumulator::copy(const std::string& prefix, const std::string& at, const std::string& from_prefix,
+                                   const std::string& from) const {
+  std::string s;
+  for (const Field& f : fields())
+    s += (s.empty() ? "" : "\n") + slot(prefix, f.suffix, at) + " = " + slot(from_prefix, f.suffix, from) + ";";
+  return s;
+}
+
+std::string BlockAccumulator::combine(const std::string& prefix, const std::string& into, const std::string& from) const {
+  const std::string mine = slot(prefix, "", into), other = slot(prefix, "", from);
+  switch (kind_) {
+    case ReduceKind::Sum:
+    case ReduceKind::WelfordMean: return mine + " += " + other + ";";
+    case ReduceKind::Prod: return mine + " *= " + other + ";";
+    case ReduceKind::Max: return mine + " = kiln_max_nan(" + mine + ", " + other + ");";
+    case ReduceKind::Min: return mine + " = kiln_min_nan(" + mine + ", " + other + ");";
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin: {
+      const std::string mi = slot(prefix, "_i", into), oi = slot(prefix, "_i", from);
+      return "if (kiln_arg_before(" + other + ", " + oi + ", " + mine + ", " + mi + ", " +
+             (kind_ == ReduceKind::Argmax ? "true" : "false") + ")) {\n  " + mine + " = " + other + ";\n  " + mi + " = " +
+             oi + ";\n}";
+    }
+    case ReduceKind::WelfordM2: {
+      // Chan et al.'s join of two (count, mean, m2) states.
+      const std::string na = slot(prefix, "_n", into), nb = slot(prefix, "_n", from);
+      const std::string ma = slot(prefix, "_m", into), mb = slot(prefix, "_m", from);
+      return "if (" + nb + " > 0.0) {\n  const double n = " + na + " + " + nb + ", d = " + mb + " - " + ma + ";\n  " +
+             mine + " += " + other + " + d * d * (" + na + " * " + nb + " / n);\n  " + ma + " += d * (" + nb +
+             " / n);\n  " + na + " = n;\n}";
+    }
+  }
+  KILN_UNREACHABLE("bad reduce kind");
+}
+
+std::string BlockAccumulator::result(const std::string& prefix, const std::string& at, DType out) const {
+  const std::string total = slot(prefix, "", at);
+  switch (kind_) {
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin: return converted(slot(prefix, "_i", at), DType::I64, out);
+    case ReduceKind::WelfordMean: return converted("(" + total + " / " + std::to_string(count_) + ".0)", DType::F64, out);
+    default: break;
+  }
+  if (type_ == "uint64_t") return converted("(int64_t)" + total, DType::I64, out);
+  if (!is_floating(held_) && out == DType::Bool) return "(" + total + " != 0)";
+  return converted(total, held_, out);
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,44 @@
+#include "codegen/cuda/cuda_reduce_strategy.h"
+
+#include <algorithm>
+
+namespace kiln::cuda {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Splits of `row_points` into chunks of at least `min_chunk`, enough that `outputs` times them
+// reaches `wanted` (threads or blocks that fill the device).
+int64_t splits_for(int64_t outputs, int64_t row_points, int64_t wanted, int64_t min_chunk) {
+  const int64_t most = std::max<int64_t>(1, row_points / min_chunk);
+  return std::clamp<int64_t>(ceil_div(wanted, std::max<int64_t>(1, outputs)), 1, most);
+}
+
+}  // namespace
+
+ReducePlan plan_reduction(int64_t outputs, int64_t row_points, bool column, const CudaTarget& target) {
+  ReducePlan plan;
+  const int64_t resident_threads = int64_t{target.multiprocessors} * target.max_threads_per_multiprocessor;
+  if (column && outputs > 0 && row_points >= 2 * kMinColumnChunk) {
+    plan.strategy = ReduceStrategy::ColumnPartials;
+    plan.splits = splits_for(outputs, row_points, resident_threads, kMinColumnChunk);
+    plan.chunk = ceil_div(row_points, plan.splits);
+    plan.partials = pointwise_launch(outputs * plan.splits, target);
+    plan.finish = pointwise_launch(outputs, target);
+    return plan;
+  }
+  if (outputs > 0 && outputs < target.multiprocessors && row_points >= kSplitMinPoints) {
+    plan.strategy = ReduceStrategy::SplitRow;
+    const int64_t resident_blocks = resident_threads / kMaxBlockThreads;
+    plan.splits = splits_for(outputs, row_points, resident_blocks, kMinBlockChunk);
+    plan.chunk = ceil_div(row_points, plan.splits);
+    plan.partials = row_launch(outputs * plan.splits, plan.chunk, target);
+    plan.finish = pointwise_launch(outputs, target);
+    return plan;
+  }
+  plan.partials = row_launch(outputs, row_points, target);
+  return plan;
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,36 @@
+#include "runtime/cuda/cuda_backend.h"
+
+#include <bit>
+
+#include "codegen/cuda/cuda_launch.h"
+
+namespace kiln {
+
+BackendPolicy cuda_policy(const CudaTarget& target) {
+  BackendPolicy p;
+  const char* library = "one extern kernel: cuBLASLt adds the bias in its epilogue as it writes the product";
+  p.kept_whole.push_back({OpKind::Linear, library});
+  p.kept_whole.push_back({OpKind::Addmm, library});
+  for (OpKind op : {OpKind::Var, OpKind::Std})
+    p.kept_whole.push_back({op, "one Welford pass over the data, a mean beside it from the same accumulator"});
+  // A fused kernel runs a block per row, its parts re-reading the row from L2 (codegen/cuda):
+  // the rows of every resident block must fit in L2 together (4-byte elements, a power of two),
+  // and there must be a row per multiprocessor, or separate kernels spread wider.
+  const int64_t resident_blocks =
+      static_cast<int64_t>(target.multiprocessors) * (target.max_threads_per_multiprocessor / cuda::kMaxBlockThreads);
+  p.schedule.max_row_elements = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(target.l2_bytes / resident_blocks / 4)));
+  p.schedule.min_rows = target.multiprocessors;
+  return p;
+}
+
+CudaBackend::CudaBackend(Device device, CudaBackendOptions options)
+    : device_(device), options_(std::move(options)), policy_(cuda_policy(options_.emit.target)) {}
+
+std::string CudaBackend::emit(const LoopProgram& p) const { return emit_cuda_program(p, options_.emit).source(); }
+
+Expected<std::unique_ptr<Executable>> CudaBackend::compile(LoopProgram p) const {
+  return make_error("loops @", p.name, ": the CUDA runtime is not in this build yet (kiln build --device=cuda --emit=cuda ",
+                    "prints the CUDA source it would compile)");
+}
+
+}  // namespace kiln

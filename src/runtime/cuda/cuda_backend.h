@@ -1,0 +1,38 @@
+// The CUDA backend (backend/backend.h): keeps the matmul family (linear, addmm) whole as
+// library calls and var/std whole for Welford, decomposes every other composite op, fuses rows
+// a block can hold; emits CUDA C++ (codegen/cuda). Compiling and running (NVRTC, the driver
+// API, cuBLASLt) is runtime/cuda's CudaProgram, not in this build yet: compile() says so.
+#pragma once
+
+#include <memory>
+
+#include "backend/backend.h"
+#include "codegen/cuda/cuda_emitter.h"
+
+namespace kiln {
+
+// The CUDA backend's own knobs.
+struct CudaBackendOptions {
+  CudaEmitOptions emit = {};  // the device the launches are sized for
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(Device device = Device::cuda(), CudaBackendOptions options = {});
+
+  Device device() const override { return device_; }
+  std::string name() const override { return "CUDA"; }
+  const BackendPolicy& policy() const override { return policy_; }
+  std::string emit(const LoopProgram& p) const override;
+  Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const override;
+
+ private:
+  Device device_;
+  CudaBackendOptions options_;
+  BackendPolicy policy_;
+};
+
+// The CUDA backend's policy for `target` (what `kiln backend --device=cuda` prints).
+BackendPolicy cuda_policy(const CudaTarget& target);
+
+}  // namespace kiln

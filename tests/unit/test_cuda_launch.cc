@@ -1,0 +1,100 @@
+// The CUDA emitter's launch cost model (codegen/cuda/cuda_launch.h), its reduction strategies
+// (cuda_reduce_strategy.h) and the CUDA backend's fusion limits, on the default target (an H100
+// SXM: 132 SMs, 2048 threads each).
+#include <gtest/gtest.h>
+
+#include "codegen/cuda/cuda_launch.h"
+#include "codegen/cuda/cuda_reduce_strategy.h"
+#include "runtime/cuda/cuda_backend.h"
+
+namespace kiln::cuda {
+namespace {
+
+TEST(CudaLaunch, PointwiseGivesAThreadPerPointInBlocksOf256) {
+  const CudaTarget h100;
+  EXPECT_EQ(pointwise_launch(1 << 20, h100).block, 256u);
+  EXPECT_EQ(pointwise_launch(1 << 20, h100).grid, 4096u);
+  EXPECT_EQ(pointwise_launch(1000, h100).block, 256u);
+  EXPECT_EQ(pointwise_launch(1000, h100).grid, 4u);
+}
+
+TEST(CudaLaunch, FewPointsGiveOneBlockOfWholeWarps) {
+  const CudaTarget h100;
+  EXPECT_EQ(pointwise_launch(10, h100).block, 32u);
+  EXPECT_EQ(pointwise_launch(10, h100).grid, 1u);
+  EXPECT_EQ(pointwise_launch(33, h100).block, 64u);
+  EXPECT_EQ(pointwise_launch(0, h100).grid, 1u);  // a launch runs, its loop does nothing
+}
+
+TEST(CudaLaunch, TheGridStopsAtFourWavesOfResidentBlocks) {
+  const CudaTarget h100;
+  const uint32_t waves = 132 * (2048 / 256) * 4;
+  EXPECT_EQ(pointwise_launch(int64_t{1} << 40, h100).grid, waves);  // the grid-stride loop does the rest
+  CudaTarget small = h100;
+  small.multiprocessors = 2;
+  EXPECT_EQ(pointwise_launch(int64_t{1} << 40, small).grid, 2u * 8 * 4);
+}
+
+TEST(CudaLaunch, RowsGetAPowerOfTwoThreadsUpTo256) {
+  const CudaTarget h100;
+  EXPECT_EQ(row_launch(16384, 1024, h100).block, 256u);
+  EXPECT_EQ(row_launch(16384, 1024, h100).grid, 4224u);
+  EXPECT_EQ(row_launch(100, 20, h100).block, 32u);
+  EXPECT_EQ(row_launch(100, 20, h100).grid, 100u);
+  EXPECT_EQ(row_launch(1, 100, h100).block, 128u);
+  EXPECT_EQ(row_launch(0, 0, h100).grid, 1u);
+}
+
+TEST(CudaLaunch, ATargetWithSmallerBlocksIsRespected) {
+  CudaTarget t;
+  t.max_threads_per_block = 64;
+  EXPECT_EQ(pointwise_launch(1 << 20, t).block, 64u);
+  EXPECT_EQ(row_launch(10, 1 << 20, t).block, 64u);
+}
+
+TEST(CudaReduceStrategy, ManyRowsGetABlockEach) {
+  const ReducePlan p = plan_reduction(16384, 1024, false, CudaTarget{});
+  EXPECT_EQ(p.strategy, ReduceStrategy::BlockPerRow);
+  EXPECT_EQ(p.partials.block, 256u);
+  EXPECT_EQ(p.partials.grid, 4224u);
+  EXPECT_EQ(plan_reduction(100, 4096, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // short rows
+  EXPECT_EQ(plan_reduction(132, 1 << 20, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // a row per SM
+}
+
+TEST(CudaReduceStrategy, FewLongRowsSplitIntoChunksThatFillTheDevice) {
+  const ReducePlan p = plan_reduction(1, int64_t{1} << 26, false, CudaTarget{});
+  EXPECT_EQ(p.strategy, ReduceStrategy::SplitRow);
+  EXPECT_EQ(p.splits, 1056);  // 132 SMs x 8 resident blocks of 256
+  EXPECT_EQ(p.chunk, 63551);  // ceil(2^26 / 1056)
+  EXPECT_EQ(p.partials.grid, 1056u);
+  EXPECT_EQ(p.partials.block, 256u);
+  EXPECT_EQ(p.finish.grid, 1u);
+  EXPECT_EQ(p.finish.block, 32u);
+  // Chunks keep at least kMinBlockChunk points: 4 rows of 16384 split in 8, not 264.
+  EXPECT_EQ(plan_reduction(4, 16384, false, CudaTarget{}).splits, 8);
+}
+
+TEST(CudaReduceStrategy, ColumnsGetAThreadPerColumnAndChunkOfRows) {
+  const ReducePlan p = plan_reduction(1024, 65536, true, CudaTarget{});
+  EXPECT_EQ(p.strategy, ReduceStrategy::ColumnPartials);
+  EXPECT_EQ(p.splits, 264);  // 132 x 2048 resident threads over 1024 columns
+  EXPECT_EQ(p.chunk, 249);
+  EXPECT_EQ(p.partials.grid, 1056u);
+  EXPECT_EQ(p.finish.grid, 4u);
+  EXPECT_EQ(plan_reduction(1 << 20, 64, true, CudaTarget{}).splits, 1);  // enough columns alone
+  EXPECT_EQ(plan_reduction(1024, 40, true, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // few rows
+}
+
+TEST(CudaPolicy, RowsFitInL2AndThereIsOnePerMultiprocessor) {
+  const BackendPolicy p = cuda_policy(CudaTarget{});
+  // 50 MiB of L2 over 132 * 8 resident blocks, 4-byte elements: 12412, down to a power of two.
+  EXPECT_EQ(p.schedule.max_row_elements, 8192);
+  EXPECT_EQ(p.schedule.min_rows, 132);
+  EXPECT_TRUE(p.keeps_whole(OpKind::Linear));
+  EXPECT_TRUE(p.keeps_whole(OpKind::Addmm));
+  EXPECT_TRUE(p.keeps_whole(OpKind::Var));
+  EXPECT_FALSE(p.keeps_whole(OpKind::Softmax));
+}
+
+}  // namespace
+}  // namespace kiln::cuda
