@@ -132,7 +132,8 @@ def missing_device(kiln, device):
         proc = subprocess.run([kiln, "run", kir, f"--device={device}"], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)
     first = (proc.stderr.strip().splitlines() or [""])[0]
-    return first if proc.returncode != 0 and "no CUDA device" in proc.stderr else None
+    missing = ("no CUDA device", "CUDA driver (libcuda.so.1) not found", "CUDA_ERROR_NO_DEVICE")
+    return first if proc.returncode != 0 and any(m in proc.stderr for m in missing) else None
 
 
 class Skipped(Exception):

@@ -69,14 +69,17 @@ TEST(BackendRegistry, CpuAndCudaHaveBackends) {
   EXPECT_EQ((*cuda)->name(), "CUDA");
 }
 
-// The CUDA backend emits (codegen/cuda) but cannot compile until the CUDA runtime is wired in.
-TEST(CudaBackend, CompilingSaysTheRuntimeIsNotInThisBuild) {
+// The CUDA backend compiles through runtime/cuda's CudaProgram: without a driver (here, and in
+// CI) that is an error naming the program, never a crash or a silent CPU run. Which error the
+// driver layer gives depends on what an earlier test of this process loaded (the toolkit's
+// stub answers cuInit with its own), so only the program's part is checked.
+TEST(CudaBackend, CompilingWithoutADriverIsAnErrorNamingTheProgram) {
   const CudaBackend cuda;
   LoopProgram p;
   p.name = "f";
   Expected<std::unique_ptr<Executable>> e = cuda.compile(p);
   ASSERT_FALSE(e);
-  EXPECT_NE(e.error().to_string().find("loops @f: the CUDA runtime is not in this build yet"), std::string::npos)
+  EXPECT_NE(e.error().to_string().find("while loading loops @f for the GPU"), std::string::npos)
       << e.error().to_string();
 }
 

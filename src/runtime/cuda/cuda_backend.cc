@@ -29,8 +29,10 @@ CudaBackend::CudaBackend(Device device, CudaBackendOptions options)
 std::string CudaBackend::emit(const LoopProgram& p) const { return emit_cuda_program(p, options_.emit).source(); }
 
 Expected<std::unique_ptr<Executable>> CudaBackend::compile(LoopProgram p) const {
-  return make_error("loops @", p.name, ": the CUDA runtime is not in this build yet (kiln build --device=cuda --emit=cuda ",
-                    "prints the CUDA source it would compile)");
+  CudaProgramSource source = emit_cuda_program(p, options_.emit);
+  CudaRunOptions run = options_.run;
+  run.device = device_.index();
+  return CudaProgram::load(std::move(p), std::move(source), run);
 }
 
 }  // namespace kiln

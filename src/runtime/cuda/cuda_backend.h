@@ -1,19 +1,21 @@
 // The CUDA backend (backend/backend.h): keeps the matmul family (linear, addmm) whole as
 // library calls and var/std whole for Welford, decomposes every other composite op, fuses rows
-// a block can hold; emits CUDA C++ (codegen/cuda). Compiling and running (NVRTC, the driver
-// API, cuBLASLt) is runtime/cuda's CudaProgram, not in this build yet: compile() says so.
+// a block can hold; emits CUDA C++ (codegen/cuda), which runtime/cuda's CudaProgram compiles
+// with NVRTC through the cubin cache, loads and runs (the driver API, cuBLASLt for matmuls).
 #pragma once
 
 #include <memory>
 
 #include "backend/backend.h"
 #include "codegen/cuda/cuda_emitter.h"
+#include "runtime/cuda/cuda_program.h"
 
 namespace kiln {
 
 // The CUDA backend's own knobs.
 struct CudaBackendOptions {
   CudaEmitOptions emit = {};  // the device the launches are sized for
+  CudaRunOptions run = {};    // the cubin cache, parallel compiles, TF32 (its `device` is the backend's)
 };
 
 class CudaBackend final : public Backend {
