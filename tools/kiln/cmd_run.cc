@@ -1,11 +1,12 @@
 // kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
-//               [--check-capture] [--device=interpreter|cpu [--check]]
+//               [--check-capture] [--device=interpreter|cpu|cuda[:N] [--check]]
 // Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it,
 // prints one summary line per output and, with --outputs, writes DIR/out0.npy, DIR/out1.npy,
 // ... The reference interpreter runs it by default (--device=interpreter); --device=cpu lowers
 // it to loop IR (specialized to the inputs' sizes when it has symbolic dims) and runs it
 // compiled by the CPU backend (kernels cached in $KILN_CACHE_DIR, default ~/.cache/kiln; the
-// compiler is $CXX or c++), and --check then also runs the
+// compiler is $CXX or c++), --device=cuda[:N] compiled by the CUDA backend on that GPU (cubins
+// cached there too), and --check then also runs the
 // interpreter and fails (exit 1) naming the worst element of an output that differs beyond its
 // dtype's tolerance. With --check-capture the graph is also replayed through the frontend,
 // eagerly and captured-then-interpreted, and every output must agree exactly.
@@ -39,8 +40,9 @@ namespace {
 
 constexpr const char* kRunUsage =
     "usage: kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4,...]]\n"
-    "                     [--outputs DIR] [--check-capture] [--device=interpreter|cpu [--check]]\n"
+    "                     [--outputs DIR] [--check-capture] [--device=interpreter|cpu|cuda[:N] [--check]]\n"
     "  --device=cpu runs compiled code (cache: $KILN_CACHE_DIR or ~/.cache/kiln; compiler: $CXX or c++);\n"
+    "  --device=cuda runs it compiled for the GPU (NVRTC, cubins cached in the same place);\n"
     "  --check compares it with the interpreter\n";
 
 struct RunOptions {

@@ -16,7 +16,7 @@ commands:
                        pattern sets are passes (demo-fusions); --explain-matches says on
                        stderr why their candidate nodes did not match
   run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
-         [--check-capture] [--device=interpreter|cpu [--check]]
+         [--check-capture] [--device=interpreter|cpu|cuda[:N] [--check]]
                        run a graph in the reference interpreter, print a summary of each
                        output, write out0.npy, out1.npy, ... to DIR; --check-capture also
                        replays it through the C++ frontend (eager and captured) and
