@@ -132,7 +132,10 @@ def missing_device(kiln, device):
         proc = subprocess.run([kiln, "run", kir, f"--device={device}"], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)
     first = (proc.stderr.strip().splitlines() or [""])[0]
-    missing = ("no CUDA device", "CUDA driver (libcuda.so.1) not found", "CUDA_ERROR_NO_DEVICE")
+    # kiln's errors where the driver library is missing or is the toolkit's stub, where cuInit
+    # fails (no device, a driver without a usable GPU) or where the driver sees no device.
+    missing = ("no CUDA device", "the CUDA driver (libcuda.so.1)", "cuInit", "CUDA_ERROR_NO_DEVICE",
+               "CUDA_ERROR_STUB_LIBRARY")
     return first if proc.returncode != 0 and any(m in proc.stderr for m in missing) else None
 
 
