@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "lower/compute_op.h"
+#include "support/check.h"
 
 namespace kiln::fuzz {
 namespace {
@@ -114,6 +116,8 @@ OpRounding op_rounding(const Node& n) {
       return {ulps(n) * rounded_epsilon(n), RoundingScale::Spread};
     case OpKind::NllLoss: case OpKind::MseLoss:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
+    case OpKind::LayerNorm: case OpKind::RmsNorm: case OpKind::GroupNorm: case OpKind::BatchNorm:
+      return {ulps(n) * rounded_epsilon(n), RoundingScale::Normalized};
     case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::CrossEntropy:
     case OpKind::ScaledDotProductAttention:
       return {ulps(n) * rounded_epsilon(n), RoundingScale::Exponentiated};
@@ -150,6 +154,58 @@ double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> ope
   if (n.op() != OpKind::ScaledDotProductAttention) return largest_finite_magnitude(operands[0].tensor);
   const AttentionScores s = attention_scores(n, operands);
   return s.scale * s.dot + largest_finite_magnitude(operands[2].tensor);
+}
+
+namespace {
+
+// The largest finite |element| of operand i, or `absent` when the op was given none there.
+double operand_magnitude(std::span<const KernelOperand> operands, size_t i, double absent) {
+  return i < operands.size() && operands[i].is_tensor() ? largest_finite_magnitude(operands[i].tensor) : absent;
+}
+
+// The least finite |element| of `t` (+inf when none is).
+double least_finite_magnitude(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  double m = std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < c.numel(); ++i)
+    if (std::isfinite(c.item_double(i))) m = std::min(m, std::abs(c.item_double(i)));
+  return m;
+}
+
+}  // namespace
+
+double normalized_magnitude(const Node& n, std::span<const KernelOperand> operands) {
+  const OpCallBase call(n.op(), n.attrs());
+  const double numel = static_cast<double>(operands[0].tensor.numel());
+  double xhat = 0;  // the bound on |xhat|
+  switch (n.op()) {
+    case OpKind::LayerNorm: case OpKind::RmsNorm: {
+      double group = 1;
+      for (int64_t d : call.attr_ints("normalized_shape")) group *= static_cast<double>(d);
+      xhat = std::sqrt(group);
+      break;
+    }
+    case OpKind::GroupNorm: {
+      const double batch = operands[0].tensor.dim() == 0 ? 1 : static_cast<double>(operands[0].tensor.sizes()[0]);
+      xhat = std::sqrt(numel / std::max(batch * static_cast<double>(call.attr_int("num_groups")), 1.0));
+      break;
+    }
+    case OpKind::BatchNorm: {
+      const Tensor& x = operands[0].tensor;
+      if (call.attr_bool("training") || operands.size() < 5 || !operands[4].is_tensor()) {
+        const double channels = x.dim() < 2 ? 1 : static_cast<double>(x.sizes()[1]);
+        xhat = std::sqrt(numel / std::max(channels, 1.0));
+        break;
+      }
+      const double var = least_finite_magnitude(operands[4].tensor) + call.attr_float("eps");
+      xhat = (largest_finite_magnitude(x) + operand_magnitude(operands, 3, 0)) / std::sqrt(var);
+      break;
+    }
+    default:
+      KILN_CHECK(false) << "normalized_magnitude of " << n.info().name();
+  }
+  const bool has_bias = n.op() != OpKind::RmsNorm;
+  return operand_magnitude(operands, 1, 1) * xhat + (has_bias ? operand_magnitude(operands, 2, 0) : 0);
 }
 
 double intermediate_magnitude(const Node& n, std::span<const KernelOperand> operands) {

@@ -30,6 +30,8 @@ enum class RoundingScale {
   Exponentiated,   // max(|result|, 1) * (1 + M), M the magnitude of what the op exponentiates
                    // (exponentiated_magnitude): softmax-like ops and attention, whose compiled
                    // code may compute x - max(x) in two kernels, each rounding x differently
+  Normalized,      // max(|result|, normalized_magnitude): the normalizations, whose result
+                   // xhat * w + b may cancel to far below its terms (xhat -1 and w = b gives 0)
 };
 
 struct OpRounding {
@@ -46,6 +48,12 @@ double largest_finite_magnitude(const Tensor& t);
 // operands' values (operand 0's for softmax-like ops; |scale| * max|q| * max|k| * E, plus max|v|
 // for the values it averages, for attention).
 double exponentiated_magnitude(const Node& n, std::span<const KernelOperand> operands);
+
+// For RoundingScale::Normalized: a bound on the terms of xhat * w + b, max|w| * X + max|b| (1 and
+// 0 without weight or bias), X bounding |xhat|: sqrt of the normalized group's size where the
+// op normalizes by its own statistics (|x - mean| <= sqrt(N) std), (max|x| + max|running_mean|)
+// / sqrt(min|running_var| + eps) for batch_norm in eval mode.
+double normalized_magnitude(const Node& n, std::span<const KernelOperand> operands);
 
 // For RoundingScale::Exponentiated: a bound on the intermediate values the op computes in its
 // result's dtype before it rounds the result (attention's scores q.k, before and after the

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "core/random.h"
 #include "fuzz/op_rounding.h"
@@ -45,6 +46,23 @@ Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t 
                                     : static_cast<int64_t>(static_cast<uint64_t>(xi) + static_cast<uint64_t>(sign_of(i) * step));
   }
   return Tensor::from_ints(v, x.sizes(), x.dtype());
+}
+
+// Floating x with each nonzero element within delta of 0 put at exactly 0, the one point where a
+// truthiness test (a logical op, a cast to bool, where's condition) flips, which moving by
+// +-delta never reaches (a layer_norm cancelling to 0 in f32 and to 7e-15 in double under
+// logical_and: fuzz seed 4800064); nullopt where no element is.
+std::optional<Tensor> zeroed_within(const Tensor& x, const ElementTolerance& delta) {
+  if (!is_floating(x.dtype())) return std::nullopt;
+  std::vector<double> v = element_values(x);
+  bool any = false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == 0 || !(std::abs(v[i]) <= delta[i])) continue;
+    v[i] = 0;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return Tensor::from_doubles(v, x.sizes(), DType::F64);
 }
 
 // The dtype's least normal number (0 for exact dtypes): below it, results may flush to 0 or keep
@@ -190,20 +208,26 @@ class Estimate {
         for (size_t k = 0; k < acc[r].size(); ++k)
           if (reads_unconstrained(delta, k, acc[r].size())) acc[r][k] = kInf;
       // A value read by several operands (logical_and(x, x)) also moves in all of them at once,
-      // in patterns 4 to 7 of its first operand: moved one at a time, x && x never flips where x
-      // is 0 on one side and tiny on the other (tanh(13) is 1 in f32 and remainder(1, 1) is 0;
-      // the loop-IR evaluator kept tanh in double: the libFuzzer target).
+      // in the second group of moves of its first operand: moved one at a time, x && x never
+      // flips where x is 0 on one side and tiny on the other (tanh(13) is 1 in f32 and
+      // remainder(1, 1) is 0; the loop-IR evaluator kept tanh in double: the libFuzzer target).
+      // Each group moves up, down, in two seeded patterns of signs, and onto 0 where it can.
+      constexpr int kMoves = 5;
       const std::vector<int> same = operands_reading(n, n.operand(i).value);
-      const int patterns = same.size() > 1 && same.front() == i ? 8 : 4;
+      const int patterns = (same.size() > 1 && same.front() == i ? 2 : 1) * kMoves;
+      const std::optional<Tensor> zeroed = zeroed_within(x, delta);
       std::vector<ElementTolerance> most(acc.size());
       for (int pattern = 0; pattern < patterns; ++pattern) {
         if (pattern == 0)
           for (size_t r = 0; r < acc.size(); ++r) most[r].assign(acc[r].size(), 0.0);
+        const int signs = pattern % kMoves;
+        if (signs == kMoves - 1 && !zeroed) continue;
         std::vector<KernelOperand> operands = upcasting ? upcast : exact;
-        const int signs = pattern % 4;
-        Tensor m = moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0, 7919 * static_cast<uint64_t>(signs + i), as_f64);
+        Tensor m = signs == kMoves - 1 ? *zeroed
+                                       : moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0,
+                                               7919 * static_cast<uint64_t>(signs + i), as_f64);
         if (!upcasting && is_floating(x.dtype())) m = m.to(x.dtype());
-        for (int j : pattern < 4 ? std::vector<int>{i} : same) operands[static_cast<size_t>(j)].tensor = m;
+        for (int j : pattern < kMoves ? std::vector<int>{i} : same) operands[static_cast<size_t>(j)].tensor = m;
         Expected<std::vector<Tensor>> out = run_node(n, operands);
         if (!out && as_f64) {  // the op takes only integers there (an index): move by whole steps
           as_f64 = false;
@@ -227,6 +251,10 @@ class Estimate {
       if (rounding.scale == RoundingScale::ResultOrOne || rounding.scale == RoundingScale::Exponentiated) {
         const double m = rounding.scale == RoundingScale::Exponentiated ? 1 + exponentiated_magnitude(n, exact) : 1;
         for (double& v : scale) v = std::max(std::abs(v), 1.0) * m;
+      }
+      if (rounding.scale == RoundingScale::Normalized) {
+        const double terms = normalized_magnitude(n, exact);
+        for (double& v : scale) v = std::max(std::abs(v), terms);
       }
       if (rounding.scale == RoundingScale::Spread) {
         const double m = largest_finite_magnitude(value(n.operand(0).value));

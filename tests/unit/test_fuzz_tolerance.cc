@@ -118,6 +118,27 @@ TEST(FuzzTolerance, AValueReadByTwoOperandsMovesInBoth) {
   EXPECT_GE(tol->outputs[0][0], 1.0);
 }
 
+// layer_norm(x, w, w) of the row [6e4, 0.149] is xhat * w + w with xhat -1 exactly in f32, so 0
+// compiled, where the interpreter's xhat, 1 - 6e-15 from -1 in double, leaves 7e-15 (fuzz seed
+// 4800064). The normalization rounds relative to its terms (|w| ~ 1.3), not its result, and a
+// truthiness test of a value within its tolerance of 0 may flip, which moving it by +-tolerance
+// never shows; a value farther from 0 keeps its truth.
+TEST(FuzzTolerance, ANormalizationCancellingToZeroMayFailATruthinessTest) {
+  auto g = parse_or_fail(R"(graph @g(%x: f32[1,2], %w: f32[2], %s: f32[1,2]) -> (f32[1,2], bool[1,2]) {
+  %0 = layer_norm(%x, %w, %w) {normalized_shape=[2]} : f32[1,2]
+  %1 = logical_and(%s, %0) : bool[1,2]
+  return %0, %1
+})");
+  const std::vector<Tensor> in = {Tensor::from_doubles({6e4, 0.149}, {1, 2}, DType::F32),
+                                  Tensor::from_doubles({0.5, 1.3}, {2}, DType::F32),
+                                  Tensor::from_doubles({1, 1}, {1, 2}, DType::F32)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_GE(tol->outputs[0][1], 1.3 * 1.19e-7);  // relative to the terms, not to the result ~0
+  EXPECT_GE(tol->outputs[1][1], 1.0);            // 1.3 * -1 + 1.3: may be 0 or not
+  EXPECT_EQ(tol->outputs[1][0], 0.0);            // 0.5 * 1 + 0.5 = 1: true either way
+}
+
 // x * x rounded to bf16 moves by about 0.02 near 3, many periods of fmod by 0.001: the result
 // may be anywhere in (-0.001, 0.001), which code keeping the square in float shows (the
 // libFuzzer target). A dividend moving by far less than a period keeps a tight tolerance.
