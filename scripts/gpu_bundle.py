@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Carries a kiln build made here to a GPU machine that lacks the Debian -dev packages.
 
-  scripts/gpu_bundle.py pack BUILD_DIR BUNDLE      # here: BUNDLE is a .tar.xz
-  scripts/gpu_bundle.py run BUNDLE [-k NAME]       # there, in the repository's root
+  scripts/gpu_bundle.py pack BUILD_DIR BUNDLE [--extra EXE]...   # here: BUNDLE is a .tar.xz
+  scripts/gpu_bundle.py run BUNDLE [-k NAME]                      # there, in the repository's root
+  scripts/gpu_bundle.py exec BUNDLE EXE [ARG...]                  # there: one carried program
 
 `pack` takes the tests ctest labels `gpu` in BUILD_DIR (their commands, arguments and working
 directories, from `ctest --show-only=json-v1`), the kiln CLI, every executable those commands
@@ -14,6 +15,11 @@ timeout fails), with the build directory's paths mapped into the bundle and the 
 directory's onto the current one (a Python test runs under this script's interpreter, since the
 project's .venv stays here). It prints one line per test and ends with a summary; exit
 status 1 when a test failed or any skipped (a GPU machine must run them all).
+
+`--extra` packs more executables of BUILD_DIR (the benchmarks: build/bench/kiln_bench_cuda_kernels);
+`exec` unpacks the bundle and runs one of them (EXE: its path under the build directory, or its
+file name) with the bundle's libraries, the arguments mapped as `run` maps a test's, and exits
+with its status.
 
 Why a bundle rather than a build there: docs/BUILDING.md ("GPU machines").
 """
@@ -53,11 +59,16 @@ def needed_libraries(executables):
     return found
 
 
-def pack(build_dir, bundle):
+def pack(build_dir, bundle, extra):
     build_dir = pathlib.Path(build_dir).resolve()
     source_dir = pathlib.Path(__file__).resolve().parent.parent
     tests = gpu_tests(build_dir)
     executables = {str(build_dir / "bin" / "kiln")}
+    for exe in extra:
+        path = pathlib.Path(exe).resolve()
+        if build_dir not in path.parents or not os.access(path, os.X_OK):
+            sys.exit(f"gpu_bundle: --extra {exe} is not an executable under {build_dir}")
+        executables.add(str(path))
     for t in tests:
         for arg in t["command"]:
             p = pathlib.Path(arg)
@@ -81,7 +92,9 @@ def pack(build_dir, bundle):
     print(f"gpu_bundle: {len(tests)} gpu tests, {len(executables)} executables, {size / 2**20:.1f} MiB in {bundle}")
 
 
-def run(bundle, name_filter):
+def unpack(bundle):
+    """The unpacked bundle's root, its manifest, a function mapping the build's and the source's
+    paths onto the bundle's and the current directory, and the environment its programs run in."""
     dest = pathlib.Path(tempfile.mkdtemp(prefix="kiln-gpu-"))
     with tarfile.open(bundle) as tar:
         tar.extractall(dest, filter="tar")
@@ -96,6 +109,11 @@ def run(bundle, name_filter):
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = str(root / "lib") + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     env["KILN_BUNDLE_KILN"] = str(root / "build" / "bin" / "kiln")
+    return root, manifest, mapped, env
+
+
+def run(bundle, name_filter):
+    root, manifest, mapped, env = unpack(bundle)
     counts = {"passed": 0, "skipped": 0, "failed": 0}
     for t in manifest["tests"]:
         if name_filter and name_filter not in t["name"]:
@@ -124,19 +142,36 @@ def run(bundle, name_filter):
     return 0 if counts["failed"] == 0 and counts["skipped"] == 0 else 1
 
 
+def exec_program(bundle, exe, args):
+    root, _, mapped, env = unpack(bundle)
+    build = root / "build"
+    found = [p for p in build.rglob("*") if p.is_file() and (p.relative_to(build).as_posix() == exe or p.name == exe)]
+    if not found:
+        sys.exit(f"gpu_bundle: {exe} is not in the bundle (pack it with --extra)")
+    sys.stdout.flush()
+    return subprocess.run([str(found[0])] + [mapped(a) for a in args], env=env).returncode
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     p = sub.add_parser("pack", help="write a bundle of BUILD_DIR's gpu tests")
     p.add_argument("build_dir")
     p.add_argument("bundle")
+    p.add_argument("--extra", action="append", default=[], help="another executable of BUILD_DIR to pack")
     r = sub.add_parser("run", help="unpack a bundle and run its gpu tests")
     r.add_argument("bundle")
     r.add_argument("-k", dest="filter", default="", help="run only tests whose name contains this")
+    e = sub.add_parser("exec", help="unpack a bundle and run one of its programs")
+    e.add_argument("bundle")
+    e.add_argument("exe", help="its path under the build directory, or its file name")
+    e.add_argument("args", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     if args.what == "pack":
-        pack(args.build_dir, args.bundle)
+        pack(args.build_dir, args.bundle, args.extra)
         return 0
+    if args.what == "exec":
+        return exec_program(args.bundle, args.exe, args.args)
     return run(args.bundle, args.filter)
 
 

@@ -4,7 +4,8 @@
 // in-place write, a sum in two launches through the scratch workspace, a cond whose else branch
 // runs an addmm on the host, a while loop, an index out of range; the matmul family through
 // cuBLASLt in f32, bf16 and f16; an output copied back through staging), and a second load of a
-// program finds its cubins in the cache. Built in the whole tree's build only (it runs loop IR).
+// program finds its cubins in the cache; timing with resident inputs gives run()'s outputs. Built
+// in the whole tree's build only (it runs loop IR).
 // Where there is no driver or device it prints "no CUDA device: ..." and exits 77.
 #include <unistd.h>
 
@@ -146,6 +147,31 @@ void check_matmuls(Checks& checks, const std::string& cache_dir) {
   }
 }
 
+// Timing with resident inputs (CudaProgram::time_resident): each timed run takes some time, the
+// host's enqueue cost is measured, and the outputs after the timed runs are run()'s exactly.
+void check_resident_timing(Checks& checks, const std::string& cache_dir) {
+  for (const Case& c : {pointwise_add(), split_sum()}) {
+    auto loaded = load(checks, c, cache_dir);
+    if (!loaded) continue;
+    std::vector<Tensor> inputs;
+    uint64_t seed = 20;
+    for (int b : loaded->program.inputs)
+      inputs.push_back(Tensor::rand(loaded->program.buffers[static_cast<size_t>(b)].sizes, seed++, DType::F32));
+    auto want = loaded->executable->run(inputs);
+    auto timing = dynamic_cast<const CudaProgram&>(*loaded->executable).time_resident(inputs, {2, 7});
+    if (!checks.expect_ok(want, c.name + ": runs") || !checks.expect_ok(timing, c.name + ": timed resident")) continue;
+    checks.expect(timing->min_seconds > 0 && timing->min_seconds <= timing->median_seconds,
+                  c.name + ": each timed run takes time", std::to_string(timing->median_seconds));
+    checks.expect(timing->host_seconds_per_launch > 0 &&
+                      timing->launches_per_run == static_cast<int>(c.source.launches[0].size()),
+                  c.name + ": the host's cost per launch", std::to_string(timing->launches_per_run) + " launches");
+    for (size_t i = 0; i < want->size(); ++i)
+      checks.expect(difference(timing->outputs[i], (*want)[i], 0).empty(),
+                    c.name + ": output " + std::to_string(i) + " after the timed runs is run()'s",
+                    difference(timing->outputs[i], (*want)[i], 0));
+  }
+}
+
 // Prints what loading took (BackendTimes: NVRTC through the cache, then modules, arena, launches).
 void print_times(const std::string& what, const Executable& e) {
   std::printf("%s: compile %.1f ms, load %.1f ms\n", what.c_str(), 1e3 * e.times().compile, 1e3 * e.times().load);
@@ -182,6 +208,7 @@ int run() {
       (std::filesystem::temp_directory_path() / ("kiln-cuda-program-gpu-" + std::to_string(::getpid()))).string();
   check_cases(checks, cache_dir);
   check_matmuls(checks, cache_dir);
+  check_resident_timing(checks, cache_dir);
   check_cache_hit(checks, cache_dir);
   std::filesystem::remove_all(cache_dir);
   return checks.finish();

@@ -20,6 +20,7 @@
 #include "runtime/cuda/cuda_module.h"
 #include "runtime/cuda/cuda_source_check.h"
 #include "runtime/cuda/cuda_stream.h"
+#include "runtime/cuda/run_marks.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -222,6 +223,41 @@ Expected<std::vector<Tensor>> CudaProgram::run(std::span<const Tensor> inputs) c
   KILN_TRY(run_kernels(p_.kernels, 0, inputs));
   KILN_TRY(check_error_slot(inputs));
   return copy_outputs_out(inputs);
+}
+
+Expected<ResidentTiming> CudaProgram::time_resident(std::span<const Tensor> inputs,
+                                                    const ResidentTimingOptions& o) const {
+  KILN_TRY(check_resident_timing(p_, o));
+  KILN_TRY(check_loop_inputs(p_, inputs));
+  Device& d = *device_;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  KILN_ASSIGN_OR_RETURN(CudaContext current, CudaContext::open(*d.driver, d.ordinal));
+  std::copy(d.planned.begin(), d.planned.end(), d.addresses.begin());
+  static const int kNoError = 0;
+  KILN_TRY(d.to_device(d.error_slot, &kNoError, sizeof kNoError));
+  KILN_TRY(copy_inputs_in(inputs));
+  for (int i = 0; i < o.warmup_runs; ++i) KILN_TRY(run_kernels(p_.kernels, 0, inputs));
+
+  KILN_ASSIGN_OR_RETURN(RunMarks marks, RunMarks::create(*d.context, o.timed_runs));
+  double enqueue_seconds = 0;
+  KILN_TRY(marks.record(0, *d.stream));
+  for (int i = 0; i < o.timed_runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    KILN_TRY(run_kernels(p_.kernels, 0, inputs));
+    enqueue_seconds += seconds_since(t0);
+    KILN_TRY(marks.record(i + 1, *d.stream));
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<double> seconds, marks.sorted_seconds());
+
+  ResidentTiming t;
+  t.median_seconds = seconds[seconds.size() / 2];
+  t.min_seconds = seconds.front();
+  for (size_t k = 0; k < d.launches.size(); ++k)
+    t.launches_per_run += static_cast<int>(d.launches[k].size()) + (d.matmuls[k] ? 1 : 0);
+  t.host_seconds_per_launch = enqueue_seconds / (static_cast<double>(o.timed_runs) * std::max(1, t.launches_per_run));
+  KILN_TRY(check_error_slot(inputs));
+  KILN_ASSIGN_OR_RETURN(t.outputs, copy_outputs_out(inputs));
+  return t;
 }
 
 Status CudaProgram::copy_inputs_in(std::span<const Tensor> inputs) const {

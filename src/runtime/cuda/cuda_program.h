@@ -27,6 +27,7 @@
 #include "codegen/cuda/cuda_program_source.h"
 #include "runtime/cuda/cubin_chunks.h"
 #include "runtime/cuda/cuda_arena.h"
+#include "runtime/cuda/resident_timing.h"
 
 namespace kiln {
 
@@ -56,6 +57,10 @@ class CudaProgram final : public Executable {
                                                     const CudaRunOptions& options = {});
 
   Expected<std::vector<Tensor>> run(std::span<const Tensor> inputs) const override;
+  // Times the program's runs with `inputs` resident on the device (resident_timing.h says what
+  // is timed). Errors: what check_resident_timing refuses, the inputs not fitting the program,
+  // an index out of range in any run (as run() reports it), and the driver's.
+  Expected<ResidentTiming> time_resident(std::span<const Tensor> inputs, const ResidentTimingOptions& o = {}) const;
   const LoopProgram& program() const override { return p_; }
   // The temporaries' plan (256-byte aligned); arena_plan() has the whole device arena.
   const MemoryPlan& memory_plan() const override { return arena_.temporaries; }
