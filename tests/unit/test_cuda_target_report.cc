@@ -3,6 +3,7 @@
 // where NVRTC is installed (a second describe finds the cubins in the cache), the arena's
 // regions adding up to the allocation, the host-copied ops; a loaded program's driver figures
 // replace ptxas's (given here as the driver would report them); the report's HTML shows it all.
+// The CPU backend describes nothing it does not load (Backend::describe's default).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "lower/loop_control.h"
 #include "report/compile_report.h"
 #include "report/target_html.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/cuda/cuda_target_report.h"
 
@@ -164,6 +166,17 @@ TEST(CudaTargetReport, TheDriversFiguresReplacePtxasWhereLoaded) {
   }
   EXPECT_EQ(t.compile->cache_hits, 1);
   EXPECT_FALSE(has_note(t, "need a GPU"));
+}
+
+TEST(CudaTargetReport, TheCpuBackendDescribesOnlyWhatItLoads) {
+  auto g = parse_graph(kGraph);
+  ASSERT_TRUE(g) << g.error().to_string();
+  const CpuBackend backend;
+  Expected<LoopProgram> p = lower_graph_for(**g, backend);
+  ASSERT_TRUE(p) << p.error().to_string();
+  Expected<DescribedProgram> d = backend.describe(*p);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "the CPU backend shows loops @mixed only by compiling and loading it");
 }
 
 TEST(CudaTargetReport, HtmlShowsTheLaunchesMemoryAndHostCopies) {

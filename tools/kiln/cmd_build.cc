@@ -154,7 +154,7 @@ int cmd_build(const Args& args) {
   if (!report_dir.empty() && (do_check || emit == "loops"))
     return cl.usage_error("--report takes --emit=cpp or --emit=cuda only (the report holds the loop IR)");
   if (!parse_only && emit.empty() && report_dir.empty())
-    return cl.usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
+    return cl.usage_error("give --emit=loops, --emit=cpp, --emit=cuda, --report DIR or --parse-loops");
   if (emit == "cpp" && (!backend || backend->device().kind() != Device::Kind::Cpu))
     return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
   if (emit == "cuda" && (!backend || backend->device().kind() != Device::Kind::Cuda))
