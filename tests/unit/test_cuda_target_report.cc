@@ -39,17 +39,26 @@ struct Described {
   DescribedProgram described;
 };
 
-Described describe_mixed(const std::string& cache_dir) {
+// kGraph lowered for `backend`; a failure (and an empty program) where it does not parse or lower.
+LoopProgram lower_mixed(const Backend& backend) {
   auto g = parse_graph(kGraph);
   EXPECT_TRUE(g) << g.error().to_string();
+  if (!g) return {};
+  Expected<LoopProgram> p = lower_graph_for(**g, backend);
+  EXPECT_TRUE(p) << p.error().to_string();
+  if (!p) return {};
+  return std::move(*p);
+}
+
+Described describe_mixed(const std::string& cache_dir) {
   CudaBackendOptions options;
   options.run.cache_dir = cache_dir;
   const CudaBackend backend(Device::cuda(), options);
-  Expected<LoopProgram> p = lower_graph_for(**g, backend);
-  EXPECT_TRUE(p) << p.error().to_string();
-  Expected<DescribedProgram> d = backend.describe(*p);
+  LoopProgram p = lower_mixed(backend);
+  Expected<DescribedProgram> d = backend.describe(p);
   EXPECT_TRUE(d) << d.error().to_string();
-  return {*p, emit_cuda_program(*p), *d};
+  if (!d) return {p, emit_cuda_program(p), {}};
+  return {p, emit_cuda_program(p), *d};
 }
 
 bool has_note(const TargetReport& t, const std::string& part) {
@@ -127,13 +136,9 @@ TEST(CudaTargetReport, WithoutNvrtcTheReportSaysWhy) {
 }
 
 TEST(CudaTargetReport, TheDriversFiguresReplacePtxasWhereLoaded) {
-  auto p = parse_graph(kGraph);
-  ASSERT_TRUE(p) << p.error().to_string();
-  const CudaBackend backend;
-  Expected<LoopProgram> loops = lower_graph_for(**p, backend);
-  ASSERT_TRUE(loops) << loops.error().to_string();
-  const CudaProgramSource source = emit_cuda_program(*loops);
-  Expected<CudaProgramPlan> plan = plan_cuda_program(*loops, source, 1024, "test");
+  const LoopProgram loops = lower_mixed(CudaBackend());
+  const CudaProgramSource source = emit_cuda_program(loops);
+  Expected<CudaProgramPlan> plan = plan_cuda_program(loops, source, 1024, "test");
   ASSERT_TRUE(plan) << plan.error().to_string();
   CubinCompileStats compiled;
   compiled.nvrtc_version = "13.0";
@@ -147,7 +152,7 @@ TEST(CudaTargetReport, TheDriversFiguresReplacePtxasWhereLoaded) {
       attributes.back().push_back({32, 24, 512});
     }
   }
-  const TargetReport t = cuda_target_report({.program = *loops,
+  const TargetReport t = cuda_target_report({.program = loops,
                                              .source = source,
                                              .plan = *plan,
                                              .arch = "sm_90",
@@ -169,12 +174,8 @@ TEST(CudaTargetReport, TheDriversFiguresReplacePtxasWhereLoaded) {
 }
 
 TEST(CudaTargetReport, TheCpuBackendDescribesOnlyWhatItLoads) {
-  auto g = parse_graph(kGraph);
-  ASSERT_TRUE(g) << g.error().to_string();
   const CpuBackend backend;
-  Expected<LoopProgram> p = lower_graph_for(**g, backend);
-  ASSERT_TRUE(p) << p.error().to_string();
-  Expected<DescribedProgram> d = backend.describe(*p);
+  Expected<DescribedProgram> d = backend.describe(lower_mixed(backend));
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().message(), "the CPU backend shows loops @mixed only by compiling and loading it");
 }
@@ -199,18 +200,10 @@ TEST(CudaTargetReport, HtmlShowsTheLaunchesMemoryAndHostCopies) {
 }
 
 TEST(CudaTargetReport, ReportWritesTheCudaSourceAndSection) {
-  auto g = parse_graph(kGraph);
-  ASSERT_TRUE(g) << g.error().to_string();
   TempDir cache("kiln-cuda-report"), dir("kiln-cuda-report");
-  CudaBackendOptions options;
-  options.run.cache_dir = cache.path();
-  const CudaBackend backend(Device::cuda(), options);
-  Expected<LoopProgram> p = lower_graph_for(**g, backend);
-  ASSERT_TRUE(p) << p.error().to_string();
-  Expected<DescribedProgram> d = backend.describe(*p);
-  ASSERT_TRUE(d) << d.error().to_string();
+  const Described d = describe_mixed(cache.path());
   CompileReport r{.title = "cuda"};
-  r.programs.push_back(report_described_program("@mixed", *p, *d, backend, "no GPU here"));
+  r.programs.push_back(report_described_program("@mixed", d.program, d.described, CudaBackend(), "no GPU here"));
   ASSERT_TRUE(write_compile_report(r, dir.path(), ReportOptions{.dot_program = "/nonexistent/kiln-test/dot"}).is_ok());
   std::ifstream in(std::filesystem::path(dir.path()) / "index.html");
   std::stringstream html;
