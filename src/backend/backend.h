@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend_policy.h"
+#include "backend/target_report.h"
 #include "core/device.h"
 #include "core/tensor.h"
 #include "lower/loop_ir.h"
@@ -35,6 +36,21 @@ class Executable {
   virtual const LoopProgram& program() const = 0;  // as compiled
   virtual const MemoryPlan& memory_plan() const = 0;
   virtual const BackendTimes& times() const = 0;
+  // What the compile report shows of the loaded program beyond its loop IR and memory plan
+  // (target_report.h); empty where the target has nothing more to show.
+  virtual TargetReport target_report() const { return {}; }
+};
+
+// The emitted source's language and the extension of the file the report writes it to.
+struct SourceFormat {
+  std::string language;   // "C++"
+  std::string extension;  // "cpp"
+};
+
+// A program compiled for a target but not loaded (Backend::describe).
+struct DescribedProgram {
+  MemoryPlan memory_plan;  // as compile() would plan it
+  TargetReport target;
 };
 
 class Backend {
@@ -45,9 +61,14 @@ class Backend {
   virtual const BackendPolicy& policy() const = 0;
   // The emitter: the source text compile() builds `p` from (for --emit and the report).
   virtual std::string emit(const LoopProgram& p) const = 0;
+  virtual SourceFormat source_format() const = 0;
   // The compiler and executor: emits, compiles (through the backend's kernel cache) and loads.
   // Errors: what the target cannot run (named at the node), a missing or failing compiler.
   virtual Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const = 0;
+  // What the compile report can show of `p` where compile() cannot load it (no device):
+  // compiled as far as the target allows without one. The default: the backend describes only
+  // what it loads (an error naming it).
+  virtual Expected<DescribedProgram> describe(const LoopProgram& p) const;
 };
 
 }  // namespace kiln

@@ -13,18 +13,34 @@ ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles&
   return {std::move(title), print_graph(g), graph_dot(g, roles), g.num_inputs() + static_cast<int64_t>(g.num_nodes())};
 }
 
-ReportProgram report_program(std::string title, const CompiledGraph& c, const Backend& backend) {
-  const LoopProgram& p = c.executable().program();
-  ReportProgram r{std::move(title),
-                  print_loops(p),
-                  loop_program_dot(p),
-                  static_cast<int64_t>(p.kernels.size() + p.buffers.size()),
-                  backend.emit(p),
-                  {},
-                  {}};
+namespace {
+
+ReportProgram program_of(std::string title, const LoopProgram& p, const MemoryPlan& plan, const Backend& backend,
+                         TargetReport target) {
+  ReportProgram r{.title = std::move(title),
+                  .loops = print_loops(p),
+                  .dot = loop_program_dot(p),
+                  .dot_nodes = static_cast<int64_t>(p.kernels.size() + p.buffers.size()),
+                  .source = backend.emit(p),
+                  .source_format = backend.source_format(),
+                  .memory = memory_series(p, plan),
+                  .target = std::move(target)};
   for (const LoopKernel* k : flat_kernels(p)) ++r.kernels_by_kind[static_cast<size_t>(k->kind)];
-  r.memory = memory_series(p, c.executable().memory_plan());
   return r;
+}
+
+}  // namespace
+
+ReportProgram report_program(std::string title, const CompiledGraph& c, const Backend& backend) {
+  const Executable& e = c.executable();
+  return program_of(std::move(title), e.program(), e.memory_plan(), backend, e.target_report());
+}
+
+ReportProgram report_described_program(std::string title, const LoopProgram& p, const DescribedProgram& d,
+                                       const Backend& backend, const std::string& why) {
+  TargetReport target = d.target;
+  target.notes.insert(target.notes.begin(), "Not loaded: " + why);
+  return program_of(std::move(title), p, d.memory_plan, backend, std::move(target));
 }
 
 ReportPartition report_partition(const Partition& p) {

@@ -34,9 +34,11 @@ struct ReportProgram {
   std::string loops;   // print_loops
   std::string dot;     // loop_program_dot
   int64_t dot_nodes = 0;  // kernels and buffers drawn
-  std::string cpp;     // the generated C++ of every kernel (one unit)
+  std::string source;  // the backend's generated source of every kernel (one unit)
+  SourceFormat source_format;  // its language and file extension
   std::array<int, kNumKernelKinds> kernels_by_kind = {};  // indexed by KernelKind
   MemorySeries memory;
+  TargetReport target;  // what the backend shows beyond this (empty for the CPU)
 };
 
 struct ReportSavedValue {
@@ -64,6 +66,10 @@ ReportGraph report_graph(std::string title, const Graph& g, const GraphDotRoles&
 // The program of a compiled graph: loop IR, DOT, source (emitted again by `backend`, which
 // compiled it) and the memory series of its plan.
 ReportProgram report_program(std::string title, const CompiledGraph& c, const Backend& backend);
+// The program `p` (a graph lowered by lower_graph_for) as `backend` describes it without loading
+// it (Backend::describe: no device), with `why` (the load's error) as the report's first note.
+ReportProgram report_described_program(std::string title, const LoopProgram& p, const DescribedProgram& d,
+                                       const Backend& backend, const std::string& why);
 ReportPartition report_partition(const Partition& p);
 
 struct ReportOptions {

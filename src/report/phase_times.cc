@@ -23,7 +23,7 @@ const char* phase_name(Phase p) {
     case Phase::Lowering: return "lowering";
     case Phase::Scheduling: return "scheduling";
     case Phase::Codegen: return "codegen";
-    case Phase::Compile: return "C++ compile";
+    case Phase::Compile: return "compile";
     case Phase::Load: return "load";
   }
   return "?";

@@ -1,8 +1,9 @@
 // Wall time per phase of a compile, in pipeline order, for the compile report and the demo:
 // capture (tracing, or parsing a file), autodiff (building the joint graph), passes (joint
-// graph passes and the CPU backend's graph passes), partition, lowering, scheduling, codegen
-// (emitting C++), C++ compile (the system compiler; 0 on cache hits) and load (dlopen). Phases
-// a pipeline does not run are left out of the table.
+// graph passes and the backend's graph passes), partition, lowering, scheduling, codegen
+// (emitting the backend's source), compile (the backend's compiler: the system C++ compiler or
+// NVRTC; 0 on cache hits) and load (dlopen, or loading cubins). Phases a pipeline does not run
+// are left out of the table.
 #pragma once
 
 #include <array>
@@ -16,7 +17,7 @@ namespace kiln {
 
 enum class Phase : uint8_t { Capture, Autodiff, Passes, Partition, Lowering, Scheduling, Codegen, Compile, Load };
 inline constexpr size_t kNumPhases = 9;
-const char* phase_name(Phase p);  // "capture", ..., "C++ compile", "load"
+const char* phase_name(Phase p);  // "capture", ..., "compile", "load"
 
 class PhaseTimes {
  public:

@@ -5,6 +5,7 @@
 #include "report/compile_report.h"
 #include "report/loop_dot.h"
 #include "report/render_svg.h"
+#include "report/target_html.h"
 #include "report/text_escape.h"
 #include "support/file_io.h"
 
@@ -133,14 +134,16 @@ Expected<std::string> kernels_section(const CompileReport& r, const fs::path& di
     const ReportProgram& p = r.programs[i];
     const std::string base = "programs/" + std::to_string(i + 1) + "-" + slug(p.title);
     KILN_TRY(write_file(dir / (base + ".loops"), p.loops));
-    KILN_TRY(write_file(dir / (base + ".cpp"), p.cpp));
+    const std::string source_file = base + "." + p.source_format.extension;
+    const std::string generated = "generated " + p.source_format.language;
+    KILN_TRY(write_file(dir / source_file, p.source));
     KILN_ASSIGN_OR_RETURN(std::string drawn, drawing(dir, base, p.dot, p.dot_nodes, renderer));
     out += "<h3>" + html_escape(p.title) + "</h3>\n<p>";
     for (KernelKind k : kReportedKernelKinds)
       out += std::to_string(p.kernels_by_kind[static_cast<size_t>(k)]) + " " + kernel_kind_name(k) + " &nbsp; ";
-    out += "· generated C++: <a href=\"" + html_escape(base + ".cpp") + "\">" + html_escape(base + ".cpp") +
+    out += "· " + html_escape(generated) + ": <a href=\"" + html_escape(source_file) + "\">" + html_escape(source_file) +
            "</a> · loop IR: <a href=\"" + html_escape(base + ".loops") + "\">" + html_escape(base + ".loops") + "</a></p>\n";
-    out += drawn + details("loop IR", p.loops) + details("generated C++", p.cpp);
+    out += target_html(p.target) + drawn + details("loop IR", p.loops) + details(generated, p.source);
   }
   return out;
 }

@@ -26,6 +26,7 @@ class EvaluatorBackend final : public Backend {
   std::string name() const override { return "evaluator"; }
   const BackendPolicy& policy() const override { return policy_; }
   std::string emit(const LoopProgram& p) const override { return print_loops(p); }
+  SourceFormat source_format() const override { return {"loop IR", "txt"}; }
   Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const override {
     return std::unique_ptr<Executable>(std::make_unique<Evaluated>(std::move(p)));
   }

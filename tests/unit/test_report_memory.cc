@@ -90,7 +90,7 @@ TEST(ReportTimes, TextTableListsThePhasesRunInPipelineOrder) {
             "  phase               ms    share\n"
             "  capture           1.00    10.0%\n"
             "  lowering          4.00    40.0%\n"
-            "  C++ compile       5.00    50.0%\n"
+            "  compile           5.00    50.0%\n"
             "  total            10.00\n");
 }
 

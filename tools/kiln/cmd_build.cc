@@ -1,7 +1,7 @@
 // kiln build FILE --emit=loops [--no-fuse | --no-schedule] [--check [--seed=N]]
 // kiln build FILE --device=cpu --emit=cpp
 // kiln build FILE --device=cuda --emit=cuda
-// kiln build FILE --device=cpu --report DIR [--emit=cpp]
+// kiln build FILE --device=cpu|cuda --report DIR [--emit=cpp|cuda]
 // kiln build FILE --parse-loops
 // Lowers each graph of FILE to the loop IR and prints it (--no-fuse: one kernel per node, no
 // inlining of elementwise producers; --no-schedule: inlining, but no kernel merging). --check
@@ -11,8 +11,11 @@
 // graph, every kernel; docs/CODEGEN.md); `kiln run --device=cpu` compiles and runs it.
 // --emit=cuda prints the CUDA C++ the CUDA backend generates (one NVRTC source per graph:
 // the prelude and every kernel, each with its launch; docs/CUDA_CODEGEN.md).
-// --report DIR compiles each graph with the CPU backend and writes a compile report to DIR
+// --report DIR compiles each graph with the device's backend and writes a compile report to DIR
 // (docs/REPORT.md: graphs, kernels, planned memory, time per phase; `capture` is parsing FILE).
+// A graph the backend compiles but cannot load (CUDA without a GPU) is reported as the backend
+// describes it without loading (the CUDA kernels compiled to cubins with NVRTC for ptxas's
+// register figures), and a line says why it is not loaded.
 // --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
 #include <chrono>
 #include <cmath>
@@ -43,6 +46,7 @@ constexpr const char* kBuildUsage =
     "       kiln build FILE --device=cpu --emit=cpp [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --device=cuda --emit=cuda [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --device=cpu --report DIR [--emit=cpp] [--no-fuse | --no-schedule]\n"
+    "       kiln build FILE --device=cuda --report DIR [--emit=cuda] [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
 
 
@@ -81,6 +85,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Adds `g` to the report as `backend` describes it without loading (Backend::describe), after
+// compiling it failed with `load_error` (no GPU, say): the report and a line on stdout say why
+// it is not loaded. Errors: lowering's; where the backend cannot describe the program either
+// (the CPU backend describes only what it loads), `load_error` itself.
+Status add_described(CompileReport& r, const Graph& g, const Backend& backend, const GraphCompileOptions& options,
+                     const Diagnostic& load_error) {
+  Expected<LoopProgram> p = lower_graph_for(g, backend, options);
+  if (!p) return p.error();
+  Expected<DescribedProgram> d = backend.describe(*p);
+  if (!d) return load_error;
+  r.graphs.push_back(report_graph("@" + g.name() + " as parsed", g));
+  r.programs.push_back(report_described_program("@" + g.name(), *p, *d, backend, load_error.message()));
+  if (d->target.compile) r.times.add(Phase::Compile, d->target.compile->seconds);
+  std::printf("// @%s not loaded: %s\n", g.name().c_str(), load_error.message().c_str());
+  for (const std::string& note : d->target.notes) std::printf("// %s\n", note.c_str());
+  return Status::ok();
+}
+
 // Compiles every graph with `backend` and writes the report of all of them to `dir`.
 int write_report(const std::string& file, const std::vector<std::unique_ptr<Graph>>& graphs, double parse_seconds,
                  const Backend& backend, const GraphCompileOptions& options, const std::string& dir) {
@@ -88,7 +110,10 @@ int write_report(const std::string& file, const std::vector<std::unique_ptr<Grap
   r.times.add(Phase::Capture, parse_seconds);
   for (const auto& g : graphs) {
     Expected<CompiledGraph> c = compile_graph(*g, backend, options);
-    if (!c) return fail(c.error());
+    if (!c) {
+      if (Status s = add_described(r, *g, backend, options, c.error()); !s) return fail(s.error());
+      continue;
+    }
     r.graphs.push_back(report_graph("@" + g->name() + " as parsed", *g));
     r.graphs.push_back(report_graph("@" + g->name() + " after the " + backend.name() + " backend's passes", c->graph()));
     r.programs.push_back(report_program("@" + g->name(), *c, backend));
@@ -125,11 +150,11 @@ int cmd_build(const Args& args) {
     return cl.usage_error("unknown --emit value '" + emit + "' (loops, cpp or cuda)");
   if (parse_only && (do_check || !emit.empty() || cl.has("--device") || !report_dir.empty()))
     return cl.usage_error("--parse-loops takes no other options");
-  if (!report_dir.empty() && !backend) return cl.usage_error("--report is the CPU backend's: give --device=cpu");
+  if (!report_dir.empty() && !backend) return cl.usage_error("--report compiles: give --device=cpu or --device=cuda");
   if (!report_dir.empty() && (do_check || emit == "loops"))
-    return cl.usage_error("--report takes --emit=cpp only (the report holds the loop IR)");
+    return cl.usage_error("--report takes --emit=cpp or --emit=cuda only (the report holds the loop IR)");
   if (!parse_only && emit.empty() && report_dir.empty())
-    return cl.usage_error("give --emit=loops, --emit=cpp, --report DIR or --parse-loops");
+    return cl.usage_error("give --emit=loops, --emit=cpp, --emit=cuda, --report DIR or --parse-loops");
   if (emit == "cpp" && (!backend || backend->device().kind() != Device::Kind::Cpu))
     return cl.usage_error("--emit=cpp is the CPU backend's: give --device=cpu");
   if (emit == "cuda" && (!backend || backend->device().kind() != Device::Kind::Cuda))

@@ -35,6 +35,7 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "CPU"; }
   const BackendPolicy& policy() const override { return policy_; }
   std::string emit(const LoopProgram& p) const override;
+  SourceFormat source_format() const override { return {"C++", "cpp"}; }
   Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const override;
 
  private:

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "codegen/cuda/cuda_launch.h"
+#include "runtime/cuda/cuda_target_report.h"
 
 namespace kiln {
 
@@ -33,6 +34,26 @@ Expected<std::unique_ptr<Executable>> CudaBackend::compile(LoopProgram p) const 
   CudaRunOptions run = options_.run;
   run.device = device_.index();
   return CudaProgram::load(std::move(p), std::move(source), run);
+}
+
+Expected<DescribedProgram> CudaBackend::describe(const LoopProgram& p) const {
+  const CudaProgramSource source = emit_cuda_program(p, options_.emit);
+  const std::string arch = options_.emit.target.arch();
+  KILN_ASSIGN_OR_RETURN(CudaProgramPlan plan, plan_cuda_program(p, source, options_.run.library_workspace_bytes,
+                                                                "while compiling loops @" + p.name + " for " + arch));
+  std::optional<CubinChunks> chunks;
+  Expected<std::string> nvrtc = nvrtc_version();
+  if (nvrtc) {
+    const CudaRunOptions& run = options_.run;
+    Expected<CubinChunks> compiled =
+        compile_cubin_chunks(source, {arch, run.cache_dir, run.jobs, run.min_kernels_per_chunk});
+    if (!compiled) return compiled.error().add_context("while compiling loops @" + p.name + " for " + arch);
+    chunks.emplace(std::move(*compiled));
+  }
+  TargetReport report = cuda_target_report(
+      {.program = p, .source = source, .plan = plan, .arch = arch, .compiled = chunks ? &chunks->stats : nullptr});
+  if (!nvrtc) report.notes.push_back(nvrtc.error().message());
+  return DescribedProgram{plan.arena.temporaries, std::move(report)};
 }
 
 }  // namespace kiln

@@ -26,7 +26,11 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "CUDA"; }
   const BackendPolicy& policy() const override { return policy_; }
   std::string emit(const LoopProgram& p) const override;
+  SourceFormat source_format() const override { return {"CUDA C++", "cu"}; }
   Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const override;
+  // Emitted, planned and, where NVRTC is installed, compiled to cubins through the cache (the
+  // register figures of ptxas's report); needs no driver or GPU.
+  Expected<DescribedProgram> describe(const LoopProgram& p) const override;
 
  private:
   Device device_;

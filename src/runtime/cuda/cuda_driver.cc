@@ -20,6 +20,7 @@ Status resolve_driver_api(const VendorLibrary& lib, CudaDriverApi& a) {
   KILN_TRY(lib.resolve("cuModuleGetFunction", a.module_get_function));
   KILN_TRY(lib.resolve("cuModuleUnload", a.module_unload));
   KILN_TRY(lib.resolve("cuFuncSetAttribute", a.func_set_attribute));
+  KILN_TRY(lib.resolve("cuFuncGetAttribute", a.func_get_attribute));
   KILN_TRY(lib.resolve("cuLaunchKernel", a.launch_kernel));
   KILN_TRY(lib.resolve("cuMemAlloc_v2", a.mem_alloc));
   KILN_TRY(lib.resolve("cuMemFree_v2", a.mem_free));

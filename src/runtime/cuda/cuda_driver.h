@@ -40,6 +40,7 @@ struct CudaDriverApi {
   CuResult (*module_get_function)(CuFunction* f, CuModule m, const char* name);  // cuModuleGetFunction
   CuResult (*module_unload)(CuModule m);                                         // cuModuleUnload
   CuResult (*func_set_attribute)(CuFunction f, int attribute, int value);        // cuFuncSetAttribute
+  CuResult (*func_get_attribute)(int* value, int attribute, CuFunction f);       // cuFuncGetAttribute
   CuResult (*launch_kernel)(CuFunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
                             unsigned block_y, unsigned block_z, unsigned shared_bytes, CuStream stream, void** params,
                             void** extra);                                                    // cuLaunchKernel

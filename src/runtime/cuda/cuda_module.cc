@@ -26,6 +26,23 @@ Status CudaModule::allow_shared_bytes(CuFunction kernel, const std::string& name
                       "kernel '" + name + "' asking for " + format_bytes(bytes) + " of shared memory");
 }
 
+Expected<KernelAttributes> CudaModule::attributes(CuFunction kernel, const std::string& name) const {
+  // CUfunction_attribute's values (cuda.h).
+  constexpr int kSharedSizeBytes = 1, kLocalSizeBytes = 3, kNumRegs = 4;
+  const CudaDriver& driver = module_.driver();
+  auto get = [&](int attribute, const char* what) -> Expected<int> {
+    int value = 0;
+    KILN_TRY(driver.check(driver.api().func_get_attribute(&value, attribute, kernel), "cuFuncGetAttribute",
+                          std::string(what) + " of kernel '" + name + "'"));
+    return value;
+  };
+  KernelAttributes a;
+  KILN_ASSIGN_OR_RETURN(a.registers, get(kNumRegs, "the registers"));
+  KILN_ASSIGN_OR_RETURN(a.local_bytes, get(kLocalSizeBytes, "the local memory"));
+  KILN_ASSIGN_OR_RETURN(a.static_shared_bytes, get(kSharedSizeBytes, "the static shared memory"));
+  return a;
+}
+
 Status CudaModule::launch(CuFunction kernel, const LaunchDims& dims, CuStream stream, void** params) const {
   const CudaDriver& driver = module_.driver();
   CuResult result =

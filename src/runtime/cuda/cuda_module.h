@@ -11,6 +11,14 @@
 
 namespace kiln {
 
+// What the driver says of a loaded kernel's resources (cuFuncGetAttribute), per thread but the
+// shared memory.
+struct KernelAttributes {
+  int registers = 0;
+  int64_t local_bytes = 0;          // local memory: stack frame and spills
+  int64_t static_shared_bytes = 0;  // __shared__ arrays of fixed size, per block
+};
+
 // Grid and block sizes, and the dynamic shared memory a launch asks for.
 struct LaunchDims {
   unsigned grid[3] = {1, 1, 1};
@@ -29,6 +37,9 @@ class CudaModule {
   // Lets `kernel` ask for up to `bytes` of dynamic shared memory: above 48 KiB a launch needs
   // this opt-in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). Error: more than the device has.
   Status allow_shared_bytes(CuFunction kernel, const std::string& name, unsigned bytes) const;
+
+  // Its registers, local and static shared memory. Error: the driver's, naming the kernel.
+  Expected<KernelAttributes> attributes(CuFunction kernel, const std::string& name) const;
 
   // Queues `kernel` on `stream` (nullptr: the legacy default stream); `params` points at each
   // parameter's value, in order. Error: the driver's, naming the kernel and the sizes.

@@ -7,9 +7,6 @@
 #include <optional>
 #include <set>
 
-#include "lower/byte_counts.h"
-#include "lower/integer_divisors.h"
-#include "lower/loop_bounds.h"
 #include "lower/loop_control.h"
 #include "lower/loop_eval.h"
 #include "lower/loop_run.h"
@@ -18,8 +15,9 @@
 #include "runtime/cuda/cuda_launch_args.h"
 #include "runtime/cuda/cuda_memory.h"
 #include "runtime/cuda/cuda_module.h"
-#include "runtime/cuda/cuda_source_check.h"
+#include "runtime/cuda/cuda_program_plan.h"
 #include "runtime/cuda/cuda_stream.h"
+#include "runtime/cuda/cuda_target_report.h"
 #include "runtime/cuda/run_marks.h"
 #include "support/error.h"
 
@@ -35,12 +33,13 @@ int64_t bytes_of(const Buffer& b) { return b.storage_size() * dtype_size(b.dtype
 
 bool is_contiguous_layout(const Buffer& b) { return b.strides == contiguous_strides(b.sizes); }
 
-// One launch, ready: its kernel and its parameters packed at load.
+// One launch, ready: its kernel and its parameters packed at load, and what the driver says of its resources.
 struct Launch {
   const CudaModule* module;
   CuFunction function;
   LaunchDims dims;
   PackedLaunchArgs args;
+  KernelAttributes attributes;
 };
 
 // Every launch of every flat kernel: its kernel found in its chunk's module (with the opt-in to
@@ -59,7 +58,9 @@ Expected<std::vector<std::vector<Launch>>> pack_launches(const CudaProgramSource
       LaunchDims dims;
       for (int i = 0; i < 3; ++i) dims.grid[i] = l.grid[i], dims.block[i] = l.block[i];
       dims.shared_bytes = l.shared_bytes;
-      launches[k].push_back(Launch{&module, function, dims, PackedLaunchArgs(l.args, addresses, scratch, error_slot)});
+      KILN_ASSIGN_OR_RETURN(KernelAttributes attributes, module.attributes(function, l.symbol));
+      launches[k].push_back(
+          Launch{&module, function, dims, PackedLaunchArgs(l.args, addresses, scratch, error_slot), attributes});
     }
   }
   return launches;
@@ -130,19 +131,13 @@ CudaProgram::~CudaProgram() = default;
 Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgramSource source,
                                                         const CudaRunOptions& o) {
   const std::string where = "while loading loops @" + p.name + " for the GPU";
-  for (Status s :
-       {check_loop_bounds(p), check_integer_divisors(p), check_buffer_bytes(p), check_cuda_program_source(p, source)})
-    if (!s) return s.error().add_context(where);
+  KILN_ASSIGN_OR_RETURN(CudaProgramPlan plan, plan_cuda_program(p, source, o.library_workspace_bytes, where));
   std::unique_ptr<CudaProgram> c(new CudaProgram());
   c->p_ = std::move(p);
   const std::vector<const LoopKernel*> flat = flat_kernels(c->p_);
-  std::vector<std::optional<LtMatmulPlan>> matmul_plans;
-  bool any_matmul = false;
-  for (const LoopKernel* k : flat) {
-    matmul_plans.push_back(plan_lt_matmul(c->p_, *k));
-    any_matmul = any_matmul || matmul_plans.back();
-  }
-  c->arena_ = plan_cuda_arena(c->p_, source.scratch_bytes, any_matmul ? o.library_workspace_bytes : 0);
+  const std::vector<std::optional<LtMatmulPlan>>& matmul_plans = plan.matmuls;
+  c->arena_ = plan.arena;
+  c->host_copied_ops_ = plan.host_copied_ops;
   c->ends_ = flat_kernel_ends(c->p_);
   c->input_written_.assign(c->p_.buffers.size(), false);
   for (const LoopKernel& k : c->p_.kernels)
@@ -152,8 +147,6 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
   for (size_t i = 0; i < flat.size(); ++i) {
     const LoopKernel* k = flat[i];
     if (k->kind != KernelKind::Extern || matmul_plans[i]) continue;
-    if (std::find(c->host_copied_ops_.begin(), c->host_copied_ops_.end(), k->op) == c->host_copied_ops_.end())
-      c->host_copied_ops_.push_back(k->op);
     std::set<int> touched = kernel_buffers_read(*k);
     for (int b : kernel_buffers_written(*k)) touched.insert(b);
     for (int b : touched) KILN_TRY(d->staging(c->p_.buffers[static_cast<size_t>(b)], static_cast<size_t>(b)).status());
@@ -200,6 +193,18 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
       pack_launches(source, d->modules, chunk_of, d->addresses, scratch, d->error_slot);
   if (!launches) return launches.error().add_context(where);
   d->launches = std::move(*launches);
+  std::vector<std::vector<KernelAttributes>> attributes;
+  for (const std::vector<Launch>& kernel : d->launches) {
+    attributes.emplace_back();
+    for (const Launch& l : kernel) attributes.back().push_back(l.attributes);
+  }
+  c->target_report_ = cuda_target_report({.program = c->p_,
+                                          .source = source,
+                                          .plan = plan,
+                                          .arch = props->arch(),
+                                          .compiled = &c->compile_stats_,
+                                          .loaded_on = props->name,
+                                          .attributes = &attributes});
   d->library_workspace = base + static_cast<CuDevicePtr>(c->arena_.library_workspace_offset);
   Expected<std::vector<std::optional<LtMatmul>>> matmuls =
       create_matmuls(matmul_plans, flat, o.tf32, static_cast<uint64_t>(c->arena_.library_workspace_bytes));

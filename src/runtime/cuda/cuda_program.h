@@ -71,6 +71,8 @@ class CudaProgram final : public Executable {
   // The ops of the extern kernels that run on the host, in flat kernel order, each once (the
   // compile report shows them: each costs a copy of its operands to the host and back).
   const std::vector<OpKind>& host_copied_ops() const { return host_copied_ops_; }
+  // The compile report's CUDA part, the driver's resource figures included (cuda_target_report.h).
+  TargetReport target_report() const override { return target_report_; }
 
   ~CudaProgram() override;
 
@@ -93,6 +95,7 @@ class CudaProgram final : public Executable {
   CubinCompileStats compile_stats_;
   BackendTimes times_;
   std::vector<OpKind> host_copied_ops_;
+  TargetReport target_report_;
   std::vector<int> ends_;            // per flat kernel: flat_kernel_ends (lower/loop_control.h)
   std::vector<bool> input_written_;  // per buffer: some kernel writes this input buffer
   std::unique_ptr<Device> device_;
