@@ -211,6 +211,7 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
 
 Expected<std::vector<Tensor>> CudaProgram::run(std::span<const Tensor> inputs) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
+  KILN_TRY(check_loop_inputs_on_host(p_, inputs, "a compiled CUDA program's run"));
   Device& d = *device_;
   std::lock_guard<std::mutex> lock(d.mutex);
   // The program's context, current on this thread for the run.
