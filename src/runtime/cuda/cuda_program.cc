@@ -148,11 +148,10 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
     for (int b : kernel_buffers_written(k)) c->input_written_[static_cast<size_t>(b)] = true;
   auto d = std::make_unique<Device>();
   d->host.resize(c->p_.buffers.size());
+  c->host_copied_ops_ = kiln::host_copied_ops(c->p_);
   for (size_t i = 0; i < flat.size(); ++i) {
     const LoopKernel* k = flat[i];
     if (k->kind != KernelKind::Extern || matmul_plans[i]) continue;
-    if (std::find(c->host_copied_ops_.begin(), c->host_copied_ops_.end(), k->op) == c->host_copied_ops_.end())
-      c->host_copied_ops_.push_back(k->op);
     std::set<int> touched = kernel_buffers_read(*k);
     for (int b : kernel_buffers_written(*k)) touched.insert(b);
     for (int b : touched) KILN_TRY(d->staging(c->p_.buffers[static_cast<size_t>(b)], static_cast<size_t>(b)).status());
