@@ -121,6 +121,23 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
+// `run` under every target's options, in order; where it throws, `what` fails on that target,
+// which gives nothing (the other targets are still compared).
+template <typename R>
+std::vector<std::optional<R>> run_on(Checks& checks, const std::vector<Target>& on, const std::string& what,
+                                     const std::function<R(const CompileOptions&)>& run) {
+  std::vector<std::optional<R>> results;
+  for (const Target& t : on) {
+    try {
+      results.emplace_back(run(t.options));
+    } catch (const Error& e) {
+      checks.expect(false, what + " on " + t.name, e.diagnostic().to_string());
+      results.emplace_back();
+    }
+  }
+  return results;
+}
+
 // ---- value_and_grad ----
 
 // What a model's value_and_grad gave on one target: outputs, gradients (named by the input they
@@ -205,23 +222,16 @@ GradResult gpt_gradients(const CompileOptions& options) {
 
 void check_gradients(Checks& checks, const std::vector<Target>& on, const std::string& model,
                      const std::function<GradResult(const CompileOptions&)>& gradients) {
-  std::vector<GradResult> results;
-  for (const Target& t : on) {
-    const std::string name = model + ": value_and_grad on " + t.name;
-    try {
-      results.push_back(gradients(t.options));
-    } catch (const Error& e) {
-      checks.expect(false, name, e.diagnostic().to_string());
-      return;
-    }
-  }
-  const GradResult& cuda = results.back();
+  const std::vector<std::optional<GradResult>> results = run_on(checks, on, model + ": value_and_grad", gradients);
+  if (!results.back()) return;
+  const GradResult& cuda = *results.back();
   std::printf("note %s: ops its CUDA programs run on the host: %s\n", model.c_str(), cuda.host_copied.c_str());
   for (size_t k = 0; k + 1 < results.size(); ++k) {
+    if (!results[k]) continue;
     const std::string against = model + ": CUDA against " + on[k].name + ", ";
-    expect_close(checks, against + "outputs", cuda.values, results[k].values, 1);
-    expect_close(checks, against + std::to_string(cuda.grads.size()) + " gradients", cuda.grads, results[k].grads, 0);
-    if (!cuda.buffers.empty()) expect_close(checks, against + "buffers after", cuda.buffers, results[k].buffers, 1);
+    expect_close(checks, against + "outputs", cuda.values, results[k]->values, 1);
+    expect_close(checks, against + std::to_string(cuda.grads.size()) + " gradients", cuda.grads, results[k]->grads, 0);
+    if (!cuda.buffers.empty()) expect_close(checks, against + "buffers after", cuda.buffers, results[k]->buffers, 1);
   }
 }
 
@@ -282,22 +292,16 @@ Trained gpt_steps(const CompileOptions& options) {
 
 void check_steps(Checks& checks, const std::vector<Target>& on, const std::string& model,
                  const std::function<Trained(const CompileOptions&)>& steps) {
-  std::vector<Trained> results;
-  for (const Target& t : on) {
-    try {
-      results.push_back(steps(t.options));
-    } catch (const Error& e) {
-      checks.expect(false, model + ": train steps on " + t.name, e.diagnostic().to_string());
-      return;
-    }
-  }
-  const Trained& cuda = results.back();
+  const std::vector<std::optional<Trained>> results = run_on(checks, on, model + ": train steps", steps);
+  if (!results.back()) return;
+  const Trained& cuda = *results.back();
   for (size_t k = 0; k + 1 < results.size(); ++k) {
+    if (!results[k]) continue;
     const std::string against = model + ": " + std::to_string(cuda.losses.size()) + " SGD steps on CUDA against " +
                                 on[k].name + ", ";
-    expect_close(checks, against + "each step's loss", cuda.losses, results[k].losses, 1);
+    expect_close(checks, against + "each step's loss", cuda.losses, results[k]->losses, 1);
     expect_close(checks, against + "the " + std::to_string(cuda.state.size()) + " parameters and buffers after",
-                 cuda.state, results[k].state, 1);
+                 cuda.state, results[k]->state, 1);
   }
 }
 
