@@ -203,10 +203,11 @@ GradResult cnn_gradients(const CompileOptions& options) {
 GradResult transformer_block_gradients(const CompileOptions& options) {
   const test_models::TransformerBlockConfig config{.batch = 2, .seq = 16, .width = 32, .heads = 4, .seed = 1};
   const std::unique_ptr<nn::Module> block = test_models::make_transformer_block(config);
-  Captured c = value_or_throw(test_models::capture_transformer_block(*block, test_models::transformer_block_input(config)));
+  const Tensor x = test_models::transformer_block_input(config);
+  Captured c = value_or_throw(test_models::capture_transformer_block(*block, x));
   const GradFunction fn =
       value_or_throw(compile_gradients(*c.graph, std::move(c.lifted), {}, options, "transformer block", {}));
-  return run_gradients(fn, {test_models::transformer_block_input(config)}, *block, options);
+  return run_gradients(fn, {x}, *block, options);
 }
 
 // Embeddings (an index whose gradient scatters), causal attention, layer norms, cross-entropy.
@@ -266,8 +267,10 @@ std::vector<std::vector<Tensor>> batches(const std::function<std::vector<Tensor>
 Trained mlp_steps(const CompileOptions& options) {
   test_models::Mlp mlp;
   auto loss = [](test_models::Mlp& m, std::span<const Tensor> b) { return mse_loss(m.forward(b[0]), b[1]); };
-  return train(mlp, loss, batches([](uint64_t s) { return std::vector{Tensor::randn({7, 16}, s), Tensor::randn({7, 4}, s + 1)}; }),
-               0.1, options);
+  return train(
+      mlp, loss,
+      batches([](uint64_t s) { return std::vector{Tensor::randn({7, 16}, s), Tensor::randn({7, 4}, s + 1)}; }), 0.1,
+      options);
 }
 
 // Batch norm in training mode: each step writes the running statistics back, and the next reads them.
@@ -276,7 +279,9 @@ Trained cnn_steps(const CompileOptions& options) {
   cnn.train(true);
   auto loss = [](test_models::SmallCnn& m, std::span<const Tensor> b) { return mse_loss(m.forward(b[0]), b[1]); };
   return train(cnn, loss,
-               batches([](uint64_t s) { return std::vector{Tensor::randn({2, 3, 8, 8}, s), Tensor::randn({2, 10}, s + 1)}; }),
+               batches([](uint64_t s) {
+                 return std::vector{Tensor::randn({2, 3, 8, 8}, s), Tensor::randn({2, 10}, s + 1)};
+               }),
                0.05, options);
 }
 

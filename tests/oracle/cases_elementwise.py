@@ -192,7 +192,8 @@ add("clamp_int_float_bound", "clamp(%a) {min=0.5}", [randint(-3, 3, 6)], lambda 
 add("clamp_min_above_max", "clamp(%a) {max=0, min=1}", [randint(-3, 3, 6)], lambda a: torch.clamp(a, 1, 0))
 add("clamp_u8", "clamp(%a) {max=300, min=-1}", [randint(0, 255, 6, dtype=torch.uint8)],
     ReferenceOrEquivalent(lambda a: torch.clamp(a, -1, 300), lambda a: torch.clamp(a.long(), -1, 300).to(torch.uint8),
-                          "clamped in i64, where -1 and 300 are values, then back to u8: exact, the result is in [0, 255]"))
+                          "clamped in i64, where -1 and 300 are values, then back to u8: exact, the result is in "
+                          "[0, 255]"))
 add("clamp_bf16", "clamp(%a) {max=1, min=-1}", [randn(6, dtype=torch.bfloat16)], lambda a: torch.clamp(a, -1, 1), **LOW)
 add("clamp_transposed", "clamp(%t) {max=0.3}", [randn(3, 4)], lambda a: torch.clamp(a.t(), max=0.3), pre=TRANSPOSE_A)
 add("clamp_empty", "clamp(%a) {min=0}", [randn(0, 4)], lambda a: torch.clamp(a, min=0))

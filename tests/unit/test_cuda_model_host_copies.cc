@@ -40,8 +40,8 @@ std::string training_host_copies(const Expected<Captured>& c) {
 TEST(CudaModelHostCopies, MlpRunsEveryOpOnTheDevice) {
   test_models::Mlp mlp;
   auto loss = [&](std::span<const Tensor> in) { return std::vector<Tensor>{mse_loss(mlp.forward(in[0]), in[1])}; };
-  EXPECT_EQ(training_host_copies(capture(loss, {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)}, {.module = &mlp})),
-            "forward: none; backward: none");
+  const std::vector<Tensor> batch = {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)};
+  EXPECT_EQ(training_host_copies(capture(loss, batch, {.module = &mlp})), "forward: none; backward: none");
 }
 
 // The CUDA backend has no convolution (issue 19 leaves cuDNN or generated kernels open); its
@@ -50,9 +50,8 @@ TEST(CudaModelHostCopies, SmallCnnRunsItsConvolutionOnTheHost) {
   test_models::SmallCnn cnn;
   cnn.train(true);
   auto loss = [&](std::span<const Tensor> in) { return std::vector<Tensor>{sum(mul(cnn.forward(in[0]), in[1]))}; };
-  EXPECT_EQ(
-      training_host_copies(capture(loss, {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)}, {.module = &cnn})),
-      "forward: conv2d; backward: none");
+  const std::vector<Tensor> batch = {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)};
+  EXPECT_EQ(training_host_copies(capture(loss, batch, {.module = &cnn})), "forward: conv2d; backward: none");
 }
 
 // Attention's backward multiplies by the heads read out of [batch, seq, heads, dim] as [batch,
@@ -61,7 +60,8 @@ TEST(CudaModelHostCopies, SmallCnnRunsItsConvolutionOnTheHost) {
 // tangent (strides [0, 0]), and cuBLASLt takes no leading dimension of 0.
 TEST(CudaModelHostCopies, TransformerBlockRunsAttentionsBackwardMatmulsOnTheHost) {
   const test_models::TransformerBlockConfig config{.batch = 2, .seq = 16, .width = 32, .heads = 4, .seed = 1};
-  EXPECT_EQ(training_host_copies(test_models::capture_transformer_block(config)), "forward: none; backward: mm, matmul");
+  EXPECT_EQ(training_host_copies(test_models::capture_transformer_block(config)),
+            "forward: none; backward: mm, matmul");
 }
 
 TEST(CudaModelHostCopies, DemoGptRunsAttentionsBackwardMatmulsOnTheHost) {

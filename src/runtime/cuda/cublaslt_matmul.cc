@@ -189,7 +189,8 @@ std::optional<LtMatmulPlan> plan_scaled(const LoopKernel& k, DType dtype, const 
 std::vector<OpKind> host_copied_ops(const LoopProgram& p) {
   std::vector<OpKind> ops;
   for (const LoopKernel* k : flat_kernels(p))
-    if (k->kind == KernelKind::Extern && !plan_lt_matmul(p, *k) && std::find(ops.begin(), ops.end(), k->op) == ops.end())
+    if (k->kind == KernelKind::Extern && !plan_lt_matmul(p, *k) &&
+        std::find(ops.begin(), ops.end(), k->op) == ops.end())
       ops.push_back(k->op);
   return ops;
 }
