@@ -356,6 +356,7 @@ TEST(CublasLtMatmul, KernelsItCannotRunStayOnTheHost) {
 )");
   ASSERT_TRUE(p) << p.error().message();
   for (const LoopKernel& k : p->kernels) EXPECT_FALSE(plan_lt_matmul(*p, k)) << k.name;
+  EXPECT_EQ(host_copied_ops(*p), (std::vector<OpKind>{OpKind::Addmm, OpKind::Mm, OpKind::Matmul}));
 }
 
 TEST(CublasLt, AMissingLibrarySaysWhichAndWhatToInstall) {

@@ -16,6 +16,8 @@
 #include "lower/loop_eval.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "train/compiled_function.h"
+#include "train/value_and_grad_fn.h"
 
 namespace kiln {
 namespace {
@@ -75,6 +77,22 @@ TEST(DeviceTensorRunners, LoopEvaluatorAndCpuBackendNameTheDeviceInput) {
   ASSERT_FALSE(evaluated);
   EXPECT_EQ(evaluated.error().message(),
             "input %x is on cuda:0, and the loop-IR evaluator reads host memory only: pass it .to(Device::cpu())");
+}
+
+// The compiled entry points take host tensors on every backend (the CUDA backend's programs too,
+// tests/gpu/cuda_training_gpu_test.cc): a device input fails naming the captured input.
+TEST(DeviceTensorRunners, ValueAndGradAndCompileNameTheDeviceInput) {
+  FakeDevice device;
+  const CompileOptions cpu{.backends = {.cpu = {.compile = test_compile_options()}}};
+  auto loss = [](std::span<const Tensor> in) { return sum(relu(in[0])); };
+  const std::vector<Tensor> on_device = {Tensor::randn({4}, 8).cuda()};
+  const std::string refused =
+      "input %x is on cuda:0, and the CPU backend reads host memory only: pass it .to(Device::cpu())";
+  const ValueAndGradFn grads =
+      value_and_grad(loss, {Tensor::randn({4}, 9)}, ValueAndGradOptions{.input_names = {"x"}, .compile = cpu});
+  EXPECT_EQ(error_of([&] { grads(on_device); }), refused);
+  const CompiledFunction f = compile(loss, {Tensor::randn({4}, 9)}, cpu, {.input_names = {"x"}});
+  EXPECT_EQ(error_of([&] { f(on_device); }), refused);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lower/loop_control.h"
 #include "runtime/cuda/cuda_error.h"
 
 namespace kiln {
@@ -184,6 +185,15 @@ std::optional<LtMatmulPlan> plan_scaled(const LoopKernel& k, DType dtype, const 
 }
 
 }  // namespace
+
+std::vector<OpKind> host_copied_ops(const LoopProgram& p) {
+  std::vector<OpKind> ops;
+  for (const LoopKernel* k : flat_kernels(p))
+    if (k->kind == KernelKind::Extern && !plan_lt_matmul(p, *k) &&
+        std::find(ops.begin(), ops.end(), k->op) == ops.end())
+      ops.push_back(k->op);
+  return ops;
+}
 
 std::optional<LtMatmulPlan> plan_lt_matmul(const LoopProgram& p, const LoopKernel& k) {
   if (k.kind != KernelKind::Extern || k.results.size() != 1) return std::nullopt;

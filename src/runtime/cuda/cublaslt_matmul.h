@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "lower/loop_ir.h"
@@ -48,6 +49,10 @@ struct LtMatmulPlan {
 
 // The cuBLASLt call that runs extern kernel `k` of `p`, or nothing when it runs on the host.
 std::optional<LtMatmulPlan> plan_lt_matmul(const LoopProgram& p, const LoopKernel& k);
+
+// The ops of `p`'s extern kernels that no cuBLASLt call runs, in flat kernel order (control
+// kernels' bodies included), each once: CudaProgram runs them on the host.
+std::vector<OpKind> host_copied_ops(const LoopProgram& p);
 
 // One planned call's descriptors and algorithm, made once when the program loads.
 class LtMatmul {

@@ -144,6 +144,7 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
     for (int b : kernel_buffers_written(k)) c->input_written_[static_cast<size_t>(b)] = true;
   auto d = std::make_unique<Device>();
   d->host.resize(c->p_.buffers.size());
+  c->host_copied_ops_ = kiln::host_copied_ops(c->p_);
   for (size_t i = 0; i < flat.size(); ++i) {
     const LoopKernel* k = flat[i];
     if (k->kind != KernelKind::Extern || matmul_plans[i]) continue;
@@ -217,6 +218,7 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
 
 Expected<std::vector<Tensor>> CudaProgram::run(std::span<const Tensor> inputs) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
+  KILN_TRY(check_loop_inputs_on_host(p_, inputs, "a compiled CUDA program's run"));
   Device& d = *device_;
   std::lock_guard<std::mutex> lock(d.mutex);
   // The program's context, current on this thread for the run.

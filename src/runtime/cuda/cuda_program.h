@@ -1,8 +1,9 @@
 // A loop program run on a CUDA GPU: the emitter's source (codegen/cuda/cuda_program_source.h)
 // compiled to cubins through the cubin cache (cubin_chunks.h), loaded, and run in one device
 // arena planned at load (cuda_arena.h) with every launch's parameters packed at load
-// (cuda_launch_args.h). run() has the Executable contract (host tensors in and out), as the
-// compiled CPU runtime (runtime/cpu/compiled_program.h) has, with these differences:
+// (cuda_launch_args.h). run() has the Executable contract (host tensors in and out; an input on a
+// device is an error naming it), as the compiled CPU runtime (runtime/cpu/compiled_program.h)
+// has, with these differences:
 //  - a run copies the inputs into the arena, launches every kernel in flat order on the
 //    program's one stream and copies the outputs back; the host waits for the GPU only to read
 //    a control kernel's predicate (cond, while: lower/loop_control.h), around a host extern
