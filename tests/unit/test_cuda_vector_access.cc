@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/cuda/cuda_vector_access.h"
+#include "core/dtype.h"
 #include "lower/loop_text.h"
 
 namespace kiln::cuda {
@@ -26,30 +27,45 @@ PointwiseVectors plan_of(const std::string& inputs, const std::string& out, cons
   return p ? pointwise_vectors(*p, p->kernels[0]) : PointwiseVectors{};
 }
 
+// out0[i0] = x[i0] cast from dtype `in` to `out`, over 1024 points.
+PointwiseVectors cast_plan(const std::string& in, const std::string& out) {
+  return plan_of("%x: " + in + "[1024]", out + "[1024] strides [1]", {1024},
+                 "      %0 = load %x[i0]\n      %1 = cast %0 : " + out + "\n      store %out0[i0], %1\n");
+}
+
+// out0[i0] = x[i0] over `n` points of dtype `t`.
+PointwiseVectors copy_plan(const std::string& t, int64_t n) {
+  const std::string shape = t + "[" + std::to_string(n) + "]";
+  return plan_of("%x: " + shape, shape + " strides [1]", {n}, "      %0 = load %x[i0]\n      store %out0[i0], %0\n");
+}
+
 TEST(CudaVectorAccess, TheNarrowestAccessMoves16Bytes) {
-  const PointwiseVectors bf16 = plan_of("%x: bf16[1024]", "bf16[1024] strides [1]", {1024},
-                                        "      %0 = load %x[i0]\n      store %out0[i0], %0\n");
+  const PointwiseVectors bf16 = copy_plan("bf16", 1024);
   EXPECT_EQ(bf16.width, 8);
   EXPECT_EQ(bf16.groups, 128);
   EXPECT_EQ(bf16.tail, 0);
   EXPECT_EQ(bf16.access, (std::vector<VectorAccess>{VectorAccess::Contiguous, VectorAccess::Contiguous}));
-  // f32 in, bf16 out: 8 points, two 16-byte pieces of f32.
-  const PointwiseVectors mixed = plan_of("%x: f32[1024]", "bf16[1024] strides [1]", {1024},
-                                         "      %0 = load %x[i0]\n      %1 = cast %0 : bf16\n      store %out0[i0], %1\n");
-  EXPECT_EQ(mixed.width, 8);
-  EXPECT_EQ(vector_pieces(mixed.width, DType::F32).bytes, 16);
-  EXPECT_EQ(vector_pieces(mixed.width, DType::F32).count, 2);
-  EXPECT_EQ(vector_pieces(mixed.width, DType::BF16).count, 1);
+  EXPECT_EQ(cast_plan("f32", "bf16").width, 8);  // the f32 in two 16-byte pieces
+  EXPECT_EQ(cast_plan("f32", "f64").width, 4);
 }
 
 TEST(CudaVectorAccess, TheWidestAccessMovesAtMost64Bytes) {
   // bool would take 16 points; f64 moves 8 x 8 bytes at most, so 8, the bools in 8 bytes.
-  const PointwiseVectors p = plan_of("%x: f64[1024]", "bool[1024] strides [1]", {1024},
-                                     "      %0 = load %x[i0]\n      %1 = cast %0 : bool\n      store %out0[i0], %1\n");
-  EXPECT_EQ(p.width, 8);
-  EXPECT_EQ(vector_pieces(p.width, DType::Bool).bytes, 8);
-  EXPECT_EQ(vector_pieces(p.width, DType::F64).bytes, 16);
-  EXPECT_EQ(vector_pieces(p.width, DType::F64).count, 4);
+  EXPECT_EQ(cast_plan("f64", "bool").width, 8);
+  EXPECT_EQ(cast_plan("f32", "bool").width, 16);
+}
+
+TEST(CudaVectorAccess, AVectorMovesInPiecesOfAtMost16Bytes) {
+  struct Case {
+    int width;
+    DType t;
+    int bytes, count;
+  };
+  for (const Case& c : {Case{8, DType::BF16, 16, 1}, Case{8, DType::F32, 16, 2}, Case{8, DType::F64, 16, 4},
+                        Case{8, DType::Bool, 8, 1}, Case{2, DType::Bool, 2, 1}}) {
+    EXPECT_EQ(vector_pieces(c.width, c.t).bytes, c.bytes) << c.width << " x " << dtype_name(c.t);
+    EXPECT_EQ(vector_pieces(c.width, c.t).count, c.count) << c.width << " x " << dtype_name(c.t);
+  }
 }
 
 TEST(CudaVectorAccess, AnOperandConstantInTheInnermostLoopIsLoadedOncePerGroup) {
@@ -64,8 +80,7 @@ TEST(CudaVectorAccess, AnOperandConstantInTheInnermostLoopIsLoadedOncePerGroup) 
 }
 
 TEST(CudaVectorAccess, OneLoopRunsItsLastPointsOnTheScalarPath) {
-  const PointwiseVectors p = plan_of("%x: f32[1030]", "f32[1030] strides [1]", {1030},
-                                     "      %0 = load %x[i0]\n      store %out0[i0], %0\n");
+  const PointwiseVectors p = copy_plan("f32", 1030);
   EXPECT_EQ(p.width, 4);
   EXPECT_EQ(p.groups, 257);
   EXPECT_EQ(p.tail, 2);
