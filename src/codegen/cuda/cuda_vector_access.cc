@@ -29,7 +29,7 @@ int group_width(const LoopProgram& p, const LoopKernel& k, int inner) {
   return width;
 }
 
-// How access `op` may run `width` points at a time in innermost loop `inner`, or "" with the
+// How access `op` may run `width` points at a time in innermost loop `inner`, or None with the
 // reason it cannot in `why`.
 VectorAccess access_of(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why) {
   const std::string name = "%" + p.buffers[static_cast<size_t>(op.buffer)].name;
