@@ -2,8 +2,8 @@
 // the (collapsed) innermost loop, loading and storing them with 16-byte (or 8/4/2-byte) vector
 // accesses, so a bf16 kernel moves 16 bytes per access instead of 2.
 //
-// The width is the one at which the narrowest buffer accessed moves 16 bytes (8 bf16, 4 f32),
-// halved while the widest would move more than 64 bytes. A kernel takes it only when every
+// The width is the one at which the narrowest access that moves with the innermost loop moves
+// 16 bytes (8 bf16, 4 f32), halved while the widest would move more than 64 bytes. A kernel takes it only when every
 // access allows it, else every point keeps the scalar path (`scalar_reason` says why):
 // - no indirect or masked access, stores that never repeat an element;
 // - the innermost extent a multiple of the width (a kernel of one loop runs its last
