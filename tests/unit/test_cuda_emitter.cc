@@ -50,9 +50,10 @@ TEST(CudaEmitter, EachKernelTakesTheBuffersItTouchesInBufferOrder) {
   EXPECT_EQ(k0.args[1].buffer, 1);
   EXPECT_TRUE(contains(s.kernel_text[0], "kiln_f_k0(const float* __restrict__ b0_x, float* __restrict__ b1_out0)"))
       << s.kernel_text[0];
-  // A thread per point; a block per output point, its 8 points folded by a warp.
+  // A thread per 4 points (16-byte accesses); a block per output point, its 8 points folded by a
+  // warp.
   EXPECT_EQ(k0.block[0], 256u);
-  EXPECT_EQ(k0.grid[0], 4u);
+  EXPECT_EQ(k0.grid[0], 1u);
   const CudaLaunch& k1 = s.launches[1].at(0);
   EXPECT_EQ(k1.grid[0], 128u);
   EXPECT_EQ(k1.block[0], 32u);
@@ -65,10 +66,10 @@ TEST(CudaEmitter, TheSameProgramGivesTheSameBytes) {
 }
 
 TEST(CudaEmitter, IndexArithmeticPast2To31PointsIs64Bit) {
-  const int64_t n = int64_t{3} << 30;  // 3 * 2^30 points: past INT32_MAX
+  const int64_t n = int64_t{3} << 30;  // 3 * 2^30 points (groups of 4 of them): past INT32_MAX
   const CudaProgramSource s = emit_cuda_program(exp_and_row_sums(n));
-  EXPECT_TRUE(contains(s.kernel_text[0], "for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < 3221225472; "
-                                         "p += (int64_t)gridDim.x * blockDim.x) {"))
+  EXPECT_TRUE(contains(s.kernel_text[0], "for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < 805306368; "
+                                         "g += (int64_t)gridDim.x * blockDim.x) {"))
       << s.kernel_text[0];
   EXPECT_TRUE(contains(s.kernel_text[1], "for (int64_t row = (int64_t)blockIdx.x; row < 402653184; row += (int64_t)gridDim.x) {"))
       << s.kernel_text[1];

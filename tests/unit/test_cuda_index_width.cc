@@ -36,7 +36,7 @@ LoopProgram copy(int64_t n, int64_t stride) {
 TEST(CudaIndexWidth, SmallKernelsUseIntAndLargeOnesInt64) {
   EXPECT_TRUE(fits_int32(copy(1024, 1).kernels[0], 1024));
   const std::string narrow = emit_cuda_program(copy(1024, 1)).kernel_text[0];
-  EXPECT_NE(narrow.find("for (int p = (int)(blockIdx.x * blockDim.x + threadIdx.x); p < 1024; p += (int)(gridDim.x * "
+  EXPECT_NE(narrow.find("for (int g = (int)(blockIdx.x * blockDim.x + threadIdx.x); g < 256; g += (int)(gridDim.x * "
                         "blockDim.x)) {"),
             std::string::npos)
       << narrow;

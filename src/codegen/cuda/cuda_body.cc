@@ -35,8 +35,9 @@ std::string buffer_pointer(const LoopProgram& p, int b) {
 
 std::string value_name(int i) { return "v" + std::to_string(i); }
 
-std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i) {
+std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const std::string& element) {
   const BodyOp& op = k.body[static_cast<size_t>(i)];
+  auto elem = [&] { return element.empty() ? buffer_pointer(p, op.buffer) + "[" + access(op) + "]" : element; };
   auto dtype = [&](int a) { return k.body[static_cast<size_t>(a)].dtype; };
   auto define = [&](const std::string& expr) {
     return "const " + std::string(cpp::value_type(op.dtype)) + " " + value_name(i) + " = " + expr + ";";
@@ -45,7 +46,7 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i) {
     case BodyOp::Kind::Load: {
       const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
       std::string x =
-          converted(cpp::load_value(buffer_pointer(p, op.buffer) + "[" + access(op) + "]", stored), stored, op.dtype);
+          converted(cpp::load_value(elem(), stored), stored, op.dtype);
       // A masked load reads nothing where its mask is false.
       if (op.masked)
         x = value_name(op.mask()) + " ? " + x + " : " + converted(cpp::const_literal(op.value, stored), stored, op.dtype);
@@ -79,7 +80,7 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i) {
     }
     case BodyOp::Kind::Store: {
       const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
-      return buffer_pointer(p, op.buffer) + "[" + access(op) + "] = " +
+      return elem() + " = " +
              cpp::store_value(value_name(op.args.at(0)), dtype(op.args.at(0)), stored) + ";";
     }
     case BodyOp::Kind::Reduce: break;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/collapse_loops.h"
+#include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_scalar.h"
 #include "codegen/cpp/cpp_schedule.h"
@@ -13,6 +14,7 @@
 #include "codegen/cuda/cuda_launch.h"
 #include "codegen/cuda/cuda_reduce.h"
 #include "codegen/cuda/cuda_reduce_strategy.h"
+#include "codegen/cuda/cuda_vector_access.h"
 #include "support/check.h"
 
 namespace kiln::cuda {
@@ -65,13 +67,21 @@ ReducePlan reduction_plan(const LoopKernel& k, const CudaTarget& t) {
   return plan_reduction(outputs, row, is_column_reduction(k), t);
 }
 
-// The one launch of a pointwise, scan or fused kernel, and how it spreads the work.
-std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const CudaTarget& t) {
+// How a pointwise kernel of vector plan `v` spreads its points over threads.
+std::string vector_text(const PointwiseVectors& v) {
+  if (v.width == 1) return "a thread per point (" + v.scalar_reason + ")";
+  std::string s = "a thread per " + std::to_string(v.width) + " points (vector accesses)";
+  return v.tail == 0 ? s : s + ", the last " + std::to_string(v.tail) + " a thread each";
+}
+
+// The one launch of a pointwise (of vector plan `v`), scan or fused kernel, and how it spreads
+// the work.
+std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const PointwiseVectors& v, const CudaTarget& t) {
   const size_t n = k.loops.size();
   switch (k.kind) {
     case KernelKind::Pointwise:
       if (!cpp::stores_independent(k, static_cast<int>(n))) return {kSerialLaunch, "points in order (stores repeat elements)"};
-      return {pointwise_launch(points(k.loops, 0, n), t), "a thread per point"};
+      return {pointwise_launch(v.width == 1 ? points(k.loops, 0, n) : v.groups, t), vector_text(v)};
     case KernelKind::Scan:
       if (n > 1 && !cpp::scan_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
       return {pointwise_launch(points(k.loops, 0, n - 1), t), "a thread per row, its steps in order"};
@@ -94,11 +104,16 @@ class KernelWriter {
   CudaKernel write(const std::string& symbol) {
     const int n = static_cast<int>(k_.loops.size());
     if (k_.kind != KernelKind::Reduction) {
-      const auto [shape, how] = single_launch(k_, target_);
+      const PointwiseVectors vectors = pointwise_vectors(p_, k_);
+      const auto [shape, how] = single_launch(k_, vectors, target_);
       narrow(shape.grid * int64_t{shape.block});
       function(symbol, shape, how, false, [&] {
         switch (k_.kind) {
           case KernelKind::Pointwise:
+            if (vectors.width > 1) {
+              vector_groups(vectors);
+              break;
+            }
             for_points(k_, "p", 0, n, grid_thread(), grid_threads(), [&] { ops(k_, 0, k_.body.size()); });
             break;
           case KernelKind::Scan:
@@ -249,10 +264,11 @@ class KernelWriter {
   }
 
   // The loop variables i<first>..i<last-1> of `k` from flat point `flat` (row-major).
-  void unflatten(const LoopKernel& k, const std::string& flat, int first, int last) {
+  void unflatten(const LoopKernel& k, const std::string& flat, int first, int last) { unflatten(k.loops, flat, first, last); }
+  void unflatten(const std::vector<int64_t>& loops, const std::string& flat, int first, int last) {
     std::string rest = flat;
     for (int d = last - 1; d >= first; --d) {
-      const std::string e = std::to_string(k.loops[static_cast<size_t>(d)]);
+      const std::string e = std::to_string(loops[static_cast<size_t>(d)]);
       if (d == first) {
         line("const " + index_ + " i" + std::to_string(d) + " = " + rest + ";");
       } else {
@@ -282,6 +298,76 @@ class KernelWriter {
     }
     body();
     close_block();
+  }
+
+  // Pointwise kernel k_ `v.width` points at a time: a thread per group of consecutive points of
+  // the innermost loop, grid-stride; the group's vector loads, its points (unrolled lanes), its
+  // vector stores. The innermost loop variable is the lane's (where an index op reads it); i<n>,
+  // past the loops', is the group's first point. Then, for a kernel of one loop, its last
+  // points one a thread.
+  void vector_groups(const PointwiseVectors& v) {
+    const int n = static_cast<int>(k_.loops.size()), w = v.width;
+    const std::string start = "i" + std::to_string(n), inner = "i" + std::to_string(n - 1);
+    std::vector<int64_t> groups = k_.loops;
+    groups.back() /= w;
+    std::vector<IndexExpr> to_start;  // an index at the group's first point
+    for (int d = 0; d < n; ++d) to_start.push_back(IndexExpr::var(d == n - 1 ? n : d));
+    open_block("for (" + index_ + " g = " + grid_thread() + "; g < " + std::to_string(v.groups) + "; g += " +
+               grid_threads() + ") {");
+    const std::string per_row = std::to_string(groups.back());
+    unflatten(groups, "(g / " + per_row + ")", 0, n - 1);
+    line("const " + index_ + " " + start + " = " + (n == 1 ? "g" : "(g % " + per_row + ")") + " * " + std::to_string(w) +
+         ";  // the group's first point of loop " + std::to_string(n - 1));
+    std::vector<std::string> element(k_.body.size());
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const BodyOp& op = k_.body[i];
+      if (v.access[i] == VectorAccess::None) continue;
+      const DType t = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
+      if (v.access[i] == VectorAccess::Broadcast) {
+        element[i] = "l" + std::to_string(i);
+        line("const " + std::string(cpp::storage_type(t)) + " " + element[i] + " = " + buffer_pointer(p_, op.buffer) + "[" +
+             cpp::index_cpp(op.index) + "];  // the same for the group");
+        continue;
+      }
+      const std::string name = (op.kind == BodyOp::Kind::Load ? "l" : "s") + std::to_string(i);
+      element[i] = name + ".e[j]";
+      line(vector_union(name, w, t) + ";");
+      if (op.kind == BodyOp::Kind::Load) vector_copy(name, w, t, op, to_start, true);
+    }
+    line("#pragma unroll");
+    open_block("for (int j = 0; j < " + std::to_string(w) + "; ++j) {");
+    if (std::any_of(k_.body.begin(), k_.body.end(),
+                    [&](const BodyOp& op) { return op.kind == BodyOp::Kind::Index && op.index.uses_var(n - 1); }))
+      line("const " + index_ + " " + inner + " = " + start + " + j;");
+    for (size_t i = 0; i < k_.body.size(); ++i) line(body_op_text(p_, k_, static_cast<int>(i), element[i]));
+    close_block();
+    for (size_t i = 0; i < k_.body.size(); ++i)
+      if (v.access[i] == VectorAccess::Contiguous && k_.body[i].kind == BodyOp::Kind::Store)
+        vector_copy("s" + std::to_string(i), w, p_.buffers[static_cast<size_t>(k_.body[i].buffer)].dtype, k_.body[i],
+                    to_start, false);
+    close_block();
+    if (v.tail > 0)
+      for_points(k_, "p", 0, n, std::to_string(v.groups * w) + " + " + grid_thread(), grid_threads(),
+                 [&] { ops(k_, 0, k_.body.size()); });
+  }
+  // `union { kiln_v16 v[2]; float e[8]; } l3`: `width` elements of dtype `t` as vector pieces.
+  static std::string vector_union(const std::string& name, int width, DType t) {
+    const VectorPieces pieces = vector_pieces(width, t);
+    return "union { kiln_v" + std::to_string(pieces.bytes) + " v[" + std::to_string(pieces.count) + "]; " +
+           std::string(cpp::storage_type(t)) + " e[" + std::to_string(width) + "]; } " + name;
+  }
+  // The pieces of union `name` loaded from (`load`) or stored to op's elements at the group's
+  // first point (its index with `to_start` substituted).
+  void vector_copy(const std::string& name, int width, DType t, const BodyOp& op, const std::vector<IndexExpr>& to_start,
+                   bool load) {
+    const VectorPieces pieces = vector_pieces(width, t);
+    const std::string type = "kiln_v" + std::to_string(pieces.bytes);
+    const std::string at = "((" + std::string(load ? "const " : "") + type + "*)(" + buffer_pointer(p_, op.buffer) +
+                           " + " + cpp::index_cpp(op.index.substitute(to_start)) + "))";
+    for (int j = 0; j < pieces.count; ++j) {
+      const std::string slot = name + ".v[" + std::to_string(j) + "]", mem = at + "[" + std::to_string(j) + "]";
+      line(load ? slot + " = " + mem + ";" : mem + " = " + slot + ";");
+    }
   }
 
   void open_loop(const LoopKernel& k, int d) {

@@ -29,6 +29,12 @@ typedef unsigned long long uint64_t;
 #define __builtin_inf() __longlong_as_double(0x7ff0000000000000ll)
 #define __builtin_nanf(s) __int_as_float(0x7fc00000)
 #define __builtin_nan(s) __longlong_as_double(0x7ff8000000000000ll)
+// The pieces of a pointwise kernel's vector accesses (cuda_vector_access.h): aligned to their
+// size, so a copy of one is one ld/st.global of 2, 4, 8 or 16 bytes.
+struct alignas(2) kiln_v2 { uint8_t b[2]; };
+struct alignas(4) kiln_v4 { uint32_t w; };
+struct alignas(8) kiln_v8 { uint32_t w[2]; };
+struct alignas(16) kiln_v16 { uint32_t w[4]; };
 
 )";
 

@@ -1,0 +1,51 @@
+// Wide memory accesses for pointwise kernels: each thread handles `width` consecutive points of
+// the (collapsed) innermost loop, loading and storing them with 16-byte (or 8/4/2-byte) vector
+// accesses, so a bf16 kernel moves 16 bytes per access instead of 2.
+//
+// The width is the one at which the narrowest access that moves with the innermost loop moves
+// 16 bytes (8 bf16, 4 f32), halved while the widest would move more than 64 bytes. A kernel takes it only when every
+// access allows it, else every point keeps the scalar path (`scalar_reason` says why):
+// - no indirect or masked access, stores that never repeat an element;
+// - the innermost extent a multiple of the width (a kernel of one loop runs its last
+//   extent % width points on the scalar path instead);
+// - each store, and each load that moves with the innermost loop, at unit stride in it, its
+//   group's first element a multiple of the width: the constant and every other term's
+//   coefficient multiples of it (every buffer starts on a 256-byte boundary,
+//   cuda_program_source.h, so such an element is aligned to the vector's bytes);
+// - a load that does not move with the innermost loop (stride 0, a broadcast) is loaded once
+//   per group.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace kiln::cuda {
+
+enum class VectorAccess : uint8_t {
+  None,        // not a load or store
+  Contiguous,  // the group's `width` elements with vector accesses
+  Broadcast,   // one element for the whole group (a load)
+};
+
+struct PointwiseVectors {
+  int width = 1;                     // points per thread; 1: the scalar path
+  std::vector<VectorAccess> access;  // per body op (width > 1)
+  int64_t groups = 0;                // points / width, run `width` at a time
+  int64_t tail = 0;                  // points after the groups, on the scalar path
+  std::string scalar_reason;         // width 1: what kept the kernel scalar
+};
+
+// The vector plan of pointwise kernel `k` (its loops collapsed) of program `p`.
+PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k);
+
+// One vector access of `width` elements of `t`: `count` pieces of `bytes` (at most 16) each.
+struct VectorPieces {
+  int bytes = 0;
+  int count = 0;
+};
+VectorPieces vector_pieces(int width, DType t);
+
+}  // namespace kiln::cuda
