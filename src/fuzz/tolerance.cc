@@ -186,6 +186,24 @@ class Estimate {
     const OpRounding rounding = op_rounding(n);
     const double rel = rounding.relative;
     const DType result_dtype = n.result(0)->type().dtype;
+    // Each group of moves goes up, down, in two seeded patterns of signs, and onto 0 where it can.
+    constexpr int kMoves = 5;
+    // Operand slot i's value moved by `delta` in move `signs` of a group (nullopt: the move onto
+    // 0 where no element is within its tolerance of 0).
+    const auto move = [&](int i, const ElementTolerance& delta, int signs, bool as_f64) -> std::optional<Tensor> {
+      const Tensor& x = exact[static_cast<size_t>(i)].tensor;
+      std::optional<Tensor> m = signs == kMoves - 1 ? zeroed_within(x, delta)
+                                                    : moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0,
+                                                            7919 * static_cast<uint64_t>(signs + i), as_f64);
+      if (m && !upcasting && is_floating(x.dtype())) m = m->to(x.dtype());
+      return m;
+    };
+    struct OperandMove {
+      int slot;  // the value's first operand slot
+      ElementTolerance delta;
+      bool as_f64;
+    };
+    std::vector<OperandMove> uncertain;
     for (int i = 0; base && i < n.num_operands(); ++i) {
       if (!n.operand(i).is_value()) continue;
       const Tensor& x = exact[static_cast<size_t>(i)].tensor;
@@ -211,23 +229,16 @@ class Estimate {
       // in the second group of moves of its first operand: moved one at a time, x && x never
       // flips where x is 0 on one side and tiny on the other (tanh(13) is 1 in f32 and
       // remainder(1, 1) is 0; the loop-IR evaluator kept tanh in double: the libFuzzer target).
-      // Each group moves up, down, in two seeded patterns of signs, and onto 0 where it can.
-      constexpr int kMoves = 5;
       const std::vector<int> same = operands_reading(n, n.operand(i).value);
       const int patterns = (same.size() > 1 && same.front() == i ? 2 : 1) * kMoves;
-      const std::optional<Tensor> zeroed = zeroed_within(x, delta);
       std::vector<ElementTolerance> most(acc.size());
       for (int pattern = 0; pattern < patterns; ++pattern) {
         if (pattern == 0)
           for (size_t r = 0; r < acc.size(); ++r) most[r].assign(acc[r].size(), 0.0);
-        const int signs = pattern % kMoves;
-        if (signs == kMoves - 1 && !zeroed) continue;
+        const std::optional<Tensor> m = move(i, delta, pattern % kMoves, as_f64);
+        if (!m) continue;
         std::vector<KernelOperand> operands = upcasting ? upcast : exact;
-        Tensor m = signs == kMoves - 1 ? *zeroed
-                                       : moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0,
-                                               7919 * static_cast<uint64_t>(signs + i), as_f64);
-        if (!upcasting && is_floating(x.dtype())) m = m.to(x.dtype());
-        for (int j : pattern < kMoves ? std::vector<int>{i} : same) operands[static_cast<size_t>(j)].tensor = m;
+        for (int j : pattern < kMoves ? std::vector<int>{i} : same) operands[static_cast<size_t>(j)].tensor = *m;
         Expected<std::vector<Tensor>> out = run_node(n, operands);
         if (!out && as_f64) {  // the op takes only integers there (an index): move by whole steps
           as_f64 = false;
@@ -243,7 +254,12 @@ class Estimate {
       for (size_t r = 0; r < acc.size(); ++r)
         for (size_t k = 0; k < acc[r].size(); ++k) acc[r][k] += most[r][k];
       if (i == 0 && (n.op() == OpKind::Fmod || n.op() == OpKind::Remainder)) widen_to_period(acc[0], delta, exact[1]);
+      if (same.front() == i) uncertain.push_back({i, std::move(delta), as_f64});
     }
+    // Operands that carry a tolerance also move together: logical_and(y, logical_and(y, z))
+    // where y is 0 or 1 by the rounding flips only when both operands do, which moving one at a
+    // time never shows (remainder(tanh(13), 1): the libFuzzer target).
+    if (uncertain.size() > 1) joint_moves(n, uncertain, kMoves, move, upcasting ? upcast : exact, *base, acc);
     // The op's own rounding, relative to its scale (op_rounding.h).
     for (int r = 0; r < n.num_results(); ++r) {
       const Tensor& result = value(n.result(r));
@@ -287,6 +303,31 @@ class Estimate {
   }
 
  private:
+  // Raises acc to the largest change of n's results when every operand of `uncertain` moves at
+  // once, in each move of a group (`move`, as propagate's), its value in all its slots.
+  template <typename Moves, typename Move>
+  static void joint_moves(const Node& n, const Moves& uncertain, int moves, const Move& move,
+                          const std::vector<KernelOperand>& start, const std::vector<Tensor>& base,
+                          std::vector<ElementTolerance>& acc) {
+    for (int signs = 0; signs < moves; ++signs) {
+      std::vector<KernelOperand> operands = start;
+      bool any = false;
+      for (const auto& u : uncertain) {
+        const std::optional<Tensor> m = move(u.slot, u.delta, signs, u.as_f64);
+        if (!m) continue;
+        for (int j : operands_reading(n, n.operand(u.slot).value)) operands[static_cast<size_t>(j)].tensor = *m;
+        any = true;
+      }
+      if (!any) continue;
+      const Expected<std::vector<Tensor>> out = run_node(n, operands);
+      if (!out) continue;  // one at a time, the moves that make the op fail already made it unconstrained
+      for (size_t r = 0; r < acc.size(); ++r) {
+        const std::vector<double> b = element_values(base[r]), o = element_values((*out)[r]);
+        for (size_t k = 0; k < b.size(); ++k) acc[r][k] = std::max(acc[r][k], change(b[k], o[k]));
+      }
+    }
+  }
+
   std::map<const Value*, Tensor> value_;
   std::map<const Value*, ElementTolerance> tol_;
 };

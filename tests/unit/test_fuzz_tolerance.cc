@@ -139,6 +139,24 @@ TEST(FuzzTolerance, ANormalizationCancellingToZeroMayFailATruthinessTest) {
   EXPECT_EQ(tol->outputs[1][0], 0.0);            // 0.5 * 1 + 0.5 = 1: true either way
 }
 
+// y = remainder(tanh(13), 1) is 0 here and about 1 in the loop-IR evaluator (tanh kept in
+// double), so z = y && s flips with it, and y && z only when both do: moved one operand at a
+// time it never flips (the libFuzzer target in CI, after the move onto 0 landed).
+TEST(FuzzTolerance, OperandsThatFlipTogetherMoveTogether) {
+  auto g = parse_or_fail(R"(graph @g(%x: u8[], %y: f32[], %s: f32[]) -> (bool[]) {
+  %0 = tanh(%x) : f32[]
+  %1 = remainder(%0, %y) : f32[]
+  %2 = logical_and(%1, %s) : bool[]
+  %3 = logical_and(%1, %2) : bool[]
+  return %3
+})");
+  const std::vector<Tensor> in = {Tensor::from_ints({13}, {}, DType::U8), Tensor::from_doubles({1}, {}, DType::F32),
+                                  Tensor::from_doubles({1}, {}, DType::F32)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_GE(tol->outputs[0][0], 1.0);
+}
+
 // x * x rounded to bf16 moves by about 0.02 near 3, many periods of fmod by 0.001: the result
 // may be anywhere in (-0.001, 0.001), which code keeping the square in float shows (the
 // libFuzzer target). A dividend moving by far less than a period keeps a tight tolerance.
