@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "autograd/joint_graph.h"
-#include "bench_util.h"
 #include "autograd/partition.h"
+#include "backend/compile_graph.h"
+#include "bench_util.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/process.h"
 
@@ -97,8 +97,8 @@ struct Row {
 // saying why when Python or torch is missing.
 std::string torch_timings(const std::string& python, int runs) {
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_kernels.py", "--threads",
-                                           std::to_string(threads), "--runs", std::to_string(runs)});
+  Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_kernels.py",
+                                           "--threads", std::to_string(threads), "--runs", std::to_string(runs)});
   if (r && r->ok()) return r->output.substr(r->output.rfind('{'));
   std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
   return "{}";
@@ -109,7 +109,8 @@ Row measure(const std::string& name, const Graph& g, int runs, bool interpret_to
   const std::vector<Tensor> in = random_inputs(g);
   Row r{name, static_cast<int>(c.executable().program().kernels.size()), 0, 0, io_bytes(g)};
   r.compiled = median_seconds(runs, [&] { (void)or_die(c.run(in), "run"); });
-  if (interpret_too) r.interpreted = median_seconds(std::max(1, runs / 4), [&] { (void)or_die(interpret(g, in), "interpret"); });
+  if (interpret_too)
+    r.interpreted = median_seconds(std::max(1, runs / 4), [&] { (void)or_die(interpret(g, in), "interpret"); });
   return r;
 }
 
@@ -121,17 +122,17 @@ int main(int argc, char** argv) {
   const std::string n = "[4096,4096]";
   const auto copy = parse_or_die("graph @copy(%x: f32" + n + ") -> (f32" + n + ") {\n %0 = _to_copy(%x) : f32" + n +
                                  "\n return %0\n}");
-  const auto chain = parse_or_die(
-      "graph @chain8(%x: f32" + n + ") -> (f32" + n + ") {\n %0 = mul(%x, 2.0) : f32" + n + "\n %1 = add(%0, 1.0) : f32" + n +
-      "\n %2 = relu(%1) : f32" + n + "\n %3 = sub(%2, 0.5) : f32" + n + "\n %4 = mul(%3, %3) : f32" + n +
-      "\n %5 = maximum(%4, %x) : f32" + n + "\n %6 = div(%5, 3.0) : f32" + n + "\n %7 = neg(%6) : f32" + n +
-      "\n return %7\n}");
+  const auto chain =
+      parse_or_die("graph @chain8(%x: f32" + n + ") -> (f32" + n + ") {\n %0 = mul(%x, 2.0) : f32" + n +
+                   "\n %1 = add(%0, 1.0) : f32" + n + "\n %2 = relu(%1) : f32" + n + "\n %3 = sub(%2, 0.5) : f32" + n +
+                   "\n %4 = mul(%3, %3) : f32" + n + "\n %5 = maximum(%4, %x) : f32" + n +
+                   "\n %6 = div(%5, 3.0) : f32" + n + "\n %7 = neg(%6) : f32" + n + "\n return %7\n}");
   const std::string r = "[8192,1024]";
-  const auto softmax = parse_or_die("graph @softmax(%x: f32" + r + ") -> (f32" + r + ") {\n %0 = softmax(%x) {dim=-1} : f32" +
-                                    r + "\n return %0\n}");
-  const auto layer_norm = parse_or_die(
-      "graph @layer_norm(%x: f32" + r + ", %w: f32[1024], %b: f32[1024]) -> (f32" + r +
-      ") {\n %0 = layer_norm(%x, %w, %b) {normalized_shape=[1024]} : f32" + r + "\n return %0\n}");
+  const auto softmax = parse_or_die("graph @softmax(%x: f32" + r + ") -> (f32" + r +
+                                    ") {\n %0 = softmax(%x) {dim=-1} : f32" + r + "\n return %0\n}");
+  const auto layer_norm =
+      parse_or_die("graph @layer_norm(%x: f32" + r + ", %w: f32[1024], %b: f32[1024]) -> (f32" + r +
+                   ") {\n %0 = layer_norm(%x, %w, %b) {normalized_shape=[1024]} : f32" + r + "\n return %0\n}");
   const auto softmax_bwd = backward_of(*softmax);
   const auto layer_norm_bwd = backward_of(*layer_norm);
 
@@ -144,8 +145,8 @@ int main(int argc, char** argv) {
   rows.push_back(measure("layer_norm [8192,1024] backward", *layer_norm_bwd, runs, true));
 
   const std::string torch = torch_timings(python, runs);
-  const char* const torch_keys[] = {"copy_ms", "chain8_ms", "softmax_fwd_ms", "softmax_bwd_ms", "layer_norm_fwd_ms",
-                                    "layer_norm_bwd_ms"};
+  const char* const torch_keys[] = {"copy_ms",        "chain8_ms",         "softmax_fwd_ms",
+                                    "softmax_bwd_ms", "layer_norm_fwd_ms", "layer_norm_bwd_ms"};
   for (size_t i = 0; i < rows.size(); ++i) {
     const double ms = json_number(torch, torch_keys[i]);
     if (ms > 0) rows[i].torch = ms / 1e3;
@@ -157,11 +158,15 @@ int main(int argc, char** argv) {
   for (const Row& row : rows) {
     const double bw = static_cast<double>(row.bytes) / row.compiled;
     std::printf("%-34s %8d %11.2f ", row.name.c_str(), row.kernels, 1e3 * row.compiled);
-    if (row.interpreted > 0) std::printf("%11.1f %8.1fx ", 1e3 * row.interpreted, row.interpreted / row.compiled);
-    else std::printf("%11s %9s ", "-", "-");
+    if (row.interpreted > 0)
+      std::printf("%11.1f %8.1fx ", 1e3 * row.interpreted, row.interpreted / row.compiled);
+    else
+      std::printf("%11s %9s ", "-", "-");
     std::printf("%9.2f %7.0f%% ", bw / 1e9, 100.0 * bw / copy_bw);
-    if (row.torch > 0) std::printf("%11.2f %10.2fx\n", 1e3 * row.torch, row.torch / row.compiled);
-    else std::printf("%11s %11s\n", "-", "-");
+    if (row.torch > 0)
+      std::printf("%11.2f %10.2fx\n", 1e3 * row.torch, row.torch / row.compiled);
+    else
+      std::printf("%11s %11s\n", "-", "-");
   }
   return 0;
 }

@@ -30,13 +30,13 @@
 #include <vector>
 
 #include "autograd/joint_graph.h"
-#include "bench_util.h"
 #include "autograd/partition.h"
-#include "ops/op_info.h"
+#include "backend/compile_graph.h"
+#include "bench_util.h"
 #include "codegen/cpp/cpp_emitter.h"
 #include "lower/loop_text.h"
+#include "ops/op_info.h"
 #include "patterns/joint_graph_passes.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/process.h"
 #include "train/grad_function.h"
@@ -89,7 +89,8 @@ SourcePhases capture_to_source(nn::Module& block, const Tensor& x) {
 // GradFunction::create (compiles both graphs) and one step; seconds.
 double compile_to_first_step(const Captured& c, const Tensor& x) {
   const auto t0 = Clock::now();
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
+  GradFunction fn = or_die(
+      GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "first step");
   return since(t0);
@@ -176,7 +177,8 @@ void print_profile(const Captured& c, const Tensor& x, int runs, const std::stri
     }
     (void)or_die(cpu_program(bwd).run_profiled(bwd_in, bs), "backward");
   }
-  for (auto [name, prog, secs] : {std::tuple{"fwd", &cpu_program(fwd), &fs}, std::tuple{"bwd", &cpu_program(bwd), &bs}}) {
+  for (auto [name, prog, secs] :
+       {std::tuple{"fwd", &cpu_program(fwd), &fs}, std::tuple{"bwd", &cpu_program(bwd), &bs}}) {
     const LoopProgram& lp = prog->program();
     for (size_t k = 0; k < secs->size(); ++k) {
       const LoopKernel& kern = lp.kernels[k];
@@ -218,7 +220,8 @@ int main(int argc, char** argv) {
     for (const char* when : {"first", "again"}) {
       const SourcePhases t = capture_to_source(*block, example);
       std::printf("%s: total %.1f ms: capture %.1f, joint %.1f, passes %.1f, partition %.1f, lower+emit %.1f\n", when,
-                  1e3 * t.total(), 1e3 * t.capture, 1e3 * t.joint, 1e3 * t.passes, 1e3 * t.partition, 1e3 * t.lower_emit);
+                  1e3 * t.total(), 1e3 * t.capture, 1e3 * t.joint, 1e3 * t.passes, 1e3 * t.partition,
+                  1e3 * t.lower_emit);
     }
     return 0;
   }
@@ -246,7 +249,8 @@ int main(int argc, char** argv) {
   const double cold = compile_to_first_step(c, x);
   const double warm = compile_to_first_step(c, x);
 
-  GradFunction fn = or_die(GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
+  GradFunction fn = or_die(
+      GradFunction::create(*c.graph, c.lifted, GradOptions{.runner = {.execution = Execution::Compiled}}), "create");
   const std::vector<Tensor> in = {x};
   (void)or_die(fn(in), "warm-up");
   auto round_ms = [&] {  // the median of `runs` steps
@@ -263,11 +267,13 @@ int main(int argc, char** argv) {
   const int64_t peak = planned_step_peak(c);
 
   std::string torch = "{}";
-  Expected<ProcessResult> r = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_train_step.py", "--batch",
-                                           "8", "--seq", "128", "--width", "256", "--heads", "4", "--threads",
-                                           std::to_string(threads), "--runs", std::to_string(runs), "--rounds", "3"});
-  if (r && r->ok()) torch = r->output.substr(r->output.rfind('{'));
-  else std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
+  Expected<ProcessResult> r = run_process(
+      {python, std::string(KILN_SOURCE_DIR) + "/bench/torch_train_step.py", "--batch", "8", "--seq", "128", "--width",
+       "256", "--heads", "4", "--threads", std::to_string(threads), "--runs", std::to_string(runs), "--rounds", "3"});
+  if (r && r->ok())
+    torch = r->output.substr(r->output.rfind('{'));
+  else
+    std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
   kiln_rounds.push_back(round_ms());
   kiln_rounds.push_back(round_ms());
   const double by_hand_onednn = step_ms_with(c, x, runs, true), by_hand_openblas = step_ms_with(c, x, runs, false);
@@ -290,7 +296,9 @@ int main(int argc, char** argv) {
   std::printf("%-44s %12.2f %11.2fx\n", "kiln, OpenBLAS-only matmuls (ms), / kiln", by_hand_openblas,
               by_hand_openblas / by_hand_onednn);
   std::printf("%-44s %12.1f\n", "kiln planned step peak (MB)", peak / 1e6);
-  if (torch_peak > 0) std::printf("%-44s %12.1f %11.2fx\n", "torch eager peak RSS growth (MB), torch / kiln", torch_peak / 1e6, torch_peak / static_cast<double>(peak));
+  if (torch_peak > 0)
+    std::printf("%-44s %12.1f %11.2fx\n", "torch eager peak RSS growth (MB), torch / kiln", torch_peak / 1e6,
+                torch_peak / static_cast<double>(peak));
   std::printf("%-44s %12.1f\n", "model construction, not compiled (ms)", 1e3 * construct);
   std::printf("%-44s %12.1f\n", "kiln capture to C++ source, first (ms)", 1e3 * first_source.total());
   std::printf("%-44s %12.1f\n", "kiln capture to C++ source, again (ms)", 1e3 * to_source.total());
@@ -303,6 +311,8 @@ int main(int argc, char** argv) {
               1e3 * to_source.lower_emit);
   std::printf("%-44s %12.2f\n", "kiln cold compile to first step end (s)", cold);
   std::printf("%-44s %12.1f\n", "kiln warm compile to first step end (ms)", 1e3 * warm);
-  if (torch_cold > 0) std::printf("%-44s %12.2f %11.1fx\n", "torch.compile cold first step (s), torch / kiln", torch_cold, torch_cold / cold);
+  if (torch_cold > 0)
+    std::printf("%-44s %12.2f %11.1fx\n", "torch.compile cold first step (s), torch / kiln", torch_cold,
+                torch_cold / cold);
   return 0;
 }

@@ -74,8 +74,7 @@ std::string layer_norm(const std::string& dt, int64_t rows, int64_t n) {
   const std::string t = dt + "[" + std::to_string(rows) + "," + std::to_string(n) + "]";
   const std::string v = dt + "[" + std::to_string(n) + "]";
   return "graph @layer_norm(%x: " + t + ", %w: " + v + ", %b: " + v + ") -> (" + t +
-         ") {\n %0 = layer_norm(%x, %w, %b) {normalized_shape=[" + std::to_string(n) + "]} : " + t +
-         "\n return %0\n}";
+         ") {\n %0 = layer_norm(%x, %w, %b) {normalized_shape=[" + std::to_string(n) + "]} : " + t + "\n return %0\n}";
 }
 
 std::vector<Workload> workloads() {
@@ -92,10 +91,10 @@ std::vector<Workload> workloads() {
   w.push_back({"column_sum_65536x1024", graph("graph @column_sum(%x: bf16[65536,1024]) -> (bf16[1024]) {\n"
                                               " %0 = sum(%x) {dim=[0]} : bf16[1024]\n return %0\n}")});
   const std::string p = "f32[8192,8192]";
-  w.push_back({"golden_pointwise_chain",
-               graph("graph @g(%x: " + p + ") -> (" + p + ") {\n %0 = exp(%x) : " + p + "\n %1 = neg(%0) : " + p +
-                     "\n %2 = sigmoid(%1) : " + p + "\n %3 = tanh(%2) : " + p + "\n %4 = relu(%3) : " + p +
-                     "\n return %4\n}")});
+  w.push_back(
+      {"golden_pointwise_chain", graph("graph @g(%x: " + p + ") -> (" + p + ") {\n %0 = exp(%x) : " + p +
+                                       "\n %1 = neg(%0) : " + p + "\n %2 = sigmoid(%1) : " + p +
+                                       "\n %3 = tanh(%2) : " + p + "\n %4 = relu(%3) : " + p + "\n return %4\n}")});
   w.push_back({"golden_reduction_rows",
                graph("graph @rows(%x: f32[32768,1024]) -> (f32[32768], f32[32768,1]) {\n"
                      " %0 = sum(%x) {dim=[1]} : f32[32768]\n %1 = amax(%x) {dim=[1], keepdim=true} : f32[32768,1]\n"
@@ -219,8 +218,8 @@ std::string figure(double value, const char* format) {
 }
 
 void print_table(const std::vector<Row>& rows, const std::string& torch) {
-  std::printf("%-27s %4s %9s %7s %6s | %9s %6s | %9s %6s %8s %7s | %8s %8s %8s\n", "case", "lnch", "kiln ms",
-              "GB/s", "ofcopy", "eager ms", "ofcopy", "tcomp ms", "ofcopy", "tcomp/k", "tc cs", "cold ms", "warm ms",
+  std::printf("%-27s %4s %9s %7s %6s | %9s %6s | %9s %6s %8s %7s | %8s %8s %8s\n", "case", "lnch", "kiln ms", "GB/s",
+              "ofcopy", "eager ms", "ofcopy", "tcomp ms", "ofcopy", "tcomp/k", "tc cs", "cold ms", "warm ms",
               "host us");
   for (const Row& r : rows) {
     const double copy_bw = static_cast<double>(r.bytes) / r.copy;
@@ -235,8 +234,7 @@ void print_table(const std::vector<Row>& rows, const std::string& torch) {
                 figure(1e3 * eager, "%.3f").c_str(), of_copy(eager).c_str(), figure(1e3 * compiled, "%.3f").c_str(),
                 of_copy(compiled).c_str(), figure(compiled / r.kiln, "%.2fx").c_str(),
                 figure(json_number(torch, r.key + "_compile_s"), "%.1f").c_str(), 1e3 * r.cold_compile_per_kernel,
-                1e3 * r.warm_load_per_kernel, 1e6 * r.host_per_launch,
-                r.note.empty() ? "" : ("  !" + r.note).c_str());
+                1e3 * r.warm_load_per_kernel, 1e6 * r.host_per_launch, r.note.empty() ? "" : ("  !" + r.note).c_str());
   }
 }
 
@@ -247,11 +245,16 @@ int main(int argc, char** argv) {
   std::string python = "python3", script = std::string(KILN_SOURCE_DIR) + "/bench/torch_cuda_kernels.py", json;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    else if (flag == "--python") python = argv[i + 1];
-    else if (flag == "--torch-script") script = argv[i + 1];
-    else if (flag == "--torch-json") json = argv[i + 1];
-    else return std::fprintf(stderr, "unknown option %s\n", flag.c_str()), 2;
+    if (flag == "--runs")
+      runs = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--python")
+      python = argv[i + 1];
+    else if (flag == "--torch-script")
+      script = argv[i + 1];
+    else if (flag == "--torch-json")
+      json = argv[i + 1];
+    else
+      return std::fprintf(stderr, "unknown option %s\n", flag.c_str()), 2;
   }
   Expected<const CudaDriver*> driver = CudaDriver::get();
   Expected<CudaDeviceProperties> device =
@@ -276,8 +279,9 @@ int main(int argc, char** argv) {
               json_string(torch, "device").c_str(), runs);
   std::printf("copy baseline: 64M bf16 (128 MiB) device to device in %.3f ms, %.0f GB/s (read + write)\n",
               1e3 * copy_64m, 2.0 * (64 << 21) / copy_64m / 1e9);
-  std::printf("ofcopy: GB/s over a copy of the case's bytes in the same run; tcomp/k: torch.compile's time over "
-              "kiln's (above 1: kiln faster); tc cs: torch.compile's first call (s); cold/warm: ms per kernel\n");
+  std::printf(
+      "ofcopy: GB/s over a copy of the case's bytes in the same run; tcomp/k: torch.compile's time over "
+      "kiln's (above 1: kiln faster); tc cs: torch.compile's first call (s); cold/warm: ms per kernel\n");
   print_table(rows, torch);
   return 0;
 }

@@ -40,7 +40,10 @@ constexpr int64_t kWidth = 768, kHeads = 12, kVocab = 50257, kSeq = 128, kPositi
 class Block : public nn::UnaryModule {
  public:
   explicit Block(uint64_t seed)
-      : ln1_({kWidth}), attn_(kWidth, kHeads, seed), ln2_({kWidth}), fc_(kWidth, 4 * kWidth, true, seed + 1),
+      : ln1_({kWidth}),
+        attn_(kWidth, kHeads, seed),
+        ln2_({kWidth}),
+        fc_(kWidth, 4 * kWidth, true, seed + 1),
         proj_(4 * kWidth, kWidth, true, seed + 2) {
     register_module("ln_1", ln1_);
     register_module("attn", attn_);
@@ -62,8 +65,11 @@ class Block : public nn::UnaryModule {
 
 class Gpt2 : public nn::Module {
  public:
-  explicit Gpt2(int layers) : wte_(kVocab, kWidth, -1, 1), wpe_(kPositions, kWidth, -1, 2), ln_f_({kWidth}),
-                              lm_head_(kWidth, kVocab, false, 3) {
+  explicit Gpt2(int layers)
+      : wte_(kVocab, kWidth, -1, 1),
+        wpe_(kPositions, kWidth, -1, 2),
+        ln_f_({kWidth}),
+        lm_head_(kWidth, kVocab, false, 3) {
     register_module("wte", wte_);
     register_module("wpe", wpe_);
     for (int i = 0; i < layers; ++i) blocks_.push_back(std::make_shared<Block>(10 + 3 * static_cast<uint64_t>(i)));
@@ -102,10 +108,12 @@ Row measure(int layers, int runs, bool decomposed) {
   const Tensor tokens = Tensor::randint(0, kVocab, {1, kSeq}, 5, DType::I64);
   const Tensor targets = Tensor::randint(0, kVocab, {1, kSeq}, 6, DType::I64);
   const CaptureFn1 fn = [&](std::span<const Tensor> in) { return model.loss(in[0], in[1]); };
-  auto captured = capture(fn, {tokens, targets}, {.name = "gpt2", .input_names = {"tokens", "targets"}, .module = &model});
+  auto captured =
+      capture(fn, {tokens, targets}, {.name = "gpt2", .input_names = {"tokens", "targets"}, .module = &model});
   if (!captured) fail(captured.error());
   if (decomposed) {
-    auto d = decompose(*captured->graph, {.ops = {OpKind::LayerNorm, OpKind::Gelu, OpKind::Linear, OpKind::CrossEntropy}});
+    auto d =
+        decompose(*captured->graph, {.ops = {OpKind::LayerNorm, OpKind::Gelu, OpKind::Linear, OpKind::CrossEntropy}});
     if (!d) fail(d.error());
   }
   auto joint = joint_graph(*captured->graph);
@@ -144,16 +152,18 @@ int main(int argc, char** argv) {
   std::printf("steps:");
   for (const std::string& s : joint_graph_pass_names()) std::printf(" %s", s.c_str());
   std::printf(" (canonicalize off by default)\n\n");
-  std::printf("%6s %9s %9s %9s %10s %10s %9s %12s %10s %8s\n", "layers", "fwd nodes", "joint", "after",
-              "first ms", "median ms", "us/node", "node_visits", "visits/node", "matches");
+  std::printf("%6s %9s %9s %9s %10s %10s %9s %12s %10s %8s\n", "layers", "fwd nodes", "joint", "after", "first ms",
+              "median ms", "us/node", "node_visits", "visits/node", "matches");
   for (bool decomposed : {false, true}) {
-    std::printf("%s\n", decomposed ? "decomposed (layer_norm, gelu, linear, cross_entropy as core ops):" : "composite ops:");
+    std::printf("%s\n",
+                decomposed ? "decomposed (layer_norm, gelu, linear, cross_entropy as core ops):" : "composite ops:");
     for (int layers : {1, 6, 12, 24}) {
-    const Row r = measure(layers, runs, decomposed);
-    std::printf("%6d %9zu %9zu %9zu %10.2f %10.2f %9.2f %12lld %10.3f %8lld\n", r.layers, r.forward_nodes,
-                r.joint_nodes, r.after_nodes, r.first_ms, r.median_ms, 1000.0 * r.median_ms / static_cast<double>(r.joint_nodes),
-                static_cast<long long>(r.node_visits), static_cast<double>(r.node_visits) / static_cast<double>(r.joint_nodes),
-                static_cast<long long>(r.matches));
+      const Row r = measure(layers, runs, decomposed);
+      std::printf("%6d %9zu %9zu %9zu %10.2f %10.2f %9.2f %12lld %10.3f %8lld\n", r.layers, r.forward_nodes,
+                  r.joint_nodes, r.after_nodes, r.first_ms, r.median_ms,
+                  1000.0 * r.median_ms / static_cast<double>(r.joint_nodes), static_cast<long long>(r.node_visits),
+                  static_cast<double>(r.node_visits) / static_cast<double>(r.joint_nodes),
+                  static_cast<long long>(r.matches));
     }
   }
   return 0;

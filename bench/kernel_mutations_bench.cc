@@ -94,13 +94,18 @@ int main(int argc, char** argv) {
   for (const auto& p : files(root + "ttir", ".ttir")) rows.push_back(time_kernel(p, runs));
   for (const auto& p : files(root + "cuda", ".ptx")) rows.push_back(time_kernel(p, runs));
 
-  Expected<ProcessResult> torch = run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_kernel_mutations.py",
-                                               "--runs", std::to_string(std::min(runs, 5))});
+  Expected<ProcessResult> torch =
+      run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_kernel_mutations.py", "--runs",
+                   std::to_string(std::min(runs, 5))});
   const std::string out = torch && torch->ok() ? torch->output : "";
-  if (out.empty()) std::fprintf(stderr, "PyTorch side failed: %s\n", torch ? torch->output.c_str() : torch.error().to_string().c_str());
+  if (out.empty())
+    std::fprintf(stderr, "PyTorch side failed: %s\n",
+                 torch ? torch->output.c_str() : torch.error().to_string().c_str());
 
-  std::printf("kernel-mutation analysis per kernel: kiln reads the IR text and analyzes it (median of %d, uncached); "
-              "PyTorch generates the TTIR from Python, then analyzes it (median of %d)\n", runs, std::min(runs, 5));
+  std::printf(
+      "kernel-mutation analysis per kernel: kiln reads the IR text and analyzes it (median of %d, uncached); "
+      "PyTorch generates the TTIR from Python, then analyzes it (median of %d)\n",
+      runs, std::min(runs, 5));
   std::printf("%-30s %-5s %6s %8s %10s %14s %14s %12s\n", "kernel", "kind", "lines", "written", "kiln ms",
               "torch gen ms", "torch anl ms", "anl / kiln");
   std::vector<double> ttir, ptx, torch_gen, torch_anl;
@@ -110,8 +115,8 @@ int main(int argc, char** argv) {
     if (r.kind == "ttir" && anl >= 0) {
       torch_gen.push_back(gen);
       torch_anl.push_back(anl);
-      std::printf("%-30s %-5s %6zu %8d %10.3f %14.2f %14.3f %11.1fx\n", r.name.c_str(), r.kind.c_str(), r.lines, r.written,
-                  r.ms, gen, anl, anl / r.ms);
+      std::printf("%-30s %-5s %6zu %8d %10.3f %14.2f %14.3f %11.1fx\n", r.name.c_str(), r.kind.c_str(), r.lines,
+                  r.written, r.ms, gen, anl, anl / r.ms);
     } else {
       std::printf("%-30s %-5s %6zu %8d %10.3f\n", r.name.c_str(), r.kind.c_str(), r.lines, r.written, r.ms);
     }

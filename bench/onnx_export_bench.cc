@@ -64,15 +64,16 @@ int main(int argc, char** argv) {
 
   onnx::ExportedModel with_weights;
   const double no_weights_ms = best_ms(runs, [&] { (void)or_die(onnx::export_graph(*c.graph), "export"); });
-  const double weights_ms = best_ms(runs, [&] { with_weights = or_die(onnx::export_graph(*c.graph, c.lifted), "export"); });
+  const double weights_ms =
+      best_ms(runs, [&] { with_weights = or_die(onnx::export_graph(*c.graph, c.lifted), "export"); });
   size_t bytes = 0;
   const double serialize_ms = best_ms(runs, [&] { bytes = with_weights.serialize().size(); });
 
-  Expected<ProcessResult> r = run_process(
-      {python, std::string(KILN_SOURCE_DIR) + "/bench/torch_onnx_export.py", "--vocab", std::to_string(config.vocab_size),
-       "--context", std::to_string(config.context), "--width", std::to_string(config.width), "--heads",
-       std::to_string(config.num_heads), "--layers", std::to_string(config.num_layers), "--seq", std::to_string(seq),
-       "--runs", std::to_string(runs)});
+  Expected<ProcessResult> r =
+      run_process({python, std::string(KILN_SOURCE_DIR) + "/bench/torch_onnx_export.py", "--vocab",
+                   std::to_string(config.vocab_size), "--context", std::to_string(config.context), "--width",
+                   std::to_string(config.width), "--heads", std::to_string(config.num_heads), "--layers",
+                   std::to_string(config.num_layers), "--seq", std::to_string(seq), "--runs", std::to_string(runs)});
   double torch_no_weights = -1, torch_weights = -1;
   if (r && r->ok()) {
     torch_no_weights = json_number(r->output, "without_weights_ms");
@@ -81,12 +82,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "PyTorch side failed: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
   }
 
-  std::printf("ONNX export of the demo GPT at GPT-2-small size: %d layers, width %lld, %lld heads, vocab %lld, "
-              "%lld parameters (untied LM head), tokens [1,%lld], %zu graph nodes, %zu ONNX nodes, opset 17, best of %d\n",
-              static_cast<int>(config.num_layers), static_cast<long long>(config.width),
-              static_cast<long long>(config.num_heads), static_cast<long long>(config.vocab_size),
-              static_cast<long long>(params), static_cast<long long>(seq), c.graph->num_nodes(), with_weights.num_nodes(),
-              runs);
+  std::printf(
+      "ONNX export of the demo GPT at GPT-2-small size: %d layers, width %lld, %lld heads, vocab %lld, "
+      "%lld parameters (untied LM head), tokens [1,%lld], %zu graph nodes, %zu ONNX nodes, opset 17, best of %d\n",
+      static_cast<int>(config.num_layers), static_cast<long long>(config.width),
+      static_cast<long long>(config.num_heads), static_cast<long long>(config.vocab_size),
+      static_cast<long long>(params), static_cast<long long>(seq), c.graph->num_nodes(), with_weights.num_nodes(),
+      runs);
   std::printf("%-52s %10s %12s\n", "", "kiln (ms)", "torch / kiln");
   std::printf("%-52s %10.1f\n", "model construction, not timed below (s)", build_s);
   std::printf("%-52s %10.1f\n", "capture (not part of export)", capture_ms);

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/compile_graph.h"
 #include "bench_util.h"
 #include "core/tensor_compare.h"
 #include "ir/parser.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 
 namespace {
@@ -51,7 +51,8 @@ double seconds(const CompiledGraph& c, const std::vector<Tensor>& in) {
 }
 
 std::string graph1(const std::string& name, const std::string& in, const std::string& out, const std::string& op) {
-  return "graph @" + name + "(%x: f32" + in + ") -> (f32" + out + ") {\n  %0 = " + op + " : f32" + out + "\n  return %0\n}";
+  return "graph @" + name + "(%x: f32" + in + ") -> (f32" + out + ") {\n  %0 = " + op + " : f32" + out +
+         "\n  return %0\n}";
 }
 
 }  // namespace
@@ -85,8 +86,8 @@ int main(int argc, char** argv) {
     }
     const Tensor a = or_die(welford.run(in), "run")[0], b = or_die(two_pass.run(in), "run")[0];
     if (std::optional<Mismatch> m = worst_mismatch(b, a, default_tolerance(a.dtype())))
-      std::printf("  (the forms differ at element %lld: Welford %g, two-pass %g)\n", static_cast<long long>(m->index), m->got,
-                  m->want);
+      std::printf("  (the forms differ at element %lld: Welford %g, two-pass %g)\n", static_cast<long long>(m->index),
+                  m->got, m->want);
     std::vector<double> ta, tb, ratio;
     (void)seconds(welford, in);  // warm-up
     (void)seconds(two_pass, in);
@@ -96,9 +97,10 @@ int main(int argc, char** argv) {
       ratio.push_back(tb.back() / ta.back());
     }
     const Stats sa = stats_of(ta), sb = stats_of(tb), sr = stats_of(ratio);
-    std::printf("%-32s %-9s %9.3f %9.3f %9.3f\n", c.name.c_str(), "A welford", 1e3 * sa.median, 1e3 * sa.p10, 1e3 * sa.p90);
-    std::printf("%-32s %-9s %9.3f %9.3f %9.3f %8.2fx  %.2fx (%.2f-%.2f)\n", "", "B 2-pass", 1e3 * sb.median, 1e3 * sb.p10,
-                1e3 * sb.p90, sb.median / sa.median, sr.median, sr.p10, sr.p90);
+    std::printf("%-32s %-9s %9.3f %9.3f %9.3f\n", c.name.c_str(), "A welford", 1e3 * sa.median, 1e3 * sa.p10,
+                1e3 * sa.p90);
+    std::printf("%-32s %-9s %9.3f %9.3f %9.3f %8.2fx  %.2fx (%.2f-%.2f)\n", "", "B 2-pass", 1e3 * sb.median,
+                1e3 * sb.p10, 1e3 * sb.p90, sb.median / sa.median, sr.median, sr.p10, sr.p90);
     std::fflush(stdout);
   }
   return 0;

@@ -22,9 +22,9 @@ struct Mlp : nn::Module {
 
 int main() {
   Mlp model;
-  auto captured = capture(CaptureFn1([&](std::span<const Tensor> in) { return model.forward(in[0]); }),
-                          {Tensor::randn({2, 8}, 0)},
-                          {.dynamic = {{0, "B"}}, .name = "mlp", .input_names = {"x"}, .module = &model});
+  auto captured =
+      capture(CaptureFn1([&](std::span<const Tensor> in) { return model.forward(in[0]); }), {Tensor::randn({2, 8}, 0)},
+              {.dynamic = {{0, "B"}}, .name = "mlp", .input_names = {"x"}, .module = &model});
   if (!captured) {
     std::fprintf(stderr, "%s\n", captured.error().to_string().c_str());
     return 1;

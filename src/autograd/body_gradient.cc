@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "ir/graph_builder.h"
 #include "autograd/joint_graph.h"
+#include "ir/graph_builder.h"
 #include "passes/dce.h"
 #include "support/check.h"
 

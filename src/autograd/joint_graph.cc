@@ -118,8 +118,8 @@ class GradientMap {
 
 // Appends the vector-Jacobian product of `n` (a node of the joint graph; `fwd` is the same
 // node in the forward graph, for errors) and accumulates its operands' gradients.
-Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<const Value*>& active,
-                          GradientMap& grads, GraphBuilder& b) {
+Status differentiate_node(Node& n, const Node& fwd, const std::unordered_set<const Value*>& active, GradientMap& grads,
+                          GraphBuilder& b) {
   std::vector<Value*> result_grads;
   bool any = false;
   for (const Value* r : n.results()) {
@@ -187,7 +187,8 @@ Expected<JointGraph> joint_graph(const Graph& original, const JointOptions& opti
   joint.num_user_outputs = static_cast<int>(original.outputs().size());
   std::unique_ptr<Graph> prepared = original.clone();
   if (has_inplace_ops(original)) {
-    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info, functionalize(*prepared, {.aliased_inputs = {}, .keep_input_mutations = false}));
+    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info,
+                          functionalize(*prepared, {.aliased_inputs = {}, .keep_input_mutations = false}));
     joint.write_back_inputs = info.write_back_inputs;
   }
   if (options.lift_rng_state) {

@@ -72,7 +72,8 @@ std::vector<Value*> grad_rule_pow(const GradCall& c) {
     if (!e.is_value() && e.literal.to_double() == 0.0) {
       gx = b.zeros_like(g);
     } else {
-      Operand e_minus_1 = e.is_value() ? Operand(sub(b, e.value, Scalar(1.0))) : Operand(Scalar(e.literal.to_double() - 1.0));
+      Operand e_minus_1 =
+          e.is_value() ? Operand(sub(b, e.value, Scalar(1.0))) : Operand(Scalar(e.literal.to_double() - 1.0));
       gx = mul(b, mul(b, g, e), b.apply1(OpKind::Pow, {x, e_minus_1}));
       if (e.is_value()) gx = zero_where(b, b.apply1(OpKind::Eq, {e.value, Scalar(0.0)}), gx);
     }
@@ -82,7 +83,8 @@ std::vector<Value*> grad_rule_pow(const GradCall& c) {
     Value* g_result = mul(b, g, c.result());
     Value* exponent_nonnegative = b.apply1(OpKind::Ge, {e.value, Scalar(0.0)});
     if (x.is_value()) {
-      Value* zero_base = b.apply1(OpKind::LogicalAnd, {b.apply1(OpKind::Eq, {x.value, Scalar(0.0)}), exponent_nonnegative});
+      Value* zero_base =
+          b.apply1(OpKind::LogicalAnd, {b.apply1(OpKind::Eq, {x.value, Scalar(0.0)}), exponent_nonnegative});
       gy = zero_where(b, zero_base, mul(b, g_result, unary(b, OpKind::Log, x.value)));
     } else {
       const double base = x.literal.to_double();

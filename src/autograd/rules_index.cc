@@ -61,9 +61,9 @@ std::vector<Value*> grad_rule_gather(const GradCall& c) {
 
 // Elements of self that src overwrites get no gradient.
 std::vector<Value*> grad_rule_scatter(const GradCall& c) {
-  Value* gself = differentiable(c, 0) ? c.b.apply1(OpKind::Scatter, {c.grad(), c.operand(1), Scalar(0.0)},
-                                                   {{"dim", c.attr_int("dim")}})
-                                      : nullptr;
+  Value* gself = differentiable(c, 0)
+                     ? c.b.apply1(OpKind::Scatter, {c.grad(), c.operand(1), Scalar(0.0)}, {{"dim", c.attr_int("dim")}})
+                     : nullptr;
   return {to_operand(c, 0, gself), nullptr, scatter_src_grad(c)};
 }
 

@@ -109,9 +109,9 @@ std::vector<Value*> grad_rule_cat(const GradCall& c) {
       continue;
     }
     const int64_t n = shape[static_cast<int>(d)].value();
-    Value* g = differentiable(c, i) ? c.b.apply1(OpKind::Narrow, {c.grad()},
-                                                 {{"dim", d}, {"start", offset}, {"length", n}})
-                                    : nullptr;
+    Value* g = differentiable(c, i)
+                   ? c.b.apply1(OpKind::Narrow, {c.grad()}, {{"dim", d}, {"start", offset}, {"length", n}})
+                   : nullptr;
     out.push_back(to_operand(c, i, g));
     offset += n;
   }

@@ -70,14 +70,10 @@ AttrValue::Ints trailing_dims(const GradCall& c) {
 
 double default_eps(DType t) {
   switch (t) {
-    case DType::F16:
-      return 0.0009765625;
-    case DType::BF16:
-      return 0.0078125;
-    case DType::F32:
-      return std::numeric_limits<float>::epsilon();
-    default:
-      return std::numeric_limits<double>::epsilon();
+    case DType::F16: return 0.0009765625;
+    case DType::BF16: return 0.0078125;
+    case DType::F32: return std::numeric_limits<float>::epsilon();
+    default: return std::numeric_limits<double>::epsilon();
   }
 }
 
@@ -100,7 +96,8 @@ std::vector<Value*> grad_rule_layer_norm(const GradCall& c) {
 std::vector<Value*> grad_rule_rms_norm(const GradCall& c) {
   Value* x = c.operand(0);
   const double eps = c.attr_opt_float("eps").value_or(default_eps(x->type().dtype));
-  std::vector<Value*> g = normalized_affine_grads(c, normalize(c.b, x, trailing_dims(c), eps, false), c.operand(1), nullptr);
+  std::vector<Value*> g =
+      normalized_affine_grads(c, normalize(c.b, x, trailing_dims(c), eps, false), c.operand(1), nullptr);
   return {g[0], g[1]};
 }
 
@@ -116,7 +113,8 @@ std::vector<Value*> grad_rule_group_norm(const GradCall& c) {
   int64_t group_size = 1;
   for (int d = 1; d < shape.rank(); ++d) group_size *= shape[d].value();
   const AttrValue::Ints grouped{shape[0].value(), groups, group_size / groups};
-  const Normalized n = normalize(b, b.apply1(OpKind::Reshape, {x}, {{"shape", grouped}}), {-1}, c.attr_float("eps"), true);
+  const Normalized n =
+      normalize(b, b.apply1(OpKind::Reshape, {x}, {{"shape", grouped}}), {-1}, c.attr_float("eps"), true);
   Value* y = t.op(OpKind::Reshape, {n.xhat}, {{"shape", shape.sizes()}});
   y = affine(t, y, per_channel(t, w, shape.rank()), per_channel(t, bias, shape.rank()));
   std::vector<Value*> g = t.backward(y, c.grad(), {n.xhat, w, bias});

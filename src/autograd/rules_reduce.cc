@@ -55,8 +55,8 @@ Centered centered(const GradCall& c, const Reduction& r) {
   const Scalar corr = c.attr_scalar("correction");
   const double correction = corr.is_none() ? 1.0 : corr.to_double();
   Operand n = reduced_count(b, x, r.reduced);
-  Operand divisor = n.is_value() ? Operand(sub(b, n.value, Scalar(correction)))
-                                 : Operand(Scalar(n.literal.to_double() - correction));
+  Operand divisor =
+      n.is_value() ? Operand(sub(b, n.value, Scalar(correction))) : Operand(Scalar(n.literal.to_double() - correction));
   return {sub(b, x, mean), divisor};
 }
 
@@ -85,13 +85,13 @@ std::vector<Value*> grad_rule_prod(const GradCall& c) {
   Reduction r = reduction_of(c);
   Value* x = c.operand(0);
   Value* is_zero = b.apply1(OpKind::Eq, {x, Scalar(0.0)});
-  Value* zeros = b.apply1(OpKind::Sum, {b.cast(is_zero, x->type().dtype)},
-                          {{"dim", dims_of(r.reduced)}, {"keepdim", true}});
+  Value* zeros =
+      b.apply1(OpKind::Sum, {b.cast(is_zero, x->type().dtype)}, {{"dim", dims_of(r.reduced)}, {"keepdim", true}});
   Value* nonzero_prod = b.apply1(OpKind::Prod, {where(b, is_zero, Scalar(1.0), x)}, c.node.attrs());
   Value* rest = where(b, is_zero, keepdim_form(b, nonzero_prod, r.reduced, c.attr_bool("keepdim")), Scalar(0.0));
   Value* one_zero = b.apply1(OpKind::Eq, {zeros, Scalar(1.0)});
-  Value* others = where(b, b.apply1(OpKind::Eq, {zeros, Scalar(0.0)}), div(b, r.y, x),
-                        where(b, one_zero, rest, Scalar(0.0)));
+  Value* others =
+      where(b, b.apply1(OpKind::Eq, {zeros, Scalar(0.0)}), div(b, r.y, x), where(b, one_zero, rest, Scalar(0.0)));
   return {to_operand(c, 0, mul(b, r.g, others))};
 }
 

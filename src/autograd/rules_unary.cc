@@ -164,8 +164,7 @@ std::vector<Value*> grad_rule_elu(const GradCall& c) {
   const double alpha = c.attr_scalar("alpha").to_double(), scale = c.attr_scalar("scale").to_double(),
                input_scale = c.attr_scalar("input_scale").to_double();
   Value* x = c.operand(0);
-  Value* neg_slope =
-      mul(b, unary(b, OpKind::Exp, mul(b, x, Scalar(input_scale))), Scalar(scale * alpha * input_scale));
+  Value* neg_slope = mul(b, unary(b, OpKind::Exp, mul(b, x, Scalar(input_scale))), Scalar(scale * alpha * input_scale));
   // The positive branch is taken only where x > 0, so a NaN input takes the exponential one and
   // its gradient is NaN. PyTorch's vectorized kernels disagree with each other here (its AVX2
   // kernel returns the incoming gradient at NaN, its AVX-512 kernel NaN); kiln picks NaN.

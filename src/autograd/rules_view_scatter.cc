@@ -27,7 +27,7 @@ Value* grad_outside_view(const GradCall& c, OpKind scatter) {
 Value* grad_under_view(const GradCall& c, OpKind view) {
   Value* g = c.grad();
   if (view == OpKind::AsStrided) g = c.b.apply1(OpKind::Contiguous, {g});  // offsets count in packed order
-  return c.b.apply1(view, {g}, c.node.attrs());  // the scatter's attributes are the view's
+  return c.b.apply1(view, {g}, c.node.attrs());                            // the scatter's attributes are the view's
 }
 
 std::vector<Value*> scatter_grads(const GradCall& c, OpKind scatter, OpKind view) {
@@ -41,8 +41,8 @@ std::vector<Value*> scatter_grads(const GradCall& c, OpKind scatter, OpKind view
 Value* storage_positions(GraphBuilder& b, const std::vector<int64_t>& size, const std::vector<int64_t>& stride,
                          int64_t offset) {
   const size_t rank = size.size();
-  Value* pos = b.apply1(OpKind::Full, {},
-                        {{"size", AttrValue::Ints(rank, 1)}, {"fill_value", offset}, {"dtype", DType::I64}});
+  Value* pos =
+      b.apply1(OpKind::Full, {}, {{"size", AttrValue::Ints(rank, 1)}, {"fill_value", offset}, {"dtype", DType::I64}});
   for (size_t d = 0; d < rank; ++d) {
     Value* along = b.apply1(OpKind::Arange, {}, {{"start", int64_t{0}}, {"end", size[d]}, {"dtype", DType::I64}});
     along = mul(b, along, Scalar(stride[d]));
@@ -82,8 +82,8 @@ std::vector<Value*> grad_rule_as_strided(const GradCall& c) {
   }
   // Overlapping (or reaching past self): accumulate per storage element, keep self's part.
   const int64_t storage = std::max(extent, numel);
-  Value* positions = c.b.apply1(OpKind::Reshape, {storage_positions(c.b, size, stride, offset)},
-                                {{"shape", AttrValue::Ints{-1}}});
+  Value* positions =
+      c.b.apply1(OpKind::Reshape, {storage_positions(c.b, size, stride, offset)}, {{"shape", AttrValue::Ints{-1}}});
   Value* flat_grad = c.b.apply1(OpKind::Reshape, {c.grad()}, {{"shape", AttrValue::Ints{-1}}});
   Value* zeros = c.b.apply1(OpKind::Zeros, {}, {{"size", AttrValue::Ints{storage}}, {"dtype", c.grad()->type().dtype}});
   Value* acc = c.b.apply1(OpKind::IndexAdd, {zeros, positions, flat_grad}, {{"dim", int64_t{0}}});

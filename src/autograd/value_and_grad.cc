@@ -58,7 +58,8 @@ Expected<ValueAndGrad> value_and_grad(const Graph& forward, std::span<const Tens
   return out;
 }
 
-void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs, std::span<const Tensor> forward_outputs) {
+void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs,
+                       std::span<const Tensor> forward_outputs) {
   for (size_t k = 0; k < joint.write_back_inputs.size(); ++k) {
     Tensor target = inputs[static_cast<size_t>(joint.write_back_inputs[k])];
     target.copy_from(forward_outputs[static_cast<size_t>(joint.num_user_outputs) + k]);

@@ -30,6 +30,7 @@ Expected<ValueAndGrad> value_and_grad(const Graph& forward, std::span<const Tens
 // Writes the new values of the inputs the forward graph mutates (the write-back outputs among
 // `forward_outputs`, JointGraph::write_back_inputs) into those inputs, as running the forward
 // graph eagerly would have.
-void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs, std::span<const Tensor> forward_outputs);
+void write_back_inputs(const JointGraph& joint, std::span<const Tensor> inputs,
+                       std::span<const Tensor> forward_outputs);
 
 }  // namespace kiln

@@ -22,12 +22,12 @@ struct TargetKernel {
   int64_t dynamic_shared_bytes = 0;
   int64_t source_lines = 0;  // of the loop kernel's text (all its launches' functions)
   // The resources, where the target says them (unset: not known without a device or a report).
-  std::optional<int> registers = {};                 // per thread
-  std::optional<int64_t> local_bytes = {};           // local memory per thread: stack frame and spills
-  std::optional<int64_t> spill_store_bytes = {};     // the compiler's report only
-  std::optional<int64_t> spill_load_bytes = {};      // the compiler's report only
-  std::optional<int64_t> static_shared_bytes = {};   // the driver's only
-  std::string resources_from = {};                   // "ptxas", "driver", or "" when unset
+  std::optional<int> registers = {};                // per thread
+  std::optional<int64_t> local_bytes = {};          // local memory per thread: stack frame and spills
+  std::optional<int64_t> spill_store_bytes = {};    // the compiler's report only
+  std::optional<int64_t> spill_load_bytes = {};     // the compiler's report only
+  std::optional<int64_t> static_shared_bytes = {};  // the driver's only
+  std::string resources_from = {};                  // "ptxas", "driver", or "" when unset
 };
 
 // One region of the program's device memory.
@@ -45,10 +45,10 @@ struct TargetCompileStats {
 };
 
 struct TargetReport {
-  std::string device = {};  // "CUDA sm_90 (not loaded)", "NVIDIA H100 80GB HBM3 (sm_90)"
+  std::string device = {};                         // "CUDA sm_90 (not loaded)", "NVIDIA H100 80GB HBM3 (sm_90)"
   std::vector<TargetKernel> kernels = {};          // in flat kernel order
   std::vector<TargetMemoryRegion> memory = {};     // the device allocation's regions, in address order
-  int64_t memory_bytes = 0;                   // the whole allocation
+  int64_t memory_bytes = 0;                        // the whole allocation
   std::vector<std::string> host_copied_ops = {};   // ops that run on the host, their operands copied
   std::optional<TargetCompileStats> compile = {};  // unset: not compiled (the compiler is missing)
   std::vector<std::string> notes = {};             // what the figures come from and what is missing, one a sentence

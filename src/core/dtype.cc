@@ -41,7 +41,9 @@ double dtype_epsilon(DType t) {
   }
 }
 
-bool is_integral(DType t) { return t == DType::U8 || t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64; }
+bool is_integral(DType t) {
+  return t == DType::U8 || t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64;
+}
 bool is_signed(DType t) { return t != DType::Bool && t != DType::U8; }
 
 int dtype_category(DType t) { return t == DType::Bool ? 0 : is_integral(t) ? 1 : 2; }

@@ -8,16 +8,16 @@
 namespace kiln {
 
 // X(Enumerator, printed name, C++ storage type, size in bytes)
-#define KILN_DTYPES(X)            \
-  X(Bool, "bool", bool, 1)        \
-  X(U8, "u8", uint8_t, 1)         \
-  X(I8, "i8", int8_t, 1)          \
-  X(I16, "i16", int16_t, 2)       \
-  X(I32, "i32", int32_t, 4)       \
-  X(I64, "i64", int64_t, 8)       \
-  X(F16, "f16", ::kiln::Half, 2)  \
+#define KILN_DTYPES(X)                 \
+  X(Bool, "bool", bool, 1)             \
+  X(U8, "u8", uint8_t, 1)              \
+  X(I8, "i8", int8_t, 1)               \
+  X(I16, "i16", int16_t, 2)            \
+  X(I32, "i32", int32_t, 4)            \
+  X(I64, "i64", int64_t, 8)            \
+  X(F16, "f16", ::kiln::Half, 2)       \
   X(BF16, "bf16", ::kiln::BFloat16, 2) \
-  X(F32, "f32", float, 4)         \
+  X(F32, "f32", float, 4)              \
   X(F64, "f64", double, 8)
 
 enum class DType : uint8_t {
@@ -27,7 +27,7 @@ enum class DType : uint8_t {
 };
 inline constexpr int kNumDTypes = 10;
 
-std::string_view dtype_name(DType t);                     // "f32"
+std::string_view dtype_name(DType t);                      // "f32"
 std::optional<DType> dtype_from_name(std::string_view s);  // "f32" -> F32
 int dtype_size(DType t);
 

@@ -8,10 +8,10 @@ uint16_t Half::from_float(float f) {
   std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t mag = x & 0x7fffffffu;
-  if (mag > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
-  if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u); // overflow -> inf (rounds up)
-  if (mag < 0x38800000u) {                                              // subnormal or zero in half
-    if (mag < 0x33000000u) return static_cast<uint16_t>(sign);          // < half of min subnormal
+  if (mag > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
+  if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf (rounds up)
+  if (mag < 0x38800000u) {                                               // subnormal or zero in half
+    if (mag < 0x33000000u) return static_cast<uint16_t>(sign);           // < half of min subnormal
     uint32_t exp = mag >> 23;
     uint32_t mant = (mag & 0x7fffffu) | 0x800000u;
     // value = mant * 2^(exp-150) and the half subnormal unit is 2^-24, so r = mant >> (126 - exp).

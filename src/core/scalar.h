@@ -12,11 +12,11 @@ namespace kiln {
 
 class Scalar {
  public:
-  Scalar() = default;  // none
-  Scalar(bool b) : v_(b) {}                                   // NOLINT
-  Scalar(int v) : v_(static_cast<int64_t>(v)) {}              // NOLINT
-  Scalar(int64_t v) : v_(v) {}                                // NOLINT
-  Scalar(double v) : v_(v) {}                                 // NOLINT
+  Scalar() = default;                             // none
+  Scalar(bool b) : v_(b) {}                       // NOLINT
+  Scalar(int v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  Scalar(int64_t v) : v_(v) {}                    // NOLINT
+  Scalar(double v) : v_(v) {}                     // NOLINT
   static Scalar none() { return Scalar(); }
 
   bool is_none() const { return v_.index() == 0; }
@@ -25,7 +25,7 @@ class Scalar {
   bool is_float() const { return v_.index() == 3; }
 
   bool to_bool() const;
-  int64_t to_int() const;   // float truncates toward zero
+  int64_t to_int() const;  // float truncates toward zero
   double to_double() const;
 
   // The dtype a Python number of this kind has in torch: bool, i64 or the default float.

@@ -5,7 +5,8 @@
 namespace kiln {
 
 int64_t Dim::value() const {
-  if (expr_) throw Error(make_error("Dim::value(): the dim ", expr_->to_string(), " is symbolic and has no value until bound"));
+  if (expr_)
+    throw Error(make_error("Dim::value(): the dim ", expr_->to_string(), " is symbolic and has no value until bound"));
   return value_;
 }
 
@@ -32,18 +33,21 @@ Dim combine(const Dim& a, const Dim& b, IntOp int_op, ExprOp expr_op) {
 }  // namespace
 
 Dim operator+(const Dim& a, const Dim& b) {
-  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_add_overflow(x, y, r); },
-                 [](const SymExpr& x, const SymExpr& y) { return x + y; });
+  return combine(
+      a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_add_overflow(x, y, r); },
+      [](const SymExpr& x, const SymExpr& y) { return x + y; });
 }
 
 Dim operator-(const Dim& a, const Dim& b) {
-  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_sub_overflow(x, y, r); },
-                 [](const SymExpr& x, const SymExpr& y) { return x - y; });
+  return combine(
+      a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_sub_overflow(x, y, r); },
+      [](const SymExpr& x, const SymExpr& y) { return x - y; });
 }
 
 Dim operator*(const Dim& a, const Dim& b) {
-  return combine(a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_mul_overflow(x, y, r); },
-                 [](const SymExpr& x, const SymExpr& y) { return x * y; });
+  return combine(
+      a, b, [](int64_t x, int64_t y, int64_t* r) { return __builtin_mul_overflow(x, y, r); },
+      [](const SymExpr& x, const SymExpr& y) { return x * y; });
 }
 
 Dim floor_div(const Dim& a, int64_t d) { return Dim(SymExpr::floor_div(a.expr(), d)); }

@@ -57,7 +57,8 @@ std::unique_ptr<std::byte[], Storage::Free> Storage::allocate_on_device(size_t n
   const DeviceMemory* memory = value_or_throw(device_memory_for(device));
   Expected<std::byte*> bytes = memory->allocate(device.index(), std::max<size_t>(nbytes, 1));
   if (!bytes)
-    throw Error(make_error("cannot allocate ", nbytes, " bytes on ", device.to_string(), ": ", bytes.error().message()));
+    throw Error(
+        make_error("cannot allocate ", nbytes, " bytes on ", device.to_string(), ": ", bytes.error().message()));
   std::unique_ptr<std::byte[], Free> data(*bytes, Free{memory, device.index()});
   if (Status zeroed = memory->fill_zero(device.index(), data.get(), nbytes); !zeroed)
     throw Error(make_error("zeroing ", nbytes, " bytes on ", device.to_string(), ": ", zeroed.error().message()));

@@ -113,7 +113,8 @@ Status SymExpr::check_symbol_name(std::string_view name) {
   const bool valid = !name.empty() && letter(name[0]) &&
                      std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || digit(c); });
   if (!valid)
-    return make_error("invalid dim symbol '", name, "': a symbol is a letter or '_' followed by letters, digits or '_'");
+    return make_error("invalid dim symbol '", name,
+                      "': a symbol is a letter or '_' followed by letters, digits or '_'");
   if (name == "floor") return make_error("invalid dim symbol 'floor': the word is floor division in dim expressions");
   return Status::ok();
 }
@@ -127,7 +128,8 @@ SymExpr SymExpr::symbol(const std::string& name) {
 }
 
 SymExpr SymExpr::floor_div(const SymExpr& a, int64_t d) {
-  if (d <= 0) throw Error(make_error("floor division of the dim ", a.to_string(), " by ", d, ": the divisor must be positive"));
+  if (d <= 0)
+    throw Error(make_error("floor division of the dim ", a.to_string(), " by ", d, ": the divisor must be positive"));
   if (d == 1) return a;
   // a = d*q + r termwise with each remainder coefficient in [0, d): floor(a/d) = q + floor(r/d).
   std::vector<Term> q_terms, r_terms;

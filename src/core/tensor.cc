@@ -73,7 +73,8 @@ void Tensor::require_static_shape(const char* what) const {
   if (!defined()) fail_undefined(what);
   if (is_traced() && !traced_shape_.is_static())
     fail(what, "the traced tensor's shape ", traced_shape_.to_string(),
-         " is symbolic: its sizes are known only when the graph runs (shape() gives the dims; reshape and view take -1)");
+         " is symbolic: its sizes are known only when the graph runs (shape() gives the dims; reshape and view take "
+         "-1)");
 }
 
 void Tensor::require_host(const char* what) const {
@@ -136,8 +137,8 @@ Tensor Tensor::scalar(Scalar value, DType dtype) { return full({}, value, dtype)
 
 // A tensor holding `values`, one per element of `sizes`, each stored by `store`.
 template <typename T, typename Store>
-Tensor Tensor::from_values(const char* what, const std::vector<T>& values, const std::vector<int64_t>& sizes, DType dtype,
-                           Store store) {
+Tensor Tensor::from_values(const char* what, const std::vector<T>& values, const std::vector<int64_t>& sizes,
+                           DType dtype, Store store) {
   Tensor t = allocate(what, sizes, dtype);
   if (static_cast<int64_t>(values.size()) != t.numel())
     fail(what, values.size(), " values for ", t.numel(), " elements (sizes ", int_list_text(sizes), ")");
@@ -172,7 +173,8 @@ Tensor Tensor::randn(const std::vector<int64_t>& sizes, uint64_t seed, DType dty
 Tensor Tensor::randn(const std::vector<int64_t>& sizes, RandomStream stream, DType dtype) {
   if (!is_floating(dtype)) fail("randn", "draws floating values, not ", dtype_name(dtype), " (randint draws integers)");
   Tensor t = allocate("randn", sizes, dtype);
-  for (int64_t i = 0; i < t.numel(); ++i) store_double(t.data_bytes(), dtype, i, normal_double(stream, static_cast<uint64_t>(i)));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    store_double(t.data_bytes(), dtype, i, normal_double(stream, static_cast<uint64_t>(i)));
   return t;
 }
 
@@ -210,7 +212,8 @@ int64_t Tensor::size(int64_t dim) const {
     fail("size(" + std::to_string(dim) + ")", "dim ", dim, " is out of range for a tensor of rank ", this->dim());
   if (is_traced() && traced_shape_[*d].is_symbolic())
     fail("size(" + std::to_string(dim) + ")", "the traced tensor's dim ", *d, " is the symbolic size ",
-         traced_shape_[*d].to_string(), ", known only when the graph runs (shape() gives the dims; reshape and view take -1)");
+         traced_shape_[*d].to_string(),
+         ", known only when the graph runs (shape() gives the dims; reshape and view take -1)");
   return sizes_[static_cast<size_t>(*d)];
 }
 

@@ -70,8 +70,7 @@ class Tensor {
   // Uniform integers in [low, high); low < high.
   static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, uint64_t seed,
                         DType dtype = DType::I64);
-  static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream,
-                        DType dtype);
+  static Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& sizes, RandomStream stream, DType dtype);
   // A traced tensor (no storage); used by capture.
   static Tensor traced(TensorType type, std::shared_ptr<TraceHandle> handle);
 
@@ -103,7 +102,7 @@ class Tensor {
   TensorType type() const { return {dtype(), shape()}; }
   bool is_contiguous() const;
   const std::shared_ptr<Storage>& storage() const { return storage_; }  // null unless concrete
-  Device device() const;  // where the storage is
+  Device device() const;                                                // where the storage is
 
   // ---- raw access (concrete only) ----
   std::byte* data_bytes() const;  // address of element 0 of the view, on the host only
@@ -111,7 +110,9 @@ class Tensor {
   // host code never dereferences it unless device() is the CPU.
   std::byte* address() const;
   template <typename T>
-  T* data() const { return reinterpret_cast<T*>(data_bytes()); }
+  T* data() const {
+    return reinterpret_cast<T*>(data_bytes());
+  }
 
   // Element `flat` (in [0, numel())) of the view in row-major order, converted to double / int64.
   double item_double(int64_t flat = 0) const;

@@ -20,7 +20,8 @@ Tolerance default_tolerance(DType t) {
   switch (t) {
     case DType::F64: return {1e-9, 1e-12};
     case DType::F32: return {1e-5, 1e-5};
-    case DType::F16: case DType::BF16: return {1e-2, 1e-2};
+    case DType::F16:
+    case DType::BF16: return {1e-2, 1e-2};
     default: return {0, 0};
   }
 }

@@ -103,7 +103,8 @@ class Printer {
       return;
     }
     bool elided;
-    for (int64_t i : shown_indices(dim, elided)) collect(dim + 1, flat + i * row_strides_[static_cast<size_t>(dim)], out);
+    for (int64_t i : shown_indices(dim, elided))
+      collect(dim + 1, flat + i * row_strides_[static_cast<size_t>(dim)], out);
   }
 
   std::string tensor_str(int dim, int64_t flat, int indent, const Formatter& fmt) const {
@@ -122,11 +123,14 @@ class Printer {
       // A vector: as many elements per line as fit in the line width.
       int per_line = std::max(1, (kLineWidth - indent) / (fmt.width() + 2));
       for (size_t k = 0; k < parts.size(); ++k) {
-        if (k > 0) out += k % static_cast<size_t>(per_line) == 0 ? ",\n" + std::string(static_cast<size_t>(indent + 1), ' ') : ", ";
+        if (k > 0)
+          out +=
+              k % static_cast<size_t>(per_line) == 0 ? ",\n" + std::string(static_cast<size_t>(indent + 1), ' ') : ", ";
         out += parts[k];
       }
     } else {
-      std::string sep = "," + std::string(static_cast<size_t>(rank - dim - 1), '\n') + std::string(static_cast<size_t>(indent + 1), ' ');
+      std::string sep = "," + std::string(static_cast<size_t>(rank - dim - 1), '\n') +
+                        std::string(static_cast<size_t>(indent + 1), ' ');
       for (size_t k = 0; k < parts.size(); ++k) out += (k ? sep : "") + parts[k];
     }
     return out + "]";

@@ -25,15 +25,16 @@ Expected<std::vector<TensorType>> input_types(const std::vector<Tensor>& inputs,
                         " inputs");
     Shape& shape = types[static_cast<size_t>(d.input)].shape;
     const auto dim = wrap_dim(d.dim, shape.rank());
-    if (!dim) return make_error("capture: dynamic dim ", d.symbol, " is dim ", d.dim, " of input ", d.input,
-                                ", which has rank ", shape.rank());
+    if (!dim)
+      return make_error("capture: dynamic dim ", d.symbol, " is dim ", d.dim, " of input ", d.input,
+                        ", which has rank ", shape.rank());
     if (Status valid = SymExpr::check_symbol_name(d.symbol); !valid)
       return make_error("capture: dynamic dim ", d.dim, " of input ", d.input, ": ", valid.error().message());
     const int64_t size = inputs[static_cast<size_t>(d.input)].size(*dim);
     auto [it, inserted] = examples.emplace(d.symbol, size);
     if (!inserted && it->second != size)
-      return make_error("capture: dynamic dim ", d.symbol, " has example size ", size, " in input ", d.input,
-                        " but ", it->second, " elsewhere");
+      return make_error("capture: dynamic dim ", d.symbol, " has example size ", size, " in input ", d.input, " but ",
+                        it->second, " elsewhere");
     shape[*dim] = Dim::symbol(d.symbol);
   }
   return types;

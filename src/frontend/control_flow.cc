@@ -59,8 +59,7 @@ std::vector<Tensor> record(OpKind op, const std::vector<std::vector<Tensor>>& op
   std::vector<KernelOperand> operands;
   for (const std::vector<Tensor>& list : operand_lists)
     for (const Tensor& t : list) operands.push_back({t, {}});
-  return value_or_throw(
-      dispatch_higher_order(op, std::move(operands), std::move(attrs), subgraphs, source_loc(loc)));
+  return value_or_throw(dispatch_higher_order(op, std::move(operands), std::move(attrs), subgraphs, source_loc(loc)));
 }
 
 std::vector<Tensor> wrap_all(TraceContext& ctx, const std::vector<Value*>& values) {

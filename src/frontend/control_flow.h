@@ -37,8 +37,8 @@ std::vector<Tensor> while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, s
 // For each index i along `dim` of the xs (which must agree in size there):
 // (carry..., y...) = combine_fn(carry..., xs[i]...). Returns the final carries, then the
 // ys stacked along `dim`. combine_fn returns the carries first, with their types.
-std::vector<Tensor> scan(const GraphFn& combine_fn, std::vector<Tensor> init, std::vector<Tensor> xs,
-                         int64_t dim = 0, CallSite loc = CallSite::current());
+std::vector<Tensor> scan(const GraphFn& combine_fn, std::vector<Tensor> init, std::vector<Tensor> xs, int64_t dim = 0,
+                         CallSite loc = CallSite::current());
 
 // body_fn(xs[i]..., extra...) for each index i along dim 0 of the xs; returns its outputs
 // stacked along dim 0.

@@ -33,7 +33,8 @@ Expected<TraceContext*> tracing_context(std::span<const KernelOperand> operands)
 
 // Trailing optional tensors left out (`none` with a schema default) are not recorded, just as
 // default attributes are not: `linear(%x, %w)` rather than `linear(%x, %w, none)`.
-std::span<const KernelOperand> without_trailing_defaults(const OpSchema& schema, std::span<const KernelOperand> operands) {
+std::span<const KernelOperand> without_trailing_defaults(const OpSchema& schema,
+                                                         std::span<const KernelOperand> operands) {
   if (schema.has_variadic_operand()) return operands;
   std::vector<const ArgSchema*> args = schema.operand_args();
   size_t n = std::min(operands.size(), args.size());

@@ -22,11 +22,11 @@ namespace kiln {
 class TensorOrScalar {
  public:
   TensorOrScalar(const Tensor& t) : tensor_(t) {}  // NOLINT: implicit on purpose
-  TensorOrScalar(Scalar s) : scalar_(s) {}          // NOLINT
-  TensorOrScalar(double v) : scalar_(v) {}          // NOLINT
-  TensorOrScalar(int v) : scalar_(v) {}             // NOLINT
-  TensorOrScalar(int64_t v) : scalar_(v) {}         // NOLINT
-  TensorOrScalar(bool v) : scalar_(v) {}            // NOLINT
+  TensorOrScalar(Scalar s) : scalar_(s) {}         // NOLINT
+  TensorOrScalar(double v) : scalar_(v) {}         // NOLINT
+  TensorOrScalar(int v) : scalar_(v) {}            // NOLINT
+  TensorOrScalar(int64_t v) : scalar_(v) {}        // NOLINT
+  TensorOrScalar(bool v) : scalar_(v) {}           // NOLINT
 
   bool is_tensor() const { return tensor_.defined(); }
   const Tensor& tensor() const { return tensor_; }

@@ -21,7 +21,11 @@ Tensor empty(IntList size, std::optional<DType> dtype, CallSite loc) {
 Tensor arange(Scalar end, std::optional<DType> dtype, CallSite loc) { return arange(0, end, 1, dtype, loc); }
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, CallSite loc) {
   return OpBuilder(OpKind::Arange, loc)
-      .attr("start", start).attr("end", end).attr("step", step).attr("dtype", dtype).one();
+      .attr("start", start)
+      .attr("end", end)
+      .attr("step", step)
+      .attr("dtype", dtype)
+      .one();
 }
 Tensor rand(IntList size, int64_t seed, std::optional<DType> dtype, CallSite loc) {
   return OpBuilder(OpKind::Rand, loc).attr("size", size).attr("seed", seed).attr("dtype", dtype).one();
@@ -31,7 +35,12 @@ Tensor randn(IntList size, int64_t seed, std::optional<DType> dtype, CallSite lo
 }
 Tensor randint(int64_t low, int64_t high, IntList size, int64_t seed, std::optional<DType> dtype, CallSite loc) {
   return OpBuilder(OpKind::Randint, loc)
-      .attr("low", low).attr("high", high).attr("size", size).attr("seed", seed).attr("dtype", dtype).one();
+      .attr("low", low)
+      .attr("high", high)
+      .attr("size", size)
+      .attr("seed", seed)
+      .attr("dtype", dtype)
+      .one();
 }
 Tensor randperm(int64_t n, int64_t seed, std::optional<DType> dtype, CallSite loc) {
   return OpBuilder(OpKind::Randperm, loc).attr("n", n).attr("seed", seed).attr("dtype", dtype).one();
@@ -75,7 +84,11 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const TensorOrScalar& v
 Tensor index_put_(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate,
                   CallSite loc) {
   return OpBuilder(OpKind::IndexPutInplace, loc)
-      .operand(x).operands(indices).operand(values).attr("accumulate", accumulate).one();
+      .operand(x)
+      .operands(indices)
+      .operand(values)
+      .attr("accumulate", accumulate)
+      .one();
 }
 
 }  // namespace kiln

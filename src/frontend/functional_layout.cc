@@ -17,14 +17,24 @@ Tensor matmul(const Tensor& x, const Tensor& other, CallSite loc) {
 }
 Tensor addmm(const Tensor& x, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha, CallSite loc) {
   return OpBuilder(OpKind::Addmm, loc)
-      .operand(x).operand(mat1).operand(mat2).attr("beta", beta).attr("alpha", alpha).one();
+      .operand(x)
+      .operand(mat1)
+      .operand(mat2)
+      .attr("beta", beta)
+      .attr("alpha", alpha)
+      .one();
 }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, CallSite loc) {
   return OpBuilder(OpKind::Linear, loc).operand(input).operand(weight).operand(bias).one();
 }
 Tensor baddbmm(const Tensor& x, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha, CallSite loc) {
   return OpBuilder(OpKind::Baddbmm, loc)
-      .operand(x).operand(batch1).operand(batch2).attr("beta", beta).attr("alpha", alpha).one();
+      .operand(x)
+      .operand(batch1)
+      .operand(batch2)
+      .attr("beta", beta)
+      .attr("alpha", alpha)
+      .one();
 }
 
 Tensor reshape(const Tensor& x, IntList shape, CallSite loc) {
@@ -55,7 +65,12 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim, CallSite loc
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
              CallSite loc) {
   return OpBuilder(OpKind::Slice, loc)
-      .operand(x).attr("dim", dim).attr("start", start).attr("end", end).attr("step", step).one();
+      .operand(x)
+      .attr("dim", dim)
+      .attr("start", start)
+      .attr("end", end)
+      .attr("step", step)
+      .one();
 }
 Tensor select(const Tensor& x, int64_t dim, int64_t index, CallSite loc) {
   return OpBuilder(OpKind::Select, loc).operand(x).attr("dim", dim).attr("index", index).one();
@@ -71,12 +86,22 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim, CallSite
 }
 Tensor as_strided(const Tensor& x, IntList size, IntList stride, std::optional<int64_t> storage_offset, CallSite loc) {
   return OpBuilder(OpKind::AsStrided, loc)
-      .operand(x).attr("size", size).attr("stride", stride).attr("storage_offset", storage_offset).one();
+      .operand(x)
+      .attr("size", size)
+      .attr("stride", stride)
+      .attr("storage_offset", storage_offset)
+      .one();
 }
 Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim, std::optional<int64_t> start,
                      std::optional<int64_t> end, int64_t step, CallSite loc) {
   return OpBuilder(OpKind::SliceScatter, loc)
-      .operand(x).operand(src).attr("dim", dim).attr("start", start).attr("end", end).attr("step", step).one();
+      .operand(x)
+      .operand(src)
+      .attr("dim", dim)
+      .attr("start", start)
+      .attr("end", end)
+      .attr("step", step)
+      .one();
 }
 Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index, CallSite loc) {
   return OpBuilder(OpKind::SelectScatter, loc).operand(x).operand(src).attr("dim", dim).attr("index", index).one();
@@ -84,7 +109,12 @@ Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t i
 Tensor as_strided_scatter(const Tensor& x, const Tensor& src, IntList size, IntList stride,
                           std::optional<int64_t> storage_offset, CallSite loc) {
   return OpBuilder(OpKind::AsStridedScatter, loc)
-      .operand(x).operand(src).attr("size", size).attr("stride", stride).attr("storage_offset", storage_offset).one();
+      .operand(x)
+      .operand(src)
+      .attr("size", size)
+      .attr("stride", stride)
+      .attr("storage_offset", storage_offset)
+      .one();
 }
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, CallSite loc) {
   return OpBuilder(OpKind::Cat, loc).operands(tensors).attr("dim", dim).one();
@@ -134,11 +164,20 @@ Tensor index(const Tensor& x, const std::vector<Tensor>& indices, CallSite loc) 
 Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate,
                  CallSite loc) {
   return OpBuilder(OpKind::IndexPut, loc)
-      .operand(x).operands(indices).operand(values).attr("accumulate", accumulate).one();
+      .operand(x)
+      .operands(indices)
+      .operand(values)
+      .attr("accumulate", accumulate)
+      .one();
 }
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha, CallSite loc) {
   return OpBuilder(OpKind::IndexAdd, loc)
-      .operand(x).attr("dim", dim).operand(index).operand(source).attr("alpha", alpha).one();
+      .operand(x)
+      .attr("dim", dim)
+      .operand(index)
+      .operand(source)
+      .attr("alpha", alpha)
+      .one();
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& value, CallSite loc) {
   return OpBuilder(OpKind::MaskedFill, loc).operand(x).operand(mask).operand(value).one();

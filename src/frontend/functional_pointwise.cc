@@ -56,7 +56,11 @@ Tensor softplus(const Tensor& x, Scalar beta, Scalar threshold, CallSite loc) {
 }
 Tensor elu(const Tensor& x, Scalar alpha, Scalar scale, Scalar input_scale, CallSite loc) {
   return OpBuilder(OpKind::Elu, loc)
-      .operand(x).attr("alpha", alpha).attr("scale", scale).attr("input_scale", input_scale).one();
+      .operand(x)
+      .attr("alpha", alpha)
+      .attr("scale", scale)
+      .attr("input_scale", input_scale)
+      .one();
 }
 Tensor hardtanh(const Tensor& x, Scalar min_val, Scalar max_val, CallSite loc) {
   return OpBuilder(OpKind::Hardtanh, loc).operand(x).attr("min_val", min_val).attr("max_val", max_val).one();

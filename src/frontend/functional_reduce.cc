@@ -23,11 +23,19 @@ Tensor amin(const Tensor& x, IntList dim, bool keepdim, CallSite loc) {
 }
 Tensor var(const Tensor& x, IntList dim, Scalar correction, bool keepdim, CallSite loc) {
   return OpBuilder(OpKind::Var, loc)
-      .operand(x).dims("dim", dim).attr("correction", correction).attr("keepdim", keepdim).one();
+      .operand(x)
+      .dims("dim", dim)
+      .attr("correction", correction)
+      .attr("keepdim", keepdim)
+      .one();
 }
 Tensor std(const Tensor& x, IntList dim, Scalar correction, bool keepdim, CallSite loc) {
   return OpBuilder(OpKind::Std, loc)
-      .operand(x).dims("dim", dim).attr("correction", correction).attr("keepdim", keepdim).one();
+      .operand(x)
+      .dims("dim", dim)
+      .attr("correction", correction)
+      .attr("keepdim", keepdim)
+      .one();
 }
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim, CallSite loc) {
   return OpBuilder(OpKind::Argmax, loc).operand(x).attr("dim", dim).attr("keepdim", keepdim).one();

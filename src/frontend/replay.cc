@@ -20,8 +20,10 @@ Expected<std::vector<Tensor>> replay(const Graph& g, std::span<const Tensor> inp
     std::vector<KernelOperand> operands;
     for (const Operand& o : node->operands()) {
       KernelOperand k;
-      if (o.is_value()) k.tensor = env.at(o.value);
-      else k.literal = o.literal;
+      if (o.is_value())
+        k.tensor = env.at(o.value);
+      else
+        k.literal = o.literal;
       operands.push_back(std::move(k));
     }
     std::vector<const Graph*> subgraphs;
@@ -61,8 +63,9 @@ Expected<Captured> replay_capture(const Graph& g, std::span<const Tensor> exampl
   }
   const Graph* source = &g;
   auto fn = [source](std::span<const Tensor> in) { return value_or_throw(replay(*source, in)); };
-  KILN_ASSIGN_OR_RETURN(Captured captured,
-                        capture(CaptureFn(fn), std::vector<Tensor>(example_inputs.begin(), example_inputs.end()), options));
+  KILN_ASSIGN_OR_RETURN(
+      Captured captured,
+      capture(CaptureFn(fn), std::vector<Tensor>(example_inputs.begin(), example_inputs.end()), options));
   for (int i = 0; i < g.num_inputs() && i < captured.graph->num_inputs(); ++i)
     captured.graph->input(i)->set_role(g.input(i)->role());
   return captured;

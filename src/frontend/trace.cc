@@ -12,8 +12,10 @@ thread_local uint64_t g_next_serial = 1;
 
 TraceContext::TraceContext(Graph& graph, const nn::Module* module) : graph_(graph), serial_(g_next_serial++) {
   if (!module) return;
-  for (const auto& [name, t] : module->named_parameters()) module_state_.emplace(key_of(t), std::pair{name, InputRole::Param});
-  for (const auto& [name, t] : module->named_buffers()) module_state_.emplace(key_of(t), std::pair{name, InputRole::Buffer});
+  for (const auto& [name, t] : module->named_parameters())
+    module_state_.emplace(key_of(t), std::pair{name, InputRole::Param});
+  for (const auto& [name, t] : module->named_buffers())
+    module_state_.emplace(key_of(t), std::pair{name, InputRole::Buffer});
 }
 
 TraceContext::TraceContext(Graph& graph, TraceContext& parent)
@@ -37,8 +39,9 @@ Expected<Value*> TraceContext::value_of(const Tensor& t) {
   if (!t.defined()) return make_error("an undefined tensor was used in a captured function");
   if (t.is_traced() && owns(*t.trace())) return t.trace()->value;
   if (t.is_traced() && !sees(*t.trace()))
-    return make_error("a tensor traced by another capture, or inside a function of cond/while_loop/scan/map that "
-                      "has returned, was used here; pass it in as an input instead");
+    return make_error(
+        "a tensor traced by another capture, or inside a function of cond/while_loop/scan/map that "
+        "has returned, was used here; pass it in as an input instead");
   if (!parent_) return lift(t);
   KILN_ASSIGN_OR_RETURN(Value * outer, parent_->value_of(t));
   return lift_closure(outer);

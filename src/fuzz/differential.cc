@@ -44,7 +44,8 @@ ElementTolerance default_element_tolerance(const Tensor& want) {
   return out;
 }
 
-std::string compare_tensor(const std::string& what, const Tensor& want, const Tensor& got, const ElementTolerance& tol) {
+std::string compare_tensor(const std::string& what, const Tensor& want, const Tensor& got,
+                           const ElementTolerance& tol) {
   if (want.type() != got.type())
     return what + ": the interpreter gives " + want.type().to_string() + ", the cpu backend " + got.type().to_string();
   const int64_t i = first_disagreement(want, got, tol);

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/graph.h"
 #include "backend/compile_graph.h"
+#include "ir/graph.h"
 #include "runtime/cpu/cpu_backend.h"
 
 namespace kiln::fuzz {

@@ -18,7 +18,9 @@ double special_float(uint64_t pick, DType t) {
 
 int64_t extreme_int(uint64_t pick, DType t) {
   const int bits = dtype_size(t) * 8;
-  const int64_t max = t == DType::U8 ? 255 : bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+  const int64_t max = t == DType::U8 ? 255
+                      : bits == 64   ? std::numeric_limits<int64_t>::max()
+                                     : (int64_t{1} << (bits - 1)) - 1;
   const int64_t min = t == DType::U8 ? 0 : -max - 1;
   const int64_t values[] = {min, max, min + 1, max - 1};
   return values[pick % std::size(values)];

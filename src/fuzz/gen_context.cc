@@ -56,14 +56,17 @@ Value* GenContext::fresh_value(TensorType type) {
 Value* GenContext::random_draw(const TensorType& type) {
   const std::vector<int64_t> sizes = type.shape.sizes();
   if (options.differentiable && depth > 0)  // a random op in a body hits a known bug (known_bugs.h)
-    return helper(OpKind::Full, {}, {{"size", sizes}, {"fill_value", static_cast<double>(choices.between(-4, 4)) / 2},
-                                     {"dtype", type.dtype}});
+    return helper(
+        OpKind::Full, {},
+        {{"size", sizes}, {"fill_value", static_cast<double>(choices.between(-4, 4)) / 2}, {"dtype", type.dtype}});
   const int64_t seed = choices.between(0, 1000);
-  if (is_floating(type.dtype)) return helper(OpKind::Randn, {}, {{"size", sizes}, {"seed", seed}, {"dtype", type.dtype}});
+  if (is_floating(type.dtype))
+    return helper(OpKind::Randn, {}, {{"size", sizes}, {"seed", seed}, {"dtype", type.dtype}});
   const bool is_bool = type.dtype == DType::Bool;
   const int64_t low = is_bool || !is_signed(type.dtype) ? 0 : -8, high = is_bool ? 2 : 8;
-  Value* v = helper(OpKind::Randint, {}, {{"low", low}, {"high", high}, {"size", sizes},
-                                           {"seed", seed}, {"dtype", is_bool ? DType::I64 : type.dtype}});
+  Value* v = helper(
+      OpKind::Randint, {},
+      {{"low", low}, {"high", high}, {"size", sizes}, {"seed", seed}, {"dtype", is_bool ? DType::I64 : type.dtype}});
   return is_bool ? helper(OpKind::ToCopy, {v}, {{"dtype", DType::Bool}}) : v;
 }
 
@@ -108,9 +111,9 @@ Value* GenContext::value_of_type(const TensorType& type) {
 
 DType GenContext::dtype() {
   if (options.differentiable) return DType::F64;
-  static const DType kWeighted[] = {DType::F32, DType::F32, DType::F32, DType::F32, DType::F64, DType::F16,
-                                    DType::BF16, DType::I64, DType::I64, DType::I32, DType::I16, DType::I8,
-                                    DType::U8, DType::Bool, DType::Bool};
+  static const DType kWeighted[] = {DType::F32, DType::F32,  DType::F32, DType::F32,  DType::F64,
+                                    DType::F16, DType::BF16, DType::I64, DType::I64,  DType::I32,
+                                    DType::I16, DType::I8,   DType::U8,  DType::Bool, DType::Bool};
   return choices.pick(kWeighted);
 }
 
@@ -186,17 +189,16 @@ Expected<std::vector<Value*>> GenContext::append(OpDraft draft) {
 
 Value* GenContext::helper(OpKind op, std::vector<Operand> operands, AttrMap attrs) {
   Expected<std::vector<Value*>> r = append(OpDraft{op, std::move(operands), std::move(attrs)});
-  KILN_CHECK(r && r->size() == 1) << "fuzz: helper " << op_info(op).name() << " is ill-typed: "
-                                  << (r ? "several results" : r.error().to_string());
+  KILN_CHECK(r && r->size() == 1) << "fuzz: helper " << op_info(op).name()
+                                  << " is ill-typed: " << (r ? "several results" : r.error().to_string());
   return r->front();
 }
 
 Value* GenContext::indices(const std::vector<int64_t>& sizes, int64_t bound) {
   KILN_CHECK(bound >= 1) << "fuzz: indices below " << bound;
   const Shape shape = Shape::from_sizes(sizes);
-  Value* v = pick_value_if([&](const TensorType& t) {
-    return (t.dtype == DType::I64 || t.dtype == DType::I32) && t.shape == shape;
-  });
+  Value* v = pick_value_if(
+      [&](const TensorType& t) { return (t.dtype == DType::I64 || t.dtype == DType::I32) && t.shape == shape; });
   if (!v || choices.percent(40)) v = fresh_value({choices.percent(70) ? DType::I64 : DType::I32, shape});
   if (may_fail()) return v;
   return helper(OpKind::Remainder, {v, Scalar(bound)});

@@ -60,12 +60,12 @@ class GenContext {
   Value* value_of_type(const TensorType& type);
 
   // ---- fresh types and literals ----
-  DType dtype();                          // any dtype (f64 only when differentiable)
-  DType float_dtype();                    // f16, bf16, f32 or f64 (f64 when differentiable)
-  std::vector<int64_t> sizes(int rank);   // dims of 0 to 5, at most options.max_elements in all
-  TensorType tensor_type();               // rank 0 to 4
-  Scalar scalar(DType like);              // a literal of like's category; 0, +-1, halves, inf, nan
-  int64_t dim(int rank);                  // a dim of a rank-`rank` tensor, maybe negative
+  DType dtype();                         // any dtype (f64 only when differentiable)
+  DType float_dtype();                   // f16, bf16, f32 or f64 (f64 when differentiable)
+  std::vector<int64_t> sizes(int rank);  // dims of 0 to 5, at most options.max_elements in all
+  TensorType tensor_type();              // rank 0 to 4
+  Scalar scalar(DType like);             // a literal of like's category; 0, +-1, halves, inf, nan
+  int64_t dim(int rank);                 // a dim of a rank-`rank` tensor, maybe negative
   bool may_fail() { return choices.percent(options.error_percent); }
 
   // ---- nodes ----

@@ -12,18 +12,18 @@
 #include "core/random.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/tensor_values.h"
-#include "support/check.h"
 #include "interp/interpreter.h"
+#include "support/check.h"
 
 namespace kiln::fuzz {
 namespace {
 
-constexpr double kStep = 1e-6;      // h: truncation error h^2 f''' against rounding eps / h
+constexpr double kStep = 1e-6;  // h: truncation error h^2 f''' against rounding eps / h
 constexpr int kDirections = 3;
 constexpr double kRelative = 1e-5;  // agreement of the directional derivatives
 constexpr double kAbsolute = 1e-7;
-constexpr double kRoundings = 16;   // L's rounding, in eps of sum |output * tangent|
-constexpr double kRowNoise = 64;    // a std this many eps of its operand's largest value is noise
+constexpr double kRoundings = 16;  // L's rounding, in eps of sum |output * tangent|
+constexpr double kRowNoise = 64;   // a std this many eps of its operand's largest value is noise
 
 // x + h * e (x floating).
 Tensor step(const Tensor& x, double h, const Tensor& e) {
@@ -33,7 +33,9 @@ Tensor step(const Tensor& x, double h, const Tensor& e) {
   return Tensor::from_doubles(v, x.sizes(), x.dtype());
 }
 
-Tensor normal_like(const TensorType& t, uint64_t seed) { return Tensor::randn(t.shape.sizes(), seed, DType::F64).to(t.dtype); }
+Tensor normal_like(const TensorType& t, uint64_t seed) {
+  return Tensor::randn(t.shape.sizes(), seed, DType::F64).to(t.dtype);
+}
 
 // The joint graph's inputs: the forward inputs, then a random tangent per tangent input.
 std::vector<Tensor> joint_inputs(const JointGraph& joint, const std::vector<Tensor>& primals, uint64_t seed) {
@@ -86,7 +88,7 @@ Intermediates intermediates(const Graph& g, const std::vector<Tensor>& x) {
     if (n.op() == OpKind::Std || n.op() == OpKind::Var || n.op() == OpKind::Fmod || n.op() == OpKind::Remainder) {
       Intermediates::Call call{n.op(), {}, element_values(results[0])};
       for (const Operand& o : n.operands())
-        call.operands.push_back(!o.is_value()                ? std::vector<double>{o.literal.to_double()}
+        call.operands.push_back(!o.is_value()              ? std::vector<double>{o.literal.to_double()}
                                 : values.contains(o.value) ? element_values(values.at(o.value))
                                                            : std::vector<double>{});
       out.calls.push_back(std::move(call));
@@ -169,7 +171,8 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
   const std::vector<Tensor> in = joint_inputs(joint, x, seed);
   Expected<std::vector<Tensor>> out = interpret(*joint.graph, in);
   if (!out) return "the joint graph fails in the interpreter (" + out.error().message() + ")";
-  const std::span<const Tensor> grads = std::span<const Tensor>(*out).subspan(static_cast<size_t>(joint.num_forward_outputs));
+  const std::span<const Tensor> grads =
+      std::span<const Tensor>(*out).subspan(static_cast<size_t>(joint.num_forward_outputs));
   // L(x) = sum over outputs with a tangent of <output, tangent>, and sum |output * tangent|:
   // L's rounding is a few eps of that, which a difference divides by h (an output near 1e301
   // beside the ones x moves leaves L(x + h e) - L(x - h e) at 0, seed 1615; outputs scaled by
@@ -203,8 +206,8 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
       plus2[i] = step(x[i], 2 * kStep, directions.back());
       minus2[i] = step(x[i], -2 * kStep, directions.back());
     }
-    if (at_x.periodic() && (steps_over_a_period(at_x, intermediates(g, plus)) ||
-                            steps_over_a_period(at_x, intermediates(g, minus))))
+    if (at_x.periodic() &&
+        (steps_over_a_period(at_x, intermediates(g, plus)) || steps_over_a_period(at_x, intermediates(g, minus))))
       continue;
     const Directional predicted = directional(grads, directions);
     const Loss lp = loss(plus), lm = loss(minus);
@@ -228,8 +231,9 @@ std::string check_against_differences(const Graph& g, const JointGraph& joint, u
       continue;
     if (std::abs(predicted.value - central) > tolerance) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "gradients disagree with finite differences along direction %d: %.9g, differences %.9g",
-                    d, predicted.value, central);
+      std::snprintf(buf, sizeof buf,
+                    "gradients disagree with finite differences along direction %d: %.9g, differences %.9g", d,
+                    predicted.value, central);
       return buf;
     }
   }

@@ -19,7 +19,7 @@ constexpr ExcludedOp kExcluded[] = {
     {OpKind::KernelCallFunctional, "the functional form of kernel_call, as above"},
 };
 
-constexpr int kMaxDepth = 2;       // bodies of higher-order ops nest at most this deep
+constexpr int kMaxDepth = 2;        // bodies of higher-order ops nest at most this deep
 constexpr int kAttemptsPerOp = 24;  // drafts tried before a node is given up
 
 bool excluded(OpKind op) {

@@ -61,7 +61,8 @@ bool divide(GenContext& ctx, OpDraft& d) {
 const RecipeTable& recipe_table() {
   static const RecipeTable table = [] {
     RecipeTable t{};
-    for (OpKind op : {OpKind::Div, OpKind::DivInplace, OpKind::Remainder, OpKind::Fmod}) t[static_cast<size_t>(op)] = divide;
+    for (OpKind op : {OpKind::Div, OpKind::DivInplace, OpKind::Remainder, OpKind::Fmod})
+      t[static_cast<size_t>(op)] = divide;
     add_layout_recipes(t);
     add_index_recipes(t);
     add_nn_recipes(t);
@@ -91,10 +92,8 @@ bool draw_attr(GenContext& ctx, OpDraft& d, const ArgSchema& arg, const TensorTy
   if (arg.default_value && c.percent(40)) return true;
   const bool is_dim = name.find("dim") != std::string::npos;
   switch (arg.type) {
-    case ArgType::Bool:
-      return set(c.percent(50));
-    case ArgType::OptionalDType:
-      return ctx.options.differentiable || set(ctx.dtype());
+    case ArgType::Bool: return set(c.percent(50));
+    case ArgType::OptionalDType: return ctx.options.differentiable || set(ctx.dtype());
     case ArgType::Int:
     case ArgType::OptionalInt:
       if (arg.type == ArgType::OptionalInt && c.percent(25)) return set(AttrValue());
@@ -123,8 +122,7 @@ bool draw_attr(GenContext& ctx, OpDraft& d, const ArgSchema& arg, const TensorTy
       if (values.empty()) return arg.default_value.has_value();
       return set(c.pick(values));
     }
-    default:
-      return arg.default_value.has_value();
+    default: return arg.default_value.has_value();
   }
 }
 
@@ -136,7 +134,7 @@ bool fill_from_schema(GenContext& ctx, OpDraft& d) {
     if (arg.is_subgraph()) return false;
     if (!arg.is_operand()) continue;
     if (arg.type != ArgType::Tensor && arg.type != ArgType::OptionalTensor && arg.type != ArgType::TensorOrScalar)
-      return false;  // lists: the op's recipe draws them
+      return false;                 // lists: the op's recipe draws them
     if (arg.name == "rng_state") {  // the runtime generator state: any i64[2] (ops.def)
       d.operands.push_back(c.percent(30) ? Operand(ctx.fresh_value({DType::I64, Shape{2}})) : Operand(Scalar()));
       continue;

@@ -16,7 +16,8 @@ int64_t numel(const Value* v) { return v ? v->type().shape.numel() : 1; }
 // The elements of operand 0 that make one element of the result: the reduced count.
 double reduced_count(const Node& n) {
   const Value* in = n.operand(0).value;
-  return static_cast<double>(std::max<int64_t>(numel(in), 1)) / static_cast<double>(std::max<int64_t>(numel(n.result()), 1));
+  return static_cast<double>(std::max<int64_t>(numel(in), 1)) /
+         static_cast<double>(std::max<int64_t>(numel(n.result()), 1));
 }
 
 int64_t last_dim(const Value* v) {
@@ -55,39 +56,58 @@ constexpr double kMaxTrips = 4;
 double ulps(const Node& n) {
   if (const std::optional<ComputeOp> c = find_compute_op(n.op())) return compute_op_ulps(*c);
   switch (n.op()) {
-    case OpKind::Addcmul: case OpKind::Addcdiv: case OpKind::AddInplace: case OpKind::SubInplace:
-    case OpKind::MulInplace: case OpKind::DivInplace: case OpKind::ToCopy: case OpKind::Dropout:
-    case OpKind::Rand: case OpKind::Randn: case OpKind::Arange: case OpKind::FullLike: case OpKind::Full:
-    case OpKind::FillInplace:
-      return 2;
-    case OpKind::Gelu: case OpKind::Silu: case OpKind::LeakyRelu: case OpKind::Softplus: case OpKind::Elu:
-      return 8;
-    case OpKind::Sum: case OpKind::Mean: case OpKind::Prod:
-      return reduced_count(n) + 2;
-    case OpKind::Var: case OpKind::Std: case OpKind::Logsumexp:
-      return 2 * reduced_count(n) + 8;
-    case OpKind::Cumsum:
-      return static_cast<double>(dim_size(n, "dim")) + 2;
-    case OpKind::ScatterAdd: case OpKind::IndexAdd:
-      return static_cast<double>(numel(n.operand(2).value)) + 2;
-    case OpKind::IndexPut: case OpKind::IndexPutInplace:
-      return static_cast<double>(numel(n.operand(n.num_operands() - 1).value)) + 2;
-    case OpKind::Mm: case OpKind::Bmm: case OpKind::Matmul: case OpKind::Linear:
-      return static_cast<double>(last_dim(n.operand(0).value)) + 2;
-    case OpKind::Addmm: case OpKind::Baddbmm:
-      return static_cast<double>(last_dim(n.operand(1).value)) + 4;
+    case OpKind::Addcmul:
+    case OpKind::Addcdiv:
+    case OpKind::AddInplace:
+    case OpKind::SubInplace:
+    case OpKind::MulInplace:
+    case OpKind::DivInplace:
+    case OpKind::ToCopy:
+    case OpKind::Dropout:
+    case OpKind::Rand:
+    case OpKind::Randn:
+    case OpKind::Arange:
+    case OpKind::FullLike:
+    case OpKind::Full:
+    case OpKind::FillInplace: return 2;
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::LeakyRelu:
+    case OpKind::Softplus:
+    case OpKind::Elu: return 8;
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::Prod: return reduced_count(n) + 2;
+    case OpKind::Var:
+    case OpKind::Std:
+    case OpKind::Logsumexp: return 2 * reduced_count(n) + 8;
+    case OpKind::Cumsum: return static_cast<double>(dim_size(n, "dim")) + 2;
+    case OpKind::ScatterAdd:
+    case OpKind::IndexAdd: return static_cast<double>(numel(n.operand(2).value)) + 2;
+    case OpKind::IndexPut:
+    case OpKind::IndexPutInplace: return static_cast<double>(numel(n.operand(n.num_operands() - 1).value)) + 2;
+    case OpKind::Mm:
+    case OpKind::Bmm:
+    case OpKind::Matmul:
+    case OpKind::Linear: return static_cast<double>(last_dim(n.operand(0).value)) + 2;
+    case OpKind::Addmm:
+    case OpKind::Baddbmm: return static_cast<double>(last_dim(n.operand(1).value)) + 4;
     case OpKind::Conv2d: {
       const Shape& w = n.operand(1).value->type().shape;
       return static_cast<double>(w[1].value() * w[2].value() * w[3].value()) + 4;
     }
-    case OpKind::AvgPool2d: case OpKind::AdaptiveAvgPool2d:
+    case OpKind::AvgPool2d:
+    case OpKind::AdaptiveAvgPool2d:
       return reduced_count(n) + 9 + 4;  // windows of at most 3x3 (the recipe's) or the adaptive ones
-    case OpKind::Softmax: case OpKind::LogSoftmax:
-      return static_cast<double>(dim_size(n, "dim")) + 8;
-    case OpKind::LayerNorm: case OpKind::RmsNorm: case OpKind::GroupNorm: case OpKind::BatchNorm:
-      return 2 * static_cast<double>(numel(n.operand(0).value)) + 8;
-    case OpKind::NllLoss: case OpKind::CrossEntropy: case OpKind::MseLoss:
-      return 2 * static_cast<double>(numel(n.operand(0).value)) + 8;
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax: return static_cast<double>(dim_size(n, "dim")) + 8;
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::GroupNorm:
+    case OpKind::BatchNorm: return 2 * static_cast<double>(numel(n.operand(0).value)) + 8;
+    case OpKind::NllLoss:
+    case OpKind::CrossEntropy:
+    case OpKind::MseLoss: return 2 * static_cast<double>(numel(n.operand(0).value)) + 8;
     case OpKind::ScaledDotProductAttention: {
       const Value* k = n.operand(1).value;
       const Shape& ks = k->type().shape;
@@ -102,27 +122,29 @@ double ulps(const Node& n) {
 
 OpRounding op_rounding(const Node& n) {
   switch (n.op()) {
-    case OpKind::Cond: case OpKind::Map:
+    case OpKind::Cond:
+    case OpKind::Map:
       return {std::max(body_relative(*n.subgraph(0)), n.num_subgraphs() > 1 ? body_relative(*n.subgraph(1)) : 0.0)};
-    case OpKind::WhileLoop:
-      return {kMaxTrips * (body_relative(*n.subgraph(0)) + body_relative(*n.subgraph(1)))};
+    case OpKind::WhileLoop: return {kMaxTrips * (body_relative(*n.subgraph(0)) + body_relative(*n.subgraph(1)))};
     case OpKind::Scan: {
       const int xs = static_cast<int>(n.attrs().find("num_init")->as_int());
       return {static_cast<double>(dim_size(n, "dim", xs)) * body_relative(*n.subgraph(0))};
     }
-    case OpKind::Gelu:
-      return {ulps(n) * rounded_epsilon(n), RoundingScale::OperandOrResult};
-    case OpKind::Var: case OpKind::Std:
-      return {ulps(n) * rounded_epsilon(n), RoundingScale::Spread};
-    case OpKind::NllLoss: case OpKind::MseLoss:
-      return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
-    case OpKind::LayerNorm: case OpKind::RmsNorm: case OpKind::GroupNorm: case OpKind::BatchNorm:
-      return {ulps(n) * rounded_epsilon(n), RoundingScale::Normalized};
-    case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::Logsumexp: case OpKind::CrossEntropy:
-    case OpKind::ScaledDotProductAttention:
-      return {ulps(n) * rounded_epsilon(n), RoundingScale::Exponentiated};
-    default:
-      return {ulps(n) * rounded_epsilon(n)};
+    case OpKind::Gelu: return {ulps(n) * rounded_epsilon(n), RoundingScale::OperandOrResult};
+    case OpKind::Var:
+    case OpKind::Std: return {ulps(n) * rounded_epsilon(n), RoundingScale::Spread};
+    case OpKind::NllLoss:
+    case OpKind::MseLoss: return {ulps(n) * rounded_epsilon(n), RoundingScale::ResultOrOne};
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::GroupNorm:
+    case OpKind::BatchNorm: return {ulps(n) * rounded_epsilon(n), RoundingScale::Normalized};
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax:
+    case OpKind::Logsumexp:
+    case OpKind::CrossEntropy:
+    case OpKind::ScaledDotProductAttention: return {ulps(n) * rounded_epsilon(n), RoundingScale::Exponentiated};
+    default: return {ulps(n) * rounded_epsilon(n)};
   }
 }
 
@@ -145,7 +167,8 @@ AttentionScores attention_scores(const Node& n, std::span<const KernelOperand> o
   const Tensor& q = operands[0].tensor;
   const double e = q.dim() == 0 ? 1 : static_cast<double>(q.sizes().back());
   const std::optional<double> scale = OpCallBase(n.op(), n.attrs()).attr_opt_float("scale");
-  return {std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))), largest_finite_magnitude(q) * largest_finite_magnitude(operands[1].tensor) * e};
+  return {std::abs(scale.value_or(1 / std::sqrt(std::max(e, 1.0)))),
+          largest_finite_magnitude(q) * largest_finite_magnitude(operands[1].tensor) * e};
 }
 
 }  // namespace
@@ -179,7 +202,8 @@ double normalized_magnitude(const Node& n, std::span<const KernelOperand> operan
   const double numel = static_cast<double>(operands[0].tensor.numel());
   double xhat = 0;  // the bound on |xhat|
   switch (n.op()) {
-    case OpKind::LayerNorm: case OpKind::RmsNorm: {
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm: {
       double group = 1;
       for (int64_t d : call.attr_ints("normalized_shape")) group *= static_cast<double>(d);
       xhat = std::sqrt(group);
@@ -201,8 +225,7 @@ double normalized_magnitude(const Node& n, std::span<const KernelOperand> operan
       xhat = (largest_finite_magnitude(x) + operand_magnitude(operands, 3, 0)) / std::sqrt(var);
       break;
     }
-    default:
-      KILN_CHECK(false) << "normalized_magnitude of " << n.info().name();
+    default: KILN_CHECK(false) << "normalized_magnitude of " << n.info().name();
   }
   const bool has_bias = n.op() != OpKind::RmsNorm;
   return operand_magnitude(operands, 1, 1) * xhat + (has_bias ? operand_magnitude(operands, 2, 0) : 0);

@@ -19,19 +19,19 @@ namespace kiln::fuzz {
 
 // What the rounding is relative to.
 enum class RoundingScale {
-  Result,          // |result|: a correctly rounded op, a sum (with its operands' backward error)
-  OperandOrResult, // max(|operand 0|, |result|): a composite whose float formula cancels (gelu's
-                   // x * (1 + erf(x / sqrt 2)) / 2 far below 0)
-  ResultOrOne,     // max(|result|, 1): log-domain results whose float formula subtracts O(1)
-                   // terms (nll_loss, mse_loss)
-  Spread,          // max(|result|, max|operand 0|^p), p = 2 for var, 1 for std: a spread of values
-                   // equal up to rounding is rounding noise of the values' size, not of its own
-                   // (two-pass and Welford code disagree there: 1e-32 against 0 for values near 1)
-  Exponentiated,   // max(|result|, 1) * (1 + M), M the magnitude of what the op exponentiates
-                   // (exponentiated_magnitude): softmax-like ops and attention, whose compiled
-                   // code may compute x - max(x) in two kernels, each rounding x differently
-  Normalized,      // max(|result|, normalized_magnitude): the normalizations, whose result
-                   // xhat * w + b may cancel to far below its terms (xhat -1 and w = b gives 0)
+  Result,           // |result|: a correctly rounded op, a sum (with its operands' backward error)
+  OperandOrResult,  // max(|operand 0|, |result|): a composite whose float formula cancels (gelu's
+                    // x * (1 + erf(x / sqrt 2)) / 2 far below 0)
+  ResultOrOne,      // max(|result|, 1): log-domain results whose float formula subtracts O(1)
+                    // terms (nll_loss, mse_loss)
+  Spread,           // max(|result|, max|operand 0|^p), p = 2 for var, 1 for std: a spread of values
+                    // equal up to rounding is rounding noise of the values' size, not of its own
+                    // (two-pass and Welford code disagree there: 1e-32 against 0 for values near 1)
+  Exponentiated,    // max(|result|, 1) * (1 + M), M the magnitude of what the op exponentiates
+                    // (exponentiated_magnitude): softmax-like ops and attention, whose compiled
+                    // code may compute x - max(x) in two kernels, each rounding x differently
+  Normalized,       // max(|result|, normalized_magnitude): the normalizations, whose result
+                    // xhat * w + b may cancel to far below its terms (xhat -1 and w = b gives 0)
 };
 
 struct OpRounding {

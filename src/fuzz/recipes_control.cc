@@ -24,8 +24,8 @@ int body_nodes(GenContext& ctx) { return static_cast<int>(ctx.choices.between(1,
 bool cond(GenContext& ctx, OpDraft& d) {
   const std::vector<Value*> operands = pick_values(ctx, 1, 3);
   const std::vector<TensorType> in = types_of(operands);
-  std::unique_ptr<Graph> then_fn =
-      draw_body(ctx, in, std::vector<std::optional<TensorType>>(static_cast<size_t>(ctx.choices.between(1, 2))), body_nodes(ctx));
+  std::unique_ptr<Graph> then_fn = draw_body(
+      ctx, in, std::vector<std::optional<TensorType>>(static_cast<size_t>(ctx.choices.between(1, 2))), body_nodes(ctx));
   std::vector<std::optional<TensorType>> outputs;
   for (const Value* v : then_fn->outputs()) outputs.push_back(v->type());
   d.subgraphs.push_back(std::move(then_fn));
@@ -115,8 +115,9 @@ bool map(GenContext& ctx, OpDraft& d) {
   slice.shape.dims().erase(slice.shape.dims().begin());
   std::vector<TensorType> in = {slice};
   for (const TensorType& t : types_of(extra)) in.push_back(t);
-  d.subgraphs.push_back(draw_body(ctx, in, std::vector<std::optional<TensorType>>(static_cast<size_t>(ctx.choices.between(1, 2))),
-                                  body_nodes(ctx), true));
+  d.subgraphs.push_back(
+      draw_body(ctx, in, std::vector<std::optional<TensorType>>(static_cast<size_t>(ctx.choices.between(1, 2))),
+                body_nodes(ctx), true));
   d.operands = {x};
   d.operands.insert(d.operands.end(), extra.begin(), extra.end());
   d.attrs.set("num_mapped", int64_t{1});

@@ -53,7 +53,8 @@ bool arange(GenContext& ctx, OpDraft& d) {
 
 void add_creation_recipes(RecipeTable& t) {
   auto set = [&](OpKind op, Recipe r) { t[static_cast<size_t>(op)] = r; };
-  for (OpKind op : {OpKind::Full, OpKind::Zeros, OpKind::Ones, OpKind::Empty, OpKind::Rand, OpKind::Randn, OpKind::Randint})
+  for (OpKind op :
+       {OpKind::Full, OpKind::Zeros, OpKind::Ones, OpKind::Empty, OpKind::Rand, OpKind::Randn, OpKind::Randint})
     set(op, sized);
   set(OpKind::Randperm, randperm);
   set(OpKind::Arange, arange);

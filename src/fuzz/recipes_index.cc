@@ -11,7 +11,9 @@ namespace {
 std::vector<int64_t> sizes_within(Choices& c, const std::vector<int64_t>& bound, int free_dim) {
   std::vector<int64_t> s;
   for (int k = 0; k < static_cast<int>(bound.size()); ++k)
-    s.push_back(k == free_dim ? c.between(0, 3) : c.between(std::min<int64_t>(bound[static_cast<size_t>(k)], 1), bound[static_cast<size_t>(k)]));
+    s.push_back(k == free_dim
+                    ? c.between(0, 3)
+                    : c.between(std::min<int64_t>(bound[static_cast<size_t>(k)], 1), bound[static_cast<size_t>(k)]));
   return s;
 }
 
@@ -57,7 +59,8 @@ bool gather_or_scatter(GenContext& ctx, OpDraft& d) {
   if (size == 0 && d.op != OpKind::Gather) index_sizes[static_cast<size_t>(wrapped)] = 0;
   const bool distinct = d.op == OpKind::Scatter && ctx.options.differentiable;
   if (distinct) index_sizes[static_cast<size_t>(wrapped)] = std::min(index_sizes[static_cast<size_t>(wrapped)], size);
-  Value* index = distinct ? distinct_indices(ctx, index_sizes, wrapped) : ctx.indices(index_sizes, std::max<int64_t>(size, 1));
+  Value* index =
+      distinct ? distinct_indices(ctx, index_sizes, wrapped) : ctx.indices(index_sizes, std::max<int64_t>(size, 1));
   d.operands = {self, index};
   d.attrs.set("dim", dim);
   if (d.op == OpKind::Gather) return true;
@@ -101,17 +104,20 @@ bool index(GenContext& ctx, OpDraft& d) {
 }
 
 bool index_put(GenContext& ctx, OpDraft& d) {
-  Value* self = d.op == OpKind::IndexPutInplace
-                    ? ctx.pick_value_where([&](const Value& v) { return v.type().shape.rank() >= 1 && writable(ctx, &v); })
-                    : pick_ranked(ctx, 1);
+  Value* self =
+      d.op == OpKind::IndexPutInplace
+          ? ctx.pick_value_where([&](const Value& v) { return v.type().shape.rank() >= 1 && writable(ctx, &v); })
+          : pick_ranked(ctx, 1);
   if (!self || !index_operands(ctx, d, self)) return false;
   std::vector<TypeOperand> types;
-  for (const Operand& o : d.operands) types.push_back(o.is_value() ? TypeOperand{o.value->type(), {}} : TypeOperand{std::nullopt, o.literal});
+  for (const Operand& o : d.operands)
+    types.push_back(o.is_value() ? TypeOperand{o.value->type(), {}} : TypeOperand{std::nullopt, o.literal});
   Expected<std::vector<TensorType>> indexed = infer_types(TypeCall(OpKind::Index, {}, types));
   if (!indexed) return false;
   // values of the indexing result's shape, or a shape that broadcasts to it.
   std::vector<int64_t> s = indexed->front().shape.sizes();
-  if (!s.empty() && ctx.choices.percent(30)) s.erase(s.begin(), s.begin() + static_cast<long>(ctx.choices.below(s.size() + 1)));
+  if (!s.empty() && ctx.choices.percent(30))
+    s.erase(s.begin(), s.begin() + static_cast<long>(ctx.choices.below(s.size() + 1)));
   d.operands.push_back(ctx.value_of_type({self->type().dtype, Shape::from_sizes(s)}));
   // Without accumulate a repeated index writes twice; torch's derivative gives both values a
   // gradient, finite differences only the last: differentiable graphs accumulate.
@@ -140,11 +146,13 @@ bool index_add(GenContext& ctx, OpDraft& d) {
 
 bool embedding(GenContext& ctx, OpDraft& d) {
   Value* weight = ctx.pick_value_if([](const TensorType& t) { return t.shape.rank() == 2 && t.shape[0].value() > 0; });
-  if (!weight) weight = ctx.fresh_value({ctx.float_dtype(), Shape{ctx.choices.between(1, 5), ctx.choices.between(1, 4)}});
+  if (!weight)
+    weight = ctx.fresh_value({ctx.float_dtype(), Shape{ctx.choices.between(1, 5), ctx.choices.between(1, 4)}});
   const int64_t num = weight->type().shape[0].value();
   d.operands = {weight, ctx.indices(ctx.sizes(static_cast<int>(ctx.choices.between(0, 2))), num)};
   // padding_idx's row gets no gradient by definition (torch's), so not in differentiable graphs.
-  if (!ctx.options.differentiable && ctx.choices.percent(30)) d.attrs.set("padding_idx", ctx.choices.between(0, num - 1));
+  if (!ctx.options.differentiable && ctx.choices.percent(30))
+    d.attrs.set("padding_idx", ctx.choices.between(0, num - 1));
   return true;
 }
 

@@ -11,9 +11,7 @@
 namespace kiln::fuzz {
 namespace {
 
-int64_t size_of(const TensorType& t, int64_t dim) {
-  return t.shape[*wrap_dim(dim, t.shape.rank())].value();
-}
+int64_t size_of(const TensorType& t, int64_t dim) { return t.shape[*wrap_dim(dim, t.shape.rank())].value(); }
 
 // Sizes with `numel` elements, rank 0 to 4 (at least 1 when numel != 1), maybe one -1.
 std::vector<int64_t> sizes_with_numel(Choices& c, int64_t numel) {
@@ -126,7 +124,8 @@ bool as_strided_attrs(GenContext& ctx, OpDraft& d, const TensorType& self) {
 // Values that own their storage (inputs and results of ops that are neither views nor in
 // place): as_strided of them reads only their own elements.
 Value* pick_storage_owner(GenContext& ctx) {
-  return ctx.pick_value_where([](const Value& v) { return !v.producer() || !v.producer()->info().has(kView | kInplace); });
+  return ctx.pick_value_where(
+      [](const Value& v) { return !v.producer() || !v.producer()->info().has(kView | kInplace); });
 }
 
 bool slice(GenContext& ctx, OpDraft& d) {
@@ -178,13 +177,13 @@ bool split_or_chunk(GenContext& ctx, OpDraft& d) {
 // The view inverses: self, the view's attributes, and src of the view's type (dtype may differ:
 // src is cast to self's).
 bool view_scatter(GenContext& ctx, OpDraft& d) {
-  const OpKind view = d.op == OpKind::SliceScatter ? OpKind::Slice
+  const OpKind view = d.op == OpKind::SliceScatter    ? OpKind::Slice
                       : d.op == OpKind::SelectScatter ? OpKind::Select
                                                       : OpKind::AsStrided;
   Value* self = view == OpKind::AsStrided ? pick_storage_owner(ctx) : pick_ranked(ctx, 1);
   if (!self) return false;
   const TensorType& t = self->type();
-  const bool ok = view == OpKind::Slice ? slice_attrs(ctx, d, t)
+  const bool ok = view == OpKind::Slice    ? slice_attrs(ctx, d, t)
                   : view == OpKind::Select ? select_attrs(ctx, d, t)
                                            : as_strided_attrs(ctx, d, t);
   if (!ok) return false;
@@ -254,7 +253,8 @@ bool repeat(GenContext& ctx, OpDraft& d) {
   if (!self) return false;
   Choices& c = ctx.choices;
   std::vector<int64_t> reps;
-  for (int64_t i = 0, n = self->type().shape.rank() + (c.percent(30) ? 1 : 0); i < n; ++i) reps.push_back(c.between(0, 3));
+  for (int64_t i = 0, n = self->type().shape.rank() + (c.percent(30) ? 1 : 0); i < n; ++i)
+    reps.push_back(c.between(0, 3));
   d.operands = {self};
   d.attrs.set("repeats", reps);
   return true;

@@ -22,12 +22,8 @@ bool contraction(GenContext& ctx, OpDraft& d) {
   const DType t = contraction_dtype(ctx);
   const int64_t b = small(c), n = small(c), k = small(c), m = small(c);
   switch (d.op) {
-    case OpKind::Mm:
-      d.operands = {of(ctx, t, {n, k}), of(ctx, t, {k, m})};
-      return true;
-    case OpKind::Bmm:
-      d.operands = {of(ctx, t, {b, n, k}), of(ctx, t, {b, k, m})};
-      return true;
+    case OpKind::Mm: d.operands = {of(ctx, t, {n, k}), of(ctx, t, {k, m})}; return true;
+    case OpKind::Bmm: d.operands = {of(ctx, t, {b, n, k}), of(ctx, t, {b, k, m})}; return true;
     case OpKind::Addmm:
       d.operands = {of(ctx, t, c.percent(50) ? std::vector<int64_t>{n, m} : std::vector<int64_t>{m}),
                     of(ctx, t, {n, k}), of(ctx, t, {k, m})};
@@ -66,7 +62,8 @@ Value* pick_float(GenContext& ctx, int min_rank, int max_rank) {
     return is_floating(t.dtype) && t.shape.rank() >= min_rank && t.shape.rank() <= max_rank;
   });
   if (v) return v;
-  return ctx.fresh_value({ctx.float_dtype(), Shape::from_sizes(ctx.sizes(static_cast<int>(ctx.choices.between(min_rank, max_rank))))});
+  return ctx.fresh_value(
+      {ctx.float_dtype(), Shape::from_sizes(ctx.sizes(static_cast<int>(ctx.choices.between(min_rank, max_rank))))});
 }
 
 // An optional affine parameter of `sizes` (none 40% of the time).
@@ -155,9 +152,8 @@ std::vector<int64_t> pair(Choices& c, int64_t lo, int64_t hi) { return {c.betwee
 // An image [N, C, H, W] or [C, H, W] of a floating dtype.
 Value* image(GenContext& ctx, DType t) {
   Choices& c = ctx.choices;
-  Value* v = ctx.pick_value_if([&](const TensorType& u) {
-    return u.dtype == t && (u.shape.rank() == 3 || u.shape.rank() == 4);
-  });
+  Value* v = ctx.pick_value_if(
+      [&](const TensorType& u) { return u.dtype == t && (u.shape.rank() == 3 || u.shape.rank() == 4); });
   if (v && c.percent(50)) return v;
   std::vector<int64_t> s = {c.between(1, 3), c.between(1, 5), c.between(1, 5)};
   if (c.percent(70)) s.insert(s.begin(), c.between(1, 2));

@@ -42,8 +42,9 @@ Tensor moved(const Tensor& x, const ElementTolerance& delta, int sign, uint64_t 
   for (size_t i = 0; i < v.size(); ++i) {
     const int64_t xi = c.item_int(static_cast<int64_t>(i));
     const auto step = static_cast<int64_t>(std::round(std::min(delta[i], 1e15)));
-    v[i] = x.dtype() == DType::Bool ? (delta[i] >= 0.5 ? 1 - xi : xi)
-                                    : static_cast<int64_t>(static_cast<uint64_t>(xi) + static_cast<uint64_t>(sign_of(i) * step));
+    v[i] = x.dtype() == DType::Bool
+               ? (delta[i] >= 0.5 ? 1 - xi : xi)
+               : static_cast<int64_t>(static_cast<uint64_t>(xi) + static_cast<uint64_t>(sign_of(i) * step));
   }
   return Tensor::from_ints(v, x.sizes(), x.dtype());
 }
@@ -119,8 +120,8 @@ double element_or_largest(const std::vector<double>& v, size_t k, size_t numel) 
 // (fmod's sign follows the dividend's), which moving the dividend to four points does not show
 // (fmod of a bf16 square by 0.001: the libFuzzer target).
 void widen_to_period(ElementTolerance& result, const ElementTolerance& dividend, const KernelOperand& divisor) {
-  const std::vector<double> d = divisor.is_tensor() ? element_values(divisor.tensor)
-                                                    : std::vector<double>{divisor.literal.to_double()};
+  const std::vector<double> d =
+      divisor.is_tensor() ? element_values(divisor.tensor) : std::vector<double>{divisor.literal.to_double()};
   for (size_t k = 0; k < result.size(); ++k) {
     const double period = std::abs(element_or_largest(d, k, result.size()));
     if (2 * element_or_largest(dividend, k, result.size()) >= period) result[k] = std::max(result[k], 2 * period);
@@ -193,7 +194,10 @@ class Estimate {
     const auto move = [&](int i, const ElementTolerance& delta, int signs, bool as_f64) -> std::optional<Tensor> {
       const Tensor& x = exact[static_cast<size_t>(i)].tensor;
       std::optional<Tensor> m = signs == kMoves - 1 ? zeroed_within(x, delta)
-                                                    : moved(x, delta, signs == 0 ? 1 : signs == 1 ? -1 : 0,
+                                                    : moved(x, delta,
+                                                            signs == 0   ? 1
+                                                            : signs == 1 ? -1
+                                                                         : 0,
                                                             7919 * static_cast<uint64_t>(signs + i), as_f64);
       if (m && !upcasting && is_floating(x.dtype())) m = m->to(x.dtype());
       return m;
@@ -361,7 +365,8 @@ Expected<GraphTolerance> estimate_tolerance(const Graph& g, std::span<const Tens
   GraphTolerance out;
   for (int k = 0; k < info.num_user_outputs; ++k) out.outputs.push_back(finished(f->outputs()[static_cast<size_t>(k)]));
   out.inputs.resize(static_cast<size_t>(g.num_inputs()));
-  for (int i = 0; i < g.num_inputs(); ++i) out.inputs[static_cast<size_t>(i)].assign(static_cast<size_t>(inputs[static_cast<size_t>(i)].numel()), 0.0);
+  for (int i = 0; i < g.num_inputs(); ++i)
+    out.inputs[static_cast<size_t>(i)].assign(static_cast<size_t>(inputs[static_cast<size_t>(i)].numel()), 0.0);
   for (int k = 0; k < info.num_write_backs(); ++k)
     out.inputs[static_cast<size_t>(info.write_back_inputs[static_cast<size_t>(k)])] =
         finished(f->outputs()[static_cast<size_t>(info.num_user_outputs + k)]);

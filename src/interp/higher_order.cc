@@ -129,7 +129,8 @@ class HigherOrderRun {
       ys.emplace_back(std::make_move_iterator(out.begin() + num_init), std::make_move_iterator(out.end()));
     }
     const SubgraphSignature sig = graph_signature(*subgraphs_[0]);
-    std::vector<TensorType> y_types(sig.outputs.begin() + std::min<int64_t>(num_init, sig.outputs.size()), sig.outputs.end());
+    std::vector<TensorType> y_types(sig.outputs.begin() + std::min<int64_t>(num_init, sig.outputs.size()),
+                                    sig.outputs.end());
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> stacked, stack_outputs(ys, y_types, *dim));
     carry.insert(carry.end(), stacked.begin(), stacked.end());
     return carry;

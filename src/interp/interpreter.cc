@@ -68,7 +68,8 @@ class Frame {
     }
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, compute(node, operands));
     KILN_CHECK(static_cast<int>(results.size()) == node.num_results())
-        << node.info().name() << ": produced " << results.size() << " results, the node declares " << node.num_results();
+        << node.info().name() << ": produced " << results.size() << " results, the node declares "
+        << node.num_results();
     for (int i = 0; i < node.num_results(); ++i) {
       const Value* r = node.result(i);
       KILN_TRY(bindings_.bind(r->type(), results[static_cast<size_t>(i)].type(), "result " + std::to_string(i)));

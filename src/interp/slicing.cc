@@ -18,8 +18,9 @@ Tensor stack_along(const std::vector<Tensor>& slices, int dim, const std::string
   const Tensor& first = slices[0];
   // Every iteration runs the same subgraph on slices of one shape, so the results agree.
   for (size_t i = 1; i < slices.size(); ++i)
-    KILN_CHECK(slices[i].type() == first.type()) << what << ": iteration " << i << " gives " << slices[i].type().to_string()
-                                                 << " but iteration 0 gave " << first.type().to_string();
+    KILN_CHECK(slices[i].type() == first.type())
+        << what << ": iteration " << i << " gives " << slices[i].type().to_string() << " but iteration 0 gave "
+        << first.type().to_string();
   std::vector<int64_t> sizes = first.sizes();
   KILN_CHECK(dim >= 0 && dim <= static_cast<int>(sizes.size())) << "stack_along dim " << dim;
   sizes.insert(sizes.begin() + dim, static_cast<int64_t>(slices.size()));

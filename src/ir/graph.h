@@ -70,8 +70,8 @@ struct Operand {
   Scalar literal;
 
   Operand() = default;
-  Operand(Value* v) : value(v) {}         // NOLINT
-  Operand(Scalar s) : literal(s) {}       // NOLINT
+  Operand(Value* v) : value(v) {}    // NOLINT
+  Operand(Scalar s) : literal(s) {}  // NOLINT
   bool is_value() const { return value != nullptr; }
 };
 
@@ -134,7 +134,7 @@ class Graph {
     std::vector<std::unique_ptr<Graph>> subgraphs = {};
     SourceLoc loc = {};
   };
-  Node* append(NewNode n);                  // at the end
+  Node* append(NewNode n);                    // at the end
   Node* insert_before(Node* pos, NewNode n);  // pos == nullptr appends
   // Erases a node none of whose results has users (internal error otherwise).
   void erase(Node* node);

@@ -59,8 +59,8 @@ std::vector<Value*> GraphBuilder::inline_graph(const Graph& g, std::span<Value* 
       continue;
     }
     KILN_CHECK(inputs[static_cast<size_t>(i)]->type() == g.input(i)->type())
-        << "GraphBuilder::inline_graph: input " << i << " of @" << g.name() << " is "
-        << g.input(i)->type().to_string() << ", given " << inputs[static_cast<size_t>(i)]->type().to_string();
+        << "GraphBuilder::inline_graph: input " << i << " of @" << g.name() << " is " << g.input(i)->type().to_string()
+        << ", given " << inputs[static_cast<size_t>(i)]->type().to_string();
     map[g.input(i)] = inputs[static_cast<size_t>(i)];
   }
   for (const Node* n : g.nodes()) {

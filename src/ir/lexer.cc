@@ -42,7 +42,9 @@ void Lexer::skip_space_and_comments() {
   }
 }
 
-Token Lexer::make(TokenKind kind, std::string text, int line, int col) const { return Token{kind, std::move(text), line, col}; }
+Token Lexer::make(TokenKind kind, std::string text, int line, int col) const {
+  return Token{kind, std::move(text), line, col};
+}
 
 Token Lexer::lex_number(int line, int col) {
   size_t start = cur_.pos();
@@ -162,7 +164,8 @@ Token Lexer::next() {
 }
 
 std::optional<Scalar> named_literal(std::string_view word, bool negative) {
-  if (word == "inf") return Scalar(negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+  if (word == "inf")
+    return Scalar(negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
   if (word == "nan") return Scalar(std::numeric_limits<double>::quiet_NaN());
   if (!negative && (word == "true" || word == "false")) return Scalar(word == "true");
   if (!negative && word == "none") return Scalar::none();

@@ -16,16 +16,29 @@ namespace kiln {
 
 enum class TokenKind {
   Eof,
-  Error,       // text: the message ("unterminated string")
-  Ident,       // graph, return, add, f32, true, none, inf, B, ...
-  ValueName,   // %x, %0, %fc1.weight  (text without the '%')
-  GraphName,   // @mlp                  (text without the '@')
-  Integer,     // 3, -1                 (text as written)
-  Float,       // 0.5, -1e-05, 2.       (text as written)
-  String,      // "tanh"                (text: the decoded contents)
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket,
-  Comma, Colon, Equal, Arrow, Minus,
-  Plus, Star, Slash, EqualEqual, GreaterEqual,  // in dim expressions and guards
+  Error,      // text: the message ("unterminated string")
+  Ident,      // graph, return, add, f32, true, none, inf, B, ...
+  ValueName,  // %x, %0, %fc1.weight  (text without the '%')
+  GraphName,  // @mlp                  (text without the '@')
+  Integer,    // 3, -1                 (text as written)
+  Float,      // 0.5, -1e-05, 2.       (text as written)
+  String,     // "tanh"                (text: the decoded contents)
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  Comma,
+  Colon,
+  Equal,
+  Arrow,
+  Minus,
+  Plus,
+  Star,
+  Slash,
+  EqualEqual,
+  GreaterEqual,  // in dim expressions and guards
 };
 
 struct Token {

@@ -335,7 +335,8 @@ Expected<double> Parser::parse_float(const Token& t) const {
   double v = 0;
   auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
   if (r.ec == std::errc::result_out_of_range) return error_at(t, "float literal '", t.text, "' out of range");
-  if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) return error_at(t, "malformed number '", t.text, "'");
+  if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size())
+    return error_at(t, "malformed number '", t.text, "'");
   return v;
 }
 
@@ -408,7 +409,8 @@ Status Parser::parse_node(Graph& g, Scope& scope, int depth) {
   std::vector<std::unique_ptr<Graph>> subgraphs;
   KILN_ASSIGN_OR_RETURN(subgraphs, parse_region(schema, op_tok, depth));
 
-  Node* node = g.append({*kind, std::move(operands), std::move(attrs), std::move(types), std::move(subgraphs), loc_of(start)});
+  Node* node =
+      g.append({*kind, std::move(operands), std::move(attrs), std::move(types), std::move(subgraphs), loc_of(start)});
   for (size_t i = 0; i < names.size(); ++i) scope[names[i].text] = node->result(static_cast<int>(i));
   return Status::ok();
 }
@@ -599,7 +601,8 @@ Expected<std::vector<std::unique_ptr<Graph>>> parse_graphs(std::string_view text
   return Parser(text, filename).parse_file(false);
 }
 
-Expected<std::vector<std::unique_ptr<Graph>>> parse_graphs_unverified(std::string_view text, std::string_view filename) {
+Expected<std::vector<std::unique_ptr<Graph>>> parse_graphs_unverified(std::string_view text,
+                                                                      std::string_view filename) {
   return Parser(text, filename, false).parse_file(false);
 }
 

@@ -12,7 +12,8 @@
 namespace kiln {
 
 // A file holds one or more graphs; nodes get their SourceLoc (file, line, col).
-Expected<std::vector<std::unique_ptr<Graph>>> parse_graphs(std::string_view text, std::string_view filename = "<input>");
+Expected<std::vector<std::unique_ptr<Graph>>> parse_graphs(std::string_view text,
+                                                           std::string_view filename = "<input>");
 
 // The same without running the verifier on the result: recorded result types may disagree
 // with the op rules (names, schemas and the grammar are still checked). For passes that

@@ -138,12 +138,13 @@ Status check_kernel_views(const Node& n) {
   if (!layout) return Status::ok();  // the type rules report it
   for (const std::optional<KernelArgView>& v : layout->view)
     if (v && n.operand(static_cast<int>(v->arg)).value != n.operand(static_cast<int>(v->group)).value)
-      return node_error(n, "kernel_call_functional: argument ", v->arg, " is viewed in the storage of argument ", v->group,
-                        " but passes another value");
+      return node_error(n, "kernel_call_functional: argument ", v->arg, " is viewed in the storage of argument ",
+                        v->group, " but passes another value");
   return Status::ok();
 }
 
-Status check_node(const Graph& g, const Node& n, const UseFacts& facts, const std::unordered_set<const Value*>& defined) {
+Status check_node(const Graph& g, const Node& n, const UseFacts& facts,
+                  const std::unordered_set<const Value*>& defined) {
   const OpSchema& schema = n.info().schema;
   if (n.graph() != &g) return node_error(n, schema.name, ": node belongs to another graph");
   if (!schema.variadic_results && n.num_results() != schema.num_results)

@@ -39,8 +39,9 @@ Expected<KernelAnalysis> analyze_cuda_source(const KernelSource& s, std::string_
       break;
     }
   if (!sig)
-    return make_error(s.file_name, ": ", function.empty() ? std::string("no __global__ kernel in the source")
-                                                          : "no __global__ kernel named '" + std::string(function) + "'");
+    return make_error(s.file_name, ": ",
+                      function.empty() ? std::string("no __global__ kernel in the source")
+                                       : "no __global__ kernel named '" + std::string(function) + "'");
   NvrtcOptions options;
   options.name = s.file_name;
   KILN_ASSIGN_OR_RETURN(std::string ptx, compile_cuda_to_ptx(s.text, options));
@@ -71,11 +72,7 @@ Cache& cache() {
 }  // namespace
 
 Expected<KernelAnalysis> analyze_kernel(const KernelSource& source, std::string_view function) {
-  const std::string key = ContentHash()
-                              .add(kernel_source_kind_name(source.kind))
-                              .add(source.text)
-                              .add(function)
-                              .hex();
+  const std::string key = ContentHash().add(kernel_source_kind_name(source.kind)).add(source.text).add(function).hex();
   {
     std::lock_guard<std::mutex> lock(cache().mu);
     if (auto it = cache().results.find(key); it != cache().results.end()) return it->second;

@@ -16,9 +16,9 @@ namespace kiln::kernels {
 
 struct KernelAnalysis {
   MutationAnalysis mutation;
-  std::string ir;       // what the analysis read: the TTIR, or the PTX (compiled, for CUDA)
+  std::string ir;            // what the analysis read: the TTIR, or the PTX (compiled, for CUDA)
   std::string display_name;  // the kernel's name as its author wrote it (unmangled for CUDA)
-  double ms = 0;        // time of reading and analyzing, at the first request
+  double ms = 0;             // time of reading and analyzing, at the first request
 };
 
 // `function` picks the kernel (empty: the source's first). Errors are the input's: a file

@@ -25,8 +25,10 @@ Expected<KernelSource> read_kernel_source(const std::string& path) {
   } else if (ext == ".cu" || ext == ".cuh") {
     s.kind = KernelSourceKind::Cuda;
   } else {
-    return make_error(path, ": kiln reads kernels from .ttir or .mlir (Triton TTIR), .ptx, or .cu (CUDA C++) files, "
-                      "not '", ext.empty() ? std::string("(no extension)") : ext, "'");
+    return make_error(path,
+                      ": kiln reads kernels from .ttir or .mlir (Triton TTIR), .ptx, or .cu (CUDA C++) files, "
+                      "not '",
+                      ext.empty() ? std::string("(no extension)") : ext, "'");
   }
   KILN_ASSIGN_OR_RETURN(s.text, read_file_bytes(path));
   s.file_name = path;

@@ -361,10 +361,8 @@ Status Reader::parse_header_token(Statement& s, int depth) {
   s.keyword_open = false;
   MlirOp& op = ops_[static_cast<size_t>(s.op)];
   switch (t.kind) {
-    case Tok::Value:
-      return parse_header_value(s);
-    case Tok::Punct:
-      return parse_header_punct(s, depth);
+    case Tok::Value: return parse_header_value(s);
+    case Tok::Punct: return parse_header_punct(s, depth);
     case Tok::Ident:
       if (is_loc_start(pos_)) return parse_header_loc(s);
       if (keyword) op.keyword = std::string(text(t));
@@ -372,11 +370,8 @@ Status Reader::parse_header_token(Statement& s, int depth) {
     case Tok::At:
       if (op.symbol.empty()) op.symbol = mlir_unquote(text(t).substr(1));
       break;
-    case Tok::Caret:
-      s.after_caret = true;
-      break;
-    default:
-      break;
+    case Tok::Caret: s.after_caret = true; break;
+    default: break;
   }
   note_type_token(s, t);
   ++pos_;

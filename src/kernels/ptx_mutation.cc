@@ -329,21 +329,13 @@ void FunctionGraph::fallback(const PtxInstruction& inst, const std::string& mess
 void FunctionGraph::add_instruction(int k) {
   const PtxInstruction& inst = f_.instructions[k];
   switch (classify(inst)) {
-    case OpClass::Compute:
-      return add_compute(inst);
-    case OpClass::Load:
-      return add_load(k, inst);
-    case OpClass::Write:
-      return add_write(k, inst);
-    case OpClass::Atomic:
-      add_read_from_memory(k, inst);
-      return add_write(k, inst);
-    case OpClass::MalformedWrite:
-      return fallback(inst, inst.opcode + " writes memory but has no address operand");
-    case OpClass::Call:
-      return add_call(k, inst);
-    case OpClass::OtherMemory:
-      return add_read_from_memory(k, inst);
+    case OpClass::Compute: return add_compute(inst);
+    case OpClass::Load: return add_load(k, inst);
+    case OpClass::Write: return add_write(k, inst);
+    case OpClass::Atomic: add_read_from_memory(k, inst); return add_write(k, inst);
+    case OpClass::MalformedWrite: return fallback(inst, inst.opcode + " writes memory but has no address operand");
+    case OpClass::Call: return add_call(k, inst);
+    case OpClass::OtherMemory: return add_read_from_memory(k, inst);
     case OpClass::UnknownMemory:
       add_read_from_memory(k, inst);
       return fallback(inst, inst.opcode + ": an instruction with a memory operand that the analysis does not know");

@@ -11,7 +11,8 @@ Expected<const UserKernel*> register_kernel(KernelRegistration r) {
   k.function = a.mutation.function;
   k.source_kind = std::string(kernel_source_kind_name(r.source.kind));
   k.ir = std::move(a.ir);
-  for (const ParamMutation& p : a.mutation.params) k.params.push_back({p.name, p.type, p.is_pointer, p.written, p.reason});
+  for (const ParamMutation& p : a.mutation.params)
+    k.params.push_back({p.name, p.type, p.is_pointer, p.written, p.reason});
   k.analysis_fallback = a.mutation.fallback;
   k.analysis_notes = a.mutation.reasons;
   k.analysis_ms = a.ms;

@@ -12,9 +12,9 @@
 namespace kiln::kernels {
 
 struct KernelRegistration {
-  std::string name = {};      // the table's name; empty: the kernel's own name
-  KernelSource source = {};   // TTIR, PTX or CUDA C++
-  std::string function = {};  // the kernel in the source; empty: its first
+  std::string name = {};       // the table's name; empty: the kernel's own name
+  KernelSource source = {};    // TTIR, PTX or CUDA C++
+  std::string function = {};   // the kernel in the source; empty: its first
   UserKernelGridFn grid = {};  // empty: a grid of one program
   UserKernelCpuFn cpu = {};    // empty: the kernel runs only on a GPU
 };

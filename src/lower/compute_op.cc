@@ -34,8 +34,7 @@ std::optional<ComputeOp> find_compute_op(OpKind op) {
     return ComputeOp::Name;
 #include "lower/compute_ops.def"
 #undef KILN_COMPUTE_OP
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -68,9 +67,11 @@ ComputeDomain compute_domain(OpKind op, const AttrMap& attrs) {
   switch (compute_op_form(compute_op(op))) {
     case ComputeForm::Float: return ComputeDomain::Float;
     case ComputeForm::Int: return ComputeDomain::Int;
-    case ComputeForm::Any: case ComputeForm::Truth: case ComputeForm::Test: case ComputeForm::Compare:
-    case ComputeForm::Select:
-      return ComputeDomain::Any;
+    case ComputeForm::Any:
+    case ComputeForm::Truth:
+    case ComputeForm::Test:
+    case ComputeForm::Compare:
+    case ComputeForm::Select: return ComputeDomain::Any;
   }
   KILN_UNREACHABLE("bad compute form");
 }

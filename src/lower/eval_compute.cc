@@ -16,7 +16,6 @@ namespace kiln {
 
 namespace {
 
-
 template <typename T>
 T sign_of(T x) {
   return static_cast<T>((T(0) < x) - (x < T(0)));

@@ -149,7 +149,6 @@ std::optional<IndexRange> scale(IndexRange r, int64_t c) {
   return c >= 0 ? IndexRange{a, b} : IndexRange{b, a};
 }
 
-
 std::optional<IndexRange> term_range(const IndexTerm& t, std::span<const int64_t> extents) {
   IndexRange r;
   if (t.kind == IndexTerm::Kind::Var) {
@@ -192,13 +191,13 @@ std::optional<IndexRange> index_range(const IndexExpr& e, std::span<const int64_
   return IndexRange{*lo, *hi};
 }
 
-
 IndexExpr IndexExpr::simplified(std::span<const int64_t> extents) const {
   IndexExpr out = constant_of(constant);
   for (const IndexTerm& t : terms) {
     IndexExpr part;
     if (t.kind == IndexTerm::Kind::Var) {
-      const bool unit = t.var >= 0 && static_cast<size_t>(t.var) < extents.size() && extents[static_cast<size_t>(t.var)] == 1;
+      const bool unit =
+          t.var >= 0 && static_cast<size_t>(t.var) < extents.size() && extents[static_cast<size_t>(t.var)] == 1;
       part = unit ? IndexExpr() : var(t.var);
     } else {
       const IndexExpr inner = t.inner.front().simplified(extents);
@@ -237,8 +236,9 @@ bool IndexExpr::uses_var(int v) const {
 }
 
 bool IndexExpr::is_affine_in(int v) const {
-  return std::none_of(terms.begin(), terms.end(),
-                      [v](const IndexTerm& t) { return t.kind != IndexTerm::Kind::Var && t.inner.front().uses_var(v); });
+  return std::none_of(terms.begin(), terms.end(), [v](const IndexTerm& t) {
+    return t.kind != IndexTerm::Kind::Var && t.inner.front().uses_var(v);
+  });
 }
 
 int IndexExpr::max_var() const {

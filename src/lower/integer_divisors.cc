@@ -13,8 +13,10 @@ namespace {
 bool nonzero_const(const BodyOp& c) {
   if (c.kind != BodyOp::Kind::Const) return false;
   alignas(8) std::byte scratch[8] = {};
-  if (c.value.is_float()) store_double(scratch, c.dtype, 0, c.value.to_double());
-  else store_int(scratch, c.dtype, 0, c.value.to_int());
+  if (c.value.is_float())
+    store_double(scratch, c.dtype, 0, c.value.to_double());
+  else
+    store_int(scratch, c.dtype, 0, c.value.to_int());
   return is_floating(c.dtype) ? load_double(scratch, c.dtype, 0) != 0 : load_int(scratch, c.dtype, 0) != 0;
 }
 
@@ -26,7 +28,8 @@ Status check_part(const LoopProgram& p, const LoopKernel& kernel, const LoopKern
     for (int a : op.args) floating = floating || is_floating(part.body[static_cast<size_t>(a)].dtype);
     if (floating || nonzero_const(part.body[static_cast<size_t>(op.args.at(1))])) continue;
     return make_error("integer ", op_info(op.op).name(), " (body op ", i, " of kernel @", kernel.name, " of loops @",
-                      p.name, ") divides by a value that is not a nonzero const: compiled code cannot report a "
+                      p.name,
+                      ") divides by a value that is not a nonzero const: compiled code cannot report a "
                       "division by zero (the evaluator and an extern kernel do)");
   }
   return Status::ok();

@@ -53,8 +53,11 @@ void narrow_to_mask(const LoopKernel& k, int m, std::vector<IndexRange>& box, bo
   const BodyOp *ix = &x, *c = &y;
   if (x.kind == BodyOp::Kind::Const) {  // c REL e: e REL' c
     std::swap(ix, c);
-    rel = rel == OpKind::Lt ? OpKind::Gt : rel == OpKind::Le ? OpKind::Ge : rel == OpKind::Gt ? OpKind::Lt
-        : rel == OpKind::Ge ? OpKind::Le : rel;
+    rel = rel == OpKind::Lt   ? OpKind::Gt
+          : rel == OpKind::Le ? OpKind::Ge
+          : rel == OpKind::Gt ? OpKind::Lt
+          : rel == OpKind::Ge ? OpKind::Le
+                              : rel;
   }
   if (ix->kind != BodyOp::Kind::Index || c->kind != BodyOp::Kind::Const || !is_integral(c->dtype) ||
       c->value.is_float() || ix->index.terms.size() != 1 || ix->index.terms[0].kind != IndexTerm::Kind::Var)
@@ -176,8 +179,8 @@ class BoundsChecker {
       std::string where;
       for (size_t v = 0; v < vars.size(); ++v)
         where += (v ? ", i" : "i") + std::to_string(v) + "=" + std::to_string(vars[v] + box[v].lo);
-      bad = access + " is outside the buffer (" + (at ? std::to_string(*at) : "?") + " not in [0, " + std::to_string(n) +
-            ")) at " + where;
+      bad = access + " is outside the buffer (" + (at ? std::to_string(*at) : "?") + " not in [0, " +
+            std::to_string(n) + ")) at " + where;
       return false;
     });
     if (bad) return make_error(*bad);
@@ -200,8 +203,8 @@ class BoundsChecker {
       ok = ok && (empty || r);
       const int64_t lo = r ? r->lo : 0, hi = r ? r->hi : 0;
       if (!ok || (!empty && (lo < 0 || hi >= b.storage_size())))
-        return make_error("extern operand %", b.name, " viewed at offset ", o.offset,
-                          " lies outside the buffer of ", b.storage_size(), " elements");
+        return make_error("extern operand %", b.name, " viewed at offset ", o.offset, " lies outside the buffer of ",
+                          b.storage_size(), " elements");
     }
     return Status::ok();
   }

@@ -79,7 +79,8 @@ Status check_control_kernel(const LoopProgram& p, const LoopKernel& k) {
   const Buffer& pred = buffer(k.predicate);
   if (pred.dtype != DType::Bool || pred.storage_size() < 1)
     return make_error("the predicate %", pred.name, " of @", k.name,
-                      " must be a bool buffer (its element 0 is read), not ", buffer_type_string(pred.dtype, pred.sizes));
+                      " must be a bool buffer (its element 0 is read), not ",
+                      buffer_type_string(pred.dtype, pred.sizes));
   if (k.kind == KernelKind::Cond) {
     if (!k.carried.empty() || !k.next.empty()) return make_error("cond kernel @", k.name, " carries no buffers");
     return Status::ok();
@@ -104,8 +105,8 @@ Status check_control_kernel(const LoopProgram& p, const LoopKernel& k) {
     if (c.dtype != n.dtype || c.sizes != n.sizes || c.strides != n.strides)
       return make_error("carried buffer %", c.name, " (", buffer_type_string(c.dtype, c.sizes), " strides ",
                         int_list_text(c.strides), ") and its next buffer %", n.name, " (",
-                        buffer_type_string(n.dtype, n.sizes), " strides ", int_list_text(n.strides),
-                        ") of @", k.name, " differ in type or layout");
+                        buffer_type_string(n.dtype, n.sizes), " strides ", int_list_text(n.strides), ") of @", k.name,
+                        " differ in type or layout");
   }
   return Status::ok();
 }

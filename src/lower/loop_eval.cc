@@ -27,8 +27,8 @@ Val convert(const Val& v, DType from, DType to) { return convert_eval_value(v, f
 // A Random op's draw (loop_ir.h): the counter and the optional state are i64 values.
 Val random_draw(const BodyOp& op, const std::vector<Val>& vals) {
   auto word = [&](size_t a) { return static_cast<uint64_t>(vals[static_cast<size_t>(op.args[a])].i); };
-  const RandomStream stream = op.args.size() == 3 ? stream_from_state(word(1), word(2), op.random.seed)
-                                                  : RandomStream{op.random.seed, 0};
+  const RandomStream stream =
+      op.args.size() == 3 ? stream_from_state(word(1), word(2), op.random.seed) : RandomStream{op.random.seed, 0};
   Val out;
   switch (op.random.kind) {
     case RandomKind::Uniform: out.f = uniform_double(stream, word(0), uniform_bits(op.dtype)); break;
@@ -127,14 +127,15 @@ class Evaluator {
     const int64_t n = storage_[static_cast<size_t>(op.buffer)].numel();
     if (!at || *at < 0 || *at >= n)
       return make_error(op.kind == BodyOp::Kind::Load ? "load" : "store", " %", buf(op.buffer).name, "[",
-                        op.index.to_string(), "] is outside the buffer (", at ? std::to_string(*at) : "?", " not in [0, ",
-                        n, ")) at ", vars_text());
+                        op.index.to_string(), "] is outside the buffer (", at ? std::to_string(*at) : "?",
+                        " not in [0, ", n, ")) at ", vars_text());
     return *at;
   }
 
   std::string vars_text() const {
     std::string s;
-    for (size_t i = 0; i < vars_.size(); ++i) s += (i ? ", i" : "i") + std::to_string(i) + "=" + std::to_string(vars_[i]);
+    for (size_t i = 0; i < vars_.size(); ++i)
+      s += (i ? ", i" : "i") + std::to_string(i) + "=" + std::to_string(vars_[i]);
     return s.empty() ? "the kernel's only point" : s;
   }
 
@@ -153,33 +154,31 @@ class Evaluator {
         }
         KILN_ASSIGN_OR_RETURN(int64_t at, offset_of(op));
         const Tensor& s = storage_[static_cast<size_t>(op.buffer)];
-        if (is_floating(op.dtype)) out.f = load_double(s.data_bytes(), s.dtype(), at);
-        else out.i = load_int(s.data_bytes(), s.dtype(), at);
+        if (is_floating(op.dtype))
+          out.f = load_double(s.data_bytes(), s.dtype(), at);
+        else
+          out.i = load_int(s.data_bytes(), s.dtype(), at);
         return Status::ok();
       }
       case BodyOp::Kind::Store: {
         if (checks_only_) return Status::ok();
         KILN_ASSIGN_OR_RETURN(int64_t at, offset_of(op));
         const Tensor& s = storage_[static_cast<size_t>(op.buffer)];
-        if (is_floating(arg_dt(0))) store_double(s.data_bytes(), s.dtype(), at, arg(0).f);
-        else store_int(s.data_bytes(), s.dtype(), at, arg(0).i);
+        if (is_floating(arg_dt(0)))
+          store_double(s.data_bytes(), s.dtype(), at, arg(0).f);
+        else
+          store_int(s.data_bytes(), s.dtype(), at, arg(0).i);
         return Status::ok();
       }
-      case BodyOp::Kind::Const:
-        out = literal(op.value, op.dtype);
-        return Status::ok();
-      case BodyOp::Kind::Cast:
-        out = convert(arg(0), arg_dt(0), op.dtype);
-        return Status::ok();
+      case BodyOp::Kind::Const: out = literal(op.value, op.dtype); return Status::ok();
+      case BodyOp::Kind::Cast: out = convert(arg(0), arg_dt(0), op.dtype); return Status::ok();
       case BodyOp::Kind::Index: {
         std::optional<int64_t> at = op.index.evaluate(vars_);
         if (!at) return make_error("index [", op.index.to_string(), "] names a variable outside the loops");
         out.i = *at;
         return Status::ok();
       }
-      case BodyOp::Kind::Random:
-        out = random_draw(op, vals_);
-        return Status::ok();
+      case BodyOp::Kind::Random: out = random_draw(op, vals_); return Status::ok();
       case BodyOp::Kind::Indirect: {
         const int64_t v = arg(0).i;
         const int64_t w = op.wrap && v < 0 ? v + op.size : v;
@@ -190,10 +189,8 @@ class Evaluator {
         out.i = w;
         return Status::ok();
       }
-      case BodyOp::Kind::Reduce:
-        return Status::ok();  // set by run_loops
-      case BodyOp::Kind::Compute:
-        break;
+      case BodyOp::Kind::Reduce: return Status::ok();  // set by run_loops
+      case BodyOp::Kind::Compute: break;
     }
     std::vector<DType> dtypes;
     std::vector<Val> operands;
@@ -282,7 +279,8 @@ class Evaluator {
         acc.f = f.result_f();
         acc.i = f.result_i();
         const bool fl = f.result_floating();
-        vals_[r] = fl == is_floating(k.body[r].dtype) ? acc : convert(acc, fl ? DType::F64 : DType::I64, k.body[r].dtype);
+        vals_[r] =
+            fl == is_floating(k.body[r].dtype) ? acc : convert(acc, fl ? DType::F64 : DType::I64, k.body[r].dtype);
       }
       return run_body(k, end, k.body.size());
     });

@@ -110,7 +110,7 @@ struct Buffer {
 enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin, WelfordMean, WelfordM2 };
 inline constexpr int kNumReduceKinds = 8;
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
-int reduce_arity(ReduceKind k);                    // operands: 2 for argmax/argmin, else 1
+int reduce_arity(ReduceKind k);                   // operands: 2 for argmax/argmin, else 1
 
 // A Random op's draw (core/random.h) of element `counter` (its first operand, an i64 value) of
 // the stream of `seed`: Philox key `seed` and counter high half 0 when it has no other
@@ -134,15 +134,15 @@ struct BodyOp {
   // [0, size), is what a load or store index may add as a term (`indirect`).
   enum class Kind : uint8_t { Load, Const, Compute, Cast, Reduce, Store, Index, Random, Indirect };
   Kind kind = Kind::Const;
-  DType dtype = DType::F32;    // the result's dtype (Load: the buffer's; Store: unused)
-  OpKind op = OpKind::Add;     // Compute: a compute op (compute_ops.def); Indirect: the indexing op
-  AttrMap attrs;               // Compute: its attributes in graph-IR syntax (only div's rounding_mode)
-  std::vector<int> args;       // body indices of operand values (Store: the stored value)
-  int buffer = -1;             // Load, Store
-  IndexExpr index;             // Load, Store; Index: the expression whose value (i64) it is
-  Scalar value;                // Const; a masked Load: its value where the mask is false
+  DType dtype = DType::F32;             // the result's dtype (Load: the buffer's; Store: unused)
+  OpKind op = OpKind::Add;              // Compute: a compute op (compute_ops.def); Indirect: the indexing op
+  AttrMap attrs;                        // Compute: its attributes in graph-IR syntax (only div's rounding_mode)
+  std::vector<int> args;                // body indices of operand values (Store: the stored value)
+  int buffer = -1;                      // Load, Store
+  IndexExpr index;                      // Load, Store; Index: the expression whose value (i64) it is
+  Scalar value;                         // Const; a masked Load: its value where the mask is false
   ReduceKind reduce = ReduceKind::Sum;  // Reduce
-  RandomDraw random;           // Random (args: the counter, then the state's seed and offset, if any)
+  RandomDraw random;                    // Random (args: the counter, then the state's seed and offset, if any)
   // Load: the last arg is a bool mask; where it is false nothing is loaded (the index need not
   // be in range) and the value is `value` rounded to the buffer's dtype (constant_pad_nd).
   bool masked = false;
@@ -215,9 +215,9 @@ struct LoopKernel {
 
 struct LoopProgram {
   std::string name;
-  std::vector<Buffer> buffers;  // inputs first (in order), then outputs and temporaries
-  std::vector<int> inputs;      // buffer indices
-  std::vector<int> outputs;     // buffer indices, one per graph output
+  std::vector<Buffer> buffers;      // inputs first (in order), then outputs and temporaries
+  std::vector<int> inputs;          // buffer indices
+  std::vector<int> outputs;         // buffer indices, one per graph output
   std::vector<LoopKernel> kernels;  // in execution order
 
   int find_buffer(std::string_view name) const;  // -1 if none

@@ -52,14 +52,18 @@ Status LoopParser::fused_block(LoopKernel& k, int depth) {
       KILN_TRY(expect(TokenKind::RBrace, "'}'"));
       continue;
     }
-    if (!at_ident("part")) return error_at(tok_, "expected 'for', 'part' or '}' in a fused kernel, got ", describe(tok_));
+    if (!at_ident("part"))
+      return error_at(tok_, "expected 'for', 'part' or '}' in a fused kernel, got ", describe(tok_));
     if (saw_loop) return error_at(tok_, "parts belong in the innermost shared loop");
     bump();
     LoopKernel part;
     Token kind_tok = tok_;
-    if (at_ident("pointwise")) part.kind = KernelKind::Pointwise;
-    else if (at_ident("reduction")) part.kind = KernelKind::Reduction;
-    else return error_at(tok_, "expected 'pointwise' or 'reduction' after 'part', got ", describe(tok_));
+    if (at_ident("pointwise"))
+      part.kind = KernelKind::Pointwise;
+    else if (at_ident("reduction"))
+      part.kind = KernelKind::Reduction;
+    else
+      return error_at(tok_, "expected 'pointwise' or 'reduction' after 'part', got ", describe(tok_));
     bump();
     KILN_TRY(expect(TokenKind::LBrace, "'{'"));
     part.loops = k.loops;
@@ -112,7 +116,8 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
   if (!at(TokenKind::Ident)) return error_at(tok_, "expected an op name after 'extern', got ", describe(tok_));
   std::optional<OpKind> kind = op_from_name(tok_.text);
   if (!kind) return error_at(tok_, "unknown op '", tok_.text, "'");
-  if (op_info(*kind).has(kHigherOrder)) return error_at(tok_, "higher-order op '", tok_.text, "' cannot be an extern kernel");
+  if (op_info(*kind).has(kHigherOrder))
+    return error_at(tok_, "higher-order op '", tok_.text, "' cannot be an extern kernel");
   k.op = *kind;
   bump();
   KILN_TRY(expect(TokenKind::LParen, "'('"));
@@ -134,7 +139,8 @@ Status LoopParser::extern_kernel(LoopKernel& k) {
         KILN_TRY(expect_word("offset"));
         KILN_ASSIGN_OR_RETURN(o.offset, integer());
         for (size_t d = 0; d < o.sizes.size(); ++d)
-          if (o.sizes[d] < 0 || o.strides[d] < 0) return error_at(st, "sizes and strides of a view must not be negative");
+          if (o.sizes[d] < 0 || o.strides[d] < 0)
+            return error_at(st, "sizes and strides of a view must not be negative");
         if (!layout_fits(o.sizes, o.strides)) return error_at(st, "the view is too large to address");
         Buffer view{"", BufferKind::Temp, b.dtype, o.sizes, o.strides};
         const int64_t span = view.storage_size();
@@ -275,8 +281,9 @@ Status LoopParser::buffer_decl() {
   KILN_TRY(expect_word("strides"));
   Token st = tok_;
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> strides, int_list());
-  if (strides.size() != type.second.size()) return error_at(st, "buffer '%", name.text, "' has ", type.second.size(),
-                                                            " sizes but ", strides.size(), " strides");
+  if (strides.size() != type.second.size())
+    return error_at(st, "buffer '%", name.text, "' has ", type.second.size(), " sizes but ", strides.size(),
+                    " strides");
   for (int64_t s : strides)
     if (s < 0) return error_at(st, "strides must not be negative");
   p_.buffers.push_back(Buffer{name.text, BufferKind::Temp, type.first, std::move(type.second), std::move(strides)});
@@ -335,7 +342,8 @@ Expected<LoopProgram> LoopParser::program() {
     int b = p_.find_buffer(o.name);
     if (b < 0) return error_at(o.tok, "output '%", o.name, "' is not a declared buffer");
     Buffer& buf = p_.buffers[static_cast<size_t>(b)];
-    if (buf.kind != BufferKind::Temp) return error_at(o.tok, "'%", o.name, "' cannot be an output (an input, or listed twice)");
+    if (buf.kind != BufferKind::Temp)
+      return error_at(o.tok, "'%", o.name, "' cannot be an output (an input, or listed twice)");
     buf.kind = BufferKind::Output;
     p_.outputs.push_back(b);
   }

@@ -42,8 +42,8 @@ class LoopParser {
  public:
   LoopParser(std::string_view text, std::string_view file) : lex_(text), file_(file) { bump(); }
 
-  Expected<LoopProgram> run();                     // one program, then end of file
-  Expected<std::vector<LoopProgram>> run_all();    // programs until end of file
+  Expected<LoopProgram> run();                   // one program, then end of file
+  Expected<std::vector<LoopProgram>> run_all();  // programs until end of file
   Expected<LoopProgram> program();
 
  private:
@@ -130,9 +130,9 @@ class LoopParser {
   std::string file_;
   Token tok_;
   LoopProgram p_;
-  std::map<std::string, int> values_;  // body value names of the current kernel
-  std::set<std::string> kernel_names_;  // of the program, nested kernels included
-  NestingLimit index_nesting_;          // div(...) and mod(...) in index expressions
+  std::map<std::string, int> values_;               // body value names of the current kernel
+  std::set<std::string> kernel_names_;              // of the program, nested kernels included
+  NestingLimit index_nesting_;                      // div(...) and mod(...) in index expressions
   NestingLimit region_nesting_{kMaxRegionNesting};  // control kernels inside control kernels
 };
 

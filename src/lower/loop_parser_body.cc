@@ -45,9 +45,9 @@ bool layout_fits(const std::vector<int64_t>& sizes, const std::vector<int64_t>& 
   for (size_t d = 0; d < sizes.size(); ++d) {
     int64_t reach = 0;
     if (__builtin_mul_overflow(count, std::max<int64_t>(sizes[d], 1), &count)) return false;
-    if (sizes[d] > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
-                         __builtin_mul_overflow(reach, int64_t{8}, &reach) ||
-                         __builtin_add_overflow(extent, reach, &extent)))
+    if (sizes[d] > 0 &&
+        (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
+         __builtin_mul_overflow(reach, int64_t{8}, &reach) || __builtin_add_overflow(extent, reach, &extent)))
       return false;
   }
   return true;
@@ -59,7 +59,8 @@ Expected<std::pair<DType, std::vector<int64_t>>> LoopParser::buffer_type() {
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, int_list());
   for (int64_t s : sizes)
     if (s < 0) return error_at(t, "sizes must not be negative");
-  if (!layout_fits(sizes, std::vector<int64_t>(sizes.size(), 0))) return error_at(t, "the buffer is too large to address");
+  if (!layout_fits(sizes, std::vector<int64_t>(sizes.size(), 0)))
+    return error_at(t, "the buffer is too large to address");
   return std::make_pair(d, std::move(sizes));
 }
 
@@ -168,7 +169,8 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     if (it == values_.end()) return error_at(t, "undefined value '%", t.text, "'");
     const LoopKernel& k = *values->kernel;
     if (k.body[static_cast<size_t>(it->second)].kind != BodyOp::Kind::Indirect)
-      return error_at(t, "'%", t.text, "' is not a checked index: a load or store index adds only values of 'indirect'");
+      return error_at(t, "'%", t.text,
+                      "' is not a checked index: a load or store index adds only values of 'indirect'");
     if (k.kind == KernelKind::Reduction && k.reduce_op >= 0 && it->second < k.reduce_op)
       return error_at(t, "value '%", t.text, "' is defined inside the reduce loops; use the reduce op's result");
     bump();
@@ -195,7 +197,8 @@ Expected<IndexExpr> LoopParser::index_term(int num_vars, IndirectTerms* values, 
     int v = -1;
     auto [ptr, ec] = std::from_chars(t.text.data() + 1, t.text.data() + t.text.size(), v);
     if (ec == std::errc() && ptr == t.text.data() + t.text.size() && v >= 0) {
-      if (v >= num_vars) return error_at(t, "'", t.text, "' is not a loop variable here (", num_vars, " enclosing loops)");
+      if (v >= num_vars)
+        return error_at(t, "'", t.text, "' is not a loop variable here (", num_vars, " enclosing loops)");
       bump();
       return IndexExpr::var(v).scaled(wrapping_mul(coeff, sign));
     }
@@ -292,7 +295,8 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
   if (w == "store" && name) return error_at(op_tok, "store has no result");
   bump();
   if (w == "store") {
-    if (reduction && in_reduce) return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
+    if (reduction && in_reduce)
+      return error_at(op_tok, "store inside reduce loops (store the reduce op's result after them)");
     op.kind = BodyOp::Kind::Store;
     KILN_ASSIGN_OR_RETURN(op.buffer, buffer_ref());
     std::vector<int> values;
@@ -330,7 +334,8 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
     op.args.push_back(v);
   } else if (w == "reduce") {
     // Several reduce ops fold over the same points; they come right after the reduce loops.
-    if (!reduction || in_reduce || !after_reduce_loop || (k.reduce_op >= 0 && k.body.back().kind != BodyOp::Kind::Reduce))
+    if (!reduction || in_reduce || !after_reduce_loop ||
+        (k.reduce_op >= 0 && k.body.back().kind != BodyOp::Kind::Reduce))
       return error_at(op_tok, "'reduce' ops must come first after the reduce loops of a reduction kernel");
     op.kind = BodyOp::Kind::Reduce;
     std::string names;
@@ -350,8 +355,8 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
       KILN_ASSIGN_OR_RETURN(int v, value_ref(k, true));
       const DType adt = k.body[static_cast<size_t>(v)].dtype;
       if (a == 1 && (is_floating(adt) || adt == DType::Bool))
-        return error_at(at_arg, "the index operand of ", w, " ", reduce_kind_name(op.reduce), " must be an integer, not ",
-                        dtype_name(adt));
+        return error_at(at_arg, "the index operand of ", w, " ", reduce_kind_name(op.reduce),
+                        " must be an integer, not ", dtype_name(adt));
       op.args.push_back(v);
     }
   } else {
@@ -390,10 +395,14 @@ Status LoopParser::body_op(LoopKernel& k, int depth, bool in_reduce, bool after_
 Status LoopParser::random_op(const LoopKernel& k, BodyOp& op) {
   op.kind = BodyOp::Kind::Random;
   const std::string r = at(TokenKind::Ident) ? tok_.text : "";
-  if (r == "uniform") op.random.kind = RandomKind::Uniform;
-  else if (r == "normal") op.random.kind = RandomKind::Normal;
-  else if (r == "int") op.random.kind = RandomKind::Int;
-  else return error_at(tok_, "expected uniform, normal or int after 'random', got ", describe(tok_));
+  if (r == "uniform")
+    op.random.kind = RandomKind::Uniform;
+  else if (r == "normal")
+    op.random.kind = RandomKind::Normal;
+  else if (r == "int")
+    op.random.kind = RandomKind::Int;
+  else
+    return error_at(tok_, "expected uniform, normal or int after 'random', got ", describe(tok_));
   bump();
   auto i64_value = [&](std::string_view what) -> Status {
     Token vt = tok_;
@@ -468,7 +477,8 @@ Status LoopParser::indirect(const LoopKernel& k, BodyOp& op) {
   if (dim < 0 || dim > INT32_MAX) return error_at(dt, "the dim of an indirect index must be a non-negative int");
   op.dim = static_cast<int>(dim);
   KILN_TRY(expect_word("at"));
-  if (!at(TokenKind::String)) return error_at(tok_, "expected the indexing node's text (a string), got ", describe(tok_));
+  if (!at(TokenKind::String))
+    return error_at(tok_, "expected the indexing node's text (a string), got ", describe(tok_));
   op.where = tok_.text;
   bump();
   return Status::ok();

@@ -27,7 +27,8 @@ class Printer {
     out_ += ") {\n";
     for (const Buffer& b : p_.buffers)
       if (b.kind != BufferKind::Input)
-        out_ += "  buffer %" + b.name + " : " + buffer_type_string(b.dtype, b.sizes) + " strides " + int_list_text(b.strides) + "\n";
+        out_ += "  buffer %" + b.name + " : " + buffer_type_string(b.dtype, b.sizes) + " strides " +
+                int_list_text(b.strides) + "\n";
     for (const LoopKernel& k : p_.kernels) kernel(k);
     out_ += "}\n";
     return std::move(out_);
@@ -45,7 +46,8 @@ class Printer {
     const Buffer& b = buf(o.buffer);
     std::string s = "%" + b.name;
     if (o.sizes == b.sizes && o.strides == b.strides && o.offset == 0) return s;
-    return s + " as " + int_list_text(o.sizes) + " strides " + int_list_text(o.strides) + " offset " + std::to_string(o.offset);
+    return s + " as " + int_list_text(o.sizes) + " strides " + int_list_text(o.strides) + " offset " +
+           std::to_string(o.offset);
   }
 
   std::string buffer_list(const std::vector<int>& buffers) const {
@@ -92,7 +94,8 @@ class Printer {
       line(1, "kernel @" + k.name + " fused {");
       const int shared = static_cast<int>(k.loops.size());
       for (int d = 0; d < shared; ++d)
-        line(2 + d, "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ") {");
+        line(2 + d,
+             "for i" + std::to_string(d) + " in range(" + std::to_string(k.loops[static_cast<size_t>(d)]) + ") {");
       for (const LoopKernel& part : k.parts) {
         line(2 + shared, std::string("part ") + (part.kind == KernelKind::Pointwise ? "pointwise {" : "reduction {"));
         loop_nest(part, shared, 3 + shared);
@@ -102,7 +105,9 @@ class Printer {
       line(1, "}");
       return;
     }
-    const char* kind = k.kind == KernelKind::Pointwise ? " pointwise {" : k.kind == KernelKind::Scan ? " scan {" : " reduction {";
+    const char* kind = k.kind == KernelKind::Pointwise ? " pointwise {"
+                       : k.kind == KernelKind::Scan    ? " scan {"
+                                                       : " reduction {";
     line(1, "kernel @" + k.name + kind);
     loop_nest(k, 0, 2);
     line(1, "}");
@@ -167,21 +172,15 @@ class Printer {
         s += "indirect " + ref(op.args.at(0)) + ", size " + std::to_string(op.size) + (op.wrap ? ", wrap, " : ", ") +
              std::string(op_info(op.op).name()) + " dim " + std::to_string(op.dim) + " at " + quote_string(op.where);
         break;
-      case BodyOp::Kind::Const:
-        s += "const " + op.value.to_string() + dt;
-        break;
-      case BodyOp::Kind::Index:
-        s += "index " + op.index.to_string();
-        break;
+      case BodyOp::Kind::Const: s += "const " + op.value.to_string() + dt; break;
+      case BodyOp::Kind::Index: s += "index " + op.index.to_string(); break;
       case BodyOp::Kind::Compute:
         s += std::string(op_info(op.op).name());
         for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);
         if (!op.attrs.empty()) s += " " + op.attrs.to_string();
         s += dt;
         break;
-      case BodyOp::Kind::Cast:
-        s += "cast " + ref(op.args.at(0)) + dt;
-        break;
+      case BodyOp::Kind::Cast: s += "cast " + ref(op.args.at(0)) + dt; break;
       case BodyOp::Kind::Reduce:
         s += "reduce " + std::string(reduce_kind_name(op.reduce));
         for (size_t a = 0; a < op.args.size(); ++a) s += (a ? ", " : " ") + ref(op.args[a]);

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "lower/interpreter_layout.h"
 #include "lower/loop_control.h"
 #include "lower/lowering.h"
-#include "lower/interpreter_layout.h"
 #include "lower/view_index.h"
 #include "support/check.h"
 
@@ -21,8 +21,8 @@ namespace kiln {
 namespace lowering {
 
 IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexExpr>& coords, int64_t offset) {
-  KILN_CHECK(strides.size() == coords.size()) << "strided: " << strides.size() << " strides for " << coords.size()
-                                              << " coordinates";
+  KILN_CHECK(strides.size() == coords.size())
+      << "strided: " << strides.size() << " strides for " << coords.size() << " coordinates";
   IndexExpr e = IndexExpr::constant_of(offset);
   for (size_t k = 0; k < strides.size(); ++k) e = e.plus(coords[k].scaled(strides[k]));
   return e;
@@ -30,7 +30,8 @@ IndexExpr strided(const std::vector<int64_t>& strides, const std::vector<IndexEx
 
 std::vector<IndexExpr> loop_coords(const std::vector<int64_t>& sizes) {
   std::vector<IndexExpr> c;
-  for (size_t k = 0; k < sizes.size(); ++k) c.push_back(sizes[k] == 1 ? IndexExpr() : IndexExpr::var(static_cast<int>(k)));
+  for (size_t k = 0; k < sizes.size(); ++k)
+    c.push_back(sizes[k] == 1 ? IndexExpr() : IndexExpr::var(static_cast<int>(k)));
   return c;
 }
 
@@ -117,8 +118,10 @@ Expected<LoopProgram> Lowering::run() {
   for (const auto& [v, node] : pending_)
     if (!emitted_.count(v) && checks_indices(v)) unchecked.push_back(v);
   for (const Value* v : unchecked) realize(v);
-  if (options_.fuse) schedule_kernels(p_, options_.schedule);
-  else number_kernels(p_);  // kernels nested in control kernels' regions get names of their own
+  if (options_.fuse)
+    schedule_kernels(p_, options_.schedule);
+  else
+    number_kernels(p_);  // kernels nested in control kernels' regions get names of their own
   return std::move(p_);
 }
 
@@ -223,8 +226,10 @@ void Lowering::make_pending(const Node& n) {
     for (const Operand& o : n.operands()) {
       if (!o.is_value() || !pending_.count(o.value)) continue;
       const int d = pending_depth_.at(o.value);
-      if (d >= kMaxInlineDepth) realize(o.value);
-      else depth = std::max(depth, d);
+      if (d >= kMaxInlineDepth)
+        realize(o.value);
+      else
+        depth = std::max(depth, d);
     }
   for (int r = 0; r < n.num_results(); ++r) {
     pending_[n.result(r)] = &n;
@@ -366,8 +371,8 @@ Status Lowering::extern_kernel(const Node& n) {
   }
   if (in_place) {
     const ExternOperand& self = ops[0];
-    access_[n.result()] =
-        Access{self.buffer, strided(self.strides, vars(0, static_cast<int>(self.sizes.size())), self.offset), self.sizes};
+    access_[n.result()] = Access{
+        self.buffer, strided(self.strides, vars(0, static_cast<int>(self.sizes.size())), self.offset), self.sizes};
   }
   LoopKernel k = make_kernel(KernelKind::Extern);
   k.op = n.op();

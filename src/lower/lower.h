@@ -7,7 +7,6 @@
 // `cond` and `while_loop` become control kernels over their lowered subgraphs (loop_control.h).
 #pragma once
 
-
 #include "ir/graph.h"
 #include "lower/loop_ir.h"
 #include "lower/schedule.h"

@@ -16,11 +16,16 @@ namespace {
 
 bool is_composite_op(OpKind op) {
   switch (op) {
-    case OpKind::Clamp: case OpKind::Hardtanh: case OpKind::Addcmul: case OpKind::Addcdiv: case OpKind::Gelu:
-    case OpKind::Silu: case OpKind::Softplus: case OpKind::Elu: case OpKind::LeakyRelu:
-      return true;
-    default:
-      return false;
+    case OpKind::Clamp:
+    case OpKind::Hardtanh:
+    case OpKind::Addcmul:
+    case OpKind::Addcdiv:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Softplus:
+    case OpKind::Elu:
+    case OpKind::LeakyRelu: return true;
+    default: return false;
   }
 }
 
@@ -29,14 +34,12 @@ bool is_composite_op(OpKind op) {
 bool Lowering::lowers_as_composite(const Node& n, OpKind op, DType r) {
   const OpCallBase call(op, n.attrs());
   switch (op) {
-    case OpKind::Addcmul:
-      return r != DType::Bool;
+    case OpKind::Addcmul: return r != DType::Bool;
     case OpKind::Gelu: {
       const std::string approximate = call.attr_str("approximate");
       return approximate == "none" || approximate == "tanh";
     }
-    default:
-      return is_composite_op(op);
+    default: return is_composite_op(op);
   }
 }
 
@@ -69,7 +72,8 @@ int Lowering::emit_composite(BodyBuilder& b, const Node& n, OpKind op, DType r, 
       const int upper = b.compute(OpKind::Where, {b.compute(OpKind::Gt, {v, h}, DType::Bool), h, v}, t);
       return b.cast(b.compute(OpKind::Where, {b.compute(OpKind::Lt, {v, l}, DType::Bool), l, upper}, t), r);
     }
-    case OpKind::Addcmul: case OpKind::Addcdiv: {
+    case OpKind::Addcmul:
+    case OpKind::Addcdiv: {
       // self + value * t1 * t2 (in that order: t1 * t2 alone may overflow where the result
       // does not), or self + value * (t1 / t2); an integer value truncated.
       const Scalar value = call.attr_scalar("value");
@@ -78,7 +82,8 @@ int Lowering::emit_composite(BodyBuilder& b, const Node& n, OpKind op, DType r, 
         if (value == Scalar(int64_t{1})) return t;
         return f(OpKind::Mul, {is_floating(r) ? k(value.to_double()) : i64(value), t});
       };
-      const int term = op == OpKind::Addcmul ? f(OpKind::Mul, {scaled(x(1)), x(2)}) : scaled(f(OpKind::Div, {x(1), x(2)}));
+      const int term =
+          op == OpKind::Addcmul ? f(OpKind::Mul, {scaled(x(1)), x(2)}) : scaled(f(OpKind::Div, {x(1), x(2)}));
       return f(OpKind::Add, {self, term});
     }
     case OpKind::Gelu: {
@@ -120,8 +125,7 @@ int Lowering::emit_composite(BodyBuilder& b, const Node& n, OpKind op, DType r, 
       const int gt = b.compute(OpKind::Gt, {v, k(0.0)}, DType::Bool);
       return f(OpKind::Where, {gt, v, f(OpKind::Mul, {v, k(call.attr_scalar("negative_slope").to_double())})});
     }
-    default:
-      break;
+    default: break;
   }
   KILN_UNREACHABLE("not a composite op");
 }

@@ -48,16 +48,18 @@ Status Lowering::check_control_shapes(const Node& n) {
     const std::vector<Value*>& f = n.subgraph(1)->outputs();
     for (size_t i = 0; i < t.size() && i < f.size(); ++i)
       if (!(t[i]->type().shape == f[i]->type().shape))
-        return node_error(n, "cond: output " + std::to_string(i) + " is " + t[i]->type().to_string() + " in true_fn but " +
-                                 f[i]->type().to_string() + " in false_fn; a cond is lowered when its branches agree on "
+        return node_error(n, "cond: output " + std::to_string(i) + " is " + t[i]->type().to_string() +
+                                 " in true_fn but " + f[i]->type().to_string() +
+                                 " in false_fn; a cond is lowered when its branches agree on "
                                  "static shapes");
   } else {
     const Graph& body = *n.subgraph(1);
     for (int i = 0; i < body.num_inputs(); ++i)
       if (!body.input(i)->type().shape.is_static())
-        return node_error(n, "while_loop: carried value " + std::to_string(i) + " changes shape across iterations "
-                                 "(body_fn takes " + body.input(i)->type().to_string() +
-                                 "); only static shapes are lowered");
+        return node_error(n, "while_loop: carried value " + std::to_string(i) +
+                                 " changes shape across iterations "
+                                 "(body_fn takes " +
+                                 body.input(i)->type().to_string() + "); only static shapes are lowered");
   }
   for (int r = 0; r < n.num_results(); ++r)
     if (!n.result(r)->type().shape.is_static())
@@ -67,7 +69,8 @@ Status Lowering::check_control_shapes(const Node& n) {
 }
 
 Expected<std::vector<LoopKernel>> Lowering::subprogram(const Node& n, int index, const Graph& body,
-                                                       const std::vector<int>& inputs, const std::vector<int>& outputs) {
+                                                       const std::vector<int>& inputs,
+                                                       const std::vector<int>& outputs) {
   // The scheduler of the whole program joins kernels within each region (schedule.h).
   LowerOptions options = options_;
   options.schedule.merge_pointwise = false;
@@ -96,8 +99,8 @@ Expected<std::vector<LoopKernel>> Lowering::subprogram(const Node& n, int index,
     if (map[b] >= 0) continue;
     const Buffer& t = q.buffers[b];
     map[b] = new_temp(t.dtype, t.sizes);
-    KILN_CHECK(buffer(map[b]).strides == t.strides) << "temporary %" << t.name << " of " << subgraph_name(n, index)
-                                                    << " is not contiguous";
+    KILN_CHECK(buffer(map[b]).strides == t.strides)
+        << "temporary %" << t.name << " of " << subgraph_name(n, index) << " is not contiguous";
   }
   for (LoopKernel& k : q.kernels) remap_kernel_buffers(k, map);
   return std::move(q.kernels);
@@ -114,7 +117,8 @@ Status Lowering::cond(const Node& n) {
   for (int i = 1; i < n.num_operands(); ++i) operands.push_back(contiguous_buffer(n.operand(i).value));
   for (int r = 0; r < n.num_results(); ++r) results.push_back(result_buffer(n.result(r), sizes_of(n.result(r))));
   for (int branch = 0; branch < 2; ++branch) {
-    KILN_ASSIGN_OR_RETURN(std::vector<LoopKernel> kernels, subprogram(n, branch, *n.subgraph(branch), operands, results));
+    KILN_ASSIGN_OR_RETURN(std::vector<LoopKernel> kernels,
+                          subprogram(n, branch, *n.subgraph(branch), operands, results));
     k.regions.push_back(std::move(kernels));
   }
   append(std::move(k));

@@ -92,16 +92,14 @@ bool Lowering::lowers_as_gather(const Node& n) {
     case OpKind::IndexSelect:
       return index_operand(1) && sizes_of(n.operand(1).value).size() <= 1 &&
              (rank == 0 || wrap_dim(call.attr_int("dim"), rank).has_value());
-    case OpKind::Embedding:
-      return rank == 2 && index_operand(1);
+    case OpKind::Embedding: return rank == 2 && index_operand(1);
     case OpKind::Index: {
       if (n.num_operands() - 1 > rank) return false;
       for (const Value* v : advanced_indices(n, n.num_operands()))
         if (v && !is_index_dtype(v->type().dtype)) return false;
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -159,9 +157,7 @@ Status Lowering::gather(const Node& n) {
     case OpKind::IndexSelect:
       if (rank > 0) dims = {*wrap_dim(call.attr_int("dim"), rank)};
       break;
-    case OpKind::Embedding:
-      dims = {0};
-      break;
+    case OpKind::Embedding: dims = {0}; break;
     default: {  // index
       const std::vector<const Value*> idx = advanced_indices(n, n.num_operands());
       for (int i = 0; i < static_cast<int>(idx.size()); ++i)
@@ -207,8 +203,8 @@ int Lowering::emit_gather(BodyBuilder& b, const Node& n, const std::vector<Index
         return b.load(src.buffer, r, src.map);
       }
       const int d = *wrap_dim(call.attr_int("dim"), rank);
-      const std::vector<IndexExpr> at = sizes_of(index).empty() ? std::vector<IndexExpr>{}
-                                                                : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
+      const std::vector<IndexExpr> at =
+          sizes_of(index).empty() ? std::vector<IndexExpr>{} : std::vector<IndexExpr>{c[static_cast<size_t>(d)]};
       const int v = checked_index(b, n, index, at, src.sizes[static_cast<size_t>(d)], false, d);
       return load_indexed(b, src, r, c, {{d, v}});
     }
@@ -219,8 +215,7 @@ int Lowering::emit_gather(BodyBuilder& b, const Node& n, const std::vector<Index
       const int v = checked_index(b, n, index, at, src.sizes[0], false, 0);
       return load_indexed(b, src, r, {IndexExpr(), c.back()}, {{0, v}});
     }
-    default:
-      break;
+    default: break;
   }
   // index: negative indices wrap.
   std::vector<IndexExpr> coords;

@@ -1,7 +1,7 @@
 // Lowering of map (inlined into its readers) and scan (a scan kernel) with pointwise bodies
 // (subgraph.h); cond and while_loop become control kernels (lower_control_flow.cc).
-#include "lower/lowering.h"
 #include "lower/lower.h"
+#include "lower/lowering.h"
 
 #include <optional>
 #include "lower/subgraph.h"
@@ -46,8 +46,10 @@ int Lowering::emit_pending(BodyBuilder& b, const Node& n, const Value* v, const 
   const std::vector<IndexExpr> rest(c.begin() + 1, c.end());
   const DType dt = v->type().dtype;
   const int x = b.cast(value_at(b, out, broadcast_coords(sizes_of(out), rest)), dt);
-  if (outer) body_index_[&n] = *outer;
-  else body_index_.erase(&n);
+  if (outer)
+    body_index_[&n] = *outer;
+  else
+    body_index_.erase(&n);
   return x;
 }
 
@@ -84,7 +86,8 @@ Status Lowering::scan_kernel(const Node& n) {
   for (const Value* v : body.outputs())
     if (sizes_of(v) != slice)
       return node_error(n, "scan: combine_fn returns " + body.outputs()[0]->type().to_string() + " and " +
-                               v->type().to_string() + "; a scan kernel needs all its outputs (carries and "
+                               v->type().to_string() +
+                               "; a scan kernel needs all its outputs (carries and "
                                "per-step outputs) in one shape");
   const std::vector<IndexExpr> c = loop_coords(slice);
   for (int j = 0; j < num_init; ++j) {
@@ -112,7 +115,8 @@ Status Lowering::scan_kernel(const Node& n) {
   for (int r = 0; r < n.num_results(); ++r) {
     std::vector<IndexExpr> at = c;
     if (r >= num_init) {
-      KILN_CHECK(dim <= rank) << "scan: per-step output of rank " << rank << " has no dim " << dim << " (the type rule inserts it)";
+      KILN_CHECK(dim <= rank) << "scan: per-step output of rank " << rank << " has no dim " << dim
+                              << " (the type rule inserts it)";
       at.insert(at.begin() + dim, step);
     }
     const int out = r < num_init ? access_.at(n.result(r)).buffer : result_buffer(n.result(r), sizes_of(n.result(r)));

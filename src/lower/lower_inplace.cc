@@ -32,7 +32,8 @@ bool injective(const IndexExpr& e, const std::vector<int64_t>& sizes) {
   int64_t span = 0;
   for (const auto& [c, extent] : dims) {
     int64_t reach;
-    if (c <= span || __builtin_mul_overflow(c, extent - 1, &reach) || __builtin_add_overflow(span, reach, &span)) return false;
+    if (c <= span || __builtin_mul_overflow(c, extent - 1, &reach) || __builtin_add_overflow(span, reach, &span))
+      return false;
   }
   return true;
 }
@@ -81,9 +82,12 @@ Expected<bool> Lowering::write_in_place(const Node& n) {
   BodyBuilder b{k};
   const DType dt = dst->type().dtype;
   int v;
-  if (n.op() == OpKind::ZeroInplace) v = b.constant(Scalar(int64_t{0}), dt);
-  else if (n.op() == OpKind::FillInplace) v = operand(b, n, 1, dt, c);
-  else v = emit_pointwise(b, n, c);
+  if (n.op() == OpKind::ZeroInplace)
+    v = b.constant(Scalar(int64_t{0}), dt);
+  else if (n.op() == OpKind::FillInplace)
+    v = operand(b, n, 1, dt, c);
+  else
+    v = emit_pointwise(b, n, c);
   for (const BodyOp& op : k.body)
     if (op.kind == BodyOp::Kind::Load && op.buffer == a.buffer && !(op.index == at)) return false;
   b.store(a.buffer, at, b.cast(v, dt));

@@ -47,9 +47,9 @@ Status Lowering::as_strided(const Node& n) {
   const int64_t offset = call.attr_opt_int("storage_offset").value_or(a.map.constant);
   const int64_t need = strided_storage_extent(size, stride, offset), have = buffer(a.buffer).storage_size();
   if (need > have)
-    return node_error(n, "as_strided: sizes " + ints_str(size) + ", strides " + ints_str(stride) + " and storage offset " +
-                             std::to_string(offset) + " require a storage of " + std::to_string(need) +
-                             " elements, but self's storage has " + std::to_string(have));
+    return node_error(n, "as_strided: sizes " + ints_str(size) + ", strides " + ints_str(stride) +
+                             " and storage offset " + std::to_string(offset) + " require a storage of " +
+                             std::to_string(need) + " elements, but self's storage has " + std::to_string(have));
   access_[n.result()] = Access{a.buffer, std::move(*m), out};
   return Status::ok();
 }
@@ -63,8 +63,10 @@ void Lowering::place_kernel(const Value* v, int out, int dim, int64_t at, bool n
   const int x = b.cast(value_at(b, v, c), buffer(out).dtype);
   std::vector<IndexExpr> oc = c;
   const auto d = static_cast<size_t>(dim);
-  if (new_dim) oc.insert(oc.begin() + dim, IndexExpr::constant_of(at));
-  else oc[d] = oc[d].plus(IndexExpr::constant_of(at));
+  if (new_dim)
+    oc.insert(oc.begin() + dim, IndexExpr::constant_of(at));
+  else
+    oc[d] = oc[d].plus(IndexExpr::constant_of(at));
   b.store(out, strided(buffer(out).strides, oc), x);
   append(std::move(k));
 }

@@ -80,13 +80,15 @@ int window_count(BodyBuilder& b, const WindowDim (&dims)[2], const std::vector<I
     const IndexExpr start = d.start(o);
     int len;
     if (d.adaptive) {
-      const IndexExpr end = IndexExpr::floor_div(o.scaled(d.size).plus(IndexExpr::constant_of(d.size + d.out - 1)), d.out);
+      const IndexExpr end =
+          IndexExpr::floor_div(o.scaled(d.size).plus(IndexExpr::constant_of(d.size + d.out - 1)), d.out);
       len = b.index(end.plus(start.scaled(-1)));
     } else {
       const int h0 = b.index(start), h1 = b.index(start.plus(IndexExpr::constant_of(d.window)));
       const int hi = b.compute(OpKind::Minimum, {h1, b.constant(Scalar(d.size + (count_pad ? d.pad : 0)), DType::I64)},
                                DType::I64);
-      const int lo = count_pad ? h0 : b.compute(OpKind::Maximum, {h0, b.constant(Scalar(int64_t{0}), DType::I64)}, DType::I64);
+      const int lo =
+          count_pad ? h0 : b.compute(OpKind::Maximum, {h0, b.constant(Scalar(int64_t{0}), DType::I64)}, DType::I64);
       len = b.compute(OpKind::Sub, {hi, lo}, DType::I64);
     }
     count = count < 0 ? len : b.compute(OpKind::Mul, {count, len}, DType::I64);
@@ -162,7 +164,8 @@ Expected<bool> Lowering::pool(const Node& n) {
     }
     in_coords.push_back(IndexExpr::mod(c, d.size));
     if (d.adaptive) {  // i < the bin's length
-      const IndexExpr end = IndexExpr::floor_div(o.scaled(d.size).plus(IndexExpr::constant_of(d.size + d.out - 1)), d.out);
+      const IndexExpr end =
+          IndexExpr::floor_div(o.scaled(d.size).plus(IndexExpr::constant_of(d.size + d.out - 1)), d.out);
       both(b.compute(OpKind::Lt, {b.index(c), b.index(end)}, DType::Bool));
       continue;
     }
@@ -176,7 +179,7 @@ Expected<bool> Lowering::pool(const Node& n) {
   const DType fold = max ? (is_integer_dtype(in_dt) ? DType::I64 : in_dt) : r;
   int v = b.cast(value_at(b, input, in_coords), fold);
   if (valid >= 0) {
-    const Scalar identity = !max ? Scalar(0.0)
+    const Scalar identity = !max                 ? Scalar(0.0)
                             : fold == DType::I64 ? Scalar(std::numeric_limits<int64_t>::min())
                                                  : Scalar(-std::numeric_limits<double>::infinity());
     v = b.compute(OpKind::Where, {valid, v, b.constant(identity, fold)}, fold);

@@ -24,16 +24,15 @@ const Value* rng_state_of(const Node& n) {
 bool Lowering::lowers_as_random(const Node& n) {
   const OpCallBase call(n.op(), n.attrs());
   switch (n.op()) {
-    case OpKind::Rand: case OpKind::Randn:
-      return true;
+    case OpKind::Rand:
+    case OpKind::Randn: return true;
     case OpKind::Randint:  // low >= high: the reference kernel reports it
       return call.attr_int("low") < call.attr_int("high");
     case OpKind::Dropout: {  // p outside [0, 1]: likewise
       const double p = call.attr_float("p");
       return p >= 0 && p <= 1 && n.operand(0).is_value();
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -53,12 +52,8 @@ int Lowering::emit_random(BodyBuilder& b, const Node& n, const std::vector<Index
   if (const Value* s = rng_state_of(n))
     for (int64_t word : {0, 1}) state.push_back(value_at(b, s, {IndexExpr::constant_of(word)}));
   switch (n.op()) {
-    case OpKind::Rand:
-      draw.kind = RandomKind::Uniform;
-      return b.random(draw, counter, state, r);
-    case OpKind::Randn:
-      draw.kind = RandomKind::Normal;
-      return b.random(draw, counter, state, r);
+    case OpKind::Rand: draw.kind = RandomKind::Uniform; return b.random(draw, counter, state, r);
+    case OpKind::Randn: draw.kind = RandomKind::Normal; return b.random(draw, counter, state, r);
     case OpKind::Randint: {
       // low + (u64 mod (high - low)), in wrapping int64 arithmetic, then the result dtype.
       const int64_t low = call.attr_int("low"), high = call.attr_int("high");

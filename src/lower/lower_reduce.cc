@@ -15,8 +15,10 @@ namespace {
 ReduceKind fold_of(OpKind op) {
   switch (op) {
     case OpKind::Prod: return ReduceKind::Prod;
-    case OpKind::Amax: case OpKind::Any: return ReduceKind::Max;
-    case OpKind::Amin: case OpKind::All: return ReduceKind::Min;
+    case OpKind::Amax:
+    case OpKind::Any: return ReduceKind::Max;
+    case OpKind::Amin:
+    case OpKind::All: return ReduceKind::Min;
     default: return ReduceKind::Sum;
   }
 }
@@ -37,14 +39,17 @@ Expected<bool> Lowering::reduction(const Node& n) {
     case OpKind::Mean:
       if (const Node* partner = welford_partner(n)) return welford(n, partner);
       break;
-    case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Any: case OpKind::All:
-      break;
-    case OpKind::Argmax: case OpKind::Argmin:
-      return arg_reduction(n);
-    case OpKind::Var: case OpKind::Std:
-      return welford(n, welford_partner(n));
-    default:
-      return false;  // logsumexp: decomposed by the CPU backend, else its reference kernel
+    case OpKind::Sum:
+    case OpKind::Prod:
+    case OpKind::Amax:
+    case OpKind::Amin:
+    case OpKind::Any:
+    case OpKind::All: break;
+    case OpKind::Argmax:
+    case OpKind::Argmin: return arg_reduction(n);
+    case OpKind::Var:
+    case OpKind::Std: return welford(n, welford_partner(n));
+    default: return false;  // logsumexp: decomposed by the CPU backend, else its reference kernel
   }
   const Value* input = n.operand(0).value;
   KILN_ASSIGN_OR_RETURN(ReduceNest nest, reduction_nest(n));
@@ -59,8 +64,10 @@ Expected<bool> Lowering::reduction(const Node& n) {
   LoopKernel k = nest.kernel();
   BodyBuilder b{k};
   int v = value_at(b, input, nest.in_coords);
-  if (logical) v = b.compute(OpKind::Ne, {v, b.constant(Scalar(int64_t{0}), b.dtype(v))}, DType::Bool);
-  else v = b.cast(v, r);
+  if (logical)
+    v = b.compute(OpKind::Ne, {v, b.constant(Scalar(int64_t{0}), b.dtype(v))}, DType::Bool);
+  else
+    v = b.cast(v, r);
   if (nest.num_reduce_loops > 0) {
     BodyOp rop;
     rop.kind = BodyOp::Kind::Reduce;

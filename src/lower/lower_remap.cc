@@ -67,10 +67,8 @@ bool Lowering::lowers_as_remap(const Node& n) {
   switch (n.op()) {
     case OpKind::Clone:
     case OpKind::Contiguous:
-    case OpKind::Repeat:
-      return true;
-    case OpKind::Flip:
-      return distinct_dims(call.attr_ints("dims"), rank).has_value();
+    case OpKind::Repeat: return true;
+    case OpKind::Flip: return distinct_dims(call.attr_ints("dims"), rank).has_value();
     case OpKind::Roll: {
       // Shifts and dims must pair up (one shift without dims rolls the flattened tensor).
       const std::vector<int64_t>& dims = call.attr_ints("dims");
@@ -81,15 +79,15 @@ bool Lowering::lowers_as_remap(const Node& n) {
         if (!wrap_dim(d, std::max(rank, 1))) return false;
       return true;
     }
-    case OpKind::ConstantPadNd:
-      return !call.attr_scalar("value").is_none();
+    case OpKind::ConstantPadNd: return !call.attr_scalar("value").is_none();
     case OpKind::SliceScatter: {
       const Value* src = tensor_operand(n, 1);
       std::optional<int> d = wrap_dim(call.attr_int("dim"), rank);
       if (!src || rank == 0 || !d || call.attr_int("step") <= 0) return false;
       std::vector<int64_t> slice = sizes_of(self);
       const auto k = static_cast<size_t>(*d);
-      slice[k] = slice_bounds(slice[k], call.attr_opt_int("start"), call.attr_opt_int("end"), call.attr_int("step")).length;
+      slice[k] =
+          slice_bounds(slice[k], call.attr_opt_int("start"), call.attr_opt_int("end"), call.attr_int("step")).length;
       return sizes_of(src) == slice;
     }
     case OpKind::SelectScatter: {
@@ -101,8 +99,7 @@ bool Lowering::lowers_as_remap(const Node& n) {
       slice.erase(slice.begin() + *d);
       return index >= -size && index < size && sizes_of(src) == slice;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -115,8 +112,7 @@ int Lowering::emit_remap(BodyBuilder& b, const Node& n, const std::vector<IndexE
   std::vector<IndexExpr> at = c;  // where operand 0 is read
   switch (n.op()) {
     case OpKind::Clone:
-    case OpKind::Contiguous:
-      break;
+    case OpKind::Contiguous: break;
     case OpKind::Flip: {
       const std::vector<int> dims = *distinct_dims(call.attr_ints("dims"), rank);
       for (int d : dims) {
@@ -170,12 +166,9 @@ int Lowering::emit_remap(BodyBuilder& b, const Node& n, const std::vector<IndexE
       const int src = b.cast(value_at(b, n.operand(1).value, sc), r);
       return b.compute(OpKind::Where, {on, src, b.cast(value_at(b, self, c), r)}, r);
     }
-    case OpKind::ConstantPadNd:
-      return emit_pad(b, n, c);
-    case OpKind::SliceScatter:
-      return emit_slice_scatter(b, n, c);
-    default:
-      KILN_UNREACHABLE("emit_remap of an op lowers_as_remap refuses");
+    case OpKind::ConstantPadNd: return emit_pad(b, n, c);
+    case OpKind::SliceScatter: return emit_slice_scatter(b, n, c);
+    default: KILN_UNREACHABLE("emit_remap of an op lowers_as_remap refuses");
   }
   return b.cast(value_at(b, self, at), r);
 }
@@ -262,8 +255,8 @@ int Lowering::emit_slice_scatter(BodyBuilder& b, const Node& n, const std::vecto
   }
   int inside = masked_range(b, e, 0, step * (s.length - 1) + 1);
   if (step > 1) {
-    const int on_step = b.compute(OpKind::Eq, {b.index(IndexExpr::mod(e, step)), b.constant(Scalar(int64_t{0}), DType::I64)},
-                                  DType::Bool);
+    const int on_step = b.compute(
+        OpKind::Eq, {b.index(IndexExpr::mod(e, step)), b.constant(Scalar(int64_t{0}), DType::I64)}, DType::Bool);
     inside = inside < 0 ? on_step : b.compute(OpKind::LogicalAnd, {inside, on_step}, DType::Bool);
   }
   if (inside < 0) return b.cast(value_at(b, src, sc), r);  // the slice is the whole dim

@@ -91,8 +91,7 @@ bool Lowering::lowers_as_scatter(const Node& n) {
       // src is read at the index's coordinates (a 0-d one at 0).
       return src->type().dtype == dt && index_fits(sizes_of(index), sizes_of(src), -1);
     }
-    case OpKind::IndexPut:
-      return index_put_lowers(n);
+    case OpKind::IndexPut: return index_put_lowers(n);
     case OpKind::IndexAdd: {
       const Value *index = value_operand(n, 1), *source = value_operand(n, 2);
       const std::optional<int> d = wrap_dim(call.attr_int("dim"), rank);
@@ -107,8 +106,7 @@ bool Lowering::lowers_as_scatter(const Node& n) {
     }
     case OpKind::AsStridedScatter:
       return value_operand(n, 1) != nullptr;  // the shape rule checked the geometry and src's shape
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -156,8 +154,10 @@ int Lowering::scatter_element(BodyBuilder& b, const Node& n, const std::vector<I
   const std::vector<int64_t> si = sizes_of(index);
   // A 0-d self is its one element, whatever the index's points.
   at = si.empty() || rank == 0 ? std::vector<IndexExpr>(ss.size()) : c;
-  if (rank > 0) picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
-  else checked_index(b, n, index, c, 1, false, d);
+  if (rank > 0)
+    picked.emplace_back(d, checked_index(b, n, index, c, ss[static_cast<size_t>(d)], false, d));
+  else
+    checked_index(b, n, index, c, 1, false, d);
   const Operand& src = n.operand(2);
   if (!src.is_value()) return b.constant(src.literal, r);
   const size_t sr = sizes_of(src.value).size();
@@ -208,12 +208,16 @@ LoopKernel Lowering::store_kernel(const Node& n, int out) {
   const DType r = n.result()->type().dtype;
   // The points of the stores: the index's, the indexing result's, source's or src's.
   std::vector<int64_t> points;
-  if (n.op() == OpKind::Scatter || n.op() == OpKind::ScatterAdd) points = sizes_of(n.operand(1).value);
-  else if (is_index_put(n)) points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
-  else if (n.op() == OpKind::IndexAdd) points = sizes_of(n.operand(2).value);
-  else points = sizes_of(n.operand(1).value);  // as_strided_scatter
-  const bool accumulate = n.op() == OpKind::ScatterAdd || n.op() == OpKind::IndexAdd ||
-                          (is_index_put(n) && call.attr_bool("accumulate"));
+  if (n.op() == OpKind::Scatter || n.op() == OpKind::ScatterAdd)
+    points = sizes_of(n.operand(1).value);
+  else if (is_index_put(n))
+    points = advanced_index_sizes(ss, advanced_indices(n, n.num_operands() - 1));
+  else if (n.op() == OpKind::IndexAdd)
+    points = sizes_of(n.operand(2).value);
+  else
+    points = sizes_of(n.operand(1).value);  // as_strided_scatter
+  const bool accumulate =
+      n.op() == OpKind::ScatterAdd || n.op() == OpKind::IndexAdd || (is_index_put(n) && call.attr_bool("accumulate"));
   const bool unique = (n.op() == OpKind::IndexPut || n.op() == OpKind::IndexAdd) && call.attr_bool("unique_indices");
   // index_add checks every index before it writes, even where source has no element.
   if (n.op() == OpKind::IndexAdd && numel_of(points) == 0) {
@@ -231,7 +235,7 @@ LoopKernel Lowering::store_kernel(const Node& n, int out) {
     b.store(out, strided(call.attr_ints("stride"), c, call.attr_opt_int("storage_offset").value_or(0)), v);
     return k;
   }
-  std::vector<IndexExpr> at;                 // out's coordinates
+  std::vector<IndexExpr> at;                // out's coordinates
   std::vector<std::pair<int, int>> picked;  // its indexed dims: (dim, checked value)
   int value = scatter_element(b, n, c, at, picked);
   // The element: out's map at `at`, the indexed dims as indirect terms of their strides. Into

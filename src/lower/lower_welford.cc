@@ -55,7 +55,7 @@ Expected<bool> Lowering::welford(const Node& n, const Node* partner) {
   const int x = b.cast(value_at(b, input, nest.in_coords), r);
   int mean = -1, m2 = -1;
   if (nest.num_reduce_loops == 0) {  // a 0-d input: the mean is the value, m2 is (x - x)^2
-    mean = x;  // (0, but NaN for NaN and inf, as the reference kernel's deviation from the mean)
+    mean = x;                        // (0, but NaN for NaN and inf, as the reference kernel's deviation from the mean)
     const int d = b.compute(OpKind::Sub, {x, x}, r);
     m2 = b.compute(OpKind::Mul, {d, d}, r);
   } else {

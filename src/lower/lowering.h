@@ -19,8 +19,8 @@
 #include "ir/printer.h"
 #include "lower/body_builder.h"
 #include "lower/index_expr.h"
-#include "lower/lower.h"
 #include "lower/loop_ir.h"
+#include "lower/lower.h"
 #include "lower/reduce_nest.h"
 #include "support/diagnostic.h"
 
@@ -294,8 +294,8 @@ class Lowering {
   // Subgraph `index` of `n` (or `body`, a copy of it) lowered by its own Lowering with this one's
   // options, its input buffers replaced by `inputs`, its output buffers by `outputs` (of the
   // same types, contiguous) and its temporaries added to this program; returns its kernels.
-  Expected<std::vector<LoopKernel>> subprogram(const Node& n, int index, const Graph& body, const std::vector<int>& inputs,
-                                               const std::vector<int>& outputs);
+  Expected<std::vector<LoopKernel>> subprogram(const Node& n, int index, const Graph& body,
+                                               const std::vector<int>& inputs, const std::vector<int>& outputs);
   // Refuses (naming `n`) shapes a loop program cannot hold: cond branches that disagree on a
   // result's shape, a carried value whose shape changes across iterations, symbolic results.
   Status check_control_shapes(const Node& n);
@@ -329,10 +329,10 @@ class Lowering {
   const Graph& g_;
   const LowerOptions& options_;
   LoopProgram p_;
-  std::map<const Value*, Access> access_;       // values held in buffers (or views of them)
+  std::map<const Value*, Access> access_;        // values held in buffers (or views of them)
   std::map<const Value*, const Node*> pending_;  // elementwise values not stored yet
   std::map<const Value*, int> pending_depth_;    // the longest chain of pending nodes ending at each
-  std::set<const Value*> emitted_;                // pending values some kernel computed
+  std::set<const Value*> emitted_;               // pending values some kernel computed
   std::map<const Value*, const Node*> body_of_;  // values of inlined map and scan bodies -> their op
   std::map<const Node*, IndexExpr> body_index_;  // while a body is inlined: the mapped or scan coordinate
   std::map<const Value*, int> readers_;          // nodes that read each value
@@ -340,7 +340,7 @@ class Lowering {
   std::map<const Value*, int> last_read_;        // the last position reading each value (outputs: past the end)
   std::map<const Node*, Access> sources_;        // gather-like nodes: the buffer they index
   std::set<const Value*> outputs_;
-  std::set<const Node*> lowered_ahead_;           // nodes an earlier node's kernel computed
+  std::set<const Node*> lowered_ahead_;  // nodes an earlier node's kernel computed
   int temps_ = 0;
 };
 

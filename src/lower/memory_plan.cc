@@ -36,7 +36,8 @@ std::set<int> touched_by(const LoopKernel& k) {
 // next buffers), must keep its bytes through every iteration, so its lifetime covers the whole
 // loop; a carried buffer and its next buffer exchange bytes, so they share one lifetime.
 // Repeated until nothing changes (loops nest).
-void cover_loops(const std::vector<const LoopKernel*>& flat, const std::vector<int>& ends, std::vector<Lifetime>& life) {
+void cover_loops(const std::vector<const LoopKernel*>& flat, const std::vector<int>& ends,
+                 std::vector<Lifetime>& life) {
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t w = 0; w < flat.size(); ++w) {

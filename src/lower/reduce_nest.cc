@@ -33,8 +33,10 @@ ReduceNest reduce_nest(const std::vector<int64_t>& sizes, const std::vector<bool
     r.count *= sizes[d];
   }
   for (size_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) r.out_coords.push_back(r.in_coords[d]);
-    else if (keepdim) r.out_coords.push_back(IndexExpr());
+    if (!reduced[d])
+      r.out_coords.push_back(r.in_coords[d]);
+    else if (keepdim)
+      r.out_coords.push_back(IndexExpr());
   }
   return r;
 }

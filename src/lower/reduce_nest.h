@@ -14,7 +14,7 @@
 namespace kiln::lowering {
 
 struct ReduceNest {
-  std::vector<int64_t> loops;         // the kept dims' sizes, then the reduced dims'
+  std::vector<int64_t> loops;  // the kept dims' sizes, then the reduced dims'
   int num_reduce_loops = 0;
   std::vector<IndexExpr> in_coords;   // the operand's coordinates (0 along size-1 dims)
   std::vector<IndexExpr> out_coords;  // the result's coordinates (keepdim: 0 at reduced dims)

@@ -43,12 +43,16 @@ Status check_pointwise_subgraph(const Node& hop, int index, const OpSet& allowed
       if (mutates(*n))
         return make_error(prefix, op, " would mutate a buffer (subgraph lowering allows only pointwise ops)");
       if (nested)
-        return make_error(prefix, op, " is a higher-order op and would create a buffer (subgraph lowering allows only pointwise ops)");
+        return make_error(
+            prefix, op,
+            " is a higher-order op and would create a buffer (subgraph lowering allows only pointwise ops)");
       if (n->info().has(kView))
-        return make_error(prefix, op, " is a view and would need a buffer (subgraph lowering allows only pointwise ops)");
+        return make_error(prefix, op,
+                          " is a view and would need a buffer (subgraph lowering allows only pointwise ops)");
       return make_error(prefix, op, " would create a buffer (subgraph lowering allows only pointwise ops)");
     }
-    return make_error(prefix, op, " is approved to create or mutate buffers but is not supported in a subgraph (missing lowering)");
+    return make_error(prefix, op,
+                      " is approved to create or mutate buffers but is not supported in a subgraph (missing lowering)");
   }
   return Status::ok();
 }

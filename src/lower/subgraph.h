@@ -22,7 +22,6 @@ using InlinesAsPointwise = bool (*)(const Node& n);
 // higher-order op, the subgraph and the offending body op, e.g.
 // "scan: combine_fn is not pointwise: 'sum' would create a buffer (subgraph lowering allows
 // only pointwise ops)". The caller adds the node's location and IR text.
-Status check_pointwise_subgraph(const Node& hop, int index, const OpSet& allowed_mutations,
-                                InlinesAsPointwise inlines);
+Status check_pointwise_subgraph(const Node& hop, int index, const OpSet& allowed_mutations, InlinesAsPointwise inlines);
 
 }  // namespace kiln

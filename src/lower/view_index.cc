@@ -113,8 +113,7 @@ std::optional<IndexExpr> view_map(const Node& n, const std::vector<int64_t>& in,
         at = IndexExpr::constant_of(idx);
       }
       const bool drops = n.op() == OpKind::Select;
-      for (int k = 0; k < rin; ++k)
-        p[static_cast<size_t>(k)] = k == *d ? at : q(drops && k > *d ? k - 1 : k);
+      for (int k = 0; k < rin; ++k) p[static_cast<size_t>(k)] = k == *d ? at : q(drops && k > *d ? k - 1 : k);
       break;
     }
     case OpKind::AsStrided: {
@@ -140,8 +139,7 @@ std::optional<IndexExpr> view_map(const Node& n, const std::vector<int64_t>& in,
       }
       break;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
   return in_map.substitute(p);
 }

@@ -46,7 +46,8 @@ Status write_error(const std::string& path) { return make_error("cannot write ",
 
 Status ExportedModel::save(const std::string& path, int64_t external_data_threshold) const {
   int64_t weight_bytes = 0;
-  for (const ::onnx::TensorProto& t : proto_->model.graph().initializer()) weight_bytes += static_cast<int64_t>(t.raw_data().size());
+  for (const ::onnx::TensorProto& t : proto_->model.graph().initializer())
+    weight_bytes += static_cast<int64_t>(t.raw_data().size());
   if (weight_bytes <= external_data_threshold) {
     return write_model_file(path, proto_->model);
   }
@@ -81,7 +82,6 @@ Status ExportedModel::save(const std::string& path, int64_t external_data_thresh
 }
 
 namespace {
-
 
 // Where each symbolic dim can be read at run time: a graph input whose dim `dim` is it.
 struct DimSource {
@@ -133,8 +133,9 @@ class Exporter {
   // Exports g's nodes into b; `names` maps g's values (inputs filled by the caller) to ONNX names.
   Status export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map<const Value*, std::string>& names,
                       const std::map<std::string, DimSource>& dims);
-  Expected<std::vector<std::string>> export_inline(const Graph& g, OnnxBuilder& b, const std::vector<std::string>& inputs,
-                                                  const std::map<std::string, DimSource>& outer);
+  Expected<std::vector<std::string>> export_inline(const Graph& g, OnnxBuilder& b,
+                                                   const std::vector<std::string>& inputs,
+                                                   const std::map<std::string, DimSource>& outer);
 
   const ExportOptions& o_;
 };
@@ -170,8 +171,9 @@ Status Exporter::export_nodes(const Graph& g, OnnxBuilder& b, std::unordered_map
           .with_loc(n->loc());
     };
     if (n->op() == OpKind::KernelCall || n->op() == OpKind::KernelCallFunctional)
-      return where(make_error("user kernel '", n->attrs().find("kernel")->as_string(),
-                              "' is not exportable to ONNX: it runs the user's own GPU code, which no ONNX op expresses"));
+      return where(
+          make_error("user kernel '", n->attrs().find("kernel")->as_string(),
+                     "' is not exportable to ONNX: it runs the user's own GPU code, which no ONNX op expresses"));
     if (fn == nullptr)
       return where(make_error("op '", n->info().name(), "' has no ONNX mapping (docs/ONNX.md lists the ops that do)"));
     ExportContext cx{b, *n, OpCallBase(n->op(), n->attrs()), {}, o_.opset, o_.training, nullptr, dim_value};
@@ -293,7 +295,8 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
   // ---- outputs ----
   std::vector<std::string> out_names = o_.output_names;
   const size_t num_outputs = g->outputs().size();
-  if (!out_names.empty() && out_names.size() != static_cast<size_t>(num_source_outputs) && out_names.size() != num_outputs)
+  if (!out_names.empty() && out_names.size() != static_cast<size_t>(num_source_outputs) &&
+      out_names.size() != num_outputs)
     return make_error("export: ", out_names.size(), " output names given for ", num_source_outputs, " outputs");
   for (size_t i = out_names.size(); i < num_outputs; ++i) {
     if (i < static_cast<size_t>(m.num_user_outputs_)) {

@@ -49,10 +49,10 @@ Expected<Names> cond(ExportContext& cx) {
   for (int i = 0; i < 2; ++i) {
     const Graph& g = *cx.node.subgraph(i);
     KILN_ASSIGN_OR_RETURN(auto proto, subgraph(cx, g, [&](OnnxBuilder& sb) -> Status {
-      KILN_ASSIGN_OR_RETURN(Names outs, cx.inline_graph(g, sb, operands));
-      add_outputs(sb, g, outs);
-      return Status::ok();
-    }));
+                            KILN_ASSIGN_OR_RETURN(Names outs, cx.inline_graph(g, sb, operands));
+                            add_outputs(sb, g, outs);
+                            return Status::ok();
+                          }));
     branches.push_back(std::move(proto));
   }
   return cx.b.node("If", {pred}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}}, cx.node.num_results());
@@ -70,20 +70,21 @@ Expected<Names> while_loop(ExportContext& cx) {
   KILN_ASSIGN_OR_RETURN(Names first, cx.inline_graph(cond_fn, cx.b, carried));
   const DType cond_dtype = cond_fn.outputs()[0]->type().dtype;
   const std::string first_cond = as_condition(cx.b, first[0], cond_dtype);
-  KILN_ASSIGN_OR_RETURN(auto body, subgraph(cx, body_fn, [&](OnnxBuilder& sb) -> Status {
-    sb.add_input(sb.fresh("iteration"), DType::I64, 0);
-    sb.add_input(sb.fresh("condition"), DType::Bool, 0);
-    Names in;
-    for (int i = 0; i < body_fn.num_inputs(); ++i) {
-      in.push_back(sb.fresh("carried"));
-      sb.add_input(in.back(), body_fn.input(i)->type());
-    }
-    KILN_ASSIGN_OR_RETURN(Names next, cx.inline_graph(body_fn, sb, in));
-    KILN_ASSIGN_OR_RETURN(Names again, cx.inline_graph(cond_fn, sb, next));
-    sb.add_output(sb.op("Identity", {as_condition(sb, again[0], cond_dtype)}), TensorType{DType::Bool, Shape()});
-    add_outputs(sb, body_fn, next);
-    return Status::ok();
-  }));
+  KILN_ASSIGN_OR_RETURN(
+      auto body, subgraph(cx, body_fn, [&](OnnxBuilder& sb) -> Status {
+        sb.add_input(sb.fresh("iteration"), DType::I64, 0);
+        sb.add_input(sb.fresh("condition"), DType::Bool, 0);
+        Names in;
+        for (int i = 0; i < body_fn.num_inputs(); ++i) {
+          in.push_back(sb.fresh("carried"));
+          sb.add_input(in.back(), body_fn.input(i)->type());
+        }
+        KILN_ASSIGN_OR_RETURN(Names next, cx.inline_graph(body_fn, sb, in));
+        KILN_ASSIGN_OR_RETURN(Names again, cx.inline_graph(cond_fn, sb, next));
+        sb.add_output(sb.op("Identity", {as_condition(sb, again[0], cond_dtype)}), TensorType{DType::Bool, Shape()});
+        add_outputs(sb, body_fn, next);
+        return Status::ok();
+      }));
   Names inputs = {"", first_cond};
   inputs.insert(inputs.end(), carried.begin(), carried.end());
   return cx.b.node("Loop", inputs, {{"body", body}}, cx.node.num_results());
@@ -97,19 +98,19 @@ Expected<Names> scan_like(ExportContext& cx, int num_state, int num_scanned, int
   const Names operands = value_operands(cx, 0, cx.num_operands());
   const int num_outputs = static_cast<int>(body_fn.outputs().size());
   KILN_ASSIGN_OR_RETURN(auto body, subgraph(cx, body_fn, [&](OnnxBuilder& sb) -> Status {
-    Names in;
-    for (int i = 0; i < body_fn.num_inputs(); ++i) {
-      if (i < num_state + num_scanned) {
-        in.push_back(sb.fresh("element"));
-        sb.add_input(in.back(), body_fn.input(i)->type());
-      } else {
-        in.push_back(operands[static_cast<size_t>(i)]);
-      }
-    }
-    KILN_ASSIGN_OR_RETURN(Names outs, cx.inline_graph(body_fn, sb, in));
-    add_outputs(sb, body_fn, outs);
-    return Status::ok();
-  }));
+                          Names in;
+                          for (int i = 0; i < body_fn.num_inputs(); ++i) {
+                            if (i < num_state + num_scanned) {
+                              in.push_back(sb.fresh("element"));
+                              sb.add_input(in.back(), body_fn.input(i)->type());
+                            } else {
+                              in.push_back(operands[static_cast<size_t>(i)]);
+                            }
+                          }
+                          KILN_ASSIGN_OR_RETURN(Names outs, cx.inline_graph(body_fn, sb, in));
+                          add_outputs(sb, body_fn, outs);
+                          return Status::ok();
+                        }));
   // The scanned dim is moved to the front and back again with Transposes rather than given
   // as scan_input_axes/scan_output_axes: ONNX's reference evaluator scans axis 0 only.
   auto to_front = [&](int rank) {
@@ -146,9 +147,7 @@ Expected<Names> scan(ExportContext& cx) {
   return scan_like(cx, num_init, cx.num_operands() - num_init, dim);
 }
 
-Expected<Names> map(ExportContext& cx) {
-  return scan_like(cx, 0, static_cast<int>(cx.call.attr_int("num_mapped")), 0);
-}
+Expected<Names> map(ExportContext& cx) { return scan_like(cx, 0, static_cast<int>(cx.call.attr_int("num_mapped")), 0); }
 
 }  // namespace
 

@@ -42,7 +42,8 @@ Expected<Names> arange(ExportContext& cx) {
   const std::string i = cx.b.op("Range", {cx.b.int_scalar(0), cx.b.int_scalar(n), cx.b.int_scalar(1)});
   const bool int_path = !is_floating(rt.dtype) && !start.is_float() && !step.is_float();
   const DType c = int_path ? DType::I64 : DType::F64;
-  const std::string start_c = cx.b.constant(Tensor::full({}, start, c)), step_c = cx.b.constant(Tensor::full({}, step, c));
+  const std::string start_c = cx.b.constant(Tensor::full({}, start, c)),
+                    step_c = cx.b.constant(Tensor::full({}, step, c));
   const std::string y = cx.b.op("Add", {start_c, cx.b.op("Mul", {cx.b.cast(i, DType::I64, c), step_c})});
   return Names{cx.b.cast(y, c, rt.dtype)};
 }

@@ -70,8 +70,10 @@ DType comparison_dtype(const ExportContext& cx) {
       // A 0-d operand promotes only within its category (torch.result_type).
       const DType o = cx.dtype(1);
       const bool cross = is_floating(o) != is_floating(d) || (o == DType::Bool) != (d == DType::Bool);
-      if (lhs_0d == rhs_0d || cross) d = promote_types(d, o);
-      else if (lhs_0d) d = o;
+      if (lhs_0d == rhs_0d || cross)
+        d = promote_types(d, o);
+      else if (lhs_0d)
+        d = o;
     } else {
       const DType o = cx.dtype(1);
       if ((is_floating(o) && !is_floating(d)) || (d == DType::Bool && o != DType::Bool))
@@ -206,9 +208,8 @@ std::string atan2(OnnxBuilder& b, const Names& x, DType d) {
   const std::string zero = sc(b, 0, d), pi = sc(b, std::numbers::pi, d);
   const std::string both_zero = b.op("And", {b.op("Equal", {y, zero}), b.op("Equal", {xx, zero})});
   const std::string both_inf = b.op("And", {b.op("IsInf", {y}), b.op("IsInf", {xx})});
-  const std::string ratio = where(b, both_zero, y,
-                                  where(b, both_inf, b.op("Mul", {b.op("Sign", {y}), b.op("Sign", {xx})}),
-                                        b.op("Div", {y, xx})));
+  const std::string ratio = where(
+      b, both_zero, y, where(b, both_inf, b.op("Mul", {b.op("Sign", {y}), b.op("Sign", {xx})}), b.op("Div", {y, xx})));
   const std::string base = atan(b, ratio, d);
   return copysign(b, where(b, sign_bit(b, xx, d), b.op("Sub", {pi, b.op("Abs", {base})}), base), y, d);
 }

@@ -39,8 +39,8 @@ std::string wrap_negative(ExportContext& cx, const std::string& idx, const std::
 // x sliced to `like`'s sizes in every dim but `skip` (-1: none) where the types differ:
 // torch lets gather/scatter indices be smaller than self and src there; ONNX's
 // GatherElements and ScatterElements pair the elements of equal shapes.
-std::string fit_to(ExportContext& cx, const std::string& x, const Shape& xs, const std::string& like,
-                   const Shape& ls, int skip) {
+std::string fit_to(ExportContext& cx, const std::string& x, const Shape& xs, const std::string& like, const Shape& ls,
+                   int skip) {
   if (xs.rank() != ls.rank()) {  // both at most 1-d: x's first elements, shaped as `like`
     const std::string flat = cx.b.op("Reshape", {x, cx.b.ints({-1})});
     const std::string n = cx.b.op("Size", {like});
@@ -92,9 +92,9 @@ Expected<Names> scatter(ExportContext& cx, bool add) {
   if (add) attrs.push_back({"reduction", std::string("add")});
   if (rank == 0 || cx.rank(1) == 0) {  // through 1-d tensors
     const std::string flat = cx.b.ints({-1});
-    const std::string r = cx.b.op("ScatterElements", {cx.b.op("Reshape", {self, flat}), cx.b.op("Reshape", {idx, flat}),
-                                                      cx.b.op("Reshape", {src, flat})},
-                                  attrs);
+    const std::string r = cx.b.op(
+        "ScatterElements",
+        {cx.b.op("Reshape", {self, flat}), cx.b.op("Reshape", {idx, flat}), cx.b.op("Reshape", {src, flat})}, attrs);
     return Names{cx.b.cast(cx.b.op("Reshape", {r, cx.b.op("Shape", {self})}), w, out)};
   }
   return Names{cx.b.cast(cx.b.op("ScatterElements", {self, idx, src}, attrs), w, out)};
@@ -105,10 +105,10 @@ Expected<Names> scatter(ExportContext& cx, bool add) {
 // The index tensors of index/index_put (operands first .. first + n - 1; `none` skips a dim),
 // made ready for GatherND/ScatterND on self transposed to put the indexed dims first.
 struct AdvancedIndex {
-  std::vector<int> dims;       // the indexed dims of self, ascending
-  std::string zeros;           // int64 zeros of the indices' broadcast shape
-  std::string nd_indices;      // [broadcast..., k]: the wrapped indices, stacked last
-  std::vector<int64_t> perm;   // self -> indexed dims first, then the others in order
+  std::vector<int> dims;      // the indexed dims of self, ascending
+  std::string zeros;          // int64 zeros of the indices' broadcast shape
+  std::string nd_indices;     // [broadcast..., k]: the wrapped indices, stacked last
+  std::vector<int64_t> perm;  // self -> indexed dims first, then the others in order
   int broadcast_rank = 0;
   // torch puts the broadcast dims where the indexed dims were when those are adjacent, else
   // first: true when that moves them behind leading dims of self.
@@ -218,8 +218,9 @@ Expected<Names> index_put(ExportContext& cx) {
     v = transpose(cx, cx.b.op("Expand", {values, target}),
                   inverse(broadcast_to_place(a.broadcast_rank, lead, result_rank)));
   } else {
-    const std::string others = cx.b.op("Slice", {cx.b.op("Shape", {self_t}), cx.b.ints({static_cast<int64_t>(a.dims.size())}),
-                                                 cx.b.ints({kMaxI64}), cx.b.ints({0})});
+    const std::string others =
+        cx.b.op("Slice", {cx.b.op("Shape", {self_t}), cx.b.ints({static_cast<int64_t>(a.dims.size())}),
+                          cx.b.ints({kMaxI64}), cx.b.ints({0})});
     v = cx.b.op("Expand", {values, cx.b.op("Concat", {bshape, others}, {{"axis", int64_t{0}}})});
   }
   std::vector<OnnxAttr> attrs;
@@ -240,9 +241,9 @@ Expected<Names> index_add(ExportContext& cx) {
   if (rank == 0) {  // a 0-d self: every source element adds to it
     idx = wrap_negative(cx, idx, cx.b.int_scalar(1));
     const std::string flat = cx.b.ints({-1});
-    const std::string r = cx.b.op("ScatterElements",
-                                  {cx.b.op("Reshape", {self, flat}), idx, cx.b.op("Reshape", {src, flat})},
-                                  {{"axis", int64_t{0}}, {"reduction", std::string("add")}});
+    const std::string r =
+        cx.b.op("ScatterElements", {cx.b.op("Reshape", {self, flat}), idx, cx.b.op("Reshape", {src, flat})},
+                {{"axis", int64_t{0}}, {"reduction", std::string("add")}});
     return Names{cx.b.cast(cx.b.op("Reshape", {r, cx.b.ints({})}), w, out)};
   }
   const int d = wrapped_dim(cx.call.attr_int("dim"), rank);
@@ -252,8 +253,8 @@ Expected<Names> index_add(ExportContext& cx) {
     if (k != d) axes.push_back(k);
   if (!axes.empty()) idx = cx.b.op("Unsqueeze", {idx, cx.b.ints(axes)});
   idx = cx.b.op("Expand", {idx, cx.b.op("Shape", {src})});
-  const std::string r = cx.b.op("ScatterElements", {self, idx, src},
-                                {{"axis", int64_t{d}}, {"reduction", std::string("add")}});
+  const std::string r =
+      cx.b.op("ScatterElements", {self, idx, src}, {{"axis", int64_t{d}}, {"reduction", std::string("add")}});
   return Names{cx.b.cast(r, w, out)};
 }
 

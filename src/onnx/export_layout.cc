@@ -9,9 +9,9 @@
 #include <limits>
 #include <map>
 
+#include "onnx/export_util.h"
 #include "ops/kernel_index_util.h"
 #include "ops/type_rules_util.h"
-#include "onnx/export_util.h"
 #include "passes/functionalize_views.h"
 
 namespace kiln::onnx {
@@ -58,7 +58,8 @@ Expected<std::string> reshape_target(ExportContext& cx, const std::string& x, co
   for (int i = 0; i < shape.rank(); ++i) {
     const Dim& d = shape[i];
     std::optional<std::string> v;
-    if (d.is_static()) v = cx.b.ints({d.value()});
+    if (d.is_static())
+      v = cx.b.ints({d.value()});
     else if (std::optional<std::string> s = d.is_symbol() ? cx.symbol_value(d.to_string()) : std::nullopt)
       v = cx.b.op("Unsqueeze", {*s, cx.b.ints({0})});
     if (v) {
@@ -206,7 +207,8 @@ Expected<Layout> storage_layout(const Value* v) {
 std::vector<int64_t> strided_offsets(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int64_t offset) {
   std::vector<int64_t> out;
-  for_each_multi_index(sizes, [&](const std::vector<int64_t>& idx) { out.push_back(offset + offset_of(strides, idx)); });
+  for_each_multi_index(sizes,
+                       [&](const std::vector<int64_t>& idx) { out.push_back(offset + offset_of(strides, idx)); });
   return out;
 }
 
@@ -267,7 +269,8 @@ Expected<Names> as_strided_scatter(ExportContext& cx) {
 
 // self with the elements at `positions` along dim d replaced by src (whose dim d lists them):
 // ScatterElements with the positions broadcast over src's shape.
-std::string scatter_along(ExportContext& cx, const std::string& src, int d, int rank, const std::vector<int64_t>& positions) {
+std::string scatter_along(ExportContext& cx, const std::string& src, int d, int rank,
+                          const std::vector<int64_t>& positions) {
   const DType out = cx.result_type().dtype;
   std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
   shape[static_cast<size_t>(d)] = static_cast<int64_t>(positions.size());
@@ -282,7 +285,8 @@ Expected<Names> slice_scatter(ExportContext& cx) {
   const Dim& size = cx.type(0).shape[d];
   if (!size.is_static()) return make_error("slice_scatter along a symbolic dim (", size.to_string(), ")");
   const int64_t step = cx.call.attr_int("step");
-  const SliceBounds bounds = slice_bounds(size.value(), cx.call.attr_opt_int("start"), cx.call.attr_opt_int("end"), step);
+  const SliceBounds bounds =
+      slice_bounds(size.value(), cx.call.attr_opt_int("start"), cx.call.attr_opt_int("end"), step);
   if (bounds.length == 0) return Names{identity(cx)};
   std::vector<int64_t> positions;
   for (int64_t i = 0; i < bounds.length; ++i) positions.push_back(bounds.start + i * step);
@@ -373,9 +377,9 @@ Expected<Names> flip(ExportContext& cx) {
   }
   if (axes.empty()) return Names{identity(cx)};
   const auto n = axes.size();
-  return Names{cx.b.op("Slice", {cx.operand(0), cx.b.ints(std::vector<int64_t>(n, -1)),
-                                 cx.b.ints(std::vector<int64_t>(n, kMinI64)), cx.b.ints(axes),
-                                 cx.b.ints(std::vector<int64_t>(n, -1))})};
+  return Names{cx.b.op(
+      "Slice", {cx.operand(0), cx.b.ints(std::vector<int64_t>(n, -1)), cx.b.ints(std::vector<int64_t>(n, kMinI64)),
+                cx.b.ints(axes), cx.b.ints(std::vector<int64_t>(n, -1))})};
 }
 
 // x rolled by s (0 < s < n) along `axis` of size n: its last s elements, then the rest.

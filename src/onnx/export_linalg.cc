@@ -83,12 +83,8 @@ Expected<Names> linear(ExportContext& cx) {
 
 std::vector<OpExporterEntry> linalg_exporters() {
   return {
-      {OpKind::Mm, matmul},
-      {OpKind::Bmm, matmul},
-      {OpKind::Matmul, matmul},
-      {OpKind::Addmm, add_product},
-      {OpKind::Baddbmm, add_product},
-      {OpKind::Linear, linear},
+      {OpKind::Mm, matmul},         {OpKind::Bmm, matmul},          {OpKind::Matmul, matmul},
+      {OpKind::Addmm, add_product}, {OpKind::Baddbmm, add_product}, {OpKind::Linear, linear},
   };
 }
 

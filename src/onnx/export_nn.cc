@@ -128,7 +128,8 @@ Expected<Names> batch_norm(ExportContext& cx) {
     for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
     y = normalize(cx, x, axes, eps, c);
   } else {
-    if (cx.is_none(3) || cx.is_none(4)) return make_error("batch_norm: running_mean and running_var must be defined in evaluation mode");
+    if (cx.is_none(3) || cx.is_none(4))
+      return make_error("batch_norm: running_mean and running_var must be defined in evaluation mode");
     const std::string var = cx.b.op("Add", {shape(cx.operand_as(4, c)), cx.b.scalar(eps, c)});
     y = cx.b.op("Div", {cx.b.op("Sub", {x, shape(cx.operand_as(3, c))}), cx.b.op("Sqrt", {var})});
   }
@@ -145,7 +146,8 @@ Expected<Names> group_norm(ExportContext& cx) {
   const int64_t groups = cx.call.attr_int("num_groups");
   const std::string dims = cx.b.op("Shape", {x});
   const std::string batch = cx.b.op("Slice", {dims, cx.b.ints({0}), cx.b.ints({1})});
-  const std::string per_item = reduce_op(cx, "ReduceProd", cx.b.op("Slice", {dims, cx.b.ints({1}), cx.b.ints({rank})}), {0}, true);
+  const std::string per_item =
+      reduce_op(cx, "ReduceProd", cx.b.op("Slice", {dims, cx.b.ints({1}), cx.b.ints({rank})}), {0}, true);
   const std::string group_size = cx.b.op("Div", {per_item, cx.b.ints({groups})});
   const std::string grouped_shape = cx.b.op("Concat", {batch, cx.b.ints({groups}), group_size}, {{"axis", int64_t{0}}});
   const std::string grouped = cx.b.op("Reshape", {x, grouped_shape});
@@ -159,10 +161,10 @@ Expected<Names> group_norm(ExportContext& cx) {
 
 // The per-item negative log-likelihood of class-index targets, with ATen's weighting.
 struct NllTerms {
-  std::string nll;       // -w[t] * logp[t], 0 where ignored; the target's shape
-  std::string weight;    // w[t], 0 where ignored
-  std::string keep;      // target != ignore_index (bool)
-  int rank = 0;          // of the target
+  std::string nll;     // -w[t] * logp[t], 0 where ignored; the target's shape
+  std::string weight;  // w[t], 0 where ignored
+  std::string keep;    // target != ignore_index (bool)
+  int rank = 0;        // of the target
   int class_axis = 0;
 };
 
@@ -176,9 +178,11 @@ NllTerms nll_terms(ExportContext& cx, const std::string& logp, DType c) {
   // An ignored target may lie outside [0, C): gather class 0 there and zero its weight.
   const std::string safe = where(b, t.keep, target, b.int_scalar(0));
   const std::string axis = b.ints({t.class_axis});
-  const std::string picked = b.op(
-      "Squeeze", {b.op("GatherElements", {logp, b.op("Unsqueeze", {safe, axis})}, {{"axis", int64_t{t.class_axis}}}), axis});
-  const std::string w = cx.is_none(2) ? b.scalar(1, c) : b.op("Gather", {cx.operand_as(2, c), safe}, {{"axis", int64_t{0}}});
+  const std::string picked =
+      b.op("Squeeze",
+           {b.op("GatherElements", {logp, b.op("Unsqueeze", {safe, axis})}, {{"axis", int64_t{t.class_axis}}}), axis});
+  const std::string w =
+      cx.is_none(2) ? b.scalar(1, c) : b.op("Gather", {cx.operand_as(2, c), safe}, {{"axis", int64_t{0}}});
   t.weight = where(b, t.keep, w, b.scalar(0, c));
   t.nll = b.op("Neg", {b.op("Mul", {picked, t.weight})});
   return t;
@@ -211,8 +215,7 @@ std::string cross_entropy_probs(ExportContext& cx, const std::string& logp, int 
   OnnxBuilder& b = cx.b;
   std::string p = cx.operand_as(1, c);
   const std::string n_classes = dim_value(cx, 0, class_axis, c);
-  if (ls > 0)
-    p = b.op("Add", {b.op("Mul", {p, b.scalar(1 - ls, c)}), b.op("Div", {b.scalar(ls, c), n_classes})});
+  if (ls > 0) p = b.op("Add", {b.op("Mul", {p, b.scalar(1 - ls, c)}), b.op("Div", {b.scalar(ls, c), n_classes})});
   std::string term = b.op("Mul", {logp, p});
   if (!cx.is_none(2)) term = b.op("Mul", {term, class_weights(cx, c)});
   const std::string items = b.op("Neg", {reduce_op(cx, "ReduceSum", term, {class_axis}, false)});
@@ -375,7 +378,8 @@ Expected<Names> avg_pool2d(ExportContext& cx) {
               {"pads", std::vector<int64_t>{w.pad[0], w.pad[1], w.pad[0], w.pad[1]}},
               {"count_include_pad", int64_t{count_pad ? 1 : 0}}});
   } else {
-    const std::string mean = b.op("AveragePool", {pad_input(cx, x, w, b.scalar(0, c))}, {{"kernel_shape", w.k}, {"strides", w.stride}});
+    const std::string mean =
+        b.op("AveragePool", {pad_input(cx, x, w, b.scalar(0, c))}, {{"kernel_shape", w.k}, {"strides", w.stride}});
     const std::string sum = b.op("Mul", {mean, b.scalar(static_cast<double>(w.k[0] * w.k[1]), c)});
     const std::string div =
         override_div ? b.scalar(static_cast<double>(*override_div), c)
@@ -404,7 +408,8 @@ Expected<Names> adaptive_avg_pool2d(ExportContext& cx) {
   const Shape& res = cx.result_type().shape;
   for (int i = rank - 2; i < rank; ++i)
     if (!in[i].is_static() || !res[i].is_static())
-      return make_error("adaptive_avg_pool2d with symbolic spatial sizes has no ONNX mapping (its bins depend on them)");
+      return make_error(
+          "adaptive_avg_pool2d with symbolic spatial sizes has no ONNX mapping (its bins depend on them)");
   const std::string rows = b.constant(bin_matrix(in[rank - 2].value(), res[rank - 2].value(), c));
   const std::string cols = b.constant(bin_matrix(in[rank - 1].value(), res[rank - 1].value(), c));
   const std::string cols_t = b.op("Transpose", {cols}, {{"perm", std::vector<int64_t>{1, 0}}});
@@ -420,10 +425,10 @@ Expected<Names> dropout(ExportContext& cx) {
   const double p = cx.call.attr_float("p");
   if (!cx.call.attr_bool("train") || !cx.training || p == 0) return Names{cx.b.op("Identity", {cx.inputs[0]})};
   const DType out = cx.result_type().dtype, c = compute_dtype(out);
-  if (p == 1)
-    return Names{cx.b.cast(cx.b.op("Expand", {cx.b.scalar(0, c), cx.b.op("Shape", {cx.inputs[0]})}), c, out)};
-  return make_error("dropout in training is not exportable to ONNX: its mask comes from kiln's counter-based Philox "
-                    "stream, which ONNX's Dropout and random ops cannot reproduce");
+  if (p == 1) return Names{cx.b.cast(cx.b.op("Expand", {cx.b.scalar(0, c), cx.b.op("Shape", {cx.inputs[0]})}), c, out)};
+  return make_error(
+      "dropout in training is not exportable to ONNX: its mask comes from kiln's counter-based Philox "
+      "stream, which ONNX's Dropout and random ops cannot reproduce");
 }
 
 // softmax(q @ k^T * scale + mask) @ v; a row whose scores are all -inf gets zero weights
@@ -431,8 +436,9 @@ Expected<Names> dropout(ExportContext& cx) {
 Expected<Names> attention(ExportContext& cx) {
   OnnxBuilder& b = cx.b;
   if (cx.call.attr_float("dropout_p") > 0)
-    return make_error("scaled_dot_product_attention with dropout_p > 0 is not exportable to ONNX: its dropout mask "
-                      "comes from kiln's counter-based Philox stream");
+    return make_error(
+        "scaled_dot_product_attention with dropout_p > 0 is not exportable to ONNX: its dropout mask "
+        "comes from kiln's counter-based Philox stream");
   const DType out = cx.result_type().dtype, c = compute_dtype(out);
   const int rq = cx.rank(0), rk = cx.rank(1);
   const std::string scale = cx.call.attr_opt_float("scale")

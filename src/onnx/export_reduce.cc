@@ -78,7 +78,9 @@ Expected<std::string> int_product(ExportContext& cx, const Reduction& r, int64_t
     if (std::find(r.axes.begin(), r.axes.end(), i) == r.axes.end()) perm.push_back(i);
   perm.insert(perm.end(), r.axes.begin(), r.axes.end());
   std::string x = b.op("Reshape", {b.op("Transpose", {r.x}, {{"perm", perm}}), b.ints({-1, n})});
-  auto slice = [&](int64_t from, int64_t to) { return b.op("Slice", {x, b.ints({from}), b.ints({to}), b.ints({1})}); };  // along axis 1
+  auto slice = [&](int64_t from, int64_t to) {
+    return b.op("Slice", {x, b.ints({from}), b.ints({to}), b.ints({1})});
+  };  // along axis 1
   while (n > 1) {
     const int64_t half = n / 2;
     const std::string prod = b.op("Mul", {slice(0, half), slice(half, 2 * half)});
@@ -154,8 +156,7 @@ OpExporter extreme(const std::string& op) {
     const DType out = cx.result_type().dtype, c = accumulate_dtype(out);
     KILN_ASSIGN_OR_RETURN(Reduction r, prepare(cx, c));
     std::string y = reduce_op(cx, op, r.x, r.axes, r.keepdim);
-    if (is_floating(c))
-      y = where(cx.b, any_nan(cx, r, c), cx.b.scalar(std::numeric_limits<double>::quiet_NaN(), c), y);
+    if (is_floating(c)) y = where(cx.b, any_nan(cx, r, c), cx.b.scalar(std::numeric_limits<double>::quiet_NaN(), c), y);
     return Names{cx.b.cast(y, c, out)};
   };
 }
@@ -183,7 +184,8 @@ OpExporter arg_extreme(const std::string& op) {
     if (is_floating(c)) {
       const std::string nan = cx.b.cast(is_nan(cx.b, x), DType::Bool, DType::I32);
       const std::string first_nan = cx.b.op("ArgMax", {nan}, attrs);
-      const std::string has_nan = cx.b.op("Greater", {reduce_op(cx, "ReduceMax", nan, {axis}, keepdim), cx.b.scalar(0, DType::I32)});
+      const std::string has_nan =
+          cx.b.op("Greater", {reduce_op(cx, "ReduceMax", nan, {axis}, keepdim), cx.b.scalar(0, DType::I32)});
       y = where(cx.b, has_nan, first_nan, y);
     }
     if (flatten) {
@@ -218,7 +220,8 @@ OpExporter any_all(bool is_any) {
     if (r.axes.empty()) return Names{cx.b.cast(is_any ? cx.b.op("Not", {zero}) : zero, DType::Bool, out)};
     const std::string counted = is_any ? cx.b.op("Not", {zero}) : zero;
     const std::string n = reduce_op(cx, "ReduceSum", cx.b.cast(counted, DType::Bool, DType::I64), r.axes, r.keepdim);
-    const std::string y = is_any ? cx.b.op("Greater", {n, cx.b.int_scalar(0)}) : cx.b.op("Equal", {n, cx.b.int_scalar(0)});
+    const std::string y =
+        is_any ? cx.b.op("Greater", {n, cx.b.int_scalar(0)}) : cx.b.op("Equal", {n, cx.b.int_scalar(0)});
     return Names{cx.b.cast(y, DType::Bool, out)};
   };
 }

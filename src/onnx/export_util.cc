@@ -34,8 +34,8 @@ std::string sign_bit(OnnxBuilder& b, const std::string& x, DType d) {
   return b.op("Or", {b.op("Less", {x, zero}), b.op("Less", {b.op("Reciprocal", {x}), zero})});
 }
 
-std::string where_keeping_zero_sign(OnnxBuilder& b, const std::string& cond, const std::string& x,
-                                    const std::string& y, DType d) {
+std::string where_keeping_zero_sign(OnnxBuilder& b, const std::string& cond, const std::string& x, const std::string& y,
+                                    DType d) {
   const std::string x_is_negative_zero = b.op("And", {b.op("Equal", {x, b.scalar(0, d)}), sign_bit(b, x, d)});
   const std::string flip = where(b, b.op("And", {cond, x_is_negative_zero}), b.scalar(-1, d), b.scalar(1, d));
   return b.op("Mul", {where(b, cond, x, y), flip});

@@ -33,8 +33,8 @@ std::string sign_bit(OnnxBuilder& b, const std::string& x, DType d);
 std::string copysign(OnnxBuilder& b, const std::string& magnitude, const std::string& sign_of, DType d);
 // cond ? x : y for floating x and y, a -0 from x included (see copysign), where the result's
 // sign is no operand's.
-std::string where_keeping_zero_sign(OnnxBuilder& b, const std::string& cond, const std::string& x,
-                                    const std::string& y, DType d);
+std::string where_keeping_zero_sign(OnnxBuilder& b, const std::string& cond, const std::string& x, const std::string& y,
+                                    DType d);
 // floor(a / b) for integers (Python's floor division, exact).
 std::string int_floor_div(OnnxBuilder& b, const std::string& a, const std::string& bb);
 // Truncation toward zero of a floating value (-0 for -0.5).

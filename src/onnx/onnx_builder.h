@@ -17,7 +17,7 @@
 namespace onnx {
 class GraphProto;
 class TensorProto;
-}
+}  // namespace onnx
 
 namespace kiln::onnx {
 
@@ -63,9 +63,9 @@ class OnnxBuilder {
   // Constants, interned: the same value asked twice gives the same name. Up to 64 elements
   // they are Constant nodes, larger ones initializers of this graph.
   std::string constant(const Tensor& t);
-  std::string scalar(double v, DType d);   // a 0-d tensor of dtype d
+  std::string scalar(double v, DType d);            // a 0-d tensor of dtype d
   std::string ints(const std::vector<int64_t>& v);  // a 1-d int64 tensor
-  std::string int_scalar(int64_t v);       // a 0-d int64 tensor
+  std::string int_scalar(int64_t v);                // a 0-d int64 tensor
 
   // x cast to `to` (no node when `from == to`).
   std::string cast(const std::string& x, DType from, DType to);
@@ -83,6 +83,5 @@ class OnnxBuilder {
   std::shared_ptr<int64_t> counter_;
   std::map<std::string, std::string> interned_;
 };
-
 
 }  // namespace kiln::onnx

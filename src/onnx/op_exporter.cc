@@ -56,8 +56,8 @@ Expected<std::string> ExportContext::shape_tensor(const Shape& shape) {
     }
     Expected<std::string> v = dim_value(d.expr());
     if (!v)
-      return make_error("the size ", d.to_string(), " of ", shape.to_string(), " cannot be computed in the ONNX model: ",
-                        v.error().message());
+      return make_error("the size ", d.to_string(), " of ", shape.to_string(),
+                        " cannot be computed in the ONNX model: ", v.error().message());
     parts.push_back(b.op("Unsqueeze", {*v, b.ints({0})}));
   }
   return b.op("Concat", parts, {{"axis", int64_t{0}}});
@@ -72,8 +72,8 @@ std::vector<int64_t> wrap_axes(const std::vector<int64_t>& dims, int rank) {
 const OpExporter* find_exporter(OpKind op) {
   static const std::vector<OpExporter> table = [] {
     std::vector<OpExporter> t(all_ops().size());
-    for (auto family : {elementwise_exporters, reduction_exporters, linalg_exporters, layout_exporters,
-                        index_exporters, nn_exporters, creation_exporters, control_flow_exporters})
+    for (auto family : {elementwise_exporters, reduction_exporters, linalg_exporters, layout_exporters, index_exporters,
+                        nn_exporters, creation_exporters, control_flow_exporters})
       for (OpExporterEntry& e : family()) t[static_cast<size_t>(e.op)] = std::move(e.fn);
     return t;
   }();

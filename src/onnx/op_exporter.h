@@ -20,13 +20,13 @@ namespace kiln::onnx {
 // Exports the nodes of a kiln subgraph (cond branch, loop body, scan combine function) into
 // the builder `into` (the enclosing graph, or a new ONNX subgraph), with the subgraph's inputs
 // bound to the ONNX names `inputs`; returns the ONNX names of its outputs.
-using InlineGraph =
-    std::function<Expected<std::vector<std::string>>(const Graph& g, OnnxBuilder& into, const std::vector<std::string>& inputs)>;
+using InlineGraph = std::function<Expected<std::vector<std::string>>(const Graph& g, OnnxBuilder& into,
+                                                                     const std::vector<std::string>& inputs)>;
 
 struct ExportContext {
   OnnxBuilder& b;
   const Node& node;
-  OpCallBase call;                 // attributes, explicit or schema default
+  OpCallBase call;                  // attributes, explicit or schema default
   std::vector<std::string> inputs;  // ONNX names of the value operands; "" for literals and none
   int opset = 17;
   bool training = false;
@@ -36,10 +36,10 @@ struct ExportContext {
   std::function<std::optional<std::string>(const std::string& symbol)> symbol_value;
 
   int num_operands() const { return node.num_operands(); }
-  bool is_none(int i) const;        // absent, or the literal `none`
+  bool is_none(int i) const;  // absent, or the literal `none`
   bool is_value(int i) const { return i < num_operands() && node.operand(i).is_value(); }
   const TensorType& type(int i) const { return node.operand(i).value->type(); }
-  DType dtype(int i) const;         // a value's dtype, or a literal's natural dtype
+  DType dtype(int i) const;  // a value's dtype, or a literal's natural dtype
   const TensorType& result_type(int i = 0) const { return node.result(i)->type(); }
   int rank(int i) const { return type(i).shape.rank(); }
 

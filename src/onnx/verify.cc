@@ -23,7 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string type_text(const Tensor& t) { return std::string(dtype_name(t.dtype())) + Shape::from_sizes(t.sizes()).to_string(); }
+std::string type_text(const Tensor& t) {
+  return std::string(dtype_name(t.dtype())) + Shape::from_sizes(t.sizes()).to_string();
+}
 
 // Row-major coordinates of element `flat` of `sizes`.
 std::vector<int64_t> coordinates(const std::vector<int64_t>& sizes, int64_t flat) {
@@ -238,7 +240,8 @@ Expected<VerifyReport> verify(const Graph& g, std::span<const Tensor> inputs, co
       return make_error("verify: the graph takes ", g.num_inputs(), " inputs, ", all.size(), " given");
     std::unordered_map<const Node*, std::vector<Tensor>> seen;
     InterpreterOptions io;
-    if (o.compare_intermediates) io.on_node = [&](const Node& n, std::span<const Tensor> r) { seen[&n] = {r.begin(), r.end()}; };
+    if (o.compare_intermediates)
+      io.on_node = [&](const Node& n, std::span<const Tensor> r) { seen[&n] = {r.begin(), r.end()}; };
     const Graph& run_graph = o.compare_intermediates ? m.exported_graph() : g;
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> want, interpret(run_graph, all, io));
     if (!o.compare_intermediates) {
@@ -303,8 +306,8 @@ std::string VerifyReport::to_table() const {
     for (int64_t i : r.worst_index) worst += (worst.empty() ? "" : ",") + std::to_string(i);
     std::snprintf(line, sizeof line, "%-4d %-22s %-18s %-18s %11.3g %11.3g %8.2f%%  %s%s%s\n", r.input_set,
                   r.name.c_str(), r.kiln_type.c_str(), r.onnx_type.c_str(), r.max_abs_error, r.max_rel_error,
-                  100 * r.mismatch_fraction, r.passed ? "pass" : "FAIL",
-                  r.passed ? "" : (": " + r.problem).c_str(), r.passed || worst.empty() ? "" : (" (worst at [" + worst + "])").c_str());
+                  100 * r.mismatch_fraction, r.passed ? "pass" : "FAIL", r.passed ? "" : (": " + r.problem).c_str(),
+                  r.passed || worst.empty() ? "" : (" (worst at [" + worst + "])").c_str());
     s << line;
   }
   if (!intermediates.empty()) {

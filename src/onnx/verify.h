@@ -60,14 +60,14 @@ struct VerifyOptions {
 struct OutputReport {
   int input_set = 0;  // 0: the main inputs; i: additional_inputs[i - 1]
   int index = 0;
-  std::string name;   // the model's output name
+  std::string name;                  // the model's output name
   std::string kiln_type, onnx_type;  // "f32[2,3]"
   double max_abs_error = 0;
   double max_rel_error = 0;
   std::vector<int64_t> worst_index;  // of the largest absolute error
-  double mismatch_fraction = 0;       // elements beyond tolerance / elements
+  double mismatch_fraction = 0;      // elements beyond tolerance / elements
   bool passed = true;
-  std::string problem;                // why it failed ("" when it passed)
+  std::string problem;  // why it failed ("" when it passed)
 };
 
 struct VerifyReport {

@@ -97,7 +97,8 @@ bool AttrMap::erase(std::string_view name) {
 std::string AttrMap::to_string() const {
   if (items_.empty()) return "";
   std::string s = "{";
-  for (size_t i = 0; i < items_.size(); ++i) s += (i ? ", " : "") + items_[i].first + "=" + items_[i].second.to_string();
+  for (size_t i = 0; i < items_.size(); ++i)
+    s += (i ? ", " : "") + items_[i].first + "=" + items_[i].second.to_string();
   return s + "}";
 }
 

@@ -17,15 +17,15 @@ namespace kiln {
 class AttrValue {
  public:
   using Ints = std::vector<int64_t>;
-  AttrValue() = default;  // none
-  AttrValue(bool v) : v_(v) {}                        // NOLINT
-  AttrValue(int v) : v_(static_cast<int64_t>(v)) {}   // NOLINT
-  AttrValue(int64_t v) : v_(v) {}                     // NOLINT
-  AttrValue(double v) : v_(v) {}                      // NOLINT
-  AttrValue(std::string v) : v_(std::move(v)) {}      // NOLINT
-  AttrValue(const char* v) : v_(std::string(v)) {}    // NOLINT
-  AttrValue(Ints v) : v_(std::move(v)) {}             // NOLINT
-  AttrValue(DType v) : v_(v) {}                       // NOLINT
+  AttrValue() = default;                             // none
+  AttrValue(bool v) : v_(v) {}                       // NOLINT
+  AttrValue(int v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  AttrValue(int64_t v) : v_(v) {}                    // NOLINT
+  AttrValue(double v) : v_(v) {}                     // NOLINT
+  AttrValue(std::string v) : v_(std::move(v)) {}     // NOLINT
+  AttrValue(const char* v) : v_(std::string(v)) {}   // NOLINT
+  AttrValue(Ints v) : v_(std::move(v)) {}            // NOLINT
+  AttrValue(DType v) : v_(v) {}                      // NOLINT
   static AttrValue from_scalar(const Scalar& s);
 
   bool is_none() const { return v_.index() == 0; }

@@ -18,10 +18,8 @@ bool is_commutative(OpKind op, const AttrMap& attrs) {
     case OpKind::LogicalXor:
     case OpKind::BitwiseAnd:
     case OpKind::BitwiseOr:
-    case OpKind::BitwiseXor:
-      return true;
-    default:
-      return false;
+    case OpKind::BitwiseXor: return true;
+    default: return false;
   }
 }
 

@@ -66,8 +66,6 @@ int64_t shift_right_int(int64_t a, int64_t b, int bits) {
   return a >> b;
 }
 
-double lerp_float(double a, double b, double w) {
-  return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
-}
+double lerp_float(double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); }
 
 }  // namespace kiln

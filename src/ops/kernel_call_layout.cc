@@ -7,9 +7,8 @@ namespace kiln {
 namespace {
 
 Status decode_views(const OpCallBase& call, KernelCallLayout& layout) {
-  const std::optional<std::vector<int64_t>> flat = call.info().schema.find_arg("views")
-                                                        ? call.attr_opt_ints("views")
-                                                        : std::nullopt;
+  const std::optional<std::vector<int64_t>> flat =
+      call.info().schema.find_arg("views") ? call.attr_opt_ints("views") : std::nullopt;
   if (!flat) return Status::ok();
   const std::vector<int64_t>& v = *flat;
   const int64_t num_args = static_cast<int64_t>(layout.is_tensor.size());
@@ -21,15 +20,20 @@ Status decode_views(const OpCallBase& call, KernelCallLayout& layout) {
     const int64_t rank = v[i + 3];
     if (rank < 0 || i + 4 + 2 * static_cast<size_t>(rank) > v.size())
       return make_error(call.name(), ": views has a record of rank ", rank, " past its end");
-    r.sizes.assign(v.begin() + static_cast<std::ptrdiff_t>(i + 4), v.begin() + static_cast<std::ptrdiff_t>(i + 4 + rank));
+    r.sizes.assign(v.begin() + static_cast<std::ptrdiff_t>(i + 4),
+                   v.begin() + static_cast<std::ptrdiff_t>(i + 4 + rank));
     r.strides.assign(v.begin() + static_cast<std::ptrdiff_t>(i + 4 + rank),
                      v.begin() + static_cast<std::ptrdiff_t>(i + 4 + 2 * rank));
     i += 4 + 2 * static_cast<size_t>(rank);
     if (r.arg < 0 || r.arg >= num_args || !layout.is_tensor[static_cast<size_t>(r.arg)])
       return make_error(call.name(), ": views names argument ", r.arg, ", which is not a tensor argument");
-    if (r.group < 0 || r.group > r.arg) return make_error(call.name(), ": views gives argument ", r.arg, " the group ", r.group, ", which is not an earlier argument");
-    if (layout.view[static_cast<size_t>(r.arg)]) return make_error(call.name(), ": views names argument ", r.arg, " twice");
-    if (r.storage_offset < 0) return make_error(call.name(), ": views gives argument ", r.arg, " a negative storage offset");
+    if (r.group < 0 || r.group > r.arg)
+      return make_error(call.name(), ": views gives argument ", r.arg, " the group ", r.group,
+                        ", which is not an earlier argument");
+    if (layout.view[static_cast<size_t>(r.arg)])
+      return make_error(call.name(), ": views names argument ", r.arg, " twice");
+    if (r.storage_offset < 0)
+      return make_error(call.name(), ": views gives argument ", r.arg, " a negative storage offset");
     for (int64_t s : r.strides)
       if (s < 0) return make_error(call.name(), ": views gives argument ", r.arg, " a negative stride");
     layout.view[static_cast<size_t>(r.arg)] = std::move(r);

@@ -15,7 +15,8 @@ std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& ts, const std
   std::vector<int64_t> out(sizes.size(), 0);
   size_t lead = sizes.size() - ts.size();
   for (size_t i = 0; i < ts.size(); ++i) {
-    KILN_CHECK(ts[i] == sizes[lead + i] || ts[i] == 1) << "broadcast_strides: size " << ts[i] << " vs " << sizes[lead + i];
+    KILN_CHECK(ts[i] == sizes[lead + i] || ts[i] == 1)
+        << "broadcast_strides: size " << ts[i] << " vs " << sizes[lead + i];
     out[lead + i] = ts[i] == 1 && sizes[lead + i] != 1 ? 0 : st[i];
   }
   return out;

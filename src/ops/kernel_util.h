@@ -108,9 +108,15 @@ Tensor map_elementwise(const KernelCall& call, DType compute_dtype, FloatFn&& co
 
 // Wrapping int64 arithmetic (modulo 2^64, through unsigned types so overflow is defined);
 // stores then wrap further to the result dtype's width.
-inline int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-inline int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-inline int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+inline int64_t wrap_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+inline int64_t wrap_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+inline int64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 inline int64_t wrap_neg(int64_t a) { return wrap_sub(0, a); }
 
 // `v` rounded to the precision of floating dtype `t` (identity for f64 and non-floating t).

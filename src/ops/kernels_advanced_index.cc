@@ -110,8 +110,8 @@ Expected<std::vector<Tensor>> kernel_index_put(const KernelCall& call) {
   const auto indices = call.operands.subspan(1, call.operands.size() - 2);
   KILN_ASSIGN_OR_RETURN(IndexMap m, index_map("index_put", self, out.strides(), indices));
   // values must broadcast to the indexing result.
-  const bool fits = values.dim() <= static_cast<int>(m.sizes.size()) &&
-                    broadcast_sizes(values.sizes(), m.sizes) == m.sizes;
+  const bool fits =
+      values.dim() <= static_cast<int>(m.sizes.size()) && broadcast_sizes(values.sizes(), m.sizes) == m.sizes;
   if (!fits)
     return make_error("index_put: shape mismatch: value tensor of shape ", values.shape().to_string(),
                       " cannot be broadcast to indexing result of shape ", Shape::from_sizes(m.sizes).to_string());
@@ -124,7 +124,8 @@ Expected<std::vector<Tensor>> kernel_index_put(const KernelCall& call) {
     if (fp)
       eo.set(o, accumulate ? eo.get(o) + ev.get(off[0]) : ev.get(off[0]));
     else if (accumulate)
-      eo.set_int(o, static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) + static_cast<uint64_t>(ev.get_int(off[0]))));
+      eo.set_int(
+          o, static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) + static_cast<uint64_t>(ev.get_int(off[0]))));
     else
       eo.set_int(o, ev.get_int(off[0]));
   });

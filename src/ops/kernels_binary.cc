@@ -37,9 +37,8 @@ bool any_zero_divisor(const KernelCall& call) {
   if (!d.is_tensor()) return d.literal.to_int() == 0 && !d.literal.is_float();
   bool zero = false;
   const Tensor& t = d.tensor;
-  for_each_index(t.sizes(), {t.strides()}, [&](int64_t, const int64_t* off) {
-    zero |= load_int(t.data_bytes(), t.dtype(), off[0]) == 0;
-  });
+  for_each_index(t.sizes(), {t.strides()},
+                 [&](int64_t, const int64_t* off) { zero |= load_int(t.data_bytes(), t.dtype(), off[0]) == 0; });
   return zero;
 }
 
@@ -49,7 +48,8 @@ Status check_alpha(const KernelCall& call) {
   const DType t = call.result_types[0].dtype;
   if (alpha.is_float() && !is_floating(t))
     return make_error(call.name(), ": for integral input tensors, argument alpha must not be a floating point number");
-  if (alpha.is_bool() && t != DType::Bool) return make_error(call.name(), ": boolean alpha only supported for bool results");
+  if (alpha.is_bool() && t != DType::Bool)
+    return make_error(call.name(), ": boolean alpha only supported for bool results");
   return Status::ok();
 }
 
@@ -81,20 +81,25 @@ Expected<std::vector<Tensor>> kernel_sub(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_mul(const KernelCall& call) {
-  return binary(call, [](double a, double b) { return a * b; }, wrap_mul);
+  return binary(
+      call, [](double a, double b) { return a * b; }, wrap_mul);
 }
 
 Expected<std::vector<Tensor>> kernel_div(const KernelCall& call) {
   const std::optional<std::string> mode = call.attr_opt_str("rounding_mode");
-  if (!mode) return binary(call, [](double a, double b) { return a / b; }, [](int64_t a, int64_t) { return a; });
+  if (!mode)
+    return binary(
+        call, [](double a, double b) { return a / b; }, [](int64_t a, int64_t) { return a; });
   const bool integral = !is_floating(call.result_types[0].dtype);
   if (integral && any_zero_divisor(call)) return division_by_zero(call);
   // The quotient is rounded to the result dtype before truncating, as PyTorch divides in that
   // dtype: a float32 quotient of -9.99999999 is -10 and truncates to -10, not -9.
   const DType t = call.result_types[0].dtype;
   if (*mode == "trunc")
-    return binary(call, [t](double a, double b) { return div_trunc_float(a, b, t); }, div_trunc_int);
-  return binary(call, [t](double a, double b) { return div_floor_float(a, b, t); }, div_floor_int);
+    return binary(
+        call, [t](double a, double b) { return div_trunc_float(a, b, t); }, div_trunc_int);
+  return binary(
+      call, [t](double a, double b) { return div_floor_float(a, b, t); }, div_floor_int);
 }
 
 Expected<std::vector<Tensor>> kernel_pow(const KernelCall& call) {
@@ -102,7 +107,8 @@ Expected<std::vector<Tensor>> kernel_pow(const KernelCall& call) {
   const KernelOperand& e = call.operands[1];
   if (!is_floating(t) && !e.is_tensor() && e.literal.to_int() < 0)
     return make_error(call.name(), ": integers to negative integer powers are not allowed");
-  return binary(call, [](double a, double b) { return std::pow(a, b); }, pow_int);
+  return binary(
+      call, [](double a, double b) { return std::pow(a, b); }, pow_int);
 }
 
 Expected<std::vector<Tensor>> kernel_maximum(const KernelCall& call) {
@@ -126,52 +132,77 @@ Expected<std::vector<Tensor>> kernel_remainder(const KernelCall& call) {
 // C's fmod: the result takes the dividend's sign.
 Expected<std::vector<Tensor>> kernel_fmod(const KernelCall& call) {
   if (!is_floating(call.result_types[0].dtype) && any_zero_divisor(call)) return division_by_zero(call);
-  return binary(call, [](double a, double b) { return std::fmod(a, b); }, fmod_int);
+  return binary(
+      call, [](double a, double b) { return std::fmod(a, b); }, fmod_int);
 }
 
 Expected<std::vector<Tensor>> kernel_atan2(const KernelCall& call) {
-  return binary(call, [](double a, double b) { return std::atan2(a, b); }, [](int64_t a, int64_t) { return a; });
+  return binary(
+      call, [](double a, double b) { return std::atan2(a, b); }, [](int64_t a, int64_t) { return a; });
 }
 
-Expected<std::vector<Tensor>> kernel_eq(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a == b; }); }
-Expected<std::vector<Tensor>> kernel_ne(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a != b; }); }
-Expected<std::vector<Tensor>> kernel_lt(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a < b; }); }
-Expected<std::vector<Tensor>> kernel_le(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a <= b; }); }
-Expected<std::vector<Tensor>> kernel_gt(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a > b; }); }
-Expected<std::vector<Tensor>> kernel_ge(const KernelCall& call) { return compare(call, [](auto a, auto b) { return a >= b; }); }
+Expected<std::vector<Tensor>> kernel_eq(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a == b; });
+}
+Expected<std::vector<Tensor>> kernel_ne(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a != b; });
+}
+Expected<std::vector<Tensor>> kernel_lt(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a < b; });
+}
+Expected<std::vector<Tensor>> kernel_le(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a <= b; });
+}
+Expected<std::vector<Tensor>> kernel_gt(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a > b; });
+}
+Expected<std::vector<Tensor>> kernel_ge(const KernelCall& call) {
+  return compare(call, [](auto a, auto b) { return a >= b; });
+}
 
 // Logical ops treat any nonzero value (NaN included) as true; doubles hold every operand's
 // zero-ness exactly.
 Expected<std::vector<Tensor>> kernel_logical_and(const KernelCall& call) {
-  return binary(call, DType::F64, [](double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; }, [](int64_t a, int64_t) { return a; });
+  return binary(
+      call, DType::F64, [](double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; },
+      [](int64_t a, int64_t) { return a; });
 }
 Expected<std::vector<Tensor>> kernel_logical_or(const KernelCall& call) {
-  return binary(call, DType::F64, [](double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; }, [](int64_t a, int64_t) { return a; });
+  return binary(
+      call, DType::F64, [](double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; },
+      [](int64_t a, int64_t) { return a; });
 }
 Expected<std::vector<Tensor>> kernel_logical_xor(const KernelCall& call) {
-  return binary(call, DType::F64, [](double a, double b) { return (a != 0) != (b != 0) ? 1.0 : 0.0; }, [](int64_t a, int64_t) { return a; });
+  return binary(
+      call, DType::F64, [](double a, double b) { return (a != 0) != (b != 0) ? 1.0 : 0.0; },
+      [](int64_t a, int64_t) { return a; });
 }
 
 Expected<std::vector<Tensor>> kernel_bitwise_and(const KernelCall& call) {
-  return binary(call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a & b; });
+  return binary(
+      call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a & b; });
 }
 Expected<std::vector<Tensor>> kernel_bitwise_or(const KernelCall& call) {
-  return binary(call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a | b; });
+  return binary(
+      call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a | b; });
 }
 Expected<std::vector<Tensor>> kernel_bitwise_xor(const KernelCall& call) {
-  return binary(call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a ^ b; });
+  return binary(
+      call, [](double a, double) { return a; }, [](int64_t a, int64_t b) { return a ^ b; });
 }
 
 // Shifts by a negative amount or by at least the dtype's width give 0 (left) or the sign
 // fill (right), as torch defines them.
 Expected<std::vector<Tensor>> kernel_bitwise_left_shift(const KernelCall& call) {
   const int bits = dtype_bits(call.result_types[0].dtype);
-  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_left_int(a, b, bits); });
+  return binary(
+      call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_left_int(a, b, bits); });
 }
 
 Expected<std::vector<Tensor>> kernel_bitwise_right_shift(const KernelCall& call) {
   const int bits = dtype_bits(call.result_types[0].dtype);
-  return binary(call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_right_int(a, b, bits); });
+  return binary(
+      call, [](double a, double) { return a; }, [&](int64_t a, int64_t b) { return shift_right_int(a, b, bits); });
 }
 
 }  // namespace kiln

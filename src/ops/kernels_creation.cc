@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/random.h"
-#include "ops/rng_state.h"
 #include "ops/arange_count.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
+#include "ops/rng_state.h"
 
 namespace kiln {
 
@@ -27,8 +27,12 @@ Expected<std::vector<Tensor>> filled(const KernelCall& call, const Scalar& value
 
 }  // namespace
 
-Expected<std::vector<Tensor>> kernel_full(const KernelCall& call) { return filled(call, call.attr_scalar("fill_value")); }
-Expected<std::vector<Tensor>> kernel_full_like(const KernelCall& call) { return filled(call, call.attr_scalar("fill_value")); }
+Expected<std::vector<Tensor>> kernel_full(const KernelCall& call) {
+  return filled(call, call.attr_scalar("fill_value"));
+}
+Expected<std::vector<Tensor>> kernel_full_like(const KernelCall& call) {
+  return filled(call, call.attr_scalar("fill_value"));
+}
 Expected<std::vector<Tensor>> kernel_zeros(const KernelCall& call) { return one(new_result(call)); }
 Expected<std::vector<Tensor>> kernel_zeros_like(const KernelCall& call) { return one(new_result(call)); }
 Expected<std::vector<Tensor>> kernel_ones(const KernelCall& call) { return filled(call, Scalar(int64_t{1})); }
@@ -45,8 +49,10 @@ Expected<std::vector<Tensor>> kernel_arange(const KernelCall& call) {
   Tensor out = new_result(call);
   const bool int_path = !is_floating(out.dtype()) && !start.is_float() && !step.is_float();
   for (int64_t i = 0; i < n; ++i) {
-    if (int_path) store_int(out.data_bytes(), out.dtype(), i, wrap_add(start.to_int(), wrap_mul(i, step.to_int())));
-    else store_double(out.data_bytes(), out.dtype(), i, start.to_double() + static_cast<double>(i) * step.to_double());
+    if (int_path)
+      store_int(out.data_bytes(), out.dtype(), i, wrap_add(start.to_int(), wrap_mul(i, step.to_int())));
+    else
+      store_double(out.data_bytes(), out.dtype(), i, start.to_double() + static_cast<double>(i) * step.to_double());
   }
   return one(out);
 }

@@ -92,8 +92,8 @@ Expected<std::vector<Tensor>> scatter(const KernelCall& call, bool accumulate) {
       eo.set(o, accumulate ? eo.get(o) + x : x);
     } else {
       const int64_t x = es ? es->get_int(offset_of(src_tensor->strides(), idx)) : src.literal.to_int();
-      eo.set_int(o, accumulate ? static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) + static_cast<uint64_t>(x))
-                               : x);
+      eo.set_int(
+          o, accumulate ? static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) + static_cast<uint64_t>(x)) : x);
     }
   });
   if (!status) return status.error();
@@ -193,8 +193,9 @@ Expected<std::vector<Tensor>> kernel_index_add(const KernelCall& call) {
     if (fp)
       eo.set(o, eo.get(o) + alpha.to_double() * es.get(so));
     else
-      eo.set_int(o, static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) +
-                                         static_cast<uint64_t>(alpha.to_int()) * static_cast<uint64_t>(es.get_int(so))));
+      eo.set_int(o,
+                 static_cast<int64_t>(static_cast<uint64_t>(eo.get_int(o)) +
+                                      static_cast<uint64_t>(alpha.to_int()) * static_cast<uint64_t>(es.get_int(so))));
   });
   return single(out);
 }
@@ -214,8 +215,7 @@ Expected<std::vector<Tensor>> kernel_embedding(const KernelCall& call) {
   const ElementAccess ew(w), eo(out);
   for (int64_t i = 0; i < idx.numel(); ++i) {
     KILN_ASSIGN_OR_RETURN(int64_t row, checked_index("embedding", idx.item_int(i), 0, rows, false));
-    for (int64_t j = 0; j < width; ++j)
-      eo.set_from(i * width + j, ew, row * w.strides()[0] + j * w.strides()[1]);
+    for (int64_t j = 0; j < width; ++j) eo.set_from(i * width + j, ew, row * w.strides()[0] + j * w.strides()[1]);
   }
   return single(out);
 }

@@ -28,7 +28,11 @@ Expected<std::vector<Tensor>> kernel_mul_(const KernelCall& call) { return via_f
 Expected<std::vector<Tensor>> kernel_div_(const KernelCall& call) { return via_functional(call, OpKind::Div); }
 Expected<std::vector<Tensor>> kernel_relu_(const KernelCall& call) { return via_functional(call, OpKind::Relu); }
 Expected<std::vector<Tensor>> kernel_clamp_(const KernelCall& call) { return via_functional(call, OpKind::Clamp); }
-Expected<std::vector<Tensor>> kernel_masked_fill_(const KernelCall& call) { return via_functional(call, OpKind::MaskedFill); }
-Expected<std::vector<Tensor>> kernel_index_put_(const KernelCall& call) { return via_functional(call, OpKind::IndexPut); }
+Expected<std::vector<Tensor>> kernel_masked_fill_(const KernelCall& call) {
+  return via_functional(call, OpKind::MaskedFill);
+}
+Expected<std::vector<Tensor>> kernel_index_put_(const KernelCall& call) {
+  return via_functional(call, OpKind::IndexPut);
+}
 
 }  // namespace kiln

@@ -152,8 +152,7 @@ namespace {
 // tril (lower = true) or triu over the last two dims; other elements become zero.
 Expected<std::vector<Tensor>> triangle(const KernelCall& call, bool lower) {
   const Tensor& in = call.operands[0].tensor;
-  if (in.dim() < 2)
-    return make_error(call.name(), ": input tensor must have at least 2 dimensions, got ", in.dim());
+  if (in.dim() < 2) return make_error(call.name(), ": input tensor must have at least 2 dimensions, got ", in.dim());
   const int64_t diag = call.attr_int("diagonal");
   Tensor out = new_result(call);
   const ElementAccess ei(in), eo(out);

@@ -31,7 +31,11 @@ namespace {
 class FloatingMatmul {
  public:
   FloatingMatmul(int64_t n, int64_t k, int64_t m)
-      : n_(n), k_(k), m_(m), a_(static_cast<size_t>(n * k)), b_(static_cast<size_t>(k * m)),
+      : n_(n),
+        k_(k),
+        m_(m),
+        a_(static_cast<size_t>(n * k)),
+        b_(static_cast<size_t>(k * m)),
         c_(static_cast<size_t>(n * m)) {}
 
   // Copies a (n x k, element strides a_n, a_k from a_off) and b (k x m) into the buffers.
@@ -98,10 +102,9 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t o_n = at(out, r - 2), o_m = at(out, r - 1);
   const ElementAccess ea(a), eb(b), eo(out);
   const bool fp = is_floating(out.dtype());
-  std::vector<std::vector<int64_t>> strides = {
-      {a.strides().begin(), a.strides().end() - 2},
-      {b.strides().begin(), b.strides().end() - 2},
-      {out.strides().begin(), out.strides().end() - 2}};
+  std::vector<std::vector<int64_t>> strides = {{a.strides().begin(), a.strides().end() - 2},
+                                               {b.strides().begin(), b.strides().end() - 2},
+                                               {out.strides().begin(), out.strides().end() - 2}};
   std::optional<FloatingMatmul> floating;
   if (fp) floating.emplace(n, k, m);
   const auto one_batch = [&](const int64_t* off) {
@@ -205,8 +208,8 @@ Expected<std::vector<Tensor>> kernel_baddbmm(const KernelCall& call) {
 
 Expected<std::vector<Tensor>> kernel_linear(const KernelCall& call) {
   const Tensor& w = call.operands[1].tensor;
-  const Tensor wt = w.dim() == 2 ? w.as_strided({w.sizes()[1], w.sizes()[0]}, {w.strides()[1], w.strides()[0]}, w.offset())
-                                 : w;
+  const Tensor wt =
+      w.dim() == 2 ? w.as_strided({w.sizes()[1], w.sizes()[0]}, {w.strides()[1], w.strides()[0]}, w.offset()) : w;
   Tensor p = matmul_tensors(call.operands[0].tensor, wt, call.result_types[0]);
   const KernelOperand* bias = call.operands.size() > 2 ? &call.operands[2] : nullptr;
   if (bias == nullptr || !bias->is_tensor()) return single(p);

@@ -4,10 +4,10 @@
 #include <limits>
 
 #include "core/random.h"
-#include "ops/rng_state.h"
 #include "ops/kernel_index_util.h"
 #include "ops/kernel_util.h"
 #include "ops/kernels.h"
+#include "ops/rng_state.h"
 #include "ops/type_rules_util.h"
 
 namespace kiln {

@@ -47,7 +47,8 @@ Expected<std::vector<Tensor>> softmax_like(const KernelCall& call, bool log) {
     for (size_t i = 0; i < io.size(); ++i) x[i] = ei.get(io[i]);
     const SoftmaxLine line = softmax_line(x);
     const double lse = std::log(line.sum);
-    for (size_t i = 0; i < io.size(); ++i) eo.set(oo[i], log ? x[i] - line.max - lse : std::exp(x[i] - line.max) / line.sum);
+    for (size_t i = 0; i < io.size(); ++i)
+      eo.set(oo[i], log ? x[i] - line.max - lse : std::exp(x[i] - line.max) / line.sum);
   });
   return single(out);
 }
@@ -71,7 +72,8 @@ Expected<std::vector<Tensor>> normalize_trailing(const KernelCall& call, bool ce
   const std::string_view op = call.name();
   const size_t k = norm.size();
   if (k == 0) return make_error(op, ": normalized_shape must have at least one dim");
-  const bool matches = k <= in.sizes().size() && std::equal(norm.begin(), norm.end(), in.sizes().end() - static_cast<int64_t>(k));
+  const bool matches =
+      k <= in.sizes().size() && std::equal(norm.begin(), norm.end(), in.sizes().end() - static_cast<int64_t>(k));
   if (!matches)
     return make_error(op, ": given normalized_shape=", Shape::from_sizes(norm).to_string(),
                       ", expected input with shape [*, ", Shape::from_sizes(norm).to_string().substr(1),
@@ -104,15 +106,14 @@ Expected<std::vector<Tensor>> normalize_trailing(const KernelCall& call, bool ce
   return single(out);
 }
 
-
 // out[n, c, ...] = (x - mean[n or -, c]) * rstd * w[c] + b[c] for channel groups of a
 // contiguous input viewed as [N, G, C/G * spatial].
 void affine_channels(const Tensor& x, const Tensor& out, const Tensor* w, const Tensor* b, int64_t c, int64_t spatial,
                      const std::vector<double>& mean, const std::vector<double>& rstd, bool per_sample) {
   const ElementAccess ex(x), eo(out);
   const int64_t n = c * spatial == 0 ? 0 : x.numel() / (c * spatial);
-  const int64_t stat_c = static_cast<int64_t>(per_sample ? mean.size() / static_cast<size_t>(std::max<int64_t>(n, 1))
-                                                         : mean.size());
+  const int64_t stat_c =
+      static_cast<int64_t>(per_sample ? mean.size() / static_cast<size_t>(std::max<int64_t>(n, 1)) : mean.size());
   for (int64_t s = 0; s < n; ++s)
     for (int64_t ch = 0; ch < c; ++ch) {
       const size_t stat = static_cast<size_t>(per_sample ? s * stat_c + ch / (c / stat_c) : ch);
@@ -188,8 +189,10 @@ Expected<std::vector<Tensor>> kernel_group_norm(const KernelCall& call) {
   if (in.dim() < 2) return make_error("group_norm: expected input with at least 2 dims, got ", in.shape().to_string());
   const int64_t n = in.sizes()[0], c = in.sizes()[1], spatial = numel_of(in.sizes(), 2);
   if (g <= 0 || c % g != 0)
-    return make_error("group_norm: expected number of channels in input to be divisible by num_groups, but got input "
-                      "of shape ", in.shape().to_string(), " and num_groups=", g);
+    return make_error(
+        "group_norm: expected number of channels in input to be divisible by num_groups, but got input "
+        "of shape ",
+        in.shape().to_string(), " and num_groups=", g);
   const Tensor *w = optional_tensor(call, 1), *b = optional_tensor(call, 2);
   KILN_TRY(check_param("group_norm", w, "weight", {c}));
   KILN_TRY(check_param("group_norm", b, "bias", {c}));

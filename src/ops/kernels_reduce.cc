@@ -21,7 +21,9 @@ namespace {
 // Values of `in` grouped by output element (output in row-major order, keepdim layout).
 // torch casts the input to a reduction's dtype first (load_int_as): a bool result reads x != 0
 // (0.5 is true, and 1 + -1 is two trues), other integer results truncate.
-int64_t load_as(const Tensor& in, int64_t index, DType to) { return load_int_as(in.data_bytes(), in.dtype(), index, to); }
+int64_t load_as(const Tensor& in, int64_t index, DType to) {
+  return load_int_as(in.data_bytes(), in.dtype(), index, to);
+}
 
 template <typename T>
 struct Groups {
@@ -63,10 +65,12 @@ Expected<std::vector<Tensor>> reduce(const KernelCall& call, bool float_path, Fl
   Tensor out = new_result(call);
   if (float_path) {
     KILN_ASSIGN_OR_RETURN(Groups<double> g, gather_groups<double>(call));
-    for (size_t i = 0; i < g.values.size(); ++i) store_double(out.data_bytes(), out.dtype(), static_cast<int64_t>(i), ff(g.values[i]));
+    for (size_t i = 0; i < g.values.size(); ++i)
+      store_double(out.data_bytes(), out.dtype(), static_cast<int64_t>(i), ff(g.values[i]));
   } else {
     KILN_ASSIGN_OR_RETURN(Groups<int64_t> g, gather_groups<int64_t>(call));
-    for (size_t i = 0; i < g.values.size(); ++i) store_int(out.data_bytes(), out.dtype(), static_cast<int64_t>(i), fi(g.values[i]));
+    for (size_t i = 0; i < g.values.size(); ++i)
+      store_int(out.data_bytes(), out.dtype(), static_cast<int64_t>(i), fi(g.values[i]));
   }
   return std::vector<Tensor>{out};
 }
@@ -159,45 +163,54 @@ Expected<std::vector<Tensor>> kernel_prod(const KernelCall& call) {
 
 // The mean of an empty group is 0/0 = NaN, as in torch.
 Expected<std::vector<Tensor>> kernel_mean(const KernelCall& call) {
-  return reduce(call, true, [](const std::vector<double>& v) { return sum_of(v) / static_cast<double>(v.size()); },
-                [](const std::vector<int64_t>&) { return int64_t{0}; });
+  return reduce(
+      call, true, [](const std::vector<double>& v) { return sum_of(v) / static_cast<double>(v.size()); },
+      [](const std::vector<int64_t>&) { return int64_t{0}; });
 }
 
 Expected<std::vector<Tensor>> kernel_amax(const KernelCall& call) {
   KILN_TRY(check_nonempty_groups(call));
-  return reduce(call, result_is_floating(call), [](const std::vector<double>& v) { return extreme(v, true); },
-                [](const std::vector<int64_t>& v) { return extreme(v, true); });
+  return reduce(
+      call, result_is_floating(call), [](const std::vector<double>& v) { return extreme(v, true); },
+      [](const std::vector<int64_t>& v) { return extreme(v, true); });
 }
 
 Expected<std::vector<Tensor>> kernel_amin(const KernelCall& call) {
   KILN_TRY(check_nonempty_groups(call));
-  return reduce(call, result_is_floating(call), [](const std::vector<double>& v) { return extreme(v, false); },
-                [](const std::vector<int64_t>& v) { return extreme(v, false); });
+  return reduce(
+      call, result_is_floating(call), [](const std::vector<double>& v) { return extreme(v, false); },
+      [](const std::vector<int64_t>& v) { return extreme(v, false); });
 }
 
 Expected<std::vector<Tensor>> kernel_argmax(const KernelCall& call) {
   KILN_TRY(check_nonempty_groups(call));
-  return reduce(call, input_is_floating(call), [](const std::vector<double>& v) { return static_cast<double>(arg_extreme(v, true)); },
-                [](const std::vector<int64_t>& v) { return arg_extreme(v, true); });
+  return reduce(
+      call, input_is_floating(call),
+      [](const std::vector<double>& v) { return static_cast<double>(arg_extreme(v, true)); },
+      [](const std::vector<int64_t>& v) { return arg_extreme(v, true); });
 }
 
 Expected<std::vector<Tensor>> kernel_argmin(const KernelCall& call) {
   KILN_TRY(check_nonempty_groups(call));
-  return reduce(call, input_is_floating(call), [](const std::vector<double>& v) { return static_cast<double>(arg_extreme(v, false)); },
-                [](const std::vector<int64_t>& v) { return arg_extreme(v, false); });
+  return reduce(
+      call, input_is_floating(call),
+      [](const std::vector<double>& v) { return static_cast<double>(arg_extreme(v, false)); },
+      [](const std::vector<int64_t>& v) { return arg_extreme(v, false); });
 }
 
 // With fewer elements than `correction` the divisor is clamped to 0 (giving inf or NaN).
 Expected<std::vector<Tensor>> kernel_var(const KernelCall& call) {
   const double c = correction_of(call);
-  return reduce(call, true, [&](const std::vector<double>& v) { return variance(v, c); },
-                [](const std::vector<int64_t>&) { return int64_t{0}; });
+  return reduce(
+      call, true, [&](const std::vector<double>& v) { return variance(v, c); },
+      [](const std::vector<int64_t>&) { return int64_t{0}; });
 }
 
 Expected<std::vector<Tensor>> kernel_std(const KernelCall& call) {
   const double c = correction_of(call);
-  return reduce(call, true, [&](const std::vector<double>& v) { return std::sqrt(variance(v, c)); },
-                [](const std::vector<int64_t>&) { return int64_t{0}; });
+  return reduce(
+      call, true, [&](const std::vector<double>& v) { return std::sqrt(variance(v, c)); },
+      [](const std::vector<int64_t>&) { return int64_t{0}; });
 }
 
 // Shifted by the group's max, which counts as 0 when infinite (so all -inf gives -inf and

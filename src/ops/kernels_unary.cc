@@ -51,26 +51,54 @@ double clamp_double(double x, double lo, double hi) {
 }  // namespace
 
 Expected<std::vector<Tensor>> kernel_neg(const KernelCall& call) {
-  return unary(call, [](double x) { return -x; }, wrap_neg);
+  return unary(
+      call, [](double x) { return -x; }, wrap_neg);
 }
 
 Expected<std::vector<Tensor>> kernel_abs(const KernelCall& call) {
-  return unary(call, [](double x) { return std::fabs(x); }, [](int64_t x) { return x < 0 ? wrap_neg(x) : x; });
+  return unary(
+      call, [](double x) { return std::fabs(x); }, [](int64_t x) { return x < 0 ? wrap_neg(x) : x; });
 }
 
-Expected<std::vector<Tensor>> kernel_exp(const KernelCall& call) { return unary_float(call, [](double x) { return std::exp(x); }); }
-Expected<std::vector<Tensor>> kernel_log(const KernelCall& call) { return unary_float(call, [](double x) { return std::log(x); }); }
-Expected<std::vector<Tensor>> kernel_log1p(const KernelCall& call) { return unary_float(call, [](double x) { return std::log1p(x); }); }
-Expected<std::vector<Tensor>> kernel_expm1(const KernelCall& call) { return unary_float(call, [](double x) { return std::expm1(x); }); }
-Expected<std::vector<Tensor>> kernel_sqrt(const KernelCall& call) { return unary_float(call, [](double x) { return std::sqrt(x); }); }
-Expected<std::vector<Tensor>> kernel_rsqrt(const KernelCall& call) { return unary_float(call, [](double x) { return 1.0 / std::sqrt(x); }); }
-Expected<std::vector<Tensor>> kernel_reciprocal(const KernelCall& call) { return unary_float(call, [](double x) { return 1.0 / x; }); }
-Expected<std::vector<Tensor>> kernel_sin(const KernelCall& call) { return unary_float(call, [](double x) { return std::sin(x); }); }
-Expected<std::vector<Tensor>> kernel_cos(const KernelCall& call) { return unary_float(call, [](double x) { return std::cos(x); }); }
-Expected<std::vector<Tensor>> kernel_tan(const KernelCall& call) { return unary_float(call, [](double x) { return std::tan(x); }); }
-Expected<std::vector<Tensor>> kernel_atan(const KernelCall& call) { return unary_float(call, [](double x) { return std::atan(x); }); }
-Expected<std::vector<Tensor>> kernel_tanh(const KernelCall& call) { return unary_float(call, [](double x) { return std::tanh(x); }); }
-Expected<std::vector<Tensor>> kernel_erf(const KernelCall& call) { return unary_float(call, [](double x) { return std::erf(x); }); }
+Expected<std::vector<Tensor>> kernel_exp(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::exp(x); });
+}
+Expected<std::vector<Tensor>> kernel_log(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::log(x); });
+}
+Expected<std::vector<Tensor>> kernel_log1p(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::log1p(x); });
+}
+Expected<std::vector<Tensor>> kernel_expm1(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::expm1(x); });
+}
+Expected<std::vector<Tensor>> kernel_sqrt(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::sqrt(x); });
+}
+Expected<std::vector<Tensor>> kernel_rsqrt(const KernelCall& call) {
+  return unary_float(call, [](double x) { return 1.0 / std::sqrt(x); });
+}
+Expected<std::vector<Tensor>> kernel_reciprocal(const KernelCall& call) {
+  return unary_float(call, [](double x) { return 1.0 / x; });
+}
+Expected<std::vector<Tensor>> kernel_sin(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::sin(x); });
+}
+Expected<std::vector<Tensor>> kernel_cos(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::cos(x); });
+}
+Expected<std::vector<Tensor>> kernel_tan(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::tan(x); });
+}
+Expected<std::vector<Tensor>> kernel_atan(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::atan(x); });
+}
+Expected<std::vector<Tensor>> kernel_tanh(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::tanh(x); });
+}
+Expected<std::vector<Tensor>> kernel_erf(const KernelCall& call) {
+  return unary_float(call, [](double x) { return std::erf(x); });
+}
 
 Expected<std::vector<Tensor>> kernel_sigmoid(const KernelCall& call) {
   return unary_float(call, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
@@ -78,7 +106,8 @@ Expected<std::vector<Tensor>> kernel_sigmoid(const KernelCall& call) {
 
 Expected<std::vector<Tensor>> kernel_relu(const KernelCall& call) {
   // x < 0 is false for NaN and -0, which pass through as torch's relu (a clamp at 0) passes them.
-  return unary(call, [](double x) { return x < 0 ? 0.0 : x; }, [](int64_t x) { return x > 0 ? x : 0; });
+  return unary(
+      call, [](double x) { return x < 0 ? 0.0 : x; }, [](int64_t x) { return x > 0 ? x : 0; });
 }
 
 Expected<std::vector<Tensor>> kernel_gelu(const KernelCall& call) {
@@ -105,19 +134,24 @@ Expected<std::vector<Tensor>> kernel_sign(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_floor(const KernelCall& call) {
-  return unary(call, [](double x) { return std::floor(x); }, identity);
+  return unary(
+      call, [](double x) { return std::floor(x); }, identity);
 }
 Expected<std::vector<Tensor>> kernel_ceil(const KernelCall& call) {
-  return unary(call, [](double x) { return std::ceil(x); }, identity);
+  return unary(
+      call, [](double x) { return std::ceil(x); }, identity);
 }
 Expected<std::vector<Tensor>> kernel_trunc(const KernelCall& call) {
-  return unary(call, [](double x) { return std::trunc(x); }, identity);
+  return unary(
+      call, [](double x) { return std::trunc(x); }, identity);
 }
 
 // Half to even (nearbyint in the default rounding mode), scaled by 10^decimals as torch does.
 Expected<std::vector<Tensor>> kernel_round(const KernelCall& call) {
   const int64_t decimals = call.attr_int("decimals");
-  if (decimals == 0) return unary(call, [](double x) { return std::nearbyint(x); }, identity);
+  if (decimals == 0)
+    return unary(
+        call, [](double x) { return std::nearbyint(x); }, identity);
   if (!is_floating(result_dtype(call)))
     return make_error(call.name(), ": decimals is not implemented for '", dtype_name(result_dtype(call)), "'");
   const double ten_pow = std::pow(10.0, static_cast<double>(decimals > 0 ? decimals : -decimals));
@@ -126,21 +160,28 @@ Expected<std::vector<Tensor>> kernel_round(const KernelCall& call) {
 }
 
 Expected<std::vector<Tensor>> kernel_logical_not(const KernelCall& call) {
-  return predicate(call, [](double x) { return x == 0; }, [](int64_t x) { return x == 0; });
+  return predicate(
+      call, [](double x) { return x == 0; }, [](int64_t x) { return x == 0; });
 }
 Expected<std::vector<Tensor>> kernel_isnan(const KernelCall& call) {
-  return predicate(call, [](double x) { return std::isnan(x); }, [](int64_t) { return false; });
+  return predicate(
+      call, [](double x) { return std::isnan(x); }, [](int64_t) { return false; });
 }
 Expected<std::vector<Tensor>> kernel_isinf(const KernelCall& call) {
-  return predicate(call, [](double x) { return std::isinf(x); }, [](int64_t) { return false; });
+  return predicate(
+      call, [](double x) { return std::isinf(x); }, [](int64_t) { return false; });
 }
 Expected<std::vector<Tensor>> kernel_isfinite(const KernelCall& call) {
-  return predicate(call, [](double x) { return std::isfinite(x); }, [](int64_t) { return true; });
+  return predicate(
+      call, [](double x) { return std::isfinite(x); }, [](int64_t) { return true; });
 }
 
 Expected<std::vector<Tensor>> kernel_bitwise_not(const KernelCall& call) {
-  if (result_dtype(call) == DType::Bool) return unary(call, [](double x) { return x == 0 ? 1.0 : 0.0; }, [](int64_t x) -> int64_t { return x == 0; });
-  return unary(call, [](double x) { return x; }, [](int64_t x) { return ~x; });
+  if (result_dtype(call) == DType::Bool)
+    return unary(
+        call, [](double x) { return x == 0 ? 1.0 : 0.0; }, [](int64_t x) -> int64_t { return x == 0; });
+  return unary(
+      call, [](double x) { return x; }, [](int64_t x) { return ~x; });
 }
 
 Expected<std::vector<Tensor>> kernel_leaky_relu(const KernelCall& call) {

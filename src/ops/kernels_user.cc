@@ -20,13 +20,13 @@ Expected<const UserKernel*> runnable_kernel(const KernelCall& call) {
     return make_error(call.name(), ": kernel '", k->name, "' has no CPU implementation, so it runs only on a GPU; ",
                       "register one (KernelRegistration::cpu) to run it in the interpreter or the CPU backend");
   if (k->params.size() != call.operands.size())
-    return make_error(call.name(), ": kernel '", k->name, "' has ", k->params.size(), " parameters but the call passes ",
-                      call.operands.size(), " arguments");
+    return make_error(call.name(), ": kernel '", k->name, "' has ", k->params.size(),
+                      " parameters but the call passes ", call.operands.size(), " arguments");
   for (size_t i = 0; i < k->params.size(); ++i) {
     const UserKernelParam& p = k->params[i];
     if (p.is_pointer != call.operands[i].is_tensor())
-      return make_error(call.name(), ": argument ", i, " of kernel '", k->name, "' (", p.name, ": ", p.type, ") must be ",
-                        p.is_pointer ? "a tensor" : "a scalar");
+      return make_error(call.name(), ": argument ", i, " of kernel '", k->name, "' (", p.name, ": ", p.type,
+                        ") must be ", p.is_pointer ? "a tensor" : "a scalar");
   }
   return k;
 }
@@ -38,9 +38,11 @@ Expected<std::vector<int64_t>> launch_grid(const KernelCall& call, const UserKer
   if (!k.grid) return std::vector<int64_t>{1};
   std::vector<UserKernelArgInfo> infos;
   for (const UserKernelArg& a : args)
-    infos.push_back(a.is_tensor() ? UserKernelArgInfo{a.tensor.shape(), {}} : UserKernelArgInfo{std::nullopt, a.scalar});
+    infos.push_back(a.is_tensor() ? UserKernelArgInfo{a.tensor.shape(), {}}
+                                  : UserKernelArgInfo{std::nullopt, a.scalar});
   std::optional<std::vector<int64_t>> grid = k.grid(infos);
-  if (!grid) return make_error(call.name(), ": the grid function of kernel '", k.name, "' gave no grid for these shapes");
+  if (!grid)
+    return make_error(call.name(), ": the grid function of kernel '", k.name, "' gave no grid for these shapes");
   return *grid;
 }
 
@@ -56,7 +58,8 @@ Status run_kernel(const KernelCall& call, const UserKernel& k, std::vector<UserK
 Tensor clone_preserving_strides(const Tensor& t) {
   int64_t lo = t.offset(), hi = t.offset();
   for (int d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[static_cast<size_t>(d)] == 0) return Tensor::empty(t.sizes(), t.dtype()).as_strided(t.sizes(), t.strides(), 0);
+    if (t.sizes()[static_cast<size_t>(d)] == 0)
+      return Tensor::empty(t.sizes(), t.dtype()).as_strided(t.sizes(), t.strides(), 0);
     const int64_t reach = (t.sizes()[static_cast<size_t>(d)] - 1) * t.strides()[static_cast<size_t>(d)];
     (reach < 0 ? lo : hi) += reach;
   }
@@ -99,7 +102,8 @@ Expected<std::vector<Tensor>> kernel_kernel_call_functional(const KernelCall& ca
       auto it = storages.find(v->group);
       if (it == storages.end()) {
         const Tensor& base = call.operands[static_cast<size_t>(v->group)].tensor;
-        it = storages.emplace(v->group, group_written[static_cast<size_t>(v->group)] ? base.clone() : base.contiguous()).first;
+        it = storages.emplace(v->group, group_written[static_cast<size_t>(v->group)] ? base.clone() : base.contiguous())
+                 .first;
       }
       args[a].tensor = it->second.as_strided(v->sizes, v->strides, it->second.offset() + v->storage_offset);
     } else if (layout.written[a]) {

@@ -31,8 +31,9 @@ Expected<std::vector<Tensor>> scatter_into_copy(const KernelCall& call, ViewFn&&
   const Tensor& src = call.operands[1].tensor;
   KILN_ASSIGN_OR_RETURN(Tensor view, view_of(out));
   if (view.sizes() != src.sizes())
-    return make_error(call.name(), ": expected src to have a size equal to the slice of self. src size = ",
-                      src.shape().to_string(), ", slice size = ", view.shape().to_string());
+    return make_error(call.name(),
+                      ": expected src to have a size equal to the slice of self. src size = ", src.shape().to_string(),
+                      ", slice size = ", view.shape().to_string());
   view.copy_from(src);
   return std::vector<Tensor>{out};
 }

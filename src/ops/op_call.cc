@@ -59,7 +59,8 @@ Status check_fits_schema(const TypeCall& call) {
       KILN_TRY(check_operand_kind(schema, *args[a], o.is_tensor(), o.literal));
     }
   if (call.subgraphs.size() != schema.subgraph_args().size())
-    return make_error(schema.name, " expects ", schema.subgraph_args().size(), " subgraphs, got ", call.subgraphs.size());
+    return make_error(schema.name, " expects ", schema.subgraph_args().size(), " subgraphs, got ",
+                      call.subgraphs.size());
   return Status::ok();
 }
 

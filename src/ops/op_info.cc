@@ -37,8 +37,8 @@ struct Table {
     for (const OpRow& row : kRows) {
       auto schema = parse_schema(row.schema);
       KILN_CHECK(schema.has_value()) << "ops.def row " << row.enum_name << ": " << schema.error().message();
-      ops.push_back({row.kind, row.enum_name, std::move(schema.value()), row.traits, row.shape_rule, row.dtype_rule,
-                     row.kernel});
+      ops.push_back(
+          {row.kind, row.enum_name, std::move(schema.value()), row.traits, row.shape_rule, row.dtype_rule, row.kernel});
     }
     for (const OpInfo& op : ops) {
       bool inserted = by_name.emplace(op.name(), op.kind).second;
@@ -67,9 +67,15 @@ std::span<const OpInfo> all_ops() { return table().ops; }
 
 std::string traits_to_string(Traits t) {
   static constexpr std::pair<Traits, std::string_view> kNames[] = {
-      {kElementwise, "elementwise"}, {kReduction, "reduction"},   {kView, "view"},
-      {kInplace, "inplace"},         {kRandom, "random"},         {kSideEffect, "side_effect"},
-      {kCreation, "creation"},       {kHigherOrder, "higher_order"}, {kMatmul, "matmul"},
+      {kElementwise, "elementwise"},
+      {kReduction, "reduction"},
+      {kView, "view"},
+      {kInplace, "inplace"},
+      {kRandom, "random"},
+      {kSideEffect, "side_effect"},
+      {kCreation, "creation"},
+      {kHigherOrder, "higher_order"},
+      {kMatmul, "matmul"},
       {kScan, "scan"},
   };
   std::string s;

@@ -21,15 +21,14 @@ int rng_state_operand_index(OpKind op) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i]->name != kRngState) continue;
     // With no variadic operand before it, the argument's position is its flat operand index.
-    for (size_t j = 0; j < i; ++j) KILN_CHECK(!args[j]->is_variadic()) << op_info(op).name() << ": rng_state after a list";
+    for (size_t j = 0; j < i; ++j)
+      KILN_CHECK(!args[j]->is_variadic()) << op_info(op).name() << ": rng_state after a list";
     return static_cast<int>(i);
   }
   return -1;
 }
 
-bool is_rng_state_type(const TensorType& t) {
-  return t.dtype == DType::I64 && t.shape.rank() == 1 && t.shape[0] == 2;
-}
+bool is_rng_state_type(const TensorType& t) { return t.dtype == DType::I64 && t.shape.rank() == 1 && t.shape[0] == 2; }
 
 bool draws_random_numbers(const OpCallBase& call) {
   switch (call.op()) {
@@ -43,7 +42,8 @@ Status check_rng_state(const TypeCall& call) {
   const TypeOperand* o = rng_operand(call.operands, rng_state_operand_index(call.op()));
   if (o == nullptr || o->is_none()) return Status::ok();
   const TensorType& t = *o->type;  // check_fits_schema admits only a tensor or none here
-  if (!is_rng_state_type(t)) return make_error(call.name(), ": rng_state must be i64[2] (seed, offset), got ", t.to_string());
+  if (!is_rng_state_type(t))
+    return make_error(call.name(), ": rng_state must be i64[2] (seed, offset), got ", t.to_string());
   return Status::ok();
 }
 
@@ -52,7 +52,8 @@ RandomStream random_stream(const KernelCall& call) {
   const KernelOperand* o = rng_operand(call.operands, rng_state_operand_index(call.op()));
   if (o == nullptr || o->is_none()) return {node_seed, 0};
   const Tensor& state = o->tensor;
-  return stream_from_state(static_cast<uint64_t>(state.item_int(0)), static_cast<uint64_t>(state.item_int(1)), node_seed);
+  return stream_from_state(static_cast<uint64_t>(state.item_int(0)), static_cast<uint64_t>(state.item_int(1)),
+                           node_seed);
 }
 
 Tensor make_rng_state(uint64_t seed, int64_t offset) {

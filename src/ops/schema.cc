@@ -13,15 +13,24 @@ struct TypeName {
 };
 
 constexpr TypeName kTypeNames[] = {
-    {"Tensor", ArgType::Tensor},         {"Tensor?", ArgType::OptionalTensor},
-    {"Tensor[]", ArgType::TensorList},   {"Tensor?[]", ArgType::OptionalTensorList},
-    {"Tensor|Scalar", ArgType::TensorOrScalar},  {"Tensor|Scalar[]", ArgType::TensorOrScalarList},
-    {"Scalar", ArgType::Scalar},         {"Scalar?", ArgType::OptionalScalar},
-    {"int", ArgType::Int},               {"int?", ArgType::OptionalInt},
-    {"int[]", ArgType::Ints},            {"int[]?", ArgType::OptionalInts},
-    {"float", ArgType::Float},           {"float?", ArgType::OptionalFloat},
-    {"bool", ArgType::Bool},             {"str", ArgType::Str},
-    {"str?", ArgType::OptionalStr},      {"ScalarType?", ArgType::OptionalDType},
+    {"Tensor", ArgType::Tensor},
+    {"Tensor?", ArgType::OptionalTensor},
+    {"Tensor[]", ArgType::TensorList},
+    {"Tensor?[]", ArgType::OptionalTensorList},
+    {"Tensor|Scalar", ArgType::TensorOrScalar},
+    {"Tensor|Scalar[]", ArgType::TensorOrScalarList},
+    {"Scalar", ArgType::Scalar},
+    {"Scalar?", ArgType::OptionalScalar},
+    {"int", ArgType::Int},
+    {"int?", ArgType::OptionalInt},
+    {"int[]", ArgType::Ints},
+    {"int[]?", ArgType::OptionalInts},
+    {"float", ArgType::Float},
+    {"float?", ArgType::OptionalFloat},
+    {"bool", ArgType::Bool},
+    {"str", ArgType::Str},
+    {"str?", ArgType::OptionalStr},
+    {"ScalarType?", ArgType::OptionalDType},
     {"Graph", ArgType::Graph},
 };
 
@@ -63,7 +72,8 @@ Expected<AttrValue> parse_default(std::string_view text, ArgType type, std::stri
   auto bad = [&] { return make_error("schema default '", text, "' of argument '", arg, "' does not fit its type"); };
   if (text == "None") return AttrValue();
   if (text == "True" || text == "False") return AttrValue(text == "True");
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return AttrValue(std::string(text.substr(1, text.size() - 2)));
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+    return AttrValue(std::string(text.substr(1, text.size() - 2)));
   if (text.front() == '[') {
     AttrValue::Ints ints;
     for (std::string_view item : split_args(text.substr(1, text.size() - 2))) {
@@ -107,7 +117,8 @@ Expected<OpSchema> parse_schema(std::string_view text) {
   size_t open = text.find('(');
   size_t arrow = text.rfind("->");
   size_t close = text.rfind(')', arrow);
-  if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos || close < open)
+  if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos ||
+      close < open)
     return make_error("malformed schema '", text, "'");
   schema.name = std::string(trim(text.substr(0, open)));
   bool kwarg_only = false;
@@ -206,8 +217,9 @@ Expected<std::vector<std::pair<int, int>>> OpSchema::operand_ranges(int num_oper
     for (size_t i = ops.size(); i-- > 0 && ops[i]->default_value.has_value();) ++optional_tail;
   }
   if (variadic ? num_operands < fixed : (num_operands > fixed || num_operands < fixed - optional_tail)) {
-    std::string expected = variadic ? "at least " + std::to_string(fixed)
-                                    : (optional_tail ? std::to_string(fixed - optional_tail) + " to " : "") + std::to_string(fixed);
+    std::string expected =
+        variadic ? "at least " + std::to_string(fixed)
+                 : (optional_tail ? std::to_string(fixed - optional_tail) + " to " : "") + std::to_string(fixed);
     return make_error(name, " expects ", expected, " operands, got ", num_operands);
   }
   std::vector<std::pair<int, int>> ranges;

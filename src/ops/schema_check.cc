@@ -73,7 +73,8 @@ Status check_operand_kind(const OpSchema& op, const ArgSchema& arg, bool is_tens
   bool optional_tensor = arg.type == ArgType::OptionalTensor || arg.type == ArgType::OptionalTensorList;
   if (literal.is_none()) {
     if (optional_tensor) return Status::ok();
-    return make_error("'none' not allowed for operand '", arg.name, "' of ", op.name, " (", arg_type_name(arg.type), ")");
+    return make_error("'none' not allowed for operand '", arg.name, "' of ", op.name, " (", arg_type_name(arg.type),
+                      ")");
   }
   if (arg.type == ArgType::TensorOrScalar || arg.type == ArgType::TensorOrScalarList) return Status::ok();
   return make_error("literal operand not allowed for operand '", arg.name, "' of ", op.name, " (",

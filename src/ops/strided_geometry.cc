@@ -9,8 +9,7 @@
 
 namespace kiln {
 
-int64_t strided_storage_extent(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                               int64_t offset) {
+int64_t strided_storage_extent(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t offset) {
   int64_t last = offset;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
@@ -65,7 +64,6 @@ std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& siz
   if (view_d != -1) return std::nullopt;
   return out;
 }
-
 
 std::string ints_str(const std::vector<int64_t>& v) {
   std::string s = "[";

@@ -12,8 +12,7 @@ namespace kiln {
 
 // The number of storage elements (from element 0) the geometry reaches: offset + 1 + the
 // sum of (size - 1) * stride; 0 when some size is 0 (then nothing is addressed).
-int64_t strided_storage_extent(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                               int64_t offset);
+int64_t strided_storage_extent(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t offset);
 
 // Whether two distinct indices may address one element (a stride 0 over a dim of size > 1,
 // or dims whose strides interleave). Conservative: false means they never do.

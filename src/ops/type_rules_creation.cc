@@ -24,7 +24,8 @@ Expected<int64_t> arange_count(const OpCallBase& call) {
     return n / s;
   }
   const double count = std::ceil(span / step.to_double());
-  if (!std::isfinite(count) || count >= 9.0e18) return make_error(call.name(), ": the range is not finite or too large");
+  if (!std::isfinite(count) || count >= 9.0e18)
+    return make_error(call.name(), ": the range is not finite or too large");
   return static_cast<int64_t>(count);
 }
 

@@ -50,7 +50,8 @@ Expected<std::vector<DType>> dtype_rule_bool(const TypeCall&) { return std::vect
 
 Expected<std::vector<DType>> dtype_rule_same_int_or_bool(const TypeCall& call) {
   const DType t = self_type(call).dtype;
-  if (is_floating(t)) return make_error(call.name(), ": not implemented for '", dtype_name(t), "' (integers and bool only)");
+  if (is_floating(t))
+    return make_error(call.name(), ": not implemented for '", dtype_name(t), "' (integers and bool only)");
   return std::vector<DType>{t};
 }
 
@@ -86,7 +87,8 @@ Expected<std::vector<DType>> dtype_rule_compare(const TypeCall&) { return std::v
 
 Expected<std::vector<DType>> dtype_rule_promote_int_or_bool(const TypeCall& call) {
   const DType t = result_type(call.operands);
-  if (is_floating(t)) return make_error(call.name(), ": not implemented for '", dtype_name(t), "' (integers and bool only)");
+  if (is_floating(t))
+    return make_error(call.name(), ": not implemented for '", dtype_name(t), "' (integers and bool only)");
   return std::vector<DType>{t};
 }
 

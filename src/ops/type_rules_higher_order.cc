@@ -33,9 +33,7 @@ const SubgraphSignature& subgraph(const TypeCall& call, size_t i) {
   return call.subgraphs[i];
 }
 
-std::string subgraph_name(const TypeCall& call, size_t i) {
-  return call.info().schema.subgraph_args()[i]->name;
-}
+std::string subgraph_name(const TypeCall& call, size_t i) { return call.info().schema.subgraph_args()[i]->name; }
 
 // The subgraph's inputs must be exactly `expected`.
 Status check_inputs(const TypeCall& call, size_t i, const std::vector<TensorType>& expected) {
@@ -135,7 +133,8 @@ Expected<std::vector<TensorType>> types_cond(const TypeCall& call, bool join_sha
   std::vector<TensorType> result = t;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].dtype != f[i].dtype)
-      return make_error("cond: output ", i, " is ", t[i].to_string(), " in true_fn but ", f[i].to_string(), " in false_fn");
+      return make_error("cond: output ", i, " is ", t[i].to_string(), " in true_fn but ", f[i].to_string(),
+                        " in false_fn");
     if (!join_shapes || t[i].shape == f[i].shape) continue;
     auto mismatch = [&] {
       return make_error("cond: output ", i, " has shape ", t[i].shape.to_string(), " in true_fn but ",
@@ -192,10 +191,11 @@ Expected<std::vector<TensorType>> types_scan(const TypeCall& call) {
       !std::equal(args.begin() + static_cast<std::ptrdiff_t>(carry.size()), args.end(),
                   fn.inputs.begin() + static_cast<std::ptrdiff_t>(carry.size())))
     return make_error("scan: combine_fn takes ", types_to_string(fn.inputs), " but is given ", types_to_string(args));
-  const std::vector<TensorType> carry_in(fn.inputs.begin(), fn.inputs.begin() + static_cast<std::ptrdiff_t>(carry.size()));
+  const std::vector<TensorType> carry_in(fn.inputs.begin(),
+                                         fn.inputs.begin() + static_cast<std::ptrdiff_t>(carry.size()));
   if (out.size() < carry.size() || !check_carried(call, "combine_fn", carry, carry_in, out))
-    return make_error("scan: combine_fn must return the carries ", types_to_string(carry_in),
-                      " first, it returns ", types_to_string(out));
+    return make_error("scan: combine_fn must return the carries ", types_to_string(carry_in), " first, it returns ",
+                      types_to_string(out));
   std::vector<TensorType> results = carry_in;
   for (size_t i = carry.size(); i < out.size(); ++i) results.push_back(with_dim_inserted(out[i], *dim, length));
   return results;
@@ -208,12 +208,14 @@ Expected<std::vector<TensorType>> types_map(const TypeCall& call) {
     return make_error("map: num_mapped=", num_mapped, " but there are ", n, " operands");
   const std::vector<TensorType> xs = operand_tensor_types(call, 0, static_cast<size_t>(num_mapped));
   const std::vector<TensorType> extra = operand_tensor_types(call, static_cast<size_t>(num_mapped), n);
-  if (xs[0].shape.rank() == 0) return make_error("map: mapped operands need a dim to map over, got ", xs[0].to_string());
+  if (xs[0].shape.rank() == 0)
+    return make_error("map: mapped operands need a dim to map over, got ", xs[0].to_string());
   const Dim length = xs[0].shape[0];
   std::vector<TensorType> args;
   for (const TensorType& x : xs) {
     if (x.shape.rank() == 0 || !(x.shape[0] == length))
-      return make_error("map: mapped operands disagree in size along dim 0: ", xs[0].to_string(), " vs ", x.to_string());
+      return make_error("map: mapped operands disagree in size along dim 0: ", xs[0].to_string(), " vs ",
+                        x.to_string());
     args.push_back(with_dim_removed(x, 0));
   }
   args.insert(args.end(), extra.begin(), extra.end());

@@ -102,15 +102,15 @@ Expected<std::vector<Shape>> shape_rule_index(const TypeCall& call) {
 Expected<std::vector<Shape>> shape_rule_masked_fill(const TypeCall& call) {
   const Shape& s = operand_type(call, 0).shape;
   const TensorType& mask = operand_type(call, 1);
-  if (mask.dtype != DType::Bool)
-    return make_error(call.name(), ": expected a bool mask, got ", dtype_name(mask.dtype));
+  if (mask.dtype != DType::Bool) return make_error(call.name(), ": expected a bool mask, got ", dtype_name(mask.dtype));
   const TypeOperand& value = call.operands[2];
   if (value.is_tensor() && value.type->shape.rank() != 0)
     return make_error(call.name(), ": only supports a 0-dimensional value tensor, but got tensor with ",
                       value.type->shape.rank(), " dimension(s)");
   auto b = broadcast_shapes(s, mask.shape, call.guards);
   if (!b)
-    return make_error(call.name(), ": mask of shape ", mask.shape.to_string(), " is not broadcastable to ", s.to_string());
+    return make_error(call.name(), ": mask of shape ", mask.shape.to_string(), " is not broadcastable to ",
+                      s.to_string());
   return one(*b);
 }
 

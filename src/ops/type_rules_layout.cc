@@ -71,8 +71,10 @@ Expected<std::vector<Shape>> shape_rule_pad(const TypeCall& call) {
   if (pad.size() % 2 != 0)
     return make_error("constant_pad_nd: length of pad must be even but instead it equals ", pad.size());
   if (static_cast<int>(pad.size() / 2) > s.rank())
-    return make_error("constant_pad_nd: length of pad should be no more than twice the number of dimensions of the "
-                      "input. Pad length is ", pad.size(), " while the input has ", s.rank(), " dimensions.");
+    return make_error(
+        "constant_pad_nd: length of pad should be no more than twice the number of dimensions of the "
+        "input. Pad length is ",
+        pad.size(), " while the input has ", s.rank(), " dimensions.");
   // Pairs apply from the last dim backwards: (left, right) of dim -1, then of dim -2, ...
   for (size_t p = 0; p < pad.size() / 2; ++p) {
     const int d = s.rank() - 1 - static_cast<int>(p);
@@ -89,7 +91,8 @@ Expected<std::vector<Shape>> shape_rule_pad(const TypeCall& call) {
     const int64_t n = size + lo + hi;
     if (n < 0)
       return make_error("constant_pad_nd: the input size ", size, ", plus negative padding ", lo, " and ", hi,
-                        " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
+                        " resulted in a negative output size, which is invalid. Check dimension ", d,
+                        " of your input.");
     s[d] = n;
   }
   return one(s);

@@ -74,9 +74,9 @@ Expected<Shape> matmul_shape(const Shape& a, const Shape& b) {
     return make_error("matmul: both arguments to matmul need to be at least 1D, but they are ", ra, "D and ", rb, "D");
   if (ra == 1 && rb == 1) {
     if (!contractible(a[0], b[0]))
-      return make_error("matmul: inconsistent tensor size, expected tensor [", a[0].to_string(),
-                        "] and src [", b[0].to_string(), "] to have the same number of elements, but got ",
-                        a[0].to_string(), " and ", b[0].to_string(), " elements respectively");
+      return make_error("matmul: inconsistent tensor size, expected tensor [", a[0].to_string(), "] and src [",
+                        b[0].to_string(), "] to have the same number of elements, but got ", a[0].to_string(), " and ",
+                        b[0].to_string(), " elements respectively");
     return Shape();
   }
   // Promote 1-D operands to matrices, multiply, then drop the added dims.
@@ -136,8 +136,7 @@ Expected<std::vector<Shape>> shape_rule_linear(const TypeCall& call) {
   KILN_TRY(check_operand_dtypes(call, 0));
   const Shape& x = operand_type(call, 0).shape;
   const Shape& w = operand_type(call, 1).shape;
-  if (w.rank() != 1 && w.rank() != 2)
-    return make_error("linear: weight must be 1-D or 2-D, got shape ", w.to_string());
+  if (w.rank() != 1 && w.rank() != 2) return make_error("linear: weight must be 1-D or 2-D, got shape ", w.to_string());
   if (x.rank() == 0) return make_error("linear: input must be at least 1-D, got a 0-d tensor");
   // linear(x, w) is matmul(x, w.t()).
   Shape wt = w.rank() == 2 ? Shape({w[1], w[0]}) : w;

@@ -55,8 +55,8 @@ Expected<std::vector<Shape>> shape_rule_loss(const TypeCall& call) {
   const bool probabilities = call.op() == OpKind::CrossEntropy && is_floating(target.dtype);
   if (probabilities) {
     if (!(target.shape == in.shape))
-      return make_error(op, ": probability target of shape ", target.shape.to_string(),
-                        " must have the input's shape ", in.shape.to_string());
+      return make_error(op, ": probability target of shape ", target.shape.to_string(), " must have the input's shape ",
+                        in.shape.to_string());
   } else {
     if (target.dtype != DType::I64 && target.dtype != DType::U8)
       return make_error(op, ": expected target dtype to be i64 or u8, but got ", dtype_name(target.dtype));
@@ -204,8 +204,10 @@ Expected<std::vector<Shape>> shape_rule_adaptive_pool2d(const TypeCall& call) {
                       int_list(call.attr_ints("output_size")));
   for (int i = 0; i < 2; ++i)
     if (hw[i] == 0)
-      return make_error("adaptive_avg_pool2d: expected input to have non-zero size for non-batch dimensions, but "
-                        "input has sizes ", in.to_string());
+      return make_error(
+          "adaptive_avg_pool2d: expected input to have non-zero size for non-batch dimensions, but "
+          "input has sizes ",
+          in.to_string());
   Shape out = in;
   out[in.rank() - 2] = size[0];
   out[in.rank() - 1] = size[1];

@@ -39,7 +39,8 @@ Expected<std::vector<bool>> reduced_dims(const OpCallBase& call, int rank) {
     std::optional<int> w = wrap_dim(d, rank == 0 ? 1 : rank);
     if (!w) return make_error(call.name(), ": dim ", d, " is out of range for a tensor of rank ", rank);
     if (rank == 0) continue;
-    if (reduced[static_cast<size_t>(*w)]) return make_error(call.name(), ": dim ", *w, " appears multiple times in the list of dims");
+    if (reduced[static_cast<size_t>(*w)])
+      return make_error(call.name(), ": dim ", *w, " appears multiple times in the list of dims");
     reduced[static_cast<size_t>(*w)] = true;
   }
   return reduced;
@@ -51,8 +52,10 @@ Expected<std::vector<Shape>> shape_rule_reduce(const TypeCall& call) {
   const bool keepdim = call.attr_bool("keepdim");
   std::vector<Dim> out;
   for (int i = 0; i < in.rank(); ++i) {
-    if (!reduced[static_cast<size_t>(i)]) out.push_back(in[i]);
-    else if (keepdim) out.push_back(Dim(1));
+    if (!reduced[static_cast<size_t>(i)])
+      out.push_back(in[i]);
+    else if (keepdim)
+      out.push_back(Dim(1));
   }
   return std::vector<Shape>{Shape(std::move(out))};
 }

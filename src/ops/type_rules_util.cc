@@ -86,7 +86,8 @@ Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t) {
   // (-0.5 does not fit u8, 255.5 does, and -2^63 fits i64); NaN fits nothing.
   const bool fits = d >= lo && d < hi;
   if (fits) return Status::ok();
-  return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t), " without overflow");
+  return make_error(call.name(), ": value ", v.to_string(), " cannot be converted to ", dtype_name(t),
+                    " without overflow");
 }
 
 }  // namespace kiln

@@ -54,7 +54,8 @@ Expected<Shape> matmul_shape(const Shape& a, const Shape& b);
 
 // torch refuses full(..., 300, dtype=u8), full_like(x, -inf, dtype=i8) and index_add of an
 // i64 tensor with alpha=inf: a scalar must lie in an integer dtype's [min, max + 1) (a float
-// is truncated after the check: -0.5 does not fit u8, 255.5 does); a bool fits every dtype. "<op>: value inf cannot be converted to i64 without overflow".
+// is truncated after the check: -0.5 does not fit u8, 255.5 does); a bool fits every dtype. "<op>: value inf cannot be
+// converted to i64 without overflow".
 Status scalar_fits_dtype(const OpCallBase& call, const Scalar& v, DType t);
 
 // Attribute `name` as two ints: [a] -> [a, a], [a, b] -> [a, b]; `fallback` when empty.

@@ -47,7 +47,8 @@ Expected<std::vector<Shape>> shape_rule_reshape(const TypeCall& call) {
   int64_t known = 1;
   for (size_t i = 0; i < target.size(); ++i) {
     if (target[i] == -1) {
-      if (infer_at >= 0) return make_error(call.name(), ": only one dimension can be inferred, got shape ", ints_str(target));
+      if (infer_at >= 0)
+        return make_error(call.name(), ": only one dimension can be inferred, got shape ", ints_str(target));
       infer_at = static_cast<int>(i);
     } else if (target[i] < 0) {
       return make_error(call.name(), ": invalid shape dimension ", target[i], " in ", ints_str(target));
@@ -141,7 +142,8 @@ Expected<std::vector<Shape>> shape_rule_expand(const TypeCall& call) {
   for (int i = 0; i < rank; ++i) {
     const int64_t want = size[static_cast<size_t>(i)];
     if (i < lead) {
-      if (want < 0) return make_error("expand: the expanded size -1 is not allowed in a leading, non-existing dimension ", i);
+      if (want < 0)
+        return make_error("expand: the expanded size -1 is not allowed in a leading, non-existing dimension ", i);
       out.push_back(want);
       continue;
     }
@@ -376,8 +378,8 @@ Expected<std::vector<Shape>> shape_rule_as_strided_scatter(const TypeCall& call)
   const Shape& self = operand_type(call, 0).shape;
   // The result is a packed copy of self, so the geometry must stay inside self's elements.
   if (self.is_static()) {
-    const int64_t need = strided_storage_extent(size, call.attr_ints("stride"),
-                                                call.attr_opt_int("storage_offset").value_or(0));
+    const int64_t need =
+        strided_storage_extent(size, call.attr_ints("stride"), call.attr_opt_int("storage_offset").value_or(0));
     if (need > self.numel())
       return make_error("as_strided_scatter: size ", ints_str(size), ", stride ", ints_str(call.attr_ints("stride")),
                         " and storage offset ", call.attr_opt_int("storage_offset").value_or(0), " reach ", need,

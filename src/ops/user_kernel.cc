@@ -19,8 +19,7 @@ Expected<const UserKernel*> UserKernelTable::add(UserKernel kernel) {
   for (const auto& k : kernels_) {
     if (k->name != kernel.name) continue;
     if (k->ir == kernel.ir && k->function == kernel.function) return k.get();
-    return make_error("a different kernel is already registered as '", kernel.name,
-                      "'; give this one another name");
+    return make_error("a different kernel is already registered as '", kernel.name, "'; give this one another name");
   }
   kernels_.push_back(std::make_unique<const UserKernel>(std::move(kernel)));
   return kernels_.back().get();

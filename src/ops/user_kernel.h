@@ -30,11 +30,11 @@
 namespace kiln {
 
 struct UserKernelParam {
-  std::string name;          // the author's name ("out"), else "arg<i>"
-  std::string type;          // as the kernel's IR spells it ("!tt.ptr<f32>", ".u64", "float*")
-  bool is_pointer = false;   // a tensor argument; otherwise a scalar
-  bool written = false;      // the mutation analysis says the kernel may write through it
-  std::string reason;        // why it is reported written without proof (fallback), if so
+  std::string name;         // the author's name ("out"), else "arg<i>"
+  std::string type;         // as the kernel's IR spells it ("!tt.ptr<f32>", ".u64", "float*")
+  bool is_pointer = false;  // a tensor argument; otherwise a scalar
+  bool written = false;     // the mutation analysis says the kernel may write through it
+  std::string reason;       // why it is reported written without proof (fallback), if so
 };
 
 // One argument of a call: a tensor for a pointer parameter, a scalar for the others.
@@ -66,9 +66,9 @@ struct UserKernel {
   std::string source_kind;  // "ttir", "ptx" or "cuda"
   std::string ir;           // the IR text (TTIR or PTX) the analysis read
   std::vector<UserKernelParam> params;
-  bool analysis_fallback = false;         // the analysis could not decide: every pointer written
+  bool analysis_fallback = false;           // the analysis could not decide: every pointer written
   std::vector<std::string> analysis_notes;  // what made the answer conservative, with places
-  double analysis_ms = 0;                 // time the analysis took at registration
+  double analysis_ms = 0;                   // time the analysis took at registration
   UserKernelGridFn grid;
   UserKernelCpuFn cpu;  // empty: the kernel runs only on a GPU
 

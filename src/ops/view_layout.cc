@@ -17,13 +17,16 @@ Expected<Layouts> one(Layout l) { return Layouts{std::move(l)}; }
 int64_t numel(const std::vector<int64_t>& sizes) { return numel_of(sizes); }
 
 // reshape: a view when strides express the new sizes, else a copy (nullopt).
-Expected<Layouts> reshaped(std::string_view op, const Layout& in, const std::vector<int64_t>& sizes, bool copy_allowed) {
+Expected<Layouts> reshaped(std::string_view op, const Layout& in, const std::vector<int64_t>& sizes,
+                           bool copy_allowed) {
   if (numel(sizes) != numel(in.sizes))
-    return make_error(op, ": shape ", Shape::from_sizes(sizes).to_string(), " is invalid for input of size ", numel(in.sizes));
+    return make_error(op, ": shape ", Shape::from_sizes(sizes).to_string(), " is invalid for input of size ",
+                      numel(in.sizes));
   if (auto s = view_strides(in.sizes, in.strides, sizes)) return one({sizes, *s, in.offset});
   if (copy_allowed) return Layouts{std::nullopt};
-  return make_error("view: view size is not compatible with input tensor's size and stride (at least one dimension "
-                    "spans across two contiguous subspaces). Use reshape instead.");
+  return make_error(
+      "view: view size is not compatible with input tensor's size and stride (at least one dimension "
+      "spans across two contiguous subspaces). Use reshape instead.");
 }
 
 // `in` along dim `d` from `start`, `length` elements every `step`.
@@ -98,8 +101,8 @@ Expected<Layouts> selected(const OpCallBase& call, const Layout& in) {
   const int64_t size = in.sizes[ud];
   int64_t index = call.attr_int("index");
   if (index < -size || index >= size)
-    return make_error("select: index ", index, " out of range for tensor of size ", Shape::from_sizes(in.sizes).to_string(),
-                      " at dimension ", d);
+    return make_error("select: index ", index, " out of range for tensor of size ",
+                      Shape::from_sizes(in.sizes).to_string(), " at dimension ", d);
   if (index < 0) index += size;
   Layout out = in;
   out.sizes.erase(out.sizes.begin() + d);
@@ -129,12 +132,9 @@ Expected<std::vector<std::optional<Layout>>> view_layouts(const OpCallBase& call
                                                           const std::vector<std::vector<int64_t>>& result_sizes) {
   const int rank = static_cast<int>(in.sizes.size());
   switch (call.op()) {
-    case OpKind::Reshape:
-      return reshaped("reshape", in, result_sizes[0], true);
-    case OpKind::Flatten:
-      return reshaped("flatten", in, result_sizes[0], true);
-    case OpKind::View:
-      return reshaped("view", in, result_sizes[0], false);
+    case OpKind::Reshape: return reshaped("reshape", in, result_sizes[0], true);
+    case OpKind::Flatten: return reshaped("flatten", in, result_sizes[0], true);
+    case OpKind::View: return reshaped("view", in, result_sizes[0], false);
     case OpKind::Permute: {
       Layout out{{}, {}, in.offset};
       for (int64_t d : call.attr_ints("dims")) {
@@ -147,7 +147,8 @@ Expected<std::vector<std::optional<Layout>>> view_layouts(const OpCallBase& call
     case OpKind::Transpose: {
       if (rank == 0) return one(in);
       Layout out = in;
-      const auto a = static_cast<size_t>(dim_of(call, "dim0", rank)), b = static_cast<size_t>(dim_of(call, "dim1", rank));
+      const auto a = static_cast<size_t>(dim_of(call, "dim0", rank)),
+                 b = static_cast<size_t>(dim_of(call, "dim1", rank));
       std::swap(out.sizes[a], out.sizes[b]);
       std::swap(out.strides[a], out.strides[b]);
       return one(out);
@@ -155,22 +156,18 @@ Expected<std::vector<std::optional<Layout>>> view_layouts(const OpCallBase& call
     case OpKind::T:
       if (rank < 2) return one(in);
       return one({{in.sizes[1], in.sizes[0]}, {in.strides[1], in.strides[0]}, in.offset});
-    case OpKind::Expand:
-      return expanded(in, result_sizes[0]);
-    case OpKind::Squeeze:
-      return one(squeezed(call, in));
-    case OpKind::Unsqueeze:
-      return one(unsqueezed(call, in));
+    case OpKind::Expand: return expanded(in, result_sizes[0]);
+    case OpKind::Squeeze: return one(squeezed(call, in));
+    case OpKind::Unsqueeze: return one(unsqueezed(call, in));
     case OpKind::Slice: {
       const int d = dim_of(call, "dim", rank);
       const int64_t step = call.attr_int("step");
-      const SliceBounds b = slice_bounds(in.sizes[static_cast<size_t>(d)], call.attr_opt_int("start"), call.attr_opt_int("end"), step);
+      const SliceBounds b =
+          slice_bounds(in.sizes[static_cast<size_t>(d)], call.attr_opt_int("start"), call.attr_opt_int("end"), step);
       return one(narrowed(in, d, b.start, b.length, step));
     }
-    case OpKind::Select:
-      return selected(call, in);
-    case OpKind::Narrow:
-      return narrowed_by(call, in);
+    case OpKind::Select: return selected(call, in);
+    case OpKind::Narrow: return narrowed_by(call, in);
     case OpKind::Split: {
       const int d = dim_of(call, "dim", rank);
       return pieces(in, d, split_sizes(in.sizes[static_cast<size_t>(d)], call.attr_int("split_size")));
@@ -180,9 +177,9 @@ Expected<std::vector<std::optional<Layout>>> view_layouts(const OpCallBase& call
       return pieces(in, d, chunk_sizes(in.sizes[static_cast<size_t>(d)], call.attr_int("chunks")));
     }
     case OpKind::AsStrided:
-      return one({call.attr_ints("size"), call.attr_ints("stride"), call.attr_opt_int("storage_offset").value_or(in.offset)});
-    default:
-      KILN_UNREACHABLE("view_layouts: " << call.name() << " is not a view op");
+      return one(
+          {call.attr_ints("size"), call.attr_ints("stride"), call.attr_opt_int("storage_offset").value_or(in.offset)});
+    default: KILN_UNREACHABLE("view_layouts: " << call.name() << " is not a view op");
   }
 }
 

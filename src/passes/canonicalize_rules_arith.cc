@@ -88,8 +88,8 @@ std::vector<RewriteRule> canonicalize_arith_rules(const Mutating& mutating) {
   using K = OpKind;
   return {
       {"constant_right",
-       {K::Add, K::Mul, K::Maximum, K::Minimum, K::Eq, K::Ne, K::LogicalAnd, K::LogicalOr, K::LogicalXor,
-        K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor},
+       {K::Add, K::Mul, K::Maximum, K::Minimum, K::Eq, K::Ne, K::LogicalAnd, K::LogicalOr, K::LogicalXor, K::BitwiseAnd,
+        K::BitwiseOr, K::BitwiseXor},
        constant_right},
       {"sub_literal_to_add", {K::Sub}, sub_literal_to_add},
       {"mul_neg_one_to_neg", {K::Mul}, mul_neg_one_to_neg},

@@ -103,7 +103,8 @@ bool holds_exactly(DType from, DType to) {
     case D::I8: return in(to, {D::I16, D::I32, D::I64, D::F16, D::BF16, D::F32, D::F64});
     case D::I16: return in(to, {D::I32, D::I64, D::F32, D::F64});
     case D::I32: return in(to, {D::I64, D::F64});
-    case D::F16: case D::BF16: return in(to, {D::F32, D::F64});
+    case D::F16:
+    case D::BF16: return in(to, {D::F32, D::F64});
     case D::F32: return to == D::F64;
     default: return false;
   }
@@ -128,7 +129,8 @@ std::vector<RewriteRule> canonicalize_layout_rules(const Mutating& mutating) {
       transpose_of_transpose(mutating),
       {"permute_of_permute", {K::Permute}, permute_of_permute},
       reshape_of_reshape(mutating),
-      {"reduce_dims_sorted", {K::Sum, K::Mean, K::Amax, K::Amin, K::Var, K::Std, K::Logsumexp, K::Any, K::All},
+      {"reduce_dims_sorted",
+       {K::Sum, K::Mean, K::Amax, K::Amin, K::Var, K::Std, K::Logsumexp, K::Any, K::All},
        reduce_dims_sorted},
       {"cast_of_widening_cast", {K::ToCopy}, cast_of_widening_cast},
   };

@@ -70,9 +70,10 @@ Expected<PassResult> decompose(Graph& g, const DecomposeOptions& options) {
   for (OpKind op : ops) {
     const RewriteRule* rule = rule_for(op);
     if (rule == nullptr)
-      return make_error("decompose: op '", op_info(op).name(), "' has no decomposition (decomposable: ",
-                        decomposable_names(), ")");
-    const bool seen = std::any_of(set.rules.begin(), set.rules.end(), [&](const RewriteRule& r) { return r.roots[0] == op; });
+      return make_error("decompose: op '", op_info(op).name(),
+                        "' has no decomposition (decomposable: ", decomposable_names(), ")");
+    const bool seen =
+        std::any_of(set.rules.begin(), set.rules.end(), [&](const RewriteRule& r) { return r.roots[0] == op; });
     if (!seen) set.rules.push_back(*rule);
   }
   return apply_rules(g, set);

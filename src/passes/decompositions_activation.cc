@@ -70,7 +70,9 @@ Replacement hardtanh(Node& n, GraphBuilder& b) {
   const bool integral = !is_floating(x->type().dtype);
   const Scalar lo_s = integral ? Scalar(lo.to_int()) : Scalar(lo.to_double());
   const Scalar hi_s = integral ? Scalar(hi.to_int()) : Scalar(hi.to_double());
-  return result(b, n, b.apply1(OpKind::Clamp, {x}, {{"min", AttrValue::from_scalar(lo_s)}, {"max", AttrValue::from_scalar(hi_s)}}));
+  return result(
+      b, n,
+      b.apply1(OpKind::Clamp, {x}, {{"min", AttrValue::from_scalar(lo_s)}, {"max", AttrValue::from_scalar(hi_s)}}));
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ Value* causal_keep(GraphBuilder& b, int64_t l, int64_t s) {
 // the same uniform numbers at the same row-major indices of the [batch, L, S] weights as the
 // kernel.
 // f16 and bf16 compute in f32 (compute_dtype). Declined: is_causal with a mask and dropout_p
-// outside [0, 1] (kernel errors), an empty key sequence (S = 0), operands of different dtypes, and symbolic sizes where a literal is needed (embedding dim without an
-// explicit scale, L and S when causal, the weights' shape when dropping).
+// outside [0, 1] (kernel errors), an empty key sequence (S = 0), operands of different dtypes, and symbolic sizes where
+// a literal is needed (embedding dim without an explicit scale, L and S when causal, the weights' shape when dropping).
 Replacement sdpa(Node& n, GraphBuilder& b) {
   const OpCallBase a = attrs_of(n);
   Value *q = n.operand(0).value, *k = n.operand(1).value, *v = n.operand(2).value, *mask = optional_operand(n, 3);
@@ -75,7 +75,8 @@ Replacement sdpa(Node& n, GraphBuilder& b) {
   k = b.cast(k, compute_dtype(dtype));
   v = b.cast(v, compute_dtype(dtype));
   Value* kt = b.apply1(OpKind::Transpose, {k}, {{"dim0", int64_t{-2}}, {"dim1", int64_t{-1}}});
-  Value* scores = mul(b, b.apply1(OpKind::Matmul, {q, kt}), Scalar(scale.value_or(1 / std::sqrt(static_cast<double>(e.value())))));
+  Value* scores =
+      mul(b, b.apply1(OpKind::Matmul, {q, kt}), Scalar(scale.value_or(1 / std::sqrt(static_cast<double>(e.value())))));
   if (causal) scores = where(b, causal_keep(b, l.value(), s.value()), scores, Scalar(-inf));
   if (mask != nullptr)
     scores = mask->type().dtype == DType::Bool ? where(b, mask, scores, Scalar(-inf)) : add(b, scores, mask);

@@ -10,9 +10,9 @@ namespace {
 
 // The per-item pieces of nll_loss over log-probabilities `logp` [N, C, *] or [C].
 struct NllItems {
-  Value* kept;     // bool, target != ignore_index
-  Value* weight;   // w[target] where kept, else 0 (null without a weight: kept as 0/1)
-  Value* nll;      // -w[target] * logp[target] where kept, else 0
+  Value* kept;    // bool, target != ignore_index
+  Value* weight;  // w[target] where kept, else 0 (null without a weight: kept as 0/1)
+  Value* nll;     // -w[target] * logp[target] where kept, else 0
 };
 
 int class_dim(const Value* logp) { return logp->type().shape.rank() == 1 ? 0 : 1; }
@@ -70,8 +70,8 @@ Value* cross_entropy_probs(GraphBuilder& b, Value* logp, Value* target, Value* w
 
 // log_softmax then nll_loss; with label smoothing, (1 - ls) nll + ls / C smooth where smooth is
 // -sum_c w_c logp_c per kept item; both means divide by the weight total (weighted) or the
-// kept count (unweighted), as the kernel does. Declined for label_smoothing outside [0, 1] (the kernel rejects it) and for a
-// symbolic class count when it is needed as a literal.
+// kept count (unweighted), as the kernel does. Declined for label_smoothing outside [0, 1] (the kernel rejects it) and
+// for a symbolic class count when it is needed as a literal.
 Replacement cross_entropy(Node& n, GraphBuilder& b) {
   const OpCallBase a = attrs_of(n);
   Value *x = n.operand(0).value, *target = n.operand(1).value, *w = optional_operand(n, 2);

@@ -28,8 +28,8 @@ Value* normalize(GraphBuilder& b, Value* x, const std::vector<int64_t>& dims, do
   Value* d = center ? sub(b, x, mean) : x;
   Value* var = nullptr;
   if (center && static_dims(x, dims)) {
-    var = b.apply1(OpKind::Var, {x}, {{"dim", dims}, {"correction", AttrValue::from_scalar(Scalar(int64_t{0}))},
-                                      {"keepdim", true}});
+    var = b.apply1(OpKind::Var, {x},
+                   {{"dim", dims}, {"correction", AttrValue::from_scalar(Scalar(int64_t{0}))}, {"keepdim", true}});
   } else {
     var = reduce(b, OpKind::Mean, mul(b, d, d), dims, true);
   }
@@ -48,7 +48,6 @@ bool param_fits(const Value* p, const std::vector<int64_t>& want) {
   const auto sizes = static_sizes(p);
   return sizes && *sizes == want;
 }
-
 
 // layer_norm and rms_norm: normalize over the trailing dims normalized_shape names.
 Replacement normalize_trailing(Node& n, GraphBuilder& b, bool center, double eps) {
@@ -97,7 +96,8 @@ Replacement group_norm(Node& n, GraphBuilder& b) {
   int64_t per_sample = 1;
   for (size_t i = 1; i < sizes->size(); ++i) per_sample *= (*sizes)[i];
   if (per_sample == 0) return std::nullopt;
-  Value* grouped = b.apply1(OpKind::Reshape, {x}, {{"shape", AttrValue::Ints{(*sizes)[0], groups, per_sample / groups}}});
+  Value* grouped =
+      b.apply1(OpKind::Reshape, {x}, {{"shape", AttrValue::Ints{(*sizes)[0], groups, per_sample / groups}}});
   Value* y = b.apply1(OpKind::Reshape, {normalize(b, grouped, {2}, a.attr_float("eps"), true)}, {{"shape", *sizes}});
   const int rank = static_cast<int>(sizes->size());
   return result(b, n, affine(b, y, per_channel(b, w, rank), per_channel(b, bias, rank)));

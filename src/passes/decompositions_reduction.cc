@@ -49,7 +49,8 @@ Replacement softmax_like(Node& n, GraphBuilder& b, bool log) {
   if (!dim) return std::nullopt;
   if (rank == 0) dim->clear();  // a 0-d input reduces over all (no) dims
   const Shape& shape = x->type().shape;
-  if (!dim->empty() && shape[static_cast<int>((*dim)[0])] == 0) return result(b, n, b.cast(x, n.result()->type().dtype));
+  if (!dim->empty() && shape[static_cast<int>((*dim)[0])] == 0)
+    return result(b, n, b.cast(x, n.result()->type().dtype));
   if (!nonempty_static(x, *reduced_flags(x, *dim))) return std::nullopt;
   x = b.cast(x, compute_dtype(n.result()->type().dtype));
   Value* shifted = sub(b, x, reduce(b, OpKind::Amax, x, *dim, true));
@@ -96,7 +97,8 @@ Replacement var_like(Node& n, GraphBuilder& b, bool root) {
   const std::vector<int64_t> dims = flagged(*flags);
   x = b.cast(x, compute_dtype(x->type().dtype));
   Value* centered = sub(b, x, reduce(b, OpKind::Mean, x, dims, true));
-  Value* var = div(b, reduce(b, OpKind::Sum, mul(b, centered, centered), dims, a.attr_bool("keepdim")), Scalar(divisor));
+  Value* var =
+      div(b, reduce(b, OpKind::Sum, mul(b, centered, centered), dims, a.attr_bool("keepdim")), Scalar(divisor));
   return result(b, n, root ? unary(b, OpKind::Sqrt, var) : var);
 }
 

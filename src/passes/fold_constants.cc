@@ -100,7 +100,8 @@ RewriteRule fold_uniform_rule(const Mutating& mutating, const FoldOptions& optio
               return std::nullopt;
             std::optional<Scalar> value = evaluate(n, options);
             if (!value) return std::nullopt;
-            AttrMap attrs{{"size", type.shape.sizes()}, {"fill_value", AttrValue::from_scalar(*value)}, {"dtype", type.dtype}};
+            AttrMap attrs{
+                {"size", type.shape.sizes()}, {"fill_value", AttrValue::from_scalar(*value)}, {"dtype", type.dtype}};
             return std::vector<Value*>{b.apply1(OpKind::Full, {}, std::move(attrs))};
           }};
 }

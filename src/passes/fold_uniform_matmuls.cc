@@ -17,12 +17,15 @@ Value* uniform_source(Value* v) {
     Node* p = v->producer();
     if (!p || p->num_results() != 1 || p->num_operands() < 1 || !p->operand(0).is_value()) return nullptr;
     switch (p->op()) {
-      case OpKind::Expand: case OpKind::Reshape: case OpKind::View: case OpKind::Unsqueeze: case OpKind::Squeeze:
-      case OpKind::Transpose: case OpKind::Permute: case OpKind::T:
-        v = p->operand(0).value;
-        break;
-      default:
-        return nullptr;
+      case OpKind::Expand:
+      case OpKind::Reshape:
+      case OpKind::View:
+      case OpKind::Unsqueeze:
+      case OpKind::Squeeze:
+      case OpKind::Transpose:
+      case OpKind::Permute:
+      case OpKind::T: v = p->operand(0).value; break;
+      default: return nullptr;
     }
   }
   return nullptr;
@@ -56,7 +59,8 @@ std::optional<std::vector<Value*>> fold(Node& n, GraphBuilder& b, Value* other, 
 
 RewriteRule uniform_rule(const std::unordered_set<const Graph*>& mutating, bool left) {
   const char* name = left ? "uniform_left" : "uniform_right";
-  return {name, {OpKind::Matmul, OpKind::Mm, OpKind::Bmm},
+  return {name,
+          {OpKind::Matmul, OpKind::Mm, OpKind::Bmm},
           [&mutating, left](Node& n, GraphBuilder& b) -> std::optional<std::vector<Value*>> {
             if (!is_product(n.op()) || mutating.count(n.graph()) || n.num_operands() != 2 || !n.operand(0).is_value() ||
                 !n.operand(1).is_value())
@@ -64,7 +68,8 @@ RewriteRule uniform_rule(const std::unordered_set<const Graph*>& mutating, bool 
             Value *a = n.operand(0).value, *bv = n.operand(1).value;
             if (a->type().shape.rank() < 2 || bv->type().shape.rank() < 2) return std::nullopt;
             Value* c = uniform_source(left ? a : bv);
-            if (!c || uniform_source(left ? bv : a)) return std::nullopt;  // both uniform: left to the other rule's twin
+            if (!c || uniform_source(left ? bv : a))
+              return std::nullopt;  // both uniform: left to the other rule's twin
             Value* other = left ? bv : a;
             const int rank = other->type().shape.rank();
             return fold(n, b, other, c, left ? rank - 2 : rank - 1);

@@ -35,8 +35,8 @@ struct Alias {
   bool is_base = false;
   Value* parent = nullptr;  // null: the storage's base
   ViewStep step{OpKind::Reshape, {}, 0};
-  int member_input = -1;     // an aliased input: its index
-  std::string unreplayable;  // why the view cannot be made again after a write, if it cannot
+  int member_input = -1;         // an aliased input: its index
+  std::string unreplayable;      // why the view cannot be made again after a write, if it cannot
   std::optional<Layout> layout;  // where its elements sit in the storage (unknown for symbolic shapes)
   int version = 0;
   Value* current = nullptr;
@@ -44,7 +44,7 @@ struct Alias {
 
 // Which input a write lands in.
 struct WriteRoot {
-  int input = -1;           // -1: an intermediate's storage (or a whole alias group)
+  int input = -1;  // -1: an intermediate's storage (or a whole alias group)
   bool through_view = false;
   bool whole_group = false;  // written through the synthetic base itself: every member
 };
@@ -120,7 +120,8 @@ class Functionalizer {
         return make_error("functionalize: aliased input ", input_name(m.input_index), " of type ", type.to_string(),
                           " does not fit its sizes and strides in the common storage");
       for (int64_t s : m.strides)
-        if (s < 0) return make_error("functionalize: aliased input ", input_name(m.input_index), " has a negative stride");
+        if (s < 0)
+          return make_error("functionalize: aliased input ", input_name(m.input_index), " has a negative stride");
       if (m.storage_offset < 0)
         return make_error("functionalize: aliased input ", input_name(m.input_index), " has a negative storage offset");
     }
@@ -141,9 +142,8 @@ class Functionalizer {
       for (const AliasedInput& m : group.members) {
         Alias a;
         a.storage = static_cast<int>(storages_.size()) - 1;
-        a.step = {OpKind::AsStrided,
-                  {{"size", m.sizes}, {"stride", m.strides}, {"storage_offset", m.storage_offset}},
-                  0};
+        a.step = {
+            OpKind::AsStrided, {{"size", m.sizes}, {"stride", m.strides}, {"storage_offset", m.storage_offset}}, 0};
         a.member_input = m.input_index;
         a.current = g_.input(m.input_index);
         a.layout = Layout{m.sizes, m.strides, m.storage_offset};
@@ -210,10 +210,9 @@ class Functionalizer {
     KILN_ASSIGN_OR_RETURN(Value * base,
                           maker_.make1(OpKind::Zeros, {}, {{"size", AttrValue::Ints{extent}}, {"dtype", st.dtype}}));
     for (const AliasedInput& m : st.group->members) {
-      KILN_ASSIGN_OR_RETURN(base, maker_.make1(OpKind::AsStridedScatter, {base, g_.input(m.input_index)},
-                                               {{"size", m.sizes},
-                                                {"stride", m.strides},
-                                                {"storage_offset", m.storage_offset}}));
+      KILN_ASSIGN_OR_RETURN(
+          base, maker_.make1(OpKind::AsStridedScatter, {base, g_.input(m.input_index)},
+                             {{"size", m.sizes}, {"stride", m.strides}, {"storage_offset", m.storage_offset}}));
     }
     return st.current = base;
   }
@@ -240,7 +239,8 @@ class Functionalizer {
     const Storage& st = storages_[static_cast<size_t>(a.storage)];
     if (a.is_base) return st.current;
     if (a.version == st.version) return a.current;
-    if (!a.unreplayable.empty()) return make_error("functionalize: cannot replay a view after a write: ", a.unreplayable);
+    if (!a.unreplayable.empty())
+      return make_error("functionalize: cannot replay a view after a write: ", a.unreplayable);
     KILN_ASSIGN_OR_RETURN(Value * parent, parent_value(a));
     KILN_ASSIGN_OR_RETURN(a.current, replay_view(maker_, a.step, parent));
     a.version = st.version;
@@ -331,8 +331,8 @@ class Functionalizer {
     } else if (n->op() == OpKind::CopyInplace) {
       v = n->operand(1).value;
     } else if (n->op() == OpKind::FillInplace && !n->operand(1).is_value()) {
-      KILN_ASSIGN_OR_RETURN(v, maker_.make1(OpKind::FullLike, {self},
-                                            {{"fill_value", AttrValue::from_scalar(n->operand(1).literal)}}));
+      KILN_ASSIGN_OR_RETURN(
+          v, maker_.make1(OpKind::FullLike, {self}, {{"fill_value", AttrValue::from_scalar(n->operand(1).literal)}}));
     } else if (n->op() == OpKind::FillInplace) {
       v = n->operand(1).value;
     } else if (n->op() == OpKind::ZeroInplace) {
@@ -401,8 +401,9 @@ class Functionalizer {
       for (size_t a : args) {
         const std::optional<Layout>& l = alias(originals[a]).layout;
         if (!l)
-          return make_error("functionalize: kernel arguments ", args[0], " and ", args[1],
-                            " share storage and the kernel writes one; that needs their layouts, which a symbolic shape hides");
+          return make_error(
+              "functionalize: kernel arguments ", args[0], " and ", args[1],
+              " share storage and the kernel writes one; that needs their layouts, which a symbolic shape hides");
         views.push_back({static_cast<int64_t>(a), static_cast<int64_t>(args[0]), l->offset, l->sizes, l->strides});
         operands[a] = Operand(base);
       }
@@ -417,8 +418,10 @@ class Functionalizer {
       if (layout.written[a]) written.push_back(static_cast<int64_t>(a));
     attrs.set("written", written);
     if (!views.empty()) attrs.set("views", encode_kernel_views(views));
-    KILN_ASSIGN_OR_RETURN(KernelCallLayout functional, decode_kernel_call(OpCallBase(OpKind::KernelCallFunctional, attrs), is_tensor));
-    KILN_ASSIGN_OR_RETURN(std::vector<Value*> results, maker_.make(OpKind::KernelCallFunctional, std::move(operands), attrs));
+    KILN_ASSIGN_OR_RETURN(KernelCallLayout functional,
+                          decode_kernel_call(OpCallBase(OpKind::KernelCallFunctional, attrs), is_tensor));
+    KILN_ASSIGN_OR_RETURN(std::vector<Value*> results,
+                          maker_.make(OpKind::KernelCallFunctional, std::move(operands), attrs));
     for (size_t r = 0; r < results.size(); ++r) {
       const size_t a = static_cast<size_t>(functional.result_args[r]);
       if (functional.view[a]) {

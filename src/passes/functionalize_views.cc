@@ -1,9 +1,9 @@
 #include "passes/functionalize_views.h"
 
+#include "core/tensor.h"
 #include "ops/kernel_index_util.h"
 #include "ops/op_call.h"
 #include "ops/strided_geometry.h"
-#include "core/tensor.h"
 #include "ops/type_rules_util.h"
 #include "support/check.h"
 
@@ -69,7 +69,8 @@ Range piece_range(const ViewStep& step, const std::vector<int64_t>& parent_sizes
 
 Layout packed_layout(const std::vector<int64_t>& sizes) { return {sizes, contiguous_strides(sizes), 0}; }
 
-std::optional<Layout> view_layout(const ViewStep& step, const Layout& parent, const std::vector<int64_t>& result_sizes) {
+std::optional<Layout> view_layout(const ViewStep& step, const Layout& parent,
+                                  const std::vector<int64_t>& result_sizes) {
   const OpCallBase call(step.op, step.attrs);
   const int rank = static_cast<int>(parent.sizes.size());
   Layout out = parent;
@@ -133,7 +134,8 @@ std::optional<Layout> view_layout(const ViewStep& step, const Layout& parent, co
       std::vector<bool> drop(parent.sizes.size(), false);
       if (auto dims = call.attr_opt_ints("dim")) {
         for (int64_t d : *dims)
-          if (rank > 0) drop[static_cast<size_t>(*wrap_dim(d, rank))] = parent.sizes[static_cast<size_t>(*wrap_dim(d, rank))] == 1;
+          if (rank > 0)
+            drop[static_cast<size_t>(*wrap_dim(d, rank))] = parent.sizes[static_cast<size_t>(*wrap_dim(d, rank))] == 1;
       } else {
         for (size_t i = 0; i < drop.size(); ++i) drop[i] = parent.sizes[i] == 1;
       }
@@ -168,8 +170,7 @@ std::optional<Layout> view_layout(const ViewStep& step, const Layout& parent, co
     case OpKind::AsStrided:
       return Layout{call.attr_ints("size"), call.attr_ints("stride"),
                     call.attr_opt_int("storage_offset").value_or(parent.offset)};
-    default:
-      break;
+    default: break;
   }
   KILN_CHECK(false) << "functionalize: no layout rule for " << op_info(step.op).name();
   return std::nullopt;
@@ -221,12 +222,9 @@ Expected<Value*> scatter_into_parent(NodeMaker& m, const ViewStep& step, Value* 
       return m.make1(OpKind::Permute, {updated}, {{"dims", inverse}});
     }
     case OpKind::Transpose:
-    case OpKind::T:
-      return m.make1(step.op, {updated}, step.attrs);
-    case OpKind::Slice:
-      return m.make1(OpKind::SliceScatter, {parent, updated}, step.attrs);
-    case OpKind::Select:
-      return m.make1(OpKind::SelectScatter, {parent, updated}, step.attrs);
+    case OpKind::T: return m.make1(step.op, {updated}, step.attrs);
+    case OpKind::Slice: return m.make1(OpKind::SliceScatter, {parent, updated}, step.attrs);
+    case OpKind::Select: return m.make1(OpKind::SelectScatter, {parent, updated}, step.attrs);
     case OpKind::Narrow:
     case OpKind::Split:
     case OpKind::Chunk: {
@@ -240,8 +238,7 @@ Expected<Value*> scatter_into_parent(NodeMaker& m, const ViewStep& step, Value* 
       if (strided_may_overlap(call.attr_ints("size"), call.attr_ints("stride"))) return make_error(kOverlapError);
       return m.make1(OpKind::AsStridedScatter, {parent, updated}, step.attrs);
     }
-    default:
-      break;
+    default: break;
   }
   KILN_CHECK(false) << "functionalize: no view inverse for " << op_info(step.op).name();
   return make_error("unreachable");

@@ -49,7 +49,8 @@ bool provably_unique(const Node& node) {
   if (!node.operand(0).is_value()) return false;
   const Value* x = node.operand(0).value;
   if (node.op() == OpKind::IndexAdd) {
-    const std::optional<int64_t> n = randperm_prefix_bound(node.operand(1).is_value() ? node.operand(1).value : nullptr);
+    const std::optional<int64_t> n =
+        randperm_prefix_bound(node.operand(1).is_value() ? node.operand(1).value : nullptr);
     return n && dim_holds(x, OpCallBase(node.op(), node.attrs()).attr_int("dim"), *n);
   }
   const std::optional<int64_t> n = randperm_prefix_bound(single_leading_index(node));

@@ -33,7 +33,8 @@ Expected<AliasedInput> packed_aliased_input(const Graph& g, int input_index, int
   if (!shape.is_static())
     return make_error("aliased input %", in->name(), " has symbolic shape ", shape.to_string(),
                       "; its place in the common storage needs static sizes");
-  if (storage_offset < 0) return make_error("aliased input %", in->name(), ": negative storage offset ", storage_offset);
+  if (storage_offset < 0)
+    return make_error("aliased input %", in->name(), ": negative storage offset ", storage_offset);
   AliasedInput a;
   a.input_index = input_index;
   a.sizes = shape.sizes();
@@ -69,8 +70,7 @@ std::string print_mutation_info(const ViewAndMutationInfo& info, const Graph& g)
   if (info.write_back_inputs.empty()) out << " none";
   for (size_t k = 0; k < info.write_back_inputs.size(); ++k)
     out << (k ? ", " : " ") << input_name(info.write_back_inputs[k]);
-  if (!info.write_back_inputs.empty())
-    out << (info.keep_input_mutations ? " (trailing copy_)" : " (extra outputs)");
+  if (!info.write_back_inputs.empty()) out << (info.keep_input_mutations ? " (trailing copy_)" : " (extra outputs)");
   out << "\n";
   return out.str();
 }

@@ -45,9 +45,9 @@ struct PassManagerOptions {
   bool print_after_all = false;
   bool print_after_change = false;
   bool time_passes = false;
-  std::ostream* log = nullptr;  // where printing and timing go (stderr when null)
-  FunctionalizeOptions functionalize;  // for the "functionalize" pass
-  DecomposeOptions decompose;          // for the "decompose" pass
+  std::ostream* log = nullptr;          // where printing and timing go (stderr when null)
+  FunctionalizeOptions functionalize;   // for the "functionalize" pass
+  DecomposeOptions decompose;           // for the "decompose" pass
   std::vector<NamedPass> extra_passes;  // found after the built-in passes, by name
 };
 

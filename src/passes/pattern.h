@@ -33,8 +33,8 @@ struct Pattern;
 
 // A literal found where the pattern's literal was ignored or is a scalar parameter.
 struct FoundLiteral {
-  int node = 0;          // index of the search-graph node (in search-graph order)
-  int operand = -1;      // the operand index, or -1 for an attribute
+  int node = 0;           // index of the search-graph node (in search-graph order)
+  int operand = -1;       // the operand index, or -1 for an attribute
   std::string attr = {};  // the attribute name when operand == -1
   AttrValue pattern_value = {};
   AttrValue value = {};
@@ -137,8 +137,9 @@ Expected<PassResult> apply_patterns(Graph& g, const PatternSet& set, const Patte
 // For every node (subgraphs included) whose op anchors some pattern of the set and that no
 // pattern would rewrite, why: the first failure of each pattern that got furthest (bound the
 // most search nodes), one line per distinct reason, naming the patterns that fail that way:
-//   pattern 'silu' does not match %3 = mul(%2, %x) : f32[4]: operand 0 of %3: expected sigmoid, found relu at %2 = relu(%x) : f32[4]
-//   patterns 'a', 'b', 'c' (+9 more) do not match %5 = matmul(%q, %4) : ...: operand 0 of %5: expected softmax, found input %q
+//   pattern 'silu' does not match %3 = mul(%2, %x) : f32[4]: operand 0 of %3: expected sigmoid, found relu at %2 =
+//   relu(%x) : f32[4] patterns 'a', 'b', 'c' (+9 more) do not match %5 = matmul(%q, %4) : ...: operand 0 of %5:
+//   expected softmax, found input %q
 // Does not change g.
 std::vector<std::string> explain_matches(Graph& g, const PatternSet& set);
 

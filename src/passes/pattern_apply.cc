@@ -53,9 +53,8 @@ std::vector<Node*> replace_match(Graph& g, const Match& m, OutputSet& graph_outp
   } else {
     values = p.replace(builder, m);
   }
-  KILN_CHECK(values.size() == m.outputs.size())
-      << "pattern '" << p.name << "': the replacement has " << values.size() << " results for " << m.outputs.size()
-      << " matched outputs";
+  KILN_CHECK(values.size() == m.outputs.size()) << "pattern '" << p.name << "': the replacement has " << values.size()
+                                                << " results for " << m.outputs.size() << " matched outputs";
   for (size_t j = 0; j < values.size(); ++j) {
     Value* old_value = m.outputs[j];
     KILN_CHECK(values[j]->type() == old_value->type())

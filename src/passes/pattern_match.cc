@@ -77,8 +77,7 @@ class Walker {
   bool match_attrs(int node, const Node& pn, const Node& tn, State& s);
   bool match_operands(const Node& pn, Node& tn, bool swapped, State& s);
   // Binds a literal equal to a scalar parameter's magic value; nullopt when it is none.
-  std::optional<bool> bind_scalar(const AttrValue& pattern_value, const AttrValue& found, FoundLiteral site,
-                                  State& s);
+  std::optional<bool> bind_scalar(const AttrValue& pattern_value, const AttrValue& found, FoundLiteral site, State& s);
 
   const PatternSet::Entry& entry_;
   const Pattern& pattern_;
@@ -131,16 +130,16 @@ bool Walker::match_attrs(int node, const Node& pn, const Node& tn, State& s) {
     if (!t && arg->default_value) t = &*arg->default_value;
     if (!p && !t) continue;
     auto mismatch = [&] {
-      return node_name(tn) + ": attribute " + arg->name + ": expected " + (p ? p->to_string() : "none") +
-             ", found " + (t ? t->to_string() : "none");
+      return node_name(tn) + ": attribute " + arg->name + ": expected " + (p ? p->to_string() : "none") + ", found " +
+             (t ? t->to_string() : "none");
     };
     if (!p || !t) return fail(mismatch);
     if (auto bound = bind_scalar(*p, *t, FoundLiteral{.node = node, .attr = arg->name}, s)) {
       if (!*bound) return false;
       continue;
     }
-    const bool same_kind = (is_number(*p) && is_number(*t)) || (p->is_ints() && t->is_ints()) ||
-                           (p->is_dtype() && t->is_dtype());
+    const bool same_kind =
+        (is_number(*p) && is_number(*t)) || (p->is_ints() && t->is_ints()) || (p->is_dtype() && t->is_dtype());
     if (pattern_.ignore_literals && is_ignorable(*p) && same_kind) {
       s.literals.push_back(FoundLiteral{.node = node, .attr = arg->name, .pattern_value = *p, .value = *t});
       continue;
@@ -154,23 +153,29 @@ bool Walker::match_value(const Value& pv, const Operand& to, const Node& tuser, 
   auto where = [&] { return "operand " + std::to_string(j) + " of " + node_name(tuser) + ": "; };
   if (pv.is_input()) {
     if (!to.is_value())
-      return fail([&] { return where() + "wildcard %" + pv.name() + " needs a value, found literal " + to.literal.to_string(); });
+      return fail([&] {
+        return where() + "wildcard %" + pv.name() + " needs a value, found literal " + to.literal.to_string();
+      });
     Value*& bound = s.wildcards[static_cast<size_t>(pv.index())];
     if (bound && bound != to.value)
       return fail([&] {
-        return where() + "wildcard %" + pv.name() + " is bound to " + value_name(*bound) + ", found " + value_name(*to.value);
+        return where() + "wildcard %" + pv.name() + " is bound to " + value_name(*bound) + ", found " +
+               value_name(*to.value);
       });
     bound = to.value;
     return true;
   }
   const Node& pn = *pv.producer();
   const std::string expected(pn.info().name());
-  if (!to.is_value()) return fail([&] { return where() + "expected " + expected + ", found literal " + to.literal.to_string(); });
+  if (!to.is_value())
+    return fail([&] { return where() + "expected " + expected + ", found literal " + to.literal.to_string(); });
   Value& tv = *to.value;
   if (tv.is_input()) return fail([&] { return where() + "expected " + expected + ", found input " + value_name(tv); });
   Node& tn = *tv.producer();
   if (tn.op() != pn.op())
-    return fail([&] { return where() + "expected " + expected + ", found " + std::string(tn.info().name()) + " at " + print_node(tn); });
+    return fail([&] {
+      return where() + "expected " + expected + ", found " + std::string(tn.info().name()) + " at " + print_node(tn);
+    });
   if (tv.index() != pv.index())
     return fail([&] {
       return where() + "expected result " + std::to_string(pv.index()) + " of " + expected + ", found result " +
@@ -185,7 +190,8 @@ bool Walker::match_operands(const Node& pn, Node& tn, bool swapped, State& s) {
     const int j = swapped ? 1 - i : i;
     const Operand& po = pn.operand(i);
     const Operand& to = tn.operand(j);
-    const bool ok = po.is_value() ? match_value(*po.value, to, tn, j, s) : match_literal(node, j, po.literal, to, tn, s);
+    const bool ok =
+        po.is_value() ? match_value(*po.value, to, tn, j, s) : match_literal(node, j, po.literal, to, tn, s);
     if (!ok) return false;
   }
   return true;
@@ -197,7 +203,8 @@ bool Walker::match_node(const Node& pn, Node& tn, State& s) {
   Node*& bound = s.nodes[static_cast<size_t>(node)];
   if (bound)
     return bound == &tn || fail([&] {
-             return "search node " + print_node(pn) + " is matched to both " + node_name(*bound) + " and " + node_name(tn);
+             return "search node " + print_node(pn) + " is matched to both " + node_name(*bound) + " and " +
+                    node_name(tn);
            });
   if (tn.num_operands() != pn.num_operands() || tn.num_results() != pn.num_results())
     return fail([&] {
@@ -207,8 +214,10 @@ bool Walker::match_node(const Node& pn, Node& tn, State& s) {
   if (tn.num_subgraphs() != 0) return fail([&] { return node_name(tn) + ": has subgraphs"; });
   if (!match_attrs(node, pn, tn, s)) return false;
   bound = &tn;
-  if (depth_) *depth_ = std::max(*depth_, static_cast<int>(s.nodes.size() - std::count(s.nodes.begin(), s.nodes.end(), nullptr)));
-  const bool commutes = pn.num_operands() == 2 && is_commutative(pn.op(), pn.attrs()) && is_commutative(tn.op(), tn.attrs());
+  if (depth_)
+    *depth_ = std::max(*depth_, static_cast<int>(s.nodes.size() - std::count(s.nodes.begin(), s.nodes.end(), nullptr)));
+  const bool commutes =
+      pn.num_operands() == 2 && is_commutative(pn.op(), pn.attrs()) && is_commutative(tn.op(), tn.attrs());
   if (!commutes) return match_operands(pn, tn, false, s);
   if (attempt(s, true, [&](State& t) { return match_operands(pn, tn, false, t); })) return true;
   return attempt(s, false, [&](State& t) { return match_operands(pn, tn, true, t); });
@@ -248,14 +257,14 @@ bool Walker::match_outputs(State& s) {
         }
       }
       if (!found)
-        return fail([&] {
-          return "search node " + print_node(pn) + ": no user of " + value_name(*bound) + " matches";
-        });
+        return fail(
+            [&] { return "search node " + print_node(pn) + ": no user of " + value_name(*bound) + " matches"; });
       progress = true;
     }
   }
   for (size_t i = 0; i < s.nodes.size(); ++i)
-    if (!s.nodes[i]) return fail([&] { return "search node " + print_node(*entry_.nodes[i]) + " is not connected to the match"; });
+    if (!s.nodes[i])
+      return fail([&] { return "search node " + print_node(*entry_.nodes[i]) + " is not connected to the match"; });
   return true;
 }
 
@@ -272,7 +281,9 @@ bool match_at(const PatternSet::Entry& entry, Node* anchor, const OutputSet& gra
   s.scalars.assign(p.scalar_params.size(), std::nullopt);
   const Node& root = *search.outputs()[0]->producer();
   if (anchor->op() != root.op())
-    return w.fail([&] { return "expected " + std::string(root.info().name()) + ", found " + std::string(anchor->info().name()); });
+    return w.fail([&] {
+      return "expected " + std::string(root.info().name()) + ", found " + std::string(anchor->info().name());
+    });
   if (!w.match_node(root, *anchor, s) || !w.match_outputs(s)) return false;
 
   out = Match{};
@@ -301,7 +312,8 @@ bool match_at(const PatternSet::Entry& entry, Node* anchor, const OutputSet& gra
   out.nodes = std::move(s.nodes);
   out.literals = std::move(s.literals);
   for (size_t k = 0; k < s.scalars.size(); ++k) {
-    if (!s.scalars[k]) return w.fail([&] { return "scalar parameter '" + p.scalar_params[k].name + "' found no literal"; });
+    if (!s.scalars[k])
+      return w.fail([&] { return "scalar parameter '" + p.scalar_params[k].name + "' found no literal"; });
     out.scalars.push_back(*s.scalars[k]);
   }
   return true;
@@ -364,8 +376,7 @@ Status PatternSet::add(Pattern pattern) {
   return Status::ok();
 }
 
-std::optional<Match> match_pattern(const PatternSet& set, int index, Node* anchor, std::string* why,
-                                   int64_t* visits) {
+std::optional<Match> match_pattern(const PatternSet& set, int index, Node* anchor, std::string* why, int64_t* visits) {
   Match m;
   if (!pattern_detail::match_at(set.entry(index), anchor, pattern_detail::graph_output_set(*anchor->graph()), m, why,
                                 visits))

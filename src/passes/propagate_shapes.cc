@@ -116,9 +116,9 @@ class Propagator {
       for (size_t i = 0; i < carried.size(); ++i) {
         const TensorType& out = body.outputs()[i]->type();
         if (out.dtype != in[i].dtype || out.shape.rank() != in[i].shape.rank())
-          return at_node(n, make_error(n.info().name(), ": carried value ", i, " enters as ", in[i].to_string(),
-                                       " but the body returns ", out.to_string(),
-                                       "; only dims may change across iterations"));
+          return at_node(
+              n, make_error(n.info().name(), ": carried value ", i, " enters as ", in[i].to_string(),
+                            " but the body returns ", out.to_string(), "; only dims may change across iterations"));
         for (int d = 0; d < out.shape.rank(); ++d) {
           const Dim& have = in[i].shape[d];
           if (out.shape[d] == have || (have.is_symbol() && !(have == carried[i].shape[d]))) continue;

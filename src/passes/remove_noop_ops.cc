@@ -69,7 +69,9 @@ Value* integer_rounding(const Node& n) {
 
 Value* pow_one(const Node& n) { return operand_equals(n.operand(1), 1.0) ? value_operand(n, 0) : nullptr; }
 
-bool finite_alpha(const Node& n) { return std::isfinite(OpCallBase(n.op(), n.attrs()).attr_scalar("alpha").to_double()); }
+bool finite_alpha(const Node& n) {
+  return std::isfinite(OpCallBase(n.op(), n.attrs()).attr_scalar("alpha").to_double());
+}
 
 // add(x, 0) with finite alpha, or add(0, x) with alpha 1; sub(x, 0) with finite alpha.
 Value* add_zero(const Node& n) {
@@ -116,8 +118,7 @@ RuleSet remove_noop_rules(const Mutating& mutating) {
               forwarding_rule("copy", {K::Clone, K::Contiguous, K::ToCopy, K::Cat}, copy, mutating),
               forwarding_rule("zero_pad", {K::ConstantPadNd}, zero_pad, mutating),
               forwarding_rule("repeat_ones", {K::Repeat}, repeat_ones, mutating),
-              forwarding_rule("integer_rounding", {K::Floor, K::Ceil, K::Trunc, K::Round}, integer_rounding,
-                              mutating),
+              forwarding_rule("integer_rounding", {K::Floor, K::Ceil, K::Trunc, K::Round}, integer_rounding, mutating),
               forwarding_rule("pow_one", {K::Pow}, pow_one, mutating),
               forwarding_rule("add_zero", {K::Add, K::Sub}, add_zero, mutating),
               forwarding_rule("mul_one", {K::Mul}, mul_one, mutating),

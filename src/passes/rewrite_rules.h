@@ -27,8 +27,8 @@ namespace kiln {
 using RewriteFn = std::function<std::optional<std::vector<Value*>>(Node& node, GraphBuilder& builder)>;
 
 struct RewriteRule {
-  std::string name;            // counted as "rule.<name>" in the PassResult
-  std::vector<OpKind> roots;   // the ops this rule looks at
+  std::string name;           // counted as "rule.<name>" in the PassResult
+  std::vector<OpKind> roots;  // the ops this rule looks at
   RewriteFn rewrite;
 };
 

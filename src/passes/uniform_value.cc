@@ -10,16 +10,12 @@ std::optional<Scalar> uniform_value(const Value* v) {
   if (!n) return std::nullopt;
   switch (n->op()) {
     case OpKind::Zeros:
-    case OpKind::ZerosLike:
-      return Scalar(int64_t{0});
+    case OpKind::ZerosLike: return Scalar(int64_t{0});
     case OpKind::Ones:
-    case OpKind::OnesLike:
-      return Scalar(int64_t{1});
+    case OpKind::OnesLike: return Scalar(int64_t{1});
     case OpKind::Full:
-    case OpKind::FullLike:
-      return OpCallBase(n->op(), n->attrs()).attr_scalar("fill_value");
-    default:
-      return std::nullopt;
+    case OpKind::FullLike: return OpCallBase(n->op(), n->attrs()).attr_scalar("fill_value");
+    default: return std::nullopt;
   }
 }
 

@@ -43,8 +43,7 @@ struct Variant {
 // Magic values of the scalar parameters. Ints are dims and seeds: each magic must be a valid
 // argument on the example inputs and differ from every other literal of the patterns
 // (slice dims 2 and 3, slice starts 0, eq's 0, -inf).
-constexpr double kKeyDim0 = -2, kKeyDim1 = -1, kSoftmaxDim = -4, kScale = 0.31337, kDropoutP = 0.113377,
-                 kSeed = 1337;
+constexpr double kKeyDim0 = -2, kKeyDim1 = -1, kSoftmaxDim = -4, kScale = 0.31337, kDropoutP = 0.113377, kSeed = 1337;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool has_mask_operand(MaskKind m) { return m != MaskKind::None; }
@@ -137,8 +136,8 @@ std::vector<Tensor> replace(const Variant& v, std::span<const Tensor> t, std::sp
 std::string variant_name(const Variant& v) {
   static const char* const keys[] = {"transpose", "permute"};
   static const char* const scales[] = {"unscaled", "scores_mul", "scores_div", "query_mul", "query_div", "key_mul"};
-  static const char* const masks[] = {"", "_add_mask", "_fill_bool", "_fill_eq0", "_causal_tril", "_causal_bias_slice",
-                                       "_causal_triu"};
+  static const char* const masks[] = {
+      "", "_add_mask", "_fill_bool", "_fill_eq0", "_causal_tril", "_causal_bias_slice", "_causal_triu"};
   return std::string("sdpa_") + keys[static_cast<int>(v.key)] + "_" + scales[static_cast<int>(v.scale)] +
          masks[static_cast<int>(v.mask)] + (v.dropout ? "_dropout" : "");
 }

@@ -19,14 +19,10 @@ bool is_product(OpKind op) {
 int alignment(DType dtype, const PadMmOptions& o) {
   switch (dtype) {
     case DType::F16:
-    case DType::BF16:
-      return o.alignment_f16;
-    case DType::F32:
-      return o.alignment_f32;
-    case DType::F64:
-      return o.alignment_f64;
-    default:
-      return 0;
+    case DType::BF16: return o.alignment_f16;
+    case DType::F32: return o.alignment_f32;
+    case DType::F64: return o.alignment_f64;
+    default: return 0;
   }
 }
 
@@ -89,7 +85,8 @@ Value* pad(GraphBuilder& b, Value* v, std::vector<int64_t> amounts) {
 
 Value* slice_back(GraphBuilder& b, Value* v, int64_t dim, int64_t size, int64_t pad_amount) {
   if (pad_amount == 0) return v;
-  return b.apply1(OpKind::Slice, {v}, {{"dim", AttrValue(dim)}, {"start", AttrValue(int64_t{0})}, {"end", AttrValue(size)}});
+  return b.apply1(OpKind::Slice, {v},
+                  {{"dim", AttrValue(dim)}, {"start", AttrValue(int64_t{0})}, {"end", AttrValue(size)}});
 }
 
 std::vector<Value*> build_padded(GraphBuilder& b, const Match& match, const PadMmOptions& options) {

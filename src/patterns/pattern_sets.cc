@@ -14,15 +14,18 @@ std::vector<Replacement> demo_fusion_replacements() {
   std::vector<Replacement> out;
   out.push_back(Replacement{
       .name = "silu",
-      .search = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{sigmoid(t[0]) * t[0]}; },
+      .search = [](std::span<const Tensor> t,
+                   std::span<const Scalar>) { return std::vector<Tensor>{sigmoid(t[0]) * t[0]}; },
       .replace = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{silu(t[0])}; },
       .example_inputs = {Tensor::zeros({2, 3})},
       .input_names = {"x"},
   });
   out.push_back(Replacement{
       .name = "addmm",
-      .search = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{mm(t[1], t[2]) + t[0]}; },
-      .replace = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{addmm(t[0], t[1], t[2])}; },
+      .search = [](std::span<const Tensor> t,
+                   std::span<const Scalar>) { return std::vector<Tensor>{mm(t[1], t[2]) + t[0]}; },
+      .replace = [](std::span<const Tensor> t,
+                    std::span<const Scalar>) { return std::vector<Tensor>{addmm(t[0], t[1], t[2])}; },
       .example_inputs = {Tensor::zeros({4}), Tensor::zeros({2, 3}), Tensor::zeros({3, 4})},
       .input_names = {"bias", "a", "b"},
   });

@@ -22,10 +22,11 @@ struct Traced {
 Expected<std::shared_ptr<const Graph>> trace(const Replacement& r, const PatternFn& fn, const char* what,
                                              std::vector<Tensor> inputs, std::vector<Scalar> scalars,
                                              std::vector<DynamicDim> dynamic) {
-  CaptureOptions options{.dynamic = std::move(dynamic), .for_pattern = true, .name = what, .input_names = r.input_names};
-  KILN_ASSIGN_OR_RETURN(Captured captured,
-                        capture(CaptureFn([&](std::span<const Tensor> in) { return fn(in, scalars); }),
-                                std::move(inputs), options));
+  CaptureOptions options{
+      .dynamic = std::move(dynamic), .for_pattern = true, .name = what, .input_names = r.input_names};
+  KILN_ASSIGN_OR_RETURN(
+      Captured captured,
+      capture(CaptureFn([&](std::span<const Tensor> in) { return fn(in, scalars); }), std::move(inputs), options));
   if (!captured.lifted.empty())
     return make_error("pattern '", r.name, "': the ", what, " function reads a tensor that is not one of its inputs");
   return std::shared_ptr<const Graph>(std::move(captured.graph));
@@ -33,7 +34,7 @@ Expected<std::shared_ptr<const Graph>> trace(const Replacement& r, const Pattern
 
 // r.transform applied to a traced graph, checked to keep the traced inputs and nodes first.
 Expected<std::shared_ptr<const Graph>> transformed(const Replacement& r, const char* what,
-                                                  std::shared_ptr<const Graph> traced) {
+                                                   std::shared_ptr<const Graph> traced) {
   if (!r.transform) return traced;
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Graph> g, r.transform(*traced));
   const std::vector<Node*>& before = traced->nodes();
@@ -49,7 +50,7 @@ Expected<std::shared_ptr<const Graph>> transformed(const Replacement& r, const c
 // The replacement with the search graph's inputs: a wildcard it does not take (a joint search
 // graph's generator state, when the replacement draws nothing) becomes an unused input.
 Expected<std::shared_ptr<const Graph>> with_search_inputs(const Replacement& r, const Graph& search,
-                                                         std::shared_ptr<const Graph> replacement) {
+                                                          std::shared_ptr<const Graph> replacement) {
   if (replacement->num_inputs() == search.num_inputs()) return replacement;
   auto g = std::make_shared<Graph>(replacement->name());
   std::vector<Value*> mapped;

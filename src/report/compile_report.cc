@@ -50,8 +50,8 @@ ReportPartition report_partition(const Partition& p) {
   for (size_t k = 0; k < p.saved.size(); ++k) {
     const SavedValue& s = p.saved[k];
     const Value* v = outs[static_cast<size_t>(p.num_forward_outputs) + k];
-    r.saved.push_back({s.name, s.type.to_string(), s.bytes,
-                       v->producer() ? print_node(*v->producer()) : "input %" + v->name()});
+    r.saved.push_back(
+        {s.name, s.type.to_string(), s.bytes, v->producer() ? print_node(*v->producer()) : "input %" + v->name()});
   }
   for (const Node* n : p.recomputed) r.recomputed.push_back(print_node(*n));
   return r;

@@ -13,29 +13,29 @@
 #include <vector>
 
 #include "autograd/partition.h"
+#include "backend/compile_graph.h"
 #include "ir/graph.h"
 #include "report/graph_dot.h"
 #include "report/memory_plot.h"
 #include "report/phase_times.h"
-#include "backend/compile_graph.h"
 #include "support/diagnostic.h"
 
 namespace kiln {
 
 struct ReportGraph {
-  std::string title;  // the stage: "captured", "joint", "forward", ...
-  std::string text;   // print_graph
-  std::string dot;    // graph_dot, with the stage's roles
+  std::string title;      // the stage: "captured", "joint", "forward", ...
+  std::string text;       // print_graph
+  std::string dot;        // graph_dot, with the stage's roles
   int64_t dot_nodes = 0;  // inputs and nodes drawn
 };
 
 struct ReportProgram {
-  std::string title;   // the graph it was lowered from: "forward", ...
-  std::string loops;   // print_loops
-  std::string dot;     // loop_program_dot
-  int64_t dot_nodes = 0;  // kernels and buffers drawn
-  std::string source;  // the backend's generated source of every kernel (one unit)
-  SourceFormat source_format;  // its language and file extension
+  std::string title;                                      // the graph it was lowered from: "forward", ...
+  std::string loops;                                      // print_loops
+  std::string dot;                                        // loop_program_dot
+  int64_t dot_nodes = 0;                                  // kernels and buffers drawn
+  std::string source;                                     // the backend's generated source of every kernel (one unit)
+  SourceFormat source_format;                             // its language and file extension
   std::array<int, kNumKernelKinds> kernels_by_kind = {};  // indexed by KernelKind
   MemorySeries memory;
   TargetReport target;  // what the backend shows beyond this (empty for the CPU)
@@ -56,7 +56,7 @@ struct ReportPartition {
 
 struct CompileReport {
   std::string title = {};
-  std::vector<ReportGraph> graphs = {};          // in pipeline order
+  std::vector<ReportGraph> graphs = {};           // in pipeline order
   std::optional<ReportPartition> partition = {};  // training compiles only
   std::vector<ReportProgram> programs = {};       // compiled graphs
   PhaseTimes times = {};

@@ -33,9 +33,7 @@ DotNames dot_names(const Graph& g) {
   return d;
 }
 
-std::string saved_style(bool saved) {
-  return saved ? std::string(", penwidth=3, color=\"") + kSavedColour + "\"" : "";
-}
+std::string saved_style(bool saved) { return saved ? std::string(", penwidth=3, color=\"") + kSavedColour + "\"" : ""; }
 
 std::string node_label(const Node& n, const DotNames& d) {
   std::string results;
@@ -74,9 +72,10 @@ std::string graph_dot(const Graph& g, const GraphDotRoles& roles) {
   out += kDotGraphAttributes;
   for (int i = 0; i < g.num_inputs(); ++i) {
     const Value* in = g.input(i);
-    const std::string label = d.name.at(in) + "\n" + std::string(input_role_name(in->role())) + " " + in->type().to_string();
-    out += "  " + d.id.at(in) + " [shape=ellipse, label=\"" + dot_escape(label) + "\"" + saved_style(roles.saved.contains(in)) +
-           "];\n";
+    const std::string label =
+        d.name.at(in) + "\n" + std::string(input_role_name(in->role())) + " " + in->type().to_string();
+    out += "  " + d.id.at(in) + " [shape=ellipse, label=\"" + dot_escape(label) + "\"" +
+           saved_style(roles.saved.contains(in)) + "];\n";
   }
   for (const Node* n : g.nodes()) {
     auto role = roles.nodes.find(n);
@@ -89,7 +88,8 @@ std::string graph_dot(const Graph& g, const GraphDotRoles& roles) {
   for (const Node* n : g.nodes()) {
     std::unordered_set<std::string> drawn;  // one edge per producer, however many operands it gives
     for (const Operand& o : n->operands())
-      if (o.value && drawn.insert(d.id.at(o.value)).second) out += "  " + d.id.at(o.value) + " -> " + d.node_id.at(n) + ";\n";
+      if (o.value && drawn.insert(d.id.at(o.value)).second)
+        out += "  " + d.id.at(o.value) + " -> " + d.node_id.at(n) + ";\n";
   }
   out += "  ret [shape=box, style=dashed, label=\"return\"];\n";
   for (size_t k = 0; k < g.outputs().size(); ++k)

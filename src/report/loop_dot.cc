@@ -74,8 +74,8 @@ std::string loop_program_dot(const LoopProgram& p) {
     const Buffer& buf = p.buffers[b];
     const std::string label = "%" + buf.name + "\n" + buffer_kind_name(buf.kind) + " " +
                               std::string(dtype_name(buf.dtype)) + sizes_text(buf.sizes);
-    out += "  b" + std::to_string(b) + " [shape=ellipse" +
-           (buf.kind == BufferKind::Temp ? ", style=dashed" : "") + ", label=\"" + dot_escape(label) + "\"];\n";
+    out += "  b" + std::to_string(b) + " [shape=ellipse" + (buf.kind == BufferKind::Temp ? ", style=dashed" : "") +
+           ", label=\"" + dot_escape(label) + "\"];\n";
   }
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const LoopKernel& kernel = p.kernels[k];

@@ -83,14 +83,15 @@ std::string memory_plot_svg(const MemorySeries& s, const std::string& title) {
     std::string points;
     for (size_t k = 0; k < n; ++k) {
       const std::string y = number(y_of(static_cast<double>(s.live_bytes[k])));
-      points += number(x_of(static_cast<double>(k))) + "," + y + " " + number(x_of(static_cast<double>(k + 1))) + "," + y + " ";
+      points += number(x_of(static_cast<double>(k))) + "," + y + " " + number(x_of(static_cast<double>(k + 1))) + "," +
+                y + " ";
     }
     points.pop_back();
     out += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
   }
   const double peak_y = y_of(static_cast<double>(s.planned_peak_bytes));
-  out += "<line x1=\"" + number(kLeft) + "\" y1=\"" + number(peak_y) + "\" x2=\"" + number(kLeft + plot_w) + "\" y2=\"" +
-         number(peak_y) + "\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
+  out += "<line x1=\"" + number(kLeft) + "\" y1=\"" + number(peak_y) + "\" x2=\"" + number(kLeft + plot_w) +
+         "\" y2=\"" + number(peak_y) + "\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
   out += text_at(kLeft + plot_w, peak_y - 4, "end", "planned peak " + bytes_text(s.planned_peak_bytes),
                  " fill=\"#d62728\"");
   return out + "</svg>\n";

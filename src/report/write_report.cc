@@ -32,9 +32,12 @@ std::string slug(const std::string& title) {
   std::string s;
   for (char c : title) {
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (alnum) s += c;
-    else if (c >= 'A' && c <= 'Z') s += static_cast<char>(c - 'A' + 'a');
-    else if (!s.empty() && s.back() != '-') s += '-';
+    if (alnum)
+      s += c;
+    else if (c >= 'A' && c <= 'Z')
+      s += static_cast<char>(c - 'A' + 'a');
+    else if (!s.empty() && s.back() != '-')
+      s += '-';
   }
   while (!s.empty() && s.back() == '-') s.pop_back();
   return s.empty() ? "graph" : s;
@@ -51,14 +54,15 @@ struct Renderer {
   Expected<std::string> dot;
   int64_t max_nodes = 0;
   std::string note(const std::string& dot_file, const std::string& why) const {
-    return "<p class=\"note\">No drawing: " + html_escape(why) + ". The graph is in <a href=\"" + html_escape(dot_file) +
-           "\">" + html_escape(dot_file) + "</a> (DOT text; <code>dot -Tsvg</code> draws it).</p>\n";
+    return "<p class=\"note\">No drawing: " + html_escape(why) + ". The graph is in <a href=\"" +
+           html_escape(dot_file) + "\">" + html_escape(dot_file) +
+           "</a> (DOT text; <code>dot -Tsvg</code> draws it).</p>\n";
   }
 };
 
 // Writes BASE.dot and, when dot runs, BASE.svg; returns the HTML that shows it.
-Expected<std::string> drawing(const fs::path& dir, const std::string& base, const std::string& dot_text,
-                              int64_t nodes, const Renderer& renderer) {
+Expected<std::string> drawing(const fs::path& dir, const std::string& base, const std::string& dot_text, int64_t nodes,
+                              const Renderer& renderer) {
   const std::string dot_file = base + ".dot", svg_file = base + ".svg";
   KILN_TRY(write_file(dir / dot_file, dot_text));
   if (!renderer.dot) return renderer.note(dot_file, renderer.dot.error().message());
@@ -78,7 +82,8 @@ std::string details(const std::string& summary, const std::string& text) {
 }
 
 std::string legend_item(const char* colour, const std::string& name) {
-  return std::string("<span class=\"swatch\" style=\"background:") + colour + "\"></span> " + html_escape(name) + " &nbsp; ";
+  return std::string("<span class=\"swatch\" style=\"background:") + colour + "\"></span> " + html_escape(name) +
+         " &nbsp; ";
 }
 
 std::string graph_legend() {
@@ -92,8 +97,7 @@ std::string graph_legend() {
 
 std::string kernel_legend() {
   std::string out = "<p>";
-  for (KernelKind k : kReportedKernelKinds)
-    out += legend_item(kernel_kind_colour(k), kernel_kind_name(k));
+  for (KernelKind k : kReportedKernelKinds) out += legend_item(kernel_kind_colour(k), kernel_kind_name(k));
   return out + " ellipses: buffers (dashed: temporaries)</p>\n";
 }
 
@@ -113,8 +117,9 @@ std::string partition_section(const CompileReport& r) {
   std::string out = "<h2 id=\"partition\">Saved vs recomputed</h2>\n";
   if (!r.partition) return out + "<p>This compile has no backward graph: nothing is saved or recomputed.</p>\n";
   const ReportPartition& p = *r.partition;
-  out += "<p>The forward saves " + std::to_string(p.saved.size()) + " values (" + html_escape(bytes_text(p.saved_bytes)) +
-         "); the backward recomputes " + std::to_string(p.recomputed.size()) + " nodes.</p>\n";
+  out += "<p>The forward saves " + std::to_string(p.saved.size()) + " values (" +
+         html_escape(bytes_text(p.saved_bytes)) + "); the backward recomputes " + std::to_string(p.recomputed.size()) +
+         " nodes.</p>\n";
   out += "<h3>Saved</h3>\n<table><tr><th>value</th><th>type</th><th>bytes</th><th>computed by</th></tr>\n";
   for (const ReportSavedValue& s : p.saved)
     out += "<tr><td class=\"code\">%" + html_escape(s.name) + "</td><td class=\"code\">" + html_escape(s.type) +
@@ -141,8 +146,9 @@ Expected<std::string> kernels_section(const CompileReport& r, const fs::path& di
     out += "<h3>" + html_escape(p.title) + "</h3>\n<p>";
     for (KernelKind k : kReportedKernelKinds)
       out += std::to_string(p.kernels_by_kind[static_cast<size_t>(k)]) + " " + kernel_kind_name(k) + " &nbsp; ";
-    out += "· " + html_escape(generated) + ": <a href=\"" + html_escape(source_file) + "\">" + html_escape(source_file) +
-           "</a> · loop IR: <a href=\"" + html_escape(base + ".loops") + "\">" + html_escape(base + ".loops") + "</a></p>\n";
+    out += "· " + html_escape(generated) + ": <a href=\"" + html_escape(source_file) + "\">" +
+           html_escape(source_file) + "</a> · loop IR: <a href=\"" + html_escape(base + ".loops") + "\">" +
+           html_escape(base + ".loops") + "</a></p>\n";
     out += target_html(p.target) + drawn + details("loop IR", p.loops) + details(generated, p.source);
   }
   return out;
@@ -151,9 +157,10 @@ Expected<std::string> kernels_section(const CompileReport& r, const fs::path& di
 std::string memory_section(const CompileReport& r) {
   std::string out = "<h2 id=\"memory\">Planned memory over time</h2>\n";
   if (r.programs.empty()) return out + "<p>No graph was compiled to kernels.</p>\n";
-  out += "<p>Bytes held while each kernel runs: the inputs, outputs from the kernel that first writes them, "
-         "temporaries over their lifetimes. The planned peak (inputs, outputs and the arena the temporaries share) "
-         "is the dashed line.</p>\n";
+  out +=
+      "<p>Bytes held while each kernel runs: the inputs, outputs from the kernel that first writes them, "
+      "temporaries over their lifetimes. The planned peak (inputs, outputs and the arena the temporaries share) "
+      "is the dashed line.</p>\n";
   for (const ReportProgram& p : r.programs)
     out += memory_plot_svg(p.memory, p.title + ": planned peak " + bytes_text(p.memory.planned_peak_bytes));
   return out;
@@ -169,11 +176,13 @@ Status write_compile_report(const CompileReport& r, const std::string& dir_name,
     if (ec) return make_error("report: cannot create directory '", d.string(), "': ", ec.message());
   }
   const Renderer renderer{find_dot_program(o.dot_program), o.max_drawn_nodes};
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kiln compile report: " +
-                     html_escape(r.title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kiln compile report: " +
+      html_escape(r.title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
   html += "<h1>kiln compile report: " + html_escape(r.title) + "</h1>\n";
-  html += "<nav><a href=\"#timing\">timing</a><a href=\"#graphs\">graphs</a><a href=\"#partition\">saved vs "
-          "recomputed</a><a href=\"#kernels\">kernels</a><a href=\"#memory\">memory</a></nav>\n";
+  html +=
+      "<nav><a href=\"#timing\">timing</a><a href=\"#graphs\">graphs</a><a href=\"#partition\">saved vs "
+      "recomputed</a><a href=\"#kernels\">kernels</a><a href=\"#memory\">memory</a></nav>\n";
   html += "<h2 id=\"timing\">Time per phase</h2>\n" + r.times.to_html();
   KILN_ASSIGN_OR_RETURN(std::string graphs, graphs_section(r, dir, renderer));
   KILN_ASSIGN_OR_RETURN(std::string kernels, kernels_section(r, dir, renderer));

@@ -23,7 +23,8 @@ CheckFailure::CheckFailure(const char* cond, const char* file, int line) {
 
 CheckFailure::~CheckFailure() {
   std::fprintf(stderr, "%s\n", os_.str().c_str());
-  for (auto it = check_contexts.rbegin(); it != check_contexts.rend(); ++it) std::fprintf(stderr, "  while %s\n", it->c_str());
+  for (auto it = check_contexts.rbegin(); it != check_contexts.rend(); ++it)
+    std::fprintf(stderr, "  while %s\n", it->c_str());
   std::fflush(stderr);
   std::abort();
 }

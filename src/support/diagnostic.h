@@ -65,9 +65,9 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}          // NOLINT
-  Expected(Diagnostic d) : v_(std::move(d)) {}         // NOLINT
-  Expected(Status s) : v_(std::move(s.error())) {}     // NOLINT: only from a failed Status
+  Expected(T value) : v_(std::move(value)) {}       // NOLINT
+  Expected(Diagnostic d) : v_(std::move(d)) {}      // NOLINT
+  Expected(Status s) : v_(std::move(s.error())) {}  // NOLINT: only from a failed Status
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -93,17 +93,17 @@ Diagnostic make_error(Args&&... args);
 }  // namespace kiln
 
 // Propagate an error from an expression returning Status or Expected<T>.
-#define KILN_TRY(expr)                                   \
-  do {                                                   \
-    auto kiln_try_result_ = (expr);                      \
+#define KILN_TRY(expr)                                      \
+  do {                                                      \
+    auto kiln_try_result_ = (expr);                         \
     if (!kiln_try_result_) return kiln_try_result_.error(); \
   } while (0)
 
 #define KILN_CONCAT_INNER(a, b) a##b
 #define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
 // KILN_ASSIGN_OR_RETURN(auto x, expr): x = *expr, or return its error.
-#define KILN_ASSIGN_OR_RETURN(decl, expr)                              \
-  auto KILN_CONCAT(kiln_aor_, __LINE__) = (expr);                      \
+#define KILN_ASSIGN_OR_RETURN(decl, expr)                                                 \
+  auto KILN_CONCAT(kiln_aor_, __LINE__) = (expr);                                         \
   if (!KILN_CONCAT(kiln_aor_, __LINE__)) return KILN_CONCAT(kiln_aor_, __LINE__).error(); \
   decl = std::move(KILN_CONCAT(kiln_aor_, __LINE__)).value()
 

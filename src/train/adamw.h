@@ -39,7 +39,7 @@ class AdamW final : public Optimizer {
 
   struct State {
     int64_t step = 0;
-    Tensor exp_avg;         // in the parameter's dtype, created on its first update
+    Tensor exp_avg;  // in the parameter's dtype, created on its first update
     Tensor exp_avg_sq;
     Tensor max_exp_avg_sq;  // amsgrad only
   };

@@ -21,8 +21,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inputs) const {
   const size_t num_user = static_cast<size_t>(graph_->num_inputs()) - lifted_.size();
   if (inputs.size() != num_user)
-    throw Error(make_error("compiled function @", graph_->name(), ": takes ", num_user, " inputs, given ",
-                           inputs.size()));
+    throw Error(
+        make_error("compiled function @", graph_->name(), ": takes ", num_user, " inputs, given ", inputs.size()));
   std::vector<Tensor> all = inputs;
   all.insert(all.end(), lifted_.begin(), lifted_.end());
   return value_or_throw(runner_->run(all));

@@ -62,8 +62,8 @@ Expected<std::vector<Tensor>> output_gradients(const CompiledGrad& c, const std:
     if (!g.defined() || g.is_traced())
       return make_error("backward: output gradient ", k, " (of output ", out, ") is not a concrete tensor");
     if (g.dtype() != dtype || g.sizes() != sizes[k])
-      return make_error("backward: output gradient ", k, " has type ", sizes_string(g.dtype(), g.sizes()), ", but output ",
-                        out, " is ", sizes_string(dtype, sizes[k]));
+      return make_error("backward: output gradient ", k, " has type ", sizes_string(g.dtype(), g.sizes()),
+                        ", but output ", out, " is ", sizes_string(dtype, sizes[k]));
     grads.push_back(g);
   }
   return grads;
@@ -84,8 +84,8 @@ int64_t Saved::bytes() const {
 Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Tensor> lifted,
                                             const GradOptions& options) {
   if (static_cast<size_t>(forward.num_inputs()) < lifted.size())
-    return make_error("grad function: graph @", forward.name(), " has ", forward.num_inputs(), " inputs, fewer than the ",
-                      lifted.size(), " lifted values");
+    return make_error("grad function: graph @", forward.name(), " has ", forward.num_inputs(),
+                      " inputs, fewer than the ", lifted.size(), " lifted values");
   auto c = std::make_shared<CompiledGrad>();
   CompileReport* report = options.report;
   auto t0 = std::chrono::steady_clock::now();
@@ -97,8 +97,8 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
     KILN_TRY(joint_graph_passes(*c->joint.graph, options.joint_passes).status());
     c->times.add(Phase::Passes, seconds_since(t0));
     if (report)
-      report->graphs.push_back(report_graph("joint after the joint passes", *c->joint.graph,
-                                            joint_graph_roles(*c->joint.graph)));
+      report->graphs.push_back(
+          report_graph("joint after the joint passes", *c->joint.graph, joint_graph_roles(*c->joint.graph)));
   }
   t0 = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(c->partition, kiln::partition(c->joint, options.partition));
@@ -116,8 +116,8 @@ Expected<GradFunction> GradFunction::create(const Graph& forward, std::vector<Te
     if (c->joint.tangent_input[out] >= 0) c->differentiable_outputs.push_back(static_cast<int>(out));
   KILN_ASSIGN_OR_RETURN(c->forward_runner,
                         make_graph_runner_reported(*c->partition.forward, options.runner, "forward", c->times, report));
-  KILN_ASSIGN_OR_RETURN(c->backward_runner,
-                        make_graph_runner_reported(*c->partition.backward, options.runner, "backward", c->times, report));
+  KILN_ASSIGN_OR_RETURN(c->backward_runner, make_graph_runner_reported(*c->partition.backward, options.runner,
+                                                                       "backward", c->times, report));
   return GradFunction(std::move(c));
 }
 
@@ -150,13 +150,13 @@ Expected<ForwardResult> GradFunction::forward(std::span<const Tensor> inputs) co
 Expected<std::vector<Tensor>> GradFunction::backward(Saved&& saved, std::span<const Tensor> grad_outputs) const {
   const CompiledGrad& c = *compiled_;
   if (saved.empty())
-    return make_error("backward: this Saved is empty: it was already used by a backward (or moved from); run forward "
-                      "again for another backward");
+    return make_error(
+        "backward: this Saved is empty: it was already used by a backward (or moved from); run forward "
+        "again for another backward");
   if (saved.owner_ != compiled_)
     return make_error("backward: this Saved comes from the forward of another function, not of graph @",
                       c.partition.forward->name());
-  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> tangents,
-                        output_gradients(c, saved.output_sizes_, grad_outputs));
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> tangents, output_gradients(c, saved.output_sizes_, grad_outputs));
 
   Saved consumed = std::move(saved);
   std::vector<Tensor> all = std::move(consumed.values_);

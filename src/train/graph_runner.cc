@@ -81,7 +81,8 @@ Expected<std::unique_ptr<GraphRunner>> make_graph_runner_reported(const Graph& g
   KILN_ASSIGN_OR_RETURN(CompiledGraph compiled, compile_graph(graph, *backend));
   times.add(compiled.times());
   if (report) {
-    report->graphs.push_back(report_graph(label + " after the " + backend->name() + " backend's passes", compiled.graph()));
+    report->graphs.push_back(
+        report_graph(label + " after the " + backend->name() + " backend's passes", compiled.graph()));
     report->programs.push_back(report_program(label, compiled, *backend));
   }
   return std::unique_ptr<GraphRunner>(std::make_unique<CompiledRunner>(std::move(compiled)));

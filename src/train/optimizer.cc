@@ -26,9 +26,10 @@ void Optimizer::step(const NamedTensors& grads) {
       throw Error(make_error("optimizer: gradient '", name, "' names no parameter of this optimizer"));
     const Tensor& param = params_[index].second;
     if (!grad.defined() || grad.is_traced() || grad.dtype() != param.dtype() || grad.sizes() != param.sizes())
-      throw Error(make_error("optimizer: gradient '", name, "' is ",
-                             grad.defined() && !grad.is_traced() ? grad.type().to_string() : std::string("not concrete"),
-                             ", but the parameter is ", param.type().to_string()));
+      throw Error(
+          make_error("optimizer: gradient '", name, "' is ",
+                     grad.defined() && !grad.is_traced() ? grad.type().to_string() : std::string("not concrete"),
+                     ", but the parameter is ", param.type().to_string()));
   }
   // Parameters in their own order, so the update order does not depend on the gradients'.
   for (size_t index = 0; index < params_.size(); ++index)

@@ -53,8 +53,8 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
 
 StepResult TrainStep::operator()(const std::vector<Tensor>& batch) const {
   if (batch.size() != batch_types_.size())
-    throw Error(make_error("train step: compiled for a batch of ", batch_types_.size(), " tensors, given ",
-                           batch.size()));
+    throw Error(
+        make_error("train step: compiled for a batch of ", batch_types_.size(), " tensors, given ", batch.size()));
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!batch[i].defined() || batch[i].is_traced())
       throw Error(make_error("train step: batch tensor ", i, " is not a concrete tensor"));

@@ -82,17 +82,16 @@ TrainStep compile_train_step(nn::Module& module, LossFn loss_fn, std::vector<Ten
 // For a loss function written against the concrete module type:
 // `compile_train_step(mlp, [](Mlp& m, std::span<const Tensor> b) { ... }, batch)`.
 template <std::derived_from<nn::Module> M, typename F>
-  requires std::invocable<F&, M&, std::span<const Tensor>> && (!std::same_as<M, nn::Module>)
-TrainStep compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_batch,
-                             const TrainStepOptions& options = {}) {
+requires std::invocable<F&, M&, std::span<const Tensor>> &&(!std::same_as<M, nn::Module>)TrainStep
+    compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_batch, const TrainStepOptions& options = {}) {
   LossFn erased = [loss_fn = std::move(loss_fn)](nn::Module& m, std::span<const Tensor> batch) mutable {
     return loss_fn(static_cast<M&>(m), batch);
   };
   return compile_train_step(static_cast<nn::Module&>(module), std::move(erased), std::move(example_batch), options);
 }
 template <std::derived_from<nn::Module> M, typename F>
-  requires std::invocable<F&, M&, std::span<const Tensor>> && (!std::same_as<M, nn::Module>)
-TrainStep compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_batch, const CompileOptions& options) {
+requires std::invocable<F&, M&, std::span<const Tensor>> &&(!std::same_as<M, nn::Module>)TrainStep
+    compile_train_step(M& module, F loss_fn, std::vector<Tensor> example_batch, const CompileOptions& options) {
   return compile_train_step(module, std::move(loss_fn), std::move(example_batch), TrainStepOptions{.compile = options});
 }
 

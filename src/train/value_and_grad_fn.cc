@@ -26,9 +26,9 @@ ValueAndGradFn value_and_grad(CaptureFn fn, std::vector<Tensor> example_inputs, 
   Captured captured = value_or_throw(capture(std::move(fn), std::move(example_inputs), capture_options));
   PhaseTimes times;
   times.add(Phase::Capture, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  return ValueAndGradFn(value_or_throw(compile_gradients(*captured.graph, std::move(captured.lifted), options.joint,
-                                                         options.compile, "value_and_grad @" + captured.graph->name(),
-                                                         times)));
+  return ValueAndGradFn(
+      value_or_throw(compile_gradients(*captured.graph, std::move(captured.lifted), options.joint, options.compile,
+                                       "value_and_grad @" + captured.graph->name(), times)));
 }
 
 ValueAndGradFn value_and_grad(CaptureFn1 fn, std::vector<Tensor> example_inputs, const ValueAndGradOptions& options) {

@@ -33,9 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Expected<LoopProgram> program = lower_graph(*g);
   Expected<std::vector<Tensor>> got =
       program ? eval_loops(*program, evaluated) : Expected<std::vector<Tensor>>(program.error());
-  KILN_CHECK(want.has_value() == got.has_value())
-      << (want ? "only the loop IR fails: " + got.error().to_string() : "only the interpreter fails: " + want.error().to_string())
-      << "\n" << print_graph(*g);
+  KILN_CHECK(want.has_value() == got.has_value()) << (want ? "only the loop IR fails: " + got.error().to_string()
+                                                           : "only the interpreter fails: " + want.error().to_string())
+                                                  << "\n"
+                                                  << print_graph(*g);
   if (!want) return 0;
   Expected<fuzz::GraphTolerance> tol = fuzz::estimate_tolerance(*g, inputs);
   KILN_CHECK(tol.has_value()) << tol.error().to_string();
@@ -46,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = 0; i < g->num_inputs(); ++i) {
     const size_t k = static_cast<size_t>(i);
     KILN_CHECK(fuzz::first_disagreement(interpreted[k], evaluated[k], tol->inputs[k]) < 0)
-        << "input " << i << " differs after the run\n" << print_graph(*g);
+        << "input " << i << " differs after the run\n"
+        << print_graph(*g);
   }
   return 0;
 }

@@ -152,8 +152,8 @@ struct GradResult {
 std::string host_copied_ops(const GradFunction& fn, const CompileOptions& cuda) {
   const CudaBackend backend(cuda.device, cuda.backends.cuda);
   std::string text;
-  for (const auto& [label, graph] : {std::pair{"forward", fn.partition().forward.get()},
-                                     std::pair{"backward", fn.partition().backward.get()}}) {
+  for (const auto& [label, graph] :
+       {std::pair{"forward", fn.partition().forward.get()}, std::pair{"backward", fn.partition().backward.get()}}) {
     CompiledGraph compiled = value_or_throw(compile_graph(*graph, backend));
     std::string ops;
     for (OpKind op : dynamic_cast<const CudaProgram&>(compiled.executable()).host_copied_ops())
@@ -179,10 +179,10 @@ GradResult run_gradients(const GradFunction& fn, const std::vector<Tensor>& batc
 
 GradResult mlp_gradients(const CompileOptions& options) {
   test_models::Mlp mlp;
-  const ValueAndGradFn fn = value_and_grad(
-      [&](std::span<const Tensor> in) { return mse_loss(mlp.forward(in[0]), in[1]); },
-      {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)},
-      {.input_names = {"x", "y"}, .module = &mlp, .compile = options});
+  const ValueAndGradFn fn =
+      value_and_grad([&](std::span<const Tensor> in) { return mse_loss(mlp.forward(in[0]), in[1]); },
+                     {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)},
+                     {.input_names = {"x", "y"}, .module = &mlp, .compile = options});
   return run_gradients(fn.grad_function(), {Tensor::randn({7, 16}, 5), Tensor::randn({7, 4}, 6)}, mlp, options);
 }
 
@@ -190,12 +190,11 @@ GradResult mlp_gradients(const CompileOptions& options) {
 GradResult cnn_gradients(const CompileOptions& options) {
   test_models::SmallCnn cnn;
   cnn.train(true);
-  const ValueAndGradFn fn = value_and_grad(
-      [&](std::span<const Tensor> in) { return sum(mul(cnn.forward(in[0]), in[1])); },
-      {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)},
-      {.input_names = {"x", "w"}, .module = &cnn, .compile = options});
-  return run_gradients(fn.grad_function(), {Tensor::randn({2, 3, 8, 8}, 13), Tensor::randn({2, 10}, 14)}, cnn,
-                       options);
+  const ValueAndGradFn fn =
+      value_and_grad([&](std::span<const Tensor> in) { return sum(mul(cnn.forward(in[0]), in[1])); },
+                     {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)},
+                     {.input_names = {"x", "w"}, .module = &cnn, .compile = options});
+  return run_gradients(fn.grad_function(), {Tensor::randn({2, 3, 8, 8}, 13), Tensor::randn({2, 10}, 14)}, cnn, options);
 }
 
 // The block's module type is private to the model suite: its captured loss goes through
@@ -213,10 +212,9 @@ GradResult transformer_block_gradients(const CompileOptions& options) {
 // Embeddings (an index whose gradient scatters), causal attention, layer norms, cross-entropy.
 GradResult gpt_gradients(const CompileOptions& options) {
   demo::Gpt gpt(demo::GptConfig{});
-  const ValueAndGradFn fn = value_and_grad(
-      [&](std::span<const Tensor> in) { return gpt.loss(in[0], in[1]); },
-      {Tensor::randint(0, 16, {2, 16}, 5), Tensor::randint(0, 16, {2, 16}, 6)},
-      {.input_names = {"tokens", "targets"}, .module = &gpt, .compile = options});
+  const ValueAndGradFn fn = value_and_grad([&](std::span<const Tensor> in) { return gpt.loss(in[0], in[1]); },
+                                           {Tensor::randint(0, 16, {2, 16}, 5), Tensor::randint(0, 16, {2, 16}, 6)},
+                                           {.input_names = {"tokens", "targets"}, .module = &gpt, .compile = options});
   return run_gradients(fn.grad_function(), {Tensor::randint(0, 16, {2, 16}, 7), Tensor::randint(0, 16, {2, 16}, 8)},
                        gpt, options);
 }
@@ -267,10 +265,10 @@ std::vector<std::vector<Tensor>> batches(const std::function<std::vector<Tensor>
 Trained mlp_steps(const CompileOptions& options) {
   test_models::Mlp mlp;
   auto loss = [](test_models::Mlp& m, std::span<const Tensor> b) { return mse_loss(m.forward(b[0]), b[1]); };
-  return train(
-      mlp, loss,
-      batches([](uint64_t s) { return std::vector{Tensor::randn({7, 16}, s), Tensor::randn({7, 4}, s + 1)}; }), 0.1,
-      options);
+  return train(mlp, loss, batches([](uint64_t s) {
+                 return std::vector{Tensor::randn({7, 16}, s), Tensor::randn({7, 4}, s + 1)};
+               }),
+               0.1, options);
 }
 
 // Batch norm in training mode: each step writes the running statistics back, and the next reads them.
@@ -278,8 +276,7 @@ Trained cnn_steps(const CompileOptions& options) {
   test_models::SmallCnn cnn;
   cnn.train(true);
   auto loss = [](test_models::SmallCnn& m, std::span<const Tensor> b) { return mse_loss(m.forward(b[0]), b[1]); };
-  return train(cnn, loss,
-               batches([](uint64_t s) {
+  return train(cnn, loss, batches([](uint64_t s) {
                  return std::vector{Tensor::randn({2, 3, 8, 8}, s), Tensor::randn({2, 10}, s + 1)};
                }),
                0.05, options);
@@ -288,8 +285,7 @@ Trained cnn_steps(const CompileOptions& options) {
 Trained gpt_steps(const CompileOptions& options) {
   demo::Gpt gpt(demo::GptConfig{});
   auto loss = [](demo::Gpt& m, std::span<const Tensor> b) { return m.loss(b[0], b[1]); };
-  return train(gpt, loss,
-               batches([](uint64_t s) {
+  return train(gpt, loss, batches([](uint64_t s) {
                  return std::vector{Tensor::randint(0, 16, {2, 16}, s), Tensor::randint(0, 16, {2, 16}, s + 1)};
                }),
                0.05, options);
@@ -302,8 +298,8 @@ void check_steps(Checks& checks, const std::vector<Target>& on, const std::strin
   const Trained& cuda = *results.back();
   for (size_t k = 0; k + 1 < results.size(); ++k) {
     if (!results[k]) continue;
-    const std::string against = model + ": " + std::to_string(cuda.losses.size()) + " SGD steps on CUDA against " +
-                                on[k].name + ", ";
+    const std::string against =
+        model + ": " + std::to_string(cuda.losses.size()) + " SGD steps on CUDA against " + on[k].name + ", ";
     expect_close(checks, against + "each step's loss", cuda.losses, results[k]->losses, 1);
     expect_close(checks, against + "the " + std::to_string(cuda.state.size()) + " parameters and buffers after",
                  cuda.state, results[k]->state, 1);
@@ -323,8 +319,10 @@ void check_device_inputs(Checks& checks, const CompileOptions& cuda) {
         value_and_grad([&](std::span<const Tensor> in) { return mse_loss(mlp.forward(in[0]), in[1]); }, batch,
                        {.input_names = {"x", "y"}, .module = &mlp, .compile = cuda});
     const Tensor on_device = batch[0].to(Device::cuda());
-    checks.expect_message(error_of([&] { fn({on_device, batch[1]}); }), "value_and_grad for CUDA given %x on cuda:0",
-                          refused);
+    checks.expect_message(error_of([&] {
+                            fn({on_device, batch[1]});
+                          }),
+                          "value_and_grad for CUDA given %x on cuda:0", refused);
     const ValueAndGrad back = fn({on_device.to(Device::cpu()), batch[1]}), host = fn(batch);
     checks.expect(back.values[0].equal(host.values[0]), "value_and_grad for CUDA given %x copied back to the host");
 

@@ -39,8 +39,8 @@ Tensor values(DType dtype) {
   if (dtype == DType::Bool) return Tensor::randint(0, 2, sizes, 1, DType::Bool);
   if (!is_floating(dtype)) return Tensor::randint(-100, 100, sizes, 2, dtype);
   Tensor t = Tensor::randn(sizes, 3, dtype);
-  t.as_strided({3}, {1}, 0).copy_from(Tensor::from_doubles(
-      {std::nan(""), std::numeric_limits<double>::infinity(), -0.0}, {3}, DType::F64));
+  t.as_strided({3}, {1}, 0)
+      .copy_from(Tensor::from_doubles({std::nan(""), std::numeric_limits<double>::infinity(), -0.0}, {3}, DType::F64));
   return t;
 }
 
@@ -81,7 +81,8 @@ void check_views(Checks& checks) {
   const Tensor host = Tensor::randn({300, 500}, 4, DType::BF16);
   const Tensor transposed = host.as_strided({500, 300}, {1, 500}, 0);
   const Tensor up = transposed.cuda();
-  checks.expect(up.is_contiguous() && up.cpu().equal(transposed.contiguous()), "a transposed host tensor arrives packed");
+  checks.expect(up.is_contiguous() && up.cpu().equal(transposed.contiguous()),
+                "a transposed host tensor arrives packed");
   const Tensor on_device = host.cuda();
   const Tensor columns = on_device.as_strided({500, 100}, {1, 1000}, 7);  // every other row's columns, transposed
   checks.expect(columns.cpu().equal(host.as_strided({500, 100}, {1, 1000}, 7).contiguous()),

@@ -28,7 +28,6 @@ int main(int argc, char** argv) {
   std::stringstream existing;
   existing << std::ifstream(path).rdbuf();
   if (existing.str() == *text) return 0;
-  std::cerr << path << " is not the current transformer block; regenerate it with `kiln_make_block " << path
-            << "`\n";
+  std::cerr << path << " is not the current transformer block; regenerate it with `kiln_make_block " << path << "`\n";
   return 1;
 }

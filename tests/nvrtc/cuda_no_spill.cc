@@ -4,8 +4,8 @@
 // local-memory stack frame, naming the file, graph and kernel; the stack frames allowed are
 // CUDA's own subroutines' in kernels that call them: libdevice's trig argument reduction
 // (Payne-Hanek's table for |x| > 105615 in sin, cos, tan) and f64 division's slow path (8
-// bytes, for subnormal and huge quotients: lit's elementwise sweep in f64). Graphs that do not parse or lower (a lit test's
-// deliberate errors) are counted and skipped. Exits 77 (skipped) where NVRTC is not installed.
+// bytes, for subnormal and huge quotients: lit's elementwise sweep in f64). Graphs that do not parse or lower (a lit
+// test's deliberate errors) are counted and skipped. Exits 77 (skipped) where NVRTC is not installed.
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -74,8 +74,7 @@ std::string compile_batch(const std::vector<const Emitted*>& batch) {
     auto it = kernels.find(r.name);
     const std::string where = it == kernels.end() ? "?" : it->second.first;
     const bool trig = it != kernels.end() && it->second.second;
-    if (r.spills())
-      problems += where + " " + r.name + ": spills " + std::to_string(r.spill_store_bytes) + " bytes\n";
+    if (r.spills()) problems += where + " " + r.name + ": spills " + std::to_string(r.spill_store_bytes) + " bytes\n";
     if (r.stack_frame_bytes > (trig ? kLibraryStackBytes : 0))
       problems += where + " " + r.name + ": " + std::to_string(r.stack_frame_bytes) + " bytes of stack frame\n";
   }
@@ -140,8 +139,9 @@ int run(int argc, char** argv) {
   std::thread second(worker);
   worker();
   second.join();
-  std::printf("%zu programs (%d graphs skipped: they do not parse or lower), %zu kernels in %zu NVRTC programs for sm_90\n",
-              programs.size(), skipped, kernels, batches.size());
+  std::printf(
+      "%zu programs (%d graphs skipped: they do not parse or lower), %zu kernels in %zu NVRTC programs for sm_90\n",
+      programs.size(), skipped, kernels, batches.size());
   if (problems.empty()) return 0;
   std::fputs(problems.c_str(), stdout);
   return 1;

@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1], kind = argv[2];
-  std::map<std::string, double> opt = {{"steps", 5}, {"lr", 0.01},  {"momentum", 0}, {"dampening", 0},
-                                       {"weight_decay", 0}, {"nesterov", 0}, {"beta1", 0.9},
-                                       {"beta2", 0.999}, {"eps", 1e-8}, {"amsgrad", 0}};
+  std::map<std::string, double> opt = {{"steps", 5},        {"lr", 0.01},    {"momentum", 0}, {"dampening", 0},
+                                       {"weight_decay", 0}, {"nesterov", 0}, {"beta1", 0.9},  {"beta2", 0.999},
+                                       {"eps", 1e-8},       {"amsgrad", 0}};
   for (int i = 3; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
@@ -51,13 +51,19 @@ int main(int argc, char** argv) {
   try {
     std::unique_ptr<kiln::optim::Optimizer> optimizer;
     if (kind == "sgd") {
-      optimizer = std::make_unique<kiln::optim::SGD>(
-          params, kiln::optim::SgdOptions{.lr = opt["lr"], .momentum = opt["momentum"], .dampening = opt["dampening"],
-                                          .weight_decay = opt["weight_decay"], .nesterov = opt["nesterov"] != 0});
+      optimizer =
+          std::make_unique<kiln::optim::SGD>(params, kiln::optim::SgdOptions{.lr = opt["lr"],
+                                                                             .momentum = opt["momentum"],
+                                                                             .dampening = opt["dampening"],
+                                                                             .weight_decay = opt["weight_decay"],
+                                                                             .nesterov = opt["nesterov"] != 0});
     } else if (kind == "adamw") {
-      optimizer = std::make_unique<kiln::optim::AdamW>(
-          params, kiln::optim::AdamWOptions{.lr = opt["lr"], .betas = {opt["beta1"], opt["beta2"]}, .eps = opt["eps"],
-                                            .weight_decay = opt["weight_decay"], .amsgrad = opt["amsgrad"] != 0});
+      optimizer =
+          std::make_unique<kiln::optim::AdamW>(params, kiln::optim::AdamWOptions{.lr = opt["lr"],
+                                                                                 .betas = {opt["beta1"], opt["beta2"]},
+                                                                                 .eps = opt["eps"],
+                                                                                 .weight_decay = opt["weight_decay"],
+                                                                                 .amsgrad = opt["amsgrad"] != 0});
     } else {
       std::fprintf(stderr, "kiln_optimizer_trace: unknown optimizer '%s'\n", kind.c_str());
       return 2;

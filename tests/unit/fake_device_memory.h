@@ -81,7 +81,9 @@ class FakeDevice final : public DeviceMemory {
   // Lets the host reach a block while it lives.
   class Opened {
    public:
-    explicit Opened(const Block& block) : block_(block) { mprotect(block_.start, block_.length, PROT_READ | PROT_WRITE); }
+    explicit Opened(const Block& block) : block_(block) {
+      mprotect(block_.start, block_.length, PROT_READ | PROT_WRITE);
+    }
     ~Opened() { mprotect(block_.start, block_.length, PROT_NONE); }
     Opened(const Opened&) = delete;
     Opened& operator=(const Opened&) = delete;

@@ -25,7 +25,8 @@ void expect_error(const std::function<void()>& call, std::initializer_list<std::
     call();
   } catch (const Error& e) {
     const std::string message = e.what();
-    for (std::string_view w : words) EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' not in: " << message;
+    for (std::string_view w : words)
+      EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' not in: " << message;
     return;
   }
   ADD_FAILURE() << "no kiln::Error";
@@ -44,8 +45,8 @@ std::vector<Tensor> identity(std::span<const Tensor> in) { return {in.begin(), i
 // A tensor traced by a capture that has ended, as a lambda that stores one outside leaves it.
 Tensor tensor_kept_after_capture() {
   Tensor kept;
-  auto captured = capture(CaptureFn1([&](std::span<const Tensor> in) { return kept = in[0] * 2.0; }),
-                          {Tensor::zeros({3})});
+  auto captured =
+      capture(CaptureFn1([&](std::span<const Tensor> in) { return kept = in[0] * 2.0; }), {Tensor::zeros({3})});
   EXPECT_TRUE(captured) << captured.error().to_string();
   return kept;
 }
@@ -73,8 +74,11 @@ TEST(ApiMisuse, EveryCreatorNamesItselfForANegativeSize) {
 }
 
 TEST(ApiMisuse, ZerosLargerThanOneTiB) {
-  expect_error([] { Tensor::zeros({1 << 20, 1 << 20}); },
-               {"Tensor::zeros", "f32[1048576, 1048576] takes 4398046511104 bytes", "2^40"});
+  expect_error(
+      [] {
+        Tensor::zeros({1 << 20, 1 << 20});
+      },
+      {"Tensor::zeros", "f32[1048576, 1048576] takes 4398046511104 bytes", "2^40"});
 }
 
 TEST(ApiMisuse, ZerosWhoseByteCountOverflows) {
@@ -123,8 +127,11 @@ TEST(ApiMisuse, ItemOfSeveralElements) {
 }
 
 TEST(ApiMisuse, ItemDoubleOutOfRange) {
-  expect_error([] { Tensor::zeros({2, 3}).item_double(100); },
-               {"Tensor::item_double", "element 100 is out of range for a tensor of 6 elements"});
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).item_double(100);
+      },
+      {"Tensor::item_double", "element 100 is out of range for a tensor of 6 elements"});
   expect_error([] { Tensor::zeros({2, 3}).item_int(-1); }, {"Tensor::item_int", "element -1"});
 }
 
@@ -140,8 +147,8 @@ TEST(ApiMisuse, ItemOfATracedTensorInsideCapture) {
   auto scalar = capture(CaptureFn1([](std::span<const Tensor> in) { return in[0] * in[0].item().to_double(); }),
                         {Tensor::zeros({})});
   expect_failure(scalar, {"Tensor::item", "traced"});
-  auto data = capture(CaptureFn1([](std::span<const Tensor> in) { return in[0] * *in[0].data<float>(); }),
-                      {Tensor::zeros({})});
+  auto data =
+      capture(CaptureFn1([](std::span<const Tensor> in) { return in[0] * *in[0].data<float>(); }), {Tensor::zeros({})});
   expect_failure(data, {"Tensor::data", "traced"});
 }
 
@@ -189,8 +196,11 @@ TEST(ApiMisuse, AsStridedOutsideItsStorage) {
                {"Tensor::as_strided", "reads outside its storage of 3 elements"});
   expect_error([] { Tensor::zeros({3}).as_strided({2}, {1}, -1); }, {"Tensor::as_strided", "from offset -1"});
   expect_error([] { Tensor::zeros({3}).as_strided({2}, {1, 1}, 0); }, {"Tensor::as_strided", "differ in rank"});
-  expect_error([] { Tensor::zeros({3}).as_strided({2, 2}, {int64_t{1} << 62, int64_t{1} << 62}, 0); },
-               {"spans more than 2^63 elements"});
+  expect_error(
+      [] {
+        Tensor::zeros({3}).as_strided({2, 2}, {int64_t{1} << 62, int64_t{1} << 62}, 0);
+      },
+      {"spans more than 2^63 elements"});
 }
 
 TEST(ApiMisuse, OverStorageWithoutStorageOrOutsideIt) {

@@ -19,10 +19,10 @@
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ops/rng_state.h"
-#include "support/check.h"
 #include "passes/pattern_text.h"
 #include "patterns/attention_fusion.h"
 #include "patterns/pattern_sets.h"
+#include "support/check.h"
 
 namespace kiln {
 namespace {
@@ -44,9 +44,7 @@ Tensor padding_mask() {
     for (int64_t j = 0; j < T; ++j) v.push_back((i + 2 * j) % 3 == 0 && j != i ? 1 : 0);
   return Tensor::from_ints(v, {T, T}, DType::I64).to(DType::Bool);
 }
-Tensor ones_buffer() {
-  return tril(Tensor::full({N, N}, 1.0, DType::F64)).view({1, 1, N, N});
-}
+Tensor ones_buffer() { return tril(Tensor::full({N, N}, 1.0, DType::F64)).view({1, 1, N, N}); }
 
 const PatternSet& attention_set() {
   static const std::shared_ptr<const PatternSet> set = [] {
@@ -102,70 +100,91 @@ std::vector<Variant> positive_variants() {
   auto one = [](std::function<Tensor(std::span<const Tensor>)> f) {
     return CaptureFn([f](std::span<const Tensor> t) { return std::vector<Tensor>{f(t)}; });
   };
-  out.push_back({"div_by_sqrt_d", one([](auto t) {
-                   return matmul(softmax(scores_of(t) / kRootE, -1), t[2]);
-                 }), qkv(), {"scale=0.5"}});
-  out.push_back({"mul_by_inverse_sqrt_d", one([](auto t) {
-                   return matmul(softmax(scores_of(t) * (1 / kRootE), -1), t[2]);
-                 }), qkv(), {"scale=0.5"}});
-  out.push_back({"transpose_positive_dims_softmax_dim3", one([](auto t) {
-                   return matmul(softmax(matmul(t[0], t[1].transpose(2, 3)) / kRootE, 3), t[2]);
-                 }), qkv()});
-  out.push_back({"transpose_reversed_dims", one([](auto t) {
-                   return matmul(softmax(matmul(t[0], t[1].transpose(-1, -2)) * 0.3, -1), t[2]);
-                 }), qkv(), {"scale=0.3"}});
+  out.push_back({"div_by_sqrt_d",
+                 one([](auto t) { return matmul(softmax(scores_of(t) / kRootE, -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.5"}});
+  out.push_back({"mul_by_inverse_sqrt_d",
+                 one([](auto t) { return matmul(softmax(scores_of(t) * (1 / kRootE), -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.5"}});
+  out.push_back({"transpose_positive_dims_softmax_dim3",
+                 one([](auto t) { return matmul(softmax(matmul(t[0], t[1].transpose(2, 3)) / kRootE, 3), t[2]); }),
+                 qkv()});
+  out.push_back({"transpose_reversed_dims",
+                 one([](auto t) { return matmul(softmax(matmul(t[0], t[1].transpose(-1, -2)) * 0.3, -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.3"}});
   out.push_back({"key_permuted", one([](auto t) {
                    return matmul(softmax(matmul(t[0], t[1].permute({0, 1, 3, 2})) / kRootE, -1), t[2]);
-                 }), qkv()});
-  out.push_back({"query_prescaled_mul", one([](auto t) {
-                   return matmul(softmax(matmul(t[0] * 0.25, t[1].transpose(-2, -1)), -1), t[2]);
-                 }), qkv(), {"scale=0.25"}});
-  out.push_back({"query_prescaled_div", one([](auto t) {
-                   return matmul(softmax(matmul(t[0] / kRootE, t[1].transpose(-2, -1)), -1), t[2]);
-                 }), qkv(), {"scale=0.5"}});
-  out.push_back({"key_prescaled_mul", one([](auto t) {
-                   return matmul(softmax(matmul(t[0], (t[1] * 0.7).transpose(-2, -1)), -1), t[2]);
-                 }), qkv(), {"scale=0.7"}});
-  out.push_back({"unscaled", one([](auto t) { return matmul(softmax(scores_of(t), -1), t[2]); }), qkv(),
-                 {"scale=1.0"}});
-  out.push_back({"additive_mask_after_scores", one([](auto t) {
-                   return matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2]);
-                 }), qkv_and(rnd({T, T}, 4))});
+                 }),
+                 qkv()});
+  out.push_back({"query_prescaled_mul",
+                 one([](auto t) { return matmul(softmax(matmul(t[0] * 0.25, t[1].transpose(-2, -1)), -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.25"}});
+  out.push_back({"query_prescaled_div",
+                 one([](auto t) { return matmul(softmax(matmul(t[0] / kRootE, t[1].transpose(-2, -1)), -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.5"}});
+  out.push_back({"key_prescaled_mul",
+                 one([](auto t) { return matmul(softmax(matmul(t[0], (t[1] * 0.7).transpose(-2, -1)), -1), t[2]); }),
+                 qkv(),
+                 {"scale=0.7"}});
+  out.push_back(
+      {"unscaled", one([](auto t) { return matmul(softmax(scores_of(t), -1), t[2]); }), qkv(), {"scale=1.0"}});
+  out.push_back({"additive_mask_after_scores",
+                 one([](auto t) { return matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2]); }),
+                 qkv_and(rnd({T, T}, 4))});
   // The reference misses this operand order.
-  out.push_back({"additive_mask_before_scores", one([](auto t) {
-                   return matmul(softmax(t[3] + scores_of(t) / kRootE, -1), t[2]);
-                 }), qkv_and(rnd({T, T}, 4))});
-  out.push_back({"bert_padding_mask_broadcast", one([](auto t) {
-                   return matmul(softmax(t[3] + scores_of(t) / kRootE, -1), t[2]);
-                 }), qkv_and(rnd({B, 1, 1, T}, 5))});
-  out.push_back({"bool_mask_masked_fill", one([](auto t) {
-                   return matmul(softmax(masked_fill(scores_of(t) / kRootE, t[3], -kInf), -1), t[2]);
-                 }), qkv_and(padding_mask()), {"logical_not"}});
+  out.push_back({"additive_mask_before_scores",
+                 one([](auto t) { return matmul(softmax(t[3] + scores_of(t) / kRootE, -1), t[2]); }),
+                 qkv_and(rnd({T, T}, 4))});
+  out.push_back({"bert_padding_mask_broadcast",
+                 one([](auto t) { return matmul(softmax(t[3] + scores_of(t) / kRootE, -1), t[2]); }),
+                 qkv_and(rnd({B, 1, 1, T}, 5))});
+  out.push_back({"bool_mask_masked_fill",
+                 one([](auto t) { return matmul(softmax(masked_fill(scores_of(t) / kRootE, t[3], -kInf), -1), t[2]); }),
+                 qkv_and(padding_mask()),
+                 {"logical_not"}});
   out.push_back({"keep_mask_masked_fill_of_not", one([](auto t) {
                    return matmul(softmax(masked_fill(scores_of(t) * 0.5, logical_not(t[3]), -kInf), -1), t[2]);
-                 }), qkv_and(logical_not(padding_mask()))});
-  out.push_back({"causal_tril_ones_in_graph", one([](auto t) {
+                 }),
+                 qkv_and(logical_not(padding_mask()))});
+  out.push_back({"causal_tril_ones_in_graph",
+                 one([](auto t) {
                    Tensor keep = tril(ones({T, T}, DType::F64));
                    return matmul(softmax(masked_fill(scores_of(t) / kRootE, eq(keep, 0), -kInf), -1), t[2]);
-                 }), qkv(), {"is_causal=true"}});
+                 }),
+                 qkv(),
+                 {"is_causal=true"}});
   // GPT-2 / nanoGPT: bias = tril(ones(N, N)).view(1, 1, N, N); bias[:, :, :T, :T] == 0.
-  out.push_back({"gpt2_bias_slice_computed_in_graph", one([](auto t) {
+  out.push_back({"gpt2_bias_slice_computed_in_graph",
+                 one([](auto t) {
                    Tensor bias = tril(ones({N, N}, DType::F64)).view({1, 1, N, N});
                    bias = slice(slice(bias, 2, 0, t[0].size(-2)), 3, 0, t[1].size(-2));
                    return matmul(softmax(masked_fill(scores_of(t) / kRootE, eq(bias, 0), -kInf), -1), t[2]);
-                 }), qkv(), {"is_causal=true"}});
+                 }),
+                 qkv(),
+                 {"is_causal=true"}});
   // The same with the bias a module buffer (a graph input): its values are not in the graph,
   // so it stays an explicit mask.
-  out.push_back({"gpt2_bias_slice_of_buffer", one([](auto t) {
+  out.push_back({"gpt2_bias_slice_of_buffer",
+                 one([](auto t) {
                    Tensor bias = slice(slice(t[3], 2, 0, t[0].size(-2)), 3, 0, t[1].size(-2));
                    return matmul(softmax(masked_fill(scores_of(t) / kRootE, eq(bias, 0), -kInf), -1), t[2]);
-                 }), qkv_and(ones_buffer()), {"ne("}});
-  out.push_back({"bthd_layout_transposed_in_and_out", one([](auto t) {
+                 }),
+                 qkv_and(ones_buffer()),
+                 {"ne("}});
+  out.push_back({"bthd_layout_transposed_in_and_out",
+                 one([](auto t) {
                    Tensor q = t[0].transpose(1, 2), k = t[1].transpose(1, 2), v = t[2].transpose(1, 2);
                    Tensor y = matmul(softmax(matmul(q, k.transpose(-2, -1)) / kRootE, -1), v);
                    return y.transpose(1, 2).reshape({B, T, H * E});
-                 }), {rnd({B, T, H, E}, 1), rnd({B, T, H, E}, 2), rnd({B, T, H, E}, 3)}});
-  out.push_back({"nanogpt_block_causal", one([](auto t) {
+                 }),
+                 {rnd({B, T, H, E}, 1), rnd({B, T, H, E}, 2), rnd({B, T, H, E}, 3)}});
+  out.push_back({"nanogpt_block_causal",
+                 one([](auto t) {
                    std::vector<Tensor> parts = split(t[0], H * E, -1);
                    auto heads = [](const Tensor& x) { return x.view({B, T, H, E}).transpose(1, 2); };
                    Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
@@ -174,28 +193,38 @@ std::vector<Variant> positive_variants() {
                    bias = slice(slice(bias, 2, 0, T), 3, 0, T);
                    att = softmax(masked_fill(att, eq(bias, 0), -kInf), -1);
                    return contiguous(matmul(att, v).transpose(1, 2)).view({B, T, H * E});
-                 }), {rnd({B, T, 3 * H * E}, 7)}, {"is_causal=true"}});
+                 }),
+                 {rnd({B, T, 3 * H * E}, 7)},
+                 {"is_causal=true"}});
   // kiln's nn::CausalSelfAttention: the future masked with triu(ones(bool), 1).
-  out.push_back({"causal_triu_of_bool_ones", one([](auto t) {
+  out.push_back({"causal_triu_of_bool_ones",
+                 one([](auto t) {
                    Tensor future = triu(ones({T, T}, DType::Bool), 1);
                    return matmul(softmax(masked_fill(scores_of(t) * (1.0 / kRootE), future, -kInf), -1), t[2]);
-                 }), qkv(), {"is_causal=true", "scale=0.5"}});
-  out.push_back({"rank3_batched_heads", one([](auto t) {
-                   return matmul(softmax(matmul(t[0], t[1].transpose(1, 2)) / kRootE, -1), t[2]);
-                 }), {rnd({B * H, T, E}, 1), rnd({B * H, T, E}, 2), rnd({B * H, T, E}, 3)}});
-  out.push_back({"cross_attention_other_key_length", one([](auto t) {
-                   return matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2]);
-                 }), {rnd({B, H, T, E}, 1), rnd({B, H, 7, E}, 2), rnd({B, H, 7, E}, 3), rnd({T, 7}, 4)}});
-  out.push_back({"dropout_in_training", one([](auto t) {
-                   return matmul(dropout(softmax(scores_of(t) / kRootE, -1), 0.25, true, 7), t[2]);
-                 }), qkv(), {"dropout_p=0.25", "seed=7"}});
+                 }),
+                 qkv(),
+                 {"is_causal=true", "scale=0.5"}});
+  out.push_back({"rank3_batched_heads",
+                 one([](auto t) { return matmul(softmax(matmul(t[0], t[1].transpose(1, 2)) / kRootE, -1), t[2]); }),
+                 {rnd({B * H, T, E}, 1), rnd({B * H, T, E}, 2), rnd({B * H, T, E}, 3)}});
+  out.push_back({"cross_attention_other_key_length",
+                 one([](auto t) { return matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2]); }),
+                 {rnd({B, H, T, E}, 1), rnd({B, H, 7, E}, 2), rnd({B, H, 7, E}, 3), rnd({T, 7}, 4)}});
+  out.push_back({"dropout_in_training",
+                 one([](auto t) { return matmul(dropout(softmax(scores_of(t) / kRootE, -1), 0.25, true, 7), t[2]); }),
+                 qkv(),
+                 {"dropout_p=0.25", "seed=7"}});
   out.push_back({"dropout_p0_with_mask", one([](auto t) {
                    return matmul(dropout(softmax(scores_of(t) / kRootE + t[3], -1), 0.0, true, 3), t[2]);
-                 }), qkv_and(rnd({B, 1, 1, T}, 5))});
-  out.push_back({"bert_training_query_div_mask_dropout", one([](auto t) {
+                 }),
+                 qkv_and(rnd({B, 1, 1, T}, 5))});
+  out.push_back({"bert_training_query_div_mask_dropout",
+                 one([](auto t) {
                    Tensor s = matmul(t[0] / kRootE, t[1].transpose(-2, -1));
                    return matmul(dropout(softmax(t[3] + s, 3), 0.5, true, 11), t[2]);
-                 }), qkv_and(rnd({B, 1, 1, T}, 5)), {"dropout_p=0.5"}});
+                 }),
+                 qkv_and(rnd({B, 1, 1, T}, 5)),
+                 {"dropout_p=0.5"}});
   return out;
 }
 
@@ -345,47 +374,57 @@ TEST(AttentionFusion, JointGraphWithAMaskGradientIsLeftAlone) {
   EXPECT_EQ(print_graph(*joint->graph), before);
   bool interior_reason = false;
   for (const std::string& line : explain_matches(*joint->graph, attention_set()))
-    interior_reason |= line.find("pattern 'sdpa_transpose_scores_div_add_mask_joint' does not match") != std::string::npos &&
-                       line.find("has a user outside the match") != std::string::npos;
+    interior_reason |=
+        line.find("pattern 'sdpa_transpose_scores_div_add_mask_joint' does not match") != std::string::npos &&
+        line.find("has a user outside the match") != std::string::npos;
   EXPECT_TRUE(interior_reason);
 }
 
 std::vector<Variant> negative_variants() {
   std::vector<Variant> out;
   auto fn = [](std::function<std::vector<Tensor>(std::span<const Tensor>)> f) { return CaptureFn(f); };
-  out.push_back({"tensor_valued_scale", fn([](auto t) {
-                   return std::vector<Tensor>{matmul(softmax(scores_of(t) / t[3], -1), t[2])};
-                 }), qkv_and(Tensor::full({}, 2.0, DType::F64))});
+  out.push_back({"tensor_valued_scale",
+                 fn([](auto t) { return std::vector<Tensor>{matmul(softmax(scores_of(t) / t[3], -1), t[2])}; }),
+                 qkv_and(Tensor::full({}, 2.0, DType::F64))});
   out.push_back({"integer_mask_added", fn([](auto t) {
                    return std::vector<Tensor>{matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2])};
-                 }), qkv_and(Tensor::randint(-2, 3, {T, T}, 1, DType::I64))});
-  out.push_back({"softmax_over_queries", fn([](auto t) {
-                   return std::vector<Tensor>{matmul(softmax(scores_of(t) / kRootE, -2), t[2])};
-                 }), qkv()});
+                 }),
+                 qkv_and(Tensor::randint(-2, 3, {T, T}, 1, DType::I64))});
+  out.push_back({"softmax_over_queries",
+                 fn([](auto t) { return std::vector<Tensor>{matmul(softmax(scores_of(t) / kRootE, -2), t[2])}; }),
+                 qkv()});
   // A mask with an extra leading dim broadcasts the scores up: sdpa cannot take it.
   out.push_back({"mask_broadcasts_scores_up", fn([](auto t) {
                    return std::vector<Tensor>{matmul(softmax(scores_of(t) / kRootE + t[3], -1), t[2])};
-                 }), qkv_and(rnd({2, B, H, T, T}, 4))});
+                 }),
+                 qkv_and(rnd({2, B, H, T, T}, 4))});
   out.push_back({"weights_also_returned", fn([](auto t) {
                    Tensor w = softmax(scores_of(t) / kRootE, -1);
                    return std::vector<Tensor>{matmul(w, t[2]), w};
-                 }), qkv()});
+                 }),
+                 qkv()});
   // Only -inf is exact: a large negative fill gives a fully masked row uniform weights.
   out.push_back({"large_negative_fill", fn([](auto t) {
                    return std::vector<Tensor>{
                        matmul(softmax(masked_fill(scores_of(t) / kRootE, t[3], -1e9), -1), t[2])};
-                 }), qkv_and(padding_mask())});
-  out.push_back({"key_transposed_on_batch_dims", fn([](auto t) {
+                 }),
+                 qkv_and(padding_mask())});
+  out.push_back({"key_transposed_on_batch_dims",
+                 fn([](auto t) {
                    return std::vector<Tensor>{matmul(softmax(matmul(t[0], t[1].transpose(0, 1)) / kRootE, -1), t[2])};
-                 }), {rnd({T, T, T, T}, 1), rnd({T, T, T, T}, 2), rnd({T, T, T, T}, 3)}});
+                 }),
+                 {rnd({T, T, T, T}, 1), rnd({T, T, T, T}, 2), rnd({T, T, T, T}, 3)}});
   // Dropout's draws follow the weights' shape; a value that broadcasts the batch would make
   // the fused kernel draw at other indices.
-  out.push_back({"dropout_with_value_broadcasting_batch", fn([](auto t) {
+  out.push_back({"dropout_with_value_broadcasting_batch",
+                 fn([](auto t) {
                    return std::vector<Tensor>{matmul(dropout(softmax(scores_of(t) / kRootE, -1), 0.5, true, 1), t[2])};
-                 }), {rnd({1, H, T, E}, 1), rnd({1, H, T, E}, 2), rnd({B, H, T, E}, 3)}});
+                 }),
+                 {rnd({1, H, T, E}, 1), rnd({1, H, T, E}, 2), rnd({B, H, T, E}, 3)}});
   out.push_back({"dropout_in_eval_mode", fn([](auto t) {
                    return std::vector<Tensor>{matmul(dropout(softmax(scores_of(t) / kRootE, -1), 0.5, false, 1), t[2])};
-                 }), qkv()});
+                 }),
+                 qkv()});
   return out;
 }
 
@@ -421,7 +460,8 @@ TEST(AttentionFusion, NearMissesDoNotFuseInTheJointGraph) {
 TEST(AttentionFusion, TriuOfTheDiagonalIsNotCausal) {
   Variant v{"triu_diagonal_0", CaptureFn([](std::span<const Tensor> t) {
               Tensor s = scores_of(t) / kRootE;
-              return std::vector<Tensor>{matmul(softmax(masked_fill(s, triu(ones({T, T}, DType::Bool), 0), -kInf), -1), t[2])};
+              return std::vector<Tensor>{
+                  matmul(softmax(masked_fill(s, triu(ones({T, T}, DType::Bool), 0), -kInf), -1), t[2])};
             }),
             qkv()};
   std::unique_ptr<Graph> g = captured(v);

@@ -56,7 +56,8 @@ constexpr const char* kSoftmax = R"(graph @sm(%x: f32[4,8]) -> (f32[4,8]) {
 })";
 
 bool has_extern(const LoopProgram& p, OpKind op) {
-  return std::ranges::any_of(p.kernels, [op](const LoopKernel& k) { return k.kind == KernelKind::Extern && k.op == op; });
+  return std::ranges::any_of(p.kernels,
+                             [op](const LoopKernel& k) { return k.kind == KernelKind::Extern && k.op == op; });
 }
 
 TEST(BackendRegistry, CpuAndCudaHaveBackends) {

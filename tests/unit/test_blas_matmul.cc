@@ -38,7 +38,8 @@ TEST(BlasMatmul, LayoutsMatchTheReference) {
   const Tensor lhs = big.as_strided({2, 5, 7}, {42, 1, 6}, 1);
   const Tensor rhs = Tensor::randn({1, 7, 4}, 6);
   expect_blas_matches(OpKind::Matmul, lhs, rhs, 1e-5);
-  expect_blas_matches(OpKind::Bmm, Tensor::randn({3, 2, 5}, 7, DType::F64), Tensor::randn({3, 5, 4}, 8, DType::F64), 1e-12);
+  expect_blas_matches(OpKind::Bmm, Tensor::randn({3, 2, 5}, 7, DType::F64), Tensor::randn({3, 5, 4}, 8, DType::F64),
+                      1e-12);
 }
 
 TEST(BlasMatmul, CopiesOperandsInOtherLayouts) {
@@ -63,8 +64,8 @@ TEST(BlasMatmul, UniformOperandsAreRowAndColumnSums) {
   expect_blas_matches(OpKind::Matmul, quarter, Tensor::randn({400, 700}, 9), 1e-5);
   expect_blas_matches(OpKind::Bmm, Tensor::full({1}, 1.5).as_strided({3, 200, 300}, {0, 0, 0}, 0),
                       Tensor::randn({3, 300, 200}, 10), 1e-5);
-  expect_blas_matches(OpKind::Mm, Tensor::randn({500, 400}, 11), Tensor::full({1}, 2.0).as_strided({400, 300}, {0, 0}, 0),
-                      1e-5);
+  expect_blas_matches(OpKind::Mm, Tensor::randn({500, 400}, 11),
+                      Tensor::full({1}, 2.0).as_strided({400, 300}, {0, 0}, 0), 1e-5);
 }
 
 TEST(BlasMatmul, LeavesOtherCasesToTheReference) {

@@ -3,9 +3,9 @@
 // constants, errors, and eager vs captured+interpreted agreement (also through replay).
 #include <gtest/gtest.h>
 
-#include "kiln/kiln.h"
 #include "frontend/dispatch.h"
 #include "frontend/replay.h"
+#include "kiln/kiln.h"
 
 namespace kiln {
 namespace {
@@ -76,8 +76,8 @@ TEST(Capture, LeavesOutTrailingOptionalTensorsThatAreNone) {
 
 TEST(Capture, LiftsConcreteTensorsAsConstants) {
   Tensor c = Tensor::from_doubles({1, 2, 3}, {3});
-  auto captured = capture(CaptureFn1([&](std::span<const Tensor> in) { return in[0] * c + c; }),
-                          {Tensor::randn({3}, 2)});
+  auto captured =
+      capture(CaptureFn1([&](std::span<const Tensor> in) { return in[0] * c + c; }), {Tensor::randn({3}, 2)});
   ASSERT_TRUE(captured) << captured.error().to_string();
   const Graph& g = *captured->graph;
   ASSERT_EQ(g.num_inputs(), 2);
@@ -91,8 +91,8 @@ TEST(Capture, LiftsConcreteTensorsAsConstants) {
 }
 
 TEST(Capture, ErrorsInsideTheFunctionComeBackAsDiagnostics) {
-  auto captured = capture(CaptureFn1([](std::span<const Tensor> in) { return matmul(in[0], in[0]); }),
-                          {Tensor::zeros({2, 3})});
+  auto captured =
+      capture(CaptureFn1([](std::span<const Tensor> in) { return matmul(in[0], in[0]); }), {Tensor::zeros({2, 3})});
   ASSERT_FALSE(captured);
   EXPECT_NE(captured.error().message().find("matmul"), std::string::npos) << captured.error().to_string();
 }

@@ -23,11 +23,7 @@ TEST(CheckContextDeathTest, AContextEndsWithItsScope) {
     { const CheckContext done("an earlier case"); }
     KILN_CHECK(false) << "later";
   };
-  EXPECT_DEATH(
-      {
-        fail_after_scope();
-      },
-      "check failed: false later\n$");
+  EXPECT_DEATH({ fail_after_scope(); }, "check failed: false later\n$");
 }
 
 }  // namespace

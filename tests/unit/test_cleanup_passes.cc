@@ -8,13 +8,13 @@
 
 #include "autograd/joint_graph.h"
 #include "graph_text.h"
-#include "random_inputs.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/canonicalize.h"
 #include "passes/fold_constants.h"
 #include "passes/remove_noop_ops.h"
+#include "random_inputs.h"
 
 namespace kiln {
 namespace {
@@ -169,17 +169,17 @@ TEST(CleanupPasses, CanonicalizeRulesFireWhereExpected) {
   auto r = canonicalize(*g, {.must_converge = true});
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
   for (const char* rule : {"constant_right", "sub_literal_to_add", "mul_neg_one_to_neg", "div_pow2_to_mul",
-                           "add_self_to_mul", "fold_neg_operand", "double_neg", "double_logical_not",
-                           "t_to_transpose", "transpose_dims_sorted", "transpose_of_transpose",
-                           "permute_of_permute", "reshape_of_reshape", "reduce_dims_sorted",
-                           "cast_of_widening_cast"})
+                           "add_self_to_mul", "fold_neg_operand", "double_neg", "double_logical_not", "t_to_transpose",
+                           "transpose_dims_sorted", "transpose_of_transpose", "permute_of_permute",
+                           "reshape_of_reshape", "reduce_dims_sorted", "cast_of_widening_cast"})
     EXPECT_GT(r->counters[std::string("rule.") + rule], 0) << rule << "\n" << print_graph(*g);
 }
 
 // A small MLP with the spellings the passes clean up; its joint graph computes the same
 // outputs and gradients after the three passes.
 TEST(CleanupPasses, JointGraphGradientsPreserved) {
-  std::unique_ptr<Graph> forward = parse_or_fail(R"(graph @mlp(%x: f64[4,8], %w1: param f64[16,8], %b1: param f64[16], %w2: param f64[3,16]) -> (f64[]) {
+  std::unique_ptr<Graph> forward = parse_or_fail(
+      R"(graph @mlp(%x: f64[4,8], %w1: param f64[16,8], %b1: param f64[16], %w2: param f64[3,16]) -> (f64[]) {
   %0 = t(%w1) : f64[8,16]
   %1 = matmul(%x, %0) : f64[4,16]
   %2 = ones() {size=[16], dtype=f64} : f64[16]

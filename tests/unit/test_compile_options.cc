@@ -102,8 +102,8 @@ TEST(Compile, SeesParametersUpdatedInPlace) {
 // A dim captured as symbolic: the compiled CPU backend specializes to each new size.
 TEST(Compile, DynamicBatchSpecializesPerSize) {
   Net net;
-  CompiledFunction f = compile(net_forward(net), {Tensor::randn({2, 6}, 4)}, on_cpu(),
-                               {.dynamic = {{0, "B"}}, .module = &net});
+  CompiledFunction f =
+      compile(net_forward(net), {Tensor::randn({2, 6}, 4)}, on_cpu(), {.dynamic = {{0, "B"}}, .module = &net});
   for (int64_t batch : {7, 1, 7}) {
     const Tensor x = Tensor::randn({batch, 6}, static_cast<uint64_t>(batch));
     EXPECT_LT(max_difference(f({x})[0], net.forward(x)), 1e-5) << "batch " << batch;
@@ -194,7 +194,8 @@ TEST(TrainStepCompileOptions, MemoryBudgetReachesThePartitioner) {
   const std::vector<Tensor> batch = {Tensor::randn({32, 8}, 1), Tensor::randn({32, 1}, 2)};
   Deep m;
   TrainStep full = compile_train_step(m, loss, batch, CompileOptions{.execution = Execution::Interpreter});
-  TrainStep tight = compile_train_step(m, loss, batch, CompileOptions{.execution = Execution::Interpreter, .memory_budget = 0.0});
+  TrainStep tight =
+      compile_train_step(m, loss, batch, CompileOptions{.execution = Execution::Interpreter, .memory_budget = 0.0});
   EXPECT_LT(tight.grad_function().partition().saved_bytes, full.grad_function().partition().saved_bytes);
   EXPECT_NEAR(tight(batch).loss.item_double(0), full(batch).loss.item_double(0), 1e-12);
 }

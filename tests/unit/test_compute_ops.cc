@@ -22,20 +22,24 @@ constexpr int64_t kN = 6;
 
 // Operand i of a case in dtype `dt`: negative, zero, fractional and large-ish values.
 Tensor operand_values(DType dt, int i) {
-  if (dt == DType::Bool) return Tensor::from_ints(i == 0 ? std::vector<int64_t>{1, 0, 1, 0, 1, 0}
-                                                         : std::vector<int64_t>{1, 1, 0, 0, 1, 0}, {kN}, dt);
-  if (dt == DType::I32) return Tensor::from_ints(i == 0 ? std::vector<int64_t>{-7, -1, 0, 2, 5, 9}
-                                                        : std::vector<int64_t>{2, -3, 3, 1, 4, 6}, {kN}, dt);
-  const std::vector<std::vector<double>> f = {{-1.5, -0.25, 0.0, 0.5, 1.75, 3.0}, {0.5, -2.0, 1.25, 3.0, -0.75, 2.0},
-                                              {0.25, 0.5, 0.75, 1.0, 0.0, -1.0}};
+  if (dt == DType::Bool)
+    return Tensor::from_ints(i == 0 ? std::vector<int64_t>{1, 0, 1, 0, 1, 0} : std::vector<int64_t>{1, 1, 0, 0, 1, 0},
+                             {kN}, dt);
+  if (dt == DType::I32)
+    return Tensor::from_ints(
+        i == 0 ? std::vector<int64_t>{-7, -1, 0, 2, 5, 9} : std::vector<int64_t>{2, -3, 3, 1, 4, 6}, {kN}, dt);
+  const std::vector<std::vector<double>> f = {
+      {-1.5, -0.25, 0.0, 0.5, 1.75, 3.0}, {0.5, -2.0, 1.25, 3.0, -0.75, 2.0}, {0.25, 0.5, 0.75, 1.0, 0.0, -1.0}};
   return Tensor::from_doubles(f[static_cast<size_t>(i)], {kN}, dt);
 }
 
 // The dtypes op's operands take on each path of its form.
 std::vector<DType> path_dtypes(ComputeOp op) {
   switch (compute_op_form(op)) {
-    case ComputeForm::Any: case ComputeForm::Test: case ComputeForm::Compare: case ComputeForm::Select:
-      return {DType::F32, DType::I32};
+    case ComputeForm::Any:
+    case ComputeForm::Test:
+    case ComputeForm::Compare:
+    case ComputeForm::Select: return {DType::F32, DType::I32};
     case ComputeForm::Float: return {DType::F32};
     case ComputeForm::Int: return {DType::I32};
     case ComputeForm::Truth: return {DType::Bool};
@@ -63,11 +67,12 @@ Case make_case(ComputeOp op, DType dt) {
     const DType odt = select && i == 0 ? DType::Bool : dt;
     args += std::string(i ? ", " : "") + (divisor ? "3" : "%a" + std::to_string(i));
     if (divisor) continue;
-    params += std::string(params.empty() ? "" : ", ") + "%a" + std::to_string(i) + ": " + std::string(dtype_name(odt)) + "[6]";
+    params += std::string(params.empty() ? "" : ", ") + "%a" + std::to_string(i) + ": " + std::string(dtype_name(odt)) +
+              "[6]";
     c.inputs.push_back(operand_values(odt, select ? i - 1 + (i == 0) : i));
   }
-  const std::string text = "graph @" + name + "_" + t + "(" + params + ") -> (" + result + "[6]) {\n  %0 = " + name + "(" +
-                           args + ") : " + result + "[6]\n  return %0\n}";
+  const std::string text = "graph @" + name + "_" + t + "(" + params + ") -> (" + result + "[6]) {\n  %0 = " + name +
+                           "(" + args + ") : " + result + "[6]\n  return %0\n}";
   auto g = parse_graph(text);
   EXPECT_TRUE(g) << g.error().to_string() << "\n" << text;
   if (!g) return c;

@@ -43,8 +43,8 @@ void expect_captured_equals_eager(const CaptureFn& fn, const std::vector<Tensors
     ASSERT_TRUE(interpreted) << interpreted.error().to_string();
     ASSERT_EQ(interpreted->size(), eager.size());
     for (size_t i = 0; i < eager.size(); ++i)
-      EXPECT_TRUE((*interpreted)[i].equal(eager[i])) << "output " << i << ": " << (*interpreted)[i].to_string()
-                                                     << " vs " << eager[i].to_string();
+      EXPECT_TRUE((*interpreted)[i].equal(eager[i]))
+          << "output " << i << ": " << (*interpreted)[i].to_string() << " vs " << eager[i].to_string();
   }
 }
 
@@ -68,20 +68,26 @@ std::string capture_error(CaptureFn fn, Tensors examples) {
 // ---- the functions of the running examples ----
 
 Tensors neg_or_exp(std::span<const Tensor> in) {
-  return cond(in[0], [](std::span<const Tensor> a) { return Tensors{neg(a[0])}; },
-              [](std::span<const Tensor> a) { return Tensors{exp(a[0])}; }, {in[1]});
+  return cond(
+      in[0], [](std::span<const Tensor> a) { return Tensors{neg(a[0])}; },
+      [](std::span<const Tensor> a) { return Tensors{exp(a[0])}; }, {in[1]});
 }
 
 Tensors double_five_times(std::span<const Tensor> in) {
   return while_loop([](std::span<const Tensor> c) { return Tensors{lt(c[0], 5)}; },
-                    [](std::span<const Tensor> c) { return Tensors{c[0] + 1, c[1] * 2.0}; }, {in[0], in[1]});
+                    [](std::span<const Tensor> c) {
+                      return Tensors{c[0] + 1, c[1] * 2.0};
+                    },
+                    {in[0], in[1]});
 }
 
 Tensors running_sum(std::span<const Tensor> in, int64_t dim) {
-  return scan([](std::span<const Tensor> a) {
-    Tensor c = a[0] + a[1];
-    return Tensors{c, c * a[1]};
-  }, {in[0]}, {in[1]}, dim);
+  return scan(
+      [](std::span<const Tensor> a) {
+        Tensor c = a[0] + a[1];
+        return Tensors{c, c * a[1]};
+      },
+      {in[0]}, {in[1]}, dim);
 }
 
 Tensors sin_times(std::span<const Tensor> in) {
@@ -220,16 +226,16 @@ TEST(ControlFlow, CondCapturedAndInterpretedEqualsEager) {
 }
 
 TEST(ControlFlow, WhileLoopCapturedAndInterpretedEqualsEager) {
-  expect_captured_equals_eager(double_five_times, {{index(0), Tensor::randn({4}, 11)},
-                                                   {index(3), Tensor::randn({4}, 12)},
-                                                   {index(9), Tensor::randn({4}, 13)}});
+  expect_captured_equals_eager(
+      double_five_times,
+      {{index(0), Tensor::randn({4}, 11)}, {index(3), Tensor::randn({4}, 12)}, {index(9), Tensor::randn({4}, 13)}});
 }
 
 TEST(ControlFlow, ScanCapturedAndInterpretedEqualsEager) {
   for (int64_t dim : {0, 1}) {
     auto fn = [dim](std::span<const Tensor> in) { return running_sum(in, dim); };
-    expect_captured_equals_eager(fn, {{Tensor::randn({3}, 14), Tensor::randn({3, 3}, 15)},
-                                      {Tensor::randn({3}, 16), Tensor::randn({3, 3}, 17)}});
+    expect_captured_equals_eager(
+        fn, {{Tensor::randn({3}, 14), Tensor::randn({3, 3}, 15)}, {Tensor::randn({3}, 16), Tensor::randn({3, 3}, 17)}});
   }
 }
 
@@ -245,8 +251,9 @@ TEST(ControlFlow, CondLiftsOuterTracedValuesIntoBothBranches) {
   auto fn = [](std::span<const Tensor> in) {
     Tensor w = in[2];
     Tensor h = exp(in[1]);
-    return cond(in[0], [&](std::span<const Tensor> a) { return Tensors{a[0] * w}; },
-                [&](std::span<const Tensor> a) { return Tensors{a[0] + h}; }, {in[1]});
+    return cond(
+        in[0], [&](std::span<const Tensor> a) { return Tensors{a[0] * w}; },
+        [&](std::span<const Tensor> a) { return Tensors{a[0] + h}; }, {in[1]});
   };
   Tensor x = Tensor::randn({3}, 22), w = Tensor::randn({3}, 23);
   Captured c = capture_ok(fn, {boolean(true), x, w}, {.input_names = {"p", "x", "w"}});
@@ -345,9 +352,9 @@ TEST(ControlFlow, CondNestedInAWhileLoopBody) {
     Tensor w = in[2];
     return while_loop([](std::span<const Tensor> c) { return Tensors{lt(c[0], 4)}; },
                       [&](std::span<const Tensor> c) {
-                        Tensors y = cond(gt(c[1].sum(), 0.0),
-                                         [&](std::span<const Tensor> a) { return Tensors{a[0] * w}; },
-                                         [](std::span<const Tensor> a) { return Tensors{a[0] + 1.0}; }, {c[1]});
+                        Tensors y = cond(
+                            gt(c[1].sum(), 0.0), [&](std::span<const Tensor> a) { return Tensors{a[0] * w}; },
+                            [](std::span<const Tensor> a) { return Tensors{a[0] + 1.0}; }, {c[1]});
                         return Tensors{c[0] + 1, y[0]};
                       },
                       {in[0], in[1]});
@@ -371,10 +378,12 @@ TEST(ControlFlow, MapInsideScanInsideCond) {
   auto fn = [](std::span<const Tensor> in) {
     Tensor s = in[2];
     auto body = [&](std::span<const Tensor> a) {
-      Tensors r = scan([&](std::span<const Tensor> b) {
-        Tensors m = map([&](std::span<const Tensor> e) { return Tensors{e[0] * s}; }, {b[1]});
-        return Tensors{b[0] + m[0], m[0]};
-      }, {select(a[0], 0, 0)}, {a[0]});
+      Tensors r = scan(
+          [&](std::span<const Tensor> b) {
+            Tensors m = map([&](std::span<const Tensor> e) { return Tensors{e[0] * s}; }, {b[1]});
+            return Tensors{b[0] + m[0], m[0]};
+          },
+          {select(a[0], 0, 0)}, {a[0]});
       return Tensors{r[1]};
     };
     return cond(in[0], body, [](std::span<const Tensor> a) { return Tensors{a[0]}; }, {in[1]});
@@ -397,17 +406,17 @@ TEST(ControlFlow, CondErrors) {
             "cond: the predicate must be a one-element bool tensor, got bool[2]");
 
   auto to_int = [](std::span<const Tensor> a) { return Tensors{a[0].to_dtype(DType::I64)}; };
-  EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return cond(in[0], same, to_int, {in[1]}); },
-                          {boolean(true), x}),
-            "cond: output 0 is f32[4] in true_fn but i64[4] in false_fn");
+  EXPECT_EQ(
+      capture_error([&](std::span<const Tensor> in) { return cond(in[0], same, to_int, {in[1]}); }, {boolean(true), x}),
+      "cond: output 0 is f32[4] in true_fn but i64[4] in false_fn");
   auto first_two = [](std::span<const Tensor> a) { return Tensors{slice(a[0], 0, 0, 2)}; };
   EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return cond(in[0], same, first_two, {in[1]}); },
                           {boolean(true), x}),
             "cond: output 0 has shape [4] in true_fn but [2] in false_fn; branches must agree in shape");
   auto none = [](std::span<const Tensor>) { return Tensors{}; };
-  EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return cond(in[0], same, none, {in[1]}); },
-                          {boolean(true), x}),
-            "cond: true_fn returns 1 tensors but false_fn returns 0");
+  EXPECT_EQ(
+      capture_error([&](std::span<const Tensor> in) { return cond(in[0], same, none, {in[1]}); }, {boolean(true), x}),
+      "cond: true_fn returns 1 tensors but false_fn returns 0");
   auto undefined = [](std::span<const Tensor>) { return Tensors{Tensor()}; };
   EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return cond(in[0], undefined, same, {in[1]}); },
                           {boolean(true), x}),
@@ -421,21 +430,30 @@ TEST(ControlFlow, WhileLoopErrors) {
   Tensors carried{index(0), floats({1, 2, 3, 4}, {4})};
   const std::string bad_body = "while_loop: body_fn returns (f32[4]) but the carried values are (i64[], f32[4])";
   EXPECT_EQ(thrown([&] { while_loop(below_five, drops_i, carried); }), bad_body);
-  EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return while_loop(below_five, drops_i, {in[0], in[1]}); },
-                          carried),
+  EXPECT_EQ(capture_error(
+                [&](std::span<const Tensor> in) {
+                  return while_loop(below_five, drops_i, {in[0], in[1]});
+                },
+                carried),
             bad_body);
 
   auto widens = [](std::span<const Tensor> c) { return Tensors{c[0] + 1, c[1].to_dtype(DType::F64)}; };
-  EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return while_loop(below_five, widens, {in[0], in[1]}); },
-                          carried),
+  EXPECT_EQ(capture_error(
+                [&](std::span<const Tensor> in) {
+                  return while_loop(below_five, widens, {in[0], in[1]});
+                },
+                carried),
             "while_loop: body_fn returns (i64[], f64[4]) but the carried values are (i64[], f32[4])");
 
   auto not_bool = [](std::span<const Tensor> c) { return Tensors{c[1].sum()}; };
   auto same = [](std::span<const Tensor> c) { return Tensors(c.begin(), c.end()); };
   const std::string bad_cond = "while_loop: cond_fn must return bool[], it returns (f32[])";
   EXPECT_EQ(thrown([&] { while_loop(not_bool, same, carried); }), bad_cond);
-  EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return while_loop(not_bool, same, {in[0], in[1]}); },
-                          carried),
+  EXPECT_EQ(capture_error(
+                [&](std::span<const Tensor> in) {
+                  return while_loop(not_bool, same, {in[0], in[1]});
+                },
+                carried),
             bad_cond);
 }
 
@@ -448,11 +466,15 @@ TEST(ControlFlow, ScanErrors) {
   EXPECT_EQ(capture_error([&](std::span<const Tensor> in) { return scan(widens, {in[0]}, {in[1]}); },
                           {init, Tensor::zeros({2, 3})}),
             bad_carry);
-  EXPECT_EQ(thrown([&] { scan(add, {init}, {Tensor::zeros({2, 3}), Tensor::zeros({3, 3})}); }),
+  EXPECT_EQ(thrown([&] {
+              scan(add, {init}, {Tensor::zeros({2, 3}), Tensor::zeros({3, 3})});
+            }),
             "scan: scanned operands disagree in size along dim 0: f32[2,3] vs f32[3,3]");
   EXPECT_EQ(thrown([&] { scan(add, {init}, {Tensor::zeros({2, 3})}, 2); }), "scan: dim=2 is out of range for f32[2,3]");
   EXPECT_EQ(thrown([&] { scan(add, {init}, {}); }), "scan: needs at least one tensor to scan over");
-  EXPECT_EQ(thrown([&] { scan(add, {init}, {Tensor::zeros({0, 3})}); }),
+  EXPECT_EQ(thrown([&] {
+              scan(add, {init}, {Tensor::zeros({0, 3})});
+            }),
             "scan: cannot run eagerly over a dim of size 0 (f32[0,3]): the outputs' shapes come from calling the "
             "function");
 }
@@ -462,10 +484,14 @@ TEST(ControlFlow, MapErrors) {
   EXPECT_EQ(thrown([&] { map(same, {Tensor::scalar(1.0, DType::F32)}); }),
             "map: mapped operands need a dim to map over, got f32[]");
   EXPECT_EQ(thrown([&] { map(same, {}); }), "map: needs at least one tensor to map over");
-  EXPECT_EQ(thrown([&] { map(same, {Tensor::zeros({2}), Tensor::zeros({3, 1})}); }),
+  EXPECT_EQ(thrown([&] {
+              map(same, {Tensor::zeros({2}), Tensor::zeros({3, 1})});
+            }),
             "map: mapped operands disagree in size along dim 0: f32[2] vs f32[3,1]");
   auto ragged = [](std::span<const Tensor> a) { return a[0].item_int() == 0 ? Tensors{a[0]} : Tensors{a[0], a[0]}; };
-  EXPECT_EQ(thrown([&] { map(ragged, {Tensor::from_ints({0, 1}, {2})}); }),
+  EXPECT_EQ(thrown([&] {
+              map(ragged, {Tensor::from_ints({0, 1}, {2})});
+            }),
             "map: body_fn returned 2 outputs at index 1 but 1 at index 0");
 }
 
@@ -483,10 +509,13 @@ TEST(ControlFlow, TracedTensorsMustStayInTheirContext) {
   // A tensor traced in true_fn, kept, and used by false_fn after true_fn has returned.
   Tensor from_true_fn;
   auto fn = [&](std::span<const Tensor> in) {
-    return cond(in[0], [&](std::span<const Tensor> a) {
-      from_true_fn = a[0];
-      return Tensors{a[0]};
-    }, [&](std::span<const Tensor> a) { return Tensors{a[0] + from_true_fn}; }, {in[1]});
+    return cond(
+        in[0],
+        [&](std::span<const Tensor> a) {
+          from_true_fn = a[0];
+          return Tensors{a[0]};
+        },
+        [&](std::span<const Tensor> a) { return Tensors{a[0] + from_true_fn}; }, {in[1]});
   };
   EXPECT_EQ(capture_error(fn, {boolean(true), Tensor::zeros({2})}),
             "a tensor traced by another capture, or inside a function of cond/while_loop/scan/map that has returned, "

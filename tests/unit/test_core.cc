@@ -23,16 +23,16 @@ constexpr DType kAll[] = {DType::Bool, DType::U8,  DType::I8,   DType::I16, DTyp
 
 // torch.promote_types(row, column) for torch 2.15, in kAll order (generated once with torch).
 constexpr const char* kPromote[10][10] = {
-    {"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},              // bool
-    {"u8", "u8", "i16", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},               // u8
-    {"i8", "i16", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},               // i8
-    {"i16", "i16", "i16", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},             // i16
-    {"i32", "i32", "i32", "i32", "i32", "i64", "f16", "bf16", "f32", "f64"},             // i32
-    {"i64", "i64", "i64", "i64", "i64", "i64", "f16", "bf16", "f32", "f64"},             // i64
-    {"f16", "f16", "f16", "f16", "f16", "f16", "f16", "f32", "f32", "f64"},              // f16
-    {"bf16", "bf16", "bf16", "bf16", "bf16", "bf16", "f32", "bf16", "f32", "f64"},       // bf16
-    {"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f64"},              // f32
-    {"f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64"},              // f64
+    {"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},         // bool
+    {"u8", "u8", "i16", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},          // u8
+    {"i8", "i16", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},          // i8
+    {"i16", "i16", "i16", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"},        // i16
+    {"i32", "i32", "i32", "i32", "i32", "i64", "f16", "bf16", "f32", "f64"},        // i32
+    {"i64", "i64", "i64", "i64", "i64", "i64", "f16", "bf16", "f32", "f64"},        // i64
+    {"f16", "f16", "f16", "f16", "f16", "f16", "f16", "f32", "f32", "f64"},         // f16
+    {"bf16", "bf16", "bf16", "bf16", "bf16", "bf16", "f32", "bf16", "f32", "f64"},  // bf16
+    {"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f64"},         // f32
+    {"f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64"},         // f64
 };
 
 TEST(DType, PromoteTypesMatchesTorchForAllPairs) {
@@ -90,7 +90,7 @@ TEST(Half, KnownValues) {
   EXPECT_EQ(Half::from_float(65520.0f), 0x7c00);  // halfway to the next power: rounds to inf
   EXPECT_EQ(Half::from_float(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_EQ(Half::from_float(-0.0f), 0x8000);
-  EXPECT_EQ(Half::from_float(5.960464477539063e-08f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(Half::from_float(5.960464477539063e-08f), 0x0001);   // smallest subnormal
   EXPECT_EQ(Half::from_float(2.9802322387695312e-08f), 0x0000);  // half of it: tie to even (0)
   EXPECT_EQ(Half::from_float(8.940696716308594e-08f), 0x0002);   // 1.5 units: tie to even (2)
 }
@@ -171,9 +171,20 @@ TEST(Scalar, ToStringForms) {
 
 // Every float's text reads as a float literal and parses back to the same bits.
 TEST(Scalar, FloatTextRoundTrips) {
-  const double values[] = {0.0,  -0.0, 1.0, -1.5, 0.1, 1e-5, 1e300, -2.5e-300, 3.141592653589793,
-                           1e16, 123456789.0, std::numeric_limits<double>::min(),
-                           std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()};
+  const double values[] = {0.0,
+                           -0.0,
+                           1.0,
+                           -1.5,
+                           0.1,
+                           1e-5,
+                           1e300,
+                           -2.5e-300,
+                           3.141592653589793,
+                           1e16,
+                           123456789.0,
+                           std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::max()};
   for (double v : values) {
     std::string s = Scalar(v).to_string();
     EXPECT_NE(s.find_first_of(".e"), std::string::npos) << s;
@@ -232,8 +243,8 @@ TEST(Tensor, ContiguousOfTransposedView) {
 
 TEST(Tensor, ViewsShareStorage) {
   Tensor a = iota({4, 4});
-  Tensor row = a.as_strided({4}, {1}, 8);      // a[2]
-  Tensor col = a.as_strided({4}, {4}, 1);      // a[:, 1]
+  Tensor row = a.as_strided({4}, {1}, 8);          // a[2]
+  Tensor col = a.as_strided({4}, {4}, 1);          // a[:, 1]
   Tensor bcast = a.as_strided({3, 4}, {0, 1}, 0);  // a[0] expanded
   EXPECT_TRUE(row.equal(Tensor::from_doubles({8, 9, 10, 11}, {4})));
   EXPECT_TRUE(col.equal(Tensor::from_doubles({1, 5, 9, 13}, {4})));

@@ -58,7 +58,8 @@ struct Suite {
       auto want = interpret(*graphs[g], inputs[g]);
       ASSERT_TRUE(want) << want.error().to_string();
       for (size_t j = 0; j < want->size(); ++j, ++at) {
-        const std::string what = "graph " + std::to_string(g) + " (@" + graphs[g]->name() + ") output " + std::to_string(j);
+        const std::string what =
+            "graph " + std::to_string(g) + " (@" + graphs[g]->name() + ") output " + std::to_string(j);
         expect_close((*want)[j], runs.compiled[at], what + " vs the interpreter");
         expect_close(runs.evaluated[at], runs.compiled[at], what + " vs the evaluator");
       }
@@ -83,42 +84,47 @@ TEST(CppBackend, HalfIntegerAndBoolGraphs) {
   for (const char* dt : {"f16", "bf16"})
     for (const LoweringCase& c : kLoweringCases) {
       const std::string name = c.name;
-      if (name == "pointwise_chain" || name == "broadcast" || name == "compare_where" || name == "reductions" || name == "views")
+      if (name == "pointwise_chain" || name == "broadcast" || name == "compare_where" || name == "reductions" ||
+          name == "views")
         s.add(with_dtype(c.text, dt));
     }
   // Integer arithmetic wraps (i64 and i32); casts from float saturate through int64, then wrap.
   const int64_t big = int64_t{1} << 62;
-  s.add("graph @ints(%x: i64[8], %y: i64[8], %a: i32[8], %b: i32[8]) -> (i64[8], i64[8], i64[8], i64[8], i32[8], "
-        "i32[8], i64[], i32[8], bool[8], i64[8], f32[8], i64[], i32[8], i64[8], i64[8]) {\n"
-        " %0 = add(%x, %y) : i64[8]\n %1 = mul(%x, %y) : i64[8]\n %2 = sub(%x, %y) : i64[8]\n %3 = neg(%x) : i64[8]\n"
-        " %4 = add(%a, %b) : i32[8]\n %5 = mul(%a, %b) : i32[8]\n %6 = sum(%x) : i64[]\n %7 = abs(%a) : i32[8]\n"
-        " %8 = gt(%x, %y) : bool[8]\n %9 = maximum(%x, %y) : i64[8]\n %10 = _to_copy(%x) {dtype=f32} : f32[8]\n"
-        " %11 = amax(%x) : i64[]\n %12 = where(%8, %a, %b) : i32[8]\n %13 = relu(%y) : i64[8]\n"
-        " %14 = minimum(%x, %y) : i64[8]\n"
-        " return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14\n}",
-        {ints({INT64_MAX, INT64_MIN, -1, 5, big, -big, 123456789012345, (int64_t{1} << 53) + 1}, DType::I64),
-         ints({1, -1, INT64_MIN, -3, 4, 3, 987654321, -7}, DType::I64),
-         ints({INT32_MAX, INT32_MIN, -7, 65536, 3, -2, 0, 46341}, DType::I32),
-         ints({1, -1, INT32_MIN, 65536, -5, 9, 1, 46341}, DType::I32)});
+  s.add(
+      "graph @ints(%x: i64[8], %y: i64[8], %a: i32[8], %b: i32[8]) -> (i64[8], i64[8], i64[8], i64[8], i32[8], "
+      "i32[8], i64[], i32[8], bool[8], i64[8], f32[8], i64[], i32[8], i64[8], i64[8]) {\n"
+      " %0 = add(%x, %y) : i64[8]\n %1 = mul(%x, %y) : i64[8]\n %2 = sub(%x, %y) : i64[8]\n %3 = neg(%x) : i64[8]\n"
+      " %4 = add(%a, %b) : i32[8]\n %5 = mul(%a, %b) : i32[8]\n %6 = sum(%x) : i64[]\n %7 = abs(%a) : i32[8]\n"
+      " %8 = gt(%x, %y) : bool[8]\n %9 = maximum(%x, %y) : i64[8]\n %10 = _to_copy(%x) {dtype=f32} : f32[8]\n"
+      " %11 = amax(%x) : i64[]\n %12 = where(%8, %a, %b) : i32[8]\n %13 = relu(%y) : i64[8]\n"
+      " %14 = minimum(%x, %y) : i64[8]\n"
+      " return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14\n}",
+      {ints({INT64_MAX, INT64_MIN, -1, 5, big, -big, 123456789012345, (int64_t{1} << 53) + 1}, DType::I64),
+       ints({1, -1, INT64_MIN, -3, 4, 3, 987654321, -7}, DType::I64),
+       ints({INT32_MAX, INT32_MIN, -7, 65536, 3, -2, 0, 46341}, DType::I32),
+       ints({1, -1, INT32_MIN, 65536, -5, 9, 1, 46341}, DType::I32)});
   const double nan = std::nan("");
-  s.add("graph @casts(%f: f32[8]) -> (i32[8], u8[8], i8[8], bool[8], i64[8], f16[8]) {\n"
-        " %0 = _to_copy(%f) {dtype=i32} : i32[8]\n %1 = _to_copy(%f) {dtype=u8} : u8[8]\n"
-        " %2 = _to_copy(%f) {dtype=i8} : i8[8]\n %3 = _to_copy(%f) {dtype=bool} : bool[8]\n"
-        " %4 = _to_copy(%f) {dtype=i64} : i64[8]\n %5 = _to_copy(%f) {dtype=f16} : f16[8]\n"
-        " return %0, %1, %2, %3, %4, %5\n}",
-        {Tensor::from_doubles({nan, 1e20, -1e20, 3.7, -3.7, 2147483648.0, 300.5, 70000.0}, {8}, DType::F32)});
-  s.add("graph @bools(%p: bool[6], %q: bool[6], %x: f32[6]) -> (bool[6], bool[6], bool[6], f32[6], i64[], bool[6]) {\n"
-        " %0 = logical_and(%p, %q) : bool[6]\n %1 = logical_or(%p, %q) : bool[6]\n %2 = logical_not(%p) : bool[6]\n"
-        " %3 = where(%p, %x, 0.5) : f32[6]\n %4 = sum(%p) : i64[]\n %5 = eq(%p, %q) : bool[6]\n"
-        " return %0, %1, %2, %3, %4, %5\n}",
-        {ints({1, 0, 1, 0, 1, 1}, DType::Bool), ints({1, 1, 0, 0, 1, 0}, DType::Bool),
-         Tensor::from_doubles({1, -2, 3, -4, 5, -6}, {6}, DType::F32)});
+  s.add(
+      "graph @casts(%f: f32[8]) -> (i32[8], u8[8], i8[8], bool[8], i64[8], f16[8]) {\n"
+      " %0 = _to_copy(%f) {dtype=i32} : i32[8]\n %1 = _to_copy(%f) {dtype=u8} : u8[8]\n"
+      " %2 = _to_copy(%f) {dtype=i8} : i8[8]\n %3 = _to_copy(%f) {dtype=bool} : bool[8]\n"
+      " %4 = _to_copy(%f) {dtype=i64} : i64[8]\n %5 = _to_copy(%f) {dtype=f16} : f16[8]\n"
+      " return %0, %1, %2, %3, %4, %5\n}",
+      {Tensor::from_doubles({nan, 1e20, -1e20, 3.7, -3.7, 2147483648.0, 300.5, 70000.0}, {8}, DType::F32)});
+  s.add(
+      "graph @bools(%p: bool[6], %q: bool[6], %x: f32[6]) -> (bool[6], bool[6], bool[6], f32[6], i64[], bool[6]) {\n"
+      " %0 = logical_and(%p, %q) : bool[6]\n %1 = logical_or(%p, %q) : bool[6]\n %2 = logical_not(%p) : bool[6]\n"
+      " %3 = where(%p, %x, 0.5) : f32[6]\n %4 = sum(%p) : i64[]\n %5 = eq(%p, %q) : bool[6]\n"
+      " return %0, %1, %2, %3, %4, %5\n}",
+      {ints({1, 0, 1, 0, 1, 1}, DType::Bool), ints({1, 1, 0, 0, 1, 0}, DType::Bool),
+       Tensor::from_doubles({1, -2, 3, -4, 5, -6}, {6}, DType::F32)});
   s.check("dtypes");
 }
 
 // Loop IR the lowering does not produce yet, against the evaluator: div/mod of negative
 // values, casts between every kind, integer min/prod reductions, float prod, NaN in max/min.
-constexpr const char* kScalarSemantics = R"(loops @sem(%x: f32[8], %n: i64[8], %h: f16[8]) -> (%o0, %o1, %o2, %o3, %o4, %o5, %o6, %o7) {
+constexpr const char* kScalarSemantics =
+    R"(loops @sem(%x: f32[8], %n: i64[8], %h: f16[8]) -> (%o0, %o1, %o2, %o3, %o4, %o5, %o6, %o7) {
   buffer %o0 : i64[8] strides [1]
   buffer %o1 : f64[8] strides [1]
   buffer %o2 : i8[8] strides [1]
@@ -235,7 +241,8 @@ TEST(CppBackend, HalfConversionsAreBitExact) {
       "      store %o0[i0], %c\n    }\n  }\n"
       "  kernel @b2f pointwise {\n    for i0 in range(65536) {\n      %a = load %b[i0]\n      %c = cast %a : f32\n"
       "      store %o1[i0], %c\n    }\n  }\n"
-      "  kernel @f2h pointwise {\n    for i0 in range(1048576) {\n      %a = load %f[i0]\n      store %o2[i0], %a\n    }\n  }\n"
+      "  kernel @f2h pointwise {\n    for i0 in range(1048576) {\n      %a = load %f[i0]\n      store %o2[i0], %a\n    "
+      "}\n  }\n"
       "  kernel @f2b pointwise {\n    for i0 in range(1048576) {\n      %a = load %f[i0]\n      %c = cast %a : bf16\n"
       "      store %o3[i0], %c\n    }\n  }\n}\n";
   auto p = parse_loops(text);
@@ -266,7 +273,8 @@ TEST(CppBackend, HalfConversionsAreBitExact) {
     const int size = dtype_size(w.dtype());
     int64_t differ = 0;
     for (int64_t i = 0; i < w.numel(); ++i) {
-      const bool same = std::memcmp(w.data_bytes() + i * size, g.data_bytes() + i * size, static_cast<size_t>(size)) == 0;
+      const bool same =
+          std::memcmp(w.data_bytes() + i * size, g.data_bytes() + i * size, static_cast<size_t>(size)) == 0;
       if (!same && !(std::isnan(w.item_double(i)) && std::isnan(g.item_double(i)))) ++differ;
     }
     EXPECT_EQ(differ, 0) << "output " << j << ": elements whose bits differ";
@@ -277,19 +285,22 @@ TEST(CppBackend, HalfConversionsAreBitExact) {
 TEST(CppBackend, LargeKernelsRunInParallel) {
   Suite s;
   s.lower_options.fuse = false;  // one kernel per node: each gets its own pragmas
-  s.add("graph @big(%x: f32[256,256], %r: f32[4,16384], %w: f32[128,512]) -> (f32[256,256], f32[256,256], f32[4], "
-        "f32[128], f32[], f32[4]) {\n"
-        " %0 = t(%x) : f32[256,256]\n %1 = add(%x, %0) : f32[256,256]\n %2 = exp(%x) : f32[256,256]\n"
-        " %3 = amax(%r) {dim=[1]} : f32[4]\n %4 = sum(%w) {dim=[1]} : f32[128]\n %5 = sum(%x) : f32[]\n"
-        " %6 = amin(%r) {dim=[1]} : f32[4]\n return %1, %2, %3, %4, %5, %6\n}");
+  s.add(
+      "graph @big(%x: f32[256,256], %r: f32[4,16384], %w: f32[128,512]) -> (f32[256,256], f32[256,256], f32[4], "
+      "f32[128], f32[], f32[4]) {\n"
+      " %0 = t(%x) : f32[256,256]\n %1 = add(%x, %0) : f32[256,256]\n %2 = exp(%x) : f32[256,256]\n"
+      " %3 = amax(%r) {dim=[1]} : f32[4]\n %4 = sum(%w) {dim=[1]} : f32[128]\n %5 = sum(%x) : f32[]\n"
+      " %6 = amin(%r) {dim=[1]} : f32[4]\n return %1, %2, %3, %4, %5, %6\n}");
   // Row 0 of %r is all -inf, row 1 holds one NaN.
   Tensor& r = s.inputs.back()[1];
   for (int64_t i = 0; i < 16384; ++i) r.data<float>()[i] = -std::numeric_limits<float>::infinity();
   r.data<float>()[16384 + 777] = std::nanf("");
   const std::string cpp = emit_cpp(s.parts.back());
-  EXPECT_NE(cpp.find("#pragma omp parallel for simd\n  for (int64_t i0 = 0; i0 < 65536; ++i0)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#pragma omp parallel for simd\n  for (int64_t i0 = 0; i0 < 65536; ++i0)"), std::string::npos)
+      << cpp;
   EXPECT_NE(cpp.find("#pragma omp parallel for\n  for (int64_t i0 = 0; i0 < 256; ++i0)"), std::string::npos) << cpp;
-  EXPECT_NE(cpp.find("#pragma omp parallel for simd reduction(max:acc) reduction(|:acc_nan)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("#pragma omp parallel for simd reduction(max:acc) reduction(|:acc_nan)"), std::string::npos)
+      << cpp;
   // A long float sum runs in blocks (cpp_reduce.h), in parallel: the lanes' double totals are
   // OpenMP's reduction.
   EXPECT_NE(cpp.find("#pragma omp parallel for reduction(+:acc_l[:16])\n  for (int64_t blk = 0; blk < 256; ++blk) {"),
@@ -302,10 +313,11 @@ TEST(CppBackend, LargeKernelsRunInParallel) {
 // in blocks of 64 columns; 130 columns leave a partial block, and a large one runs in parallel.
 TEST(CppBackend, ColumnReductions) {
   Suite s;
-  s.add("graph @cols(%x: f32[300,130], %y: f32[2,4096,70]) -> (f32[130], f32[130], f32[1,130], f32[2,70]) {\n"
-        " %0 = sum(%x) {dim=[0]} : f32[130]\n %1 = amax(%x) {dim=[0]} : f32[130]\n"
-        " %2 = mean(%x) {dim=[0], keepdim=true} : f32[1,130]\n %3 = sum(%y) {dim=[1]} : f32[2,70]\n"
-        " return %0, %1, %2, %3\n}");
+  s.add(
+      "graph @cols(%x: f32[300,130], %y: f32[2,4096,70]) -> (f32[130], f32[130], f32[1,130], f32[2,70]) {\n"
+      " %0 = sum(%x) {dim=[0]} : f32[130]\n %1 = amax(%x) {dim=[0]} : f32[130]\n"
+      " %2 = mean(%x) {dim=[0], keepdim=true} : f32[1,130]\n %3 = sum(%y) {dim=[1]} : f32[2,70]\n"
+      " return %0, %1, %2, %3\n}");
   s.inputs.back()[0].data<float>()[5 * 130 + 7] = std::nanf("");
   const std::string cpp = emit_cpp(s.parts.back());
   EXPECT_NE(cpp.find("for (int64_t blk = 0; blk < 3; ++blk)"), std::string::npos) << cpp;
@@ -318,9 +330,10 @@ TEST(CppBackend, ColumnReductions) {
 // broadcast over the block's columns.
 TEST(CppBackend, ColumnReductionsWithPerRowOperands) {
   Suite s;
-  s.add("graph @lnw(%dy: f32[300,130], %x: f32[300,130], %m: f32[300,1], %r: f32[300,1]) -> (f32[130]) {\n"
-        " %0 = sub(%x, %m) : f32[300,130]\n %1 = mul(%0, %r) : f32[300,130]\n %2 = mul(%dy, %1) : f32[300,130]\n"
-        " %3 = sum(%2) {dim=[0]} : f32[130]\n return %3\n}");
+  s.add(
+      "graph @lnw(%dy: f32[300,130], %x: f32[300,130], %m: f32[300,1], %r: f32[300,1]) -> (f32[130]) {\n"
+      " %0 = sub(%x, %m) : f32[300,130]\n %1 = mul(%0, %r) : f32[300,130]\n %2 = mul(%dy, %1) : f32[300,130]\n"
+      " %3 = sum(%2) {dim=[0]} : f32[130]\n return %3\n}");
   const std::string cpp = emit_cpp(s.parts.back());
   EXPECT_NE(cpp.find("for (int64_t blk = 0; blk < 3; ++blk)"), std::string::npos) << cpp;
   s.check("lnw");
@@ -335,8 +348,9 @@ TEST(CppBackend, LargeOutputsUseStreamingStores) {
   CpuCompileOptions o = test_compile_options(1);
   o.emit.streaming_store_bytes = 1000;
   o.emit.parallel_threshold = 1;
-  auto g = parse_graph("graph @big(%x: f32[1007], %y: f32[1007]) -> (f32[1007]) {\n"
-                       " %0 = mul(%x, 3.0) : f32[1007]\n %1 = div(%0, %y) : f32[1007]\n return %1\n}");
+  auto g = parse_graph(
+      "graph @big(%x: f32[1007], %y: f32[1007]) -> (f32[1007]) {\n"
+      " %0 = mul(%x, 3.0) : f32[1007]\n %1 = div(%0, %y) : f32[1007]\n return %1\n}");
   ASSERT_TRUE(g) << g.error().to_string();
   auto p = lower_graph(**g);
   ASSERT_TRUE(p) << p.error().to_string();
@@ -356,8 +370,9 @@ TEST(CppBackend, LargeOutputsUseStreamingStores) {
   o.emit.streaming_store_bytes = 8192;  // below the size: the plain loop only
   EXPECT_EQ(emit_cpp(*p, o.emit).find("kiln_store_fence();"), std::string::npos);
   o.emit.streaming_store_bytes = 1000;
-  auto two = parse_graph("graph @two(%x: f32[1007]) -> (f32[1007], f32[1007]) {\n"
-                         " %0 = exp(%x) : f32[1007]\n %1 = neg(%x) : f32[1007]\n return %0, %1\n}");
+  auto two = parse_graph(
+      "graph @two(%x: f32[1007]) -> (f32[1007], f32[1007]) {\n"
+      " %0 = exp(%x) : f32[1007]\n %1 = neg(%x) : f32[1007]\n return %0, %1\n}");
   ASSERT_TRUE(two) << two.error().to_string();
   auto p2 = lower_graph(**two);
   ASSERT_TRUE(p2) << p2.error().to_string();

@@ -7,19 +7,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "autograd/joint_graph.h"
+#include "autograd/partition.h"
+#include "backend/compile_graph.h"
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_emitter.h"
 #include "codegen/cpp/cpp_index.h"
 #include "codegen/cpp/cpp_prelude.h"
 #include "codegen/cpp/cpp_scalar.h"
 #include "ir/parser.h"
-#include "autograd/joint_graph.h"
-#include "autograd/partition.h"
 #include "lower/loop_text.h"
-#include "backend/compile_graph.h"
-#include "runtime/cpu/cpu_backend.h"
 #include "lower/lower.h"
 #include "lowering_cases.h"
+#include "runtime/cpu/cpu_backend.h"
 
 namespace kiln {
 namespace {
@@ -85,7 +85,9 @@ TEST(CppEmitter, GoldenReductionRows) {
 // totals; an inner reduce loop of 20 points, a block of 16 and 4 after under an outer reduce
 // loop; and a product, in order, in double.
 TEST(CppEmitter, GoldenReductionBlocks) {
-  expect_golden(emit_cpp(parse(R"(loops @blocks(%x: f32[4,1000], %y: f32[100000], %z: f32[4,50,20]) -> (%out0, %out1, %out2, %out3, %out4, %out5) {
+  expect_golden(
+      emit_cpp(parse(
+          R"(loops @blocks(%x: f32[4,1000], %y: f32[100000], %z: f32[4,50,20]) -> (%out0, %out1, %out2, %out3, %out4, %out5) {
   buffer %out0 : f32[4] strides [1]
   buffer %out1 : f32[] strides []
   buffer %out2 : f32[4] strides [1]
@@ -143,14 +145,15 @@ TEST(CppEmitter, GoldenReductionBlocks) {
   }
 }
 )")),
-                "reduction_blocks.cpp");
+      "reduction_blocks.cpp");
 }
 
 // The CPU backend's pipeline (decomposition first) on a row softmax: one fused kernel, rows in
 // parallel, max / sum of exp / division per row.
 TEST(CppEmitter, GoldenSoftmax) {
-  auto g = parse_graph("graph @softmax(%x: f32[64,128]) -> (f32[64,128]) {\n %0 = softmax(%x) {dim=-1} : f32[64,128]\n"
-                       " return %0\n}");
+  auto g = parse_graph(
+      "graph @softmax(%x: f32[64,128]) -> (f32[64,128]) {\n %0 = softmax(%x) {dim=-1} : f32[64,128]\n"
+      " return %0\n}");
   ASSERT_TRUE(g);
   auto p = lower_graph_for(**g, CpuBackend());
   ASSERT_TRUE(p) << p.error().to_string();
@@ -159,8 +162,9 @@ TEST(CppEmitter, GoldenSoftmax) {
 
 // layer_norm's backward graph (kiln's derivative rule, default partition) as generated C++.
 TEST(CppEmitter, GoldenLayerNormBackward) {
-  auto g = parse_graph("graph @layer_norm(%x: f32[64,128], %w: f32[128], %b: f32[128]) -> (f32[64,128]) {\n"
-                       " %0 = layer_norm(%x, %w, %b) {normalized_shape=[128]} : f32[64,128]\n return %0\n}");
+  auto g = parse_graph(
+      "graph @layer_norm(%x: f32[64,128], %w: f32[128], %b: f32[128]) -> (f32[64,128]) {\n"
+      " %0 = layer_norm(%x, %w, %b) {normalized_shape=[128]} : f32[64,128]\n return %0\n}");
   ASSERT_TRUE(g);
   auto joint = joint_graph(**g);
   ASSERT_TRUE(joint) << joint.error().to_string();
@@ -184,10 +188,12 @@ TEST(CppEmitter, DeterministicAndOptionsInText) {
 }
 
 TEST(CppEmitter, ContiguousLoopsCollapse) {
-  const LoopProgram p = lower("graph @g(%x: f32[4096,4096]) -> (f32[4096,4096]) {\n %0 = exp(%x) : f32[4096,4096]\n return %0\n}");
+  const LoopProgram p =
+      lower("graph @g(%x: f32[4096,4096]) -> (f32[4096,4096]) {\n %0 = exp(%x) : f32[4096,4096]\n return %0\n}");
   const std::string cpp = emit_cpp(p);
   EXPECT_NE(cpp.find("// kernel @k0: pointwise, loops [4096, 4096] (run as [16777216])\n"), std::string::npos) << cpp;
-  EXPECT_NE(cpp.find("  #pragma omp parallel for simd\n  for (int64_t i0 = 0; i0 < 16777216; ++i0) {"), std::string::npos);
+  EXPECT_NE(cpp.find("  #pragma omp parallel for simd\n  for (int64_t i0 = 0; i0 < 16777216; ++i0) {"),
+            std::string::npos);
   CppEmitOptions o;
   o.collapse = false;
   EXPECT_NE(emit_cpp(p, o).find("for (int64_t i1 = 0; i1 < 4096; ++i1)"), std::string::npos);

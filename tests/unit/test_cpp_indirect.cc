@@ -20,14 +20,19 @@ namespace {
 // out: f32[4], zeros, gets src: f32[3] stored (or added, `accumulate`) at the checked
 // indices %i (kernel @k1).
 LoopProgram scatter_program(bool accumulate, const std::string& store_suffix) {
-  std::string body = "      %0 = load %i[i0]\n      %1 = indirect %0, size 4, wrap, index_put dim 0 at \"%2 = index_put(...)\"\n"
-                     "      %2 = load %src[i0]\n";
-  if (accumulate) body += "      %3 = load %out0[%1]\n      %4 = add %3, %2 : f32\n      store %out0[%1], %4" + store_suffix + "\n";
-  else body += "      store %out0[%1], %2" + store_suffix + "\n";
-  auto p = parse_loops("loops @s(%i: i64[3], %src: f32[3]) -> (%out0) {\n  buffer %out0 : f32[4] strides [1]\n"
-                       "  kernel @k0 pointwise {\n    for i0 in range(4) {\n      %0 = const 0 : f32\n"
-                       "      store %out0[i0], %0\n    }\n  }\n"
-                       "  kernel @k1 pointwise {\n    for i0 in range(3) {\n" + body + "    }\n  }\n}\n");
+  std::string body =
+      "      %0 = load %i[i0]\n      %1 = indirect %0, size 4, wrap, index_put dim 0 at \"%2 = index_put(...)\"\n"
+      "      %2 = load %src[i0]\n";
+  if (accumulate)
+    body += "      %3 = load %out0[%1]\n      %4 = add %3, %2 : f32\n      store %out0[%1], %4" + store_suffix + "\n";
+  else
+    body += "      store %out0[%1], %2" + store_suffix + "\n";
+  auto p = parse_loops(
+      "loops @s(%i: i64[3], %src: f32[3]) -> (%out0) {\n  buffer %out0 : f32[4] strides [1]\n"
+      "  kernel @k0 pointwise {\n    for i0 in range(4) {\n      %0 = const 0 : f32\n"
+      "      store %out0[i0], %0\n    }\n  }\n"
+      "  kernel @k1 pointwise {\n    for i0 in range(3) {\n" +
+      body + "    }\n  }\n}\n");
   EXPECT_TRUE(p) << p.error().to_string();
   return p ? *p : LoopProgram{};
 }
@@ -49,11 +54,14 @@ TEST(CppIndirect, StoresThroughIndicesRunInOrderUnlessUnique) {
 // index[i0, i1] (a per-element index, as scatter's).
 LoopKernel row_scatter_kernel(bool by_row) {
   const std::string at = by_row ? "i0" : "3*i0 + i1";
-  auto p = parse_loops("loops @s(%i: i64[2,3], %src: f32[2,3]) -> (%out0) {\n  buffer %out0 : f32[4,3] strides [3,1]\n"
-                       "  kernel @k0 pointwise {\n    for i0 in range(2) {\n      for i1 in range(3) {\n"
-                       "        %0 = load %i[" + at + "]\n        %1 = indirect %0, size 4, index_add dim 0 at \"n\"\n"
-                       "        %2 = load %src[3*i0 + i1]\n        %3 = load %out0[3*%1 + i1]\n        %4 = add %3, %2 : f32\n"
-                       "        store %out0[3*%1 + i1], %4\n      }\n    }\n  }\n}\n");
+  auto p = parse_loops(
+      "loops @s(%i: i64[2,3], %src: f32[2,3]) -> (%out0) {\n  buffer %out0 : f32[4,3] strides [3,1]\n"
+      "  kernel @k0 pointwise {\n    for i0 in range(2) {\n      for i1 in range(3) {\n"
+      "        %0 = load %i[" +
+      at +
+      "]\n        %1 = indirect %0, size 4, index_add dim 0 at \"n\"\n"
+      "        %2 = load %src[3*i0 + i1]\n        %3 = load %out0[3*%1 + i1]\n        %4 = add %3, %2 : f32\n"
+      "        store %out0[3*%1 + i1], %4\n      }\n    }\n  }\n}\n");
   EXPECT_TRUE(p) << p.error().to_string();
   return p ? p->kernels[0] : LoopKernel{};
 }

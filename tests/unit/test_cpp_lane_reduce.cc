@@ -79,20 +79,20 @@ TEST(CppLaneReduce, ArgmaxTiesAndNansAcrossLanesAndTail) {
   const LoopProgram p = parse_or_fail(kArgRows);
   Tensor x = Tensor::randn({7, 37}, 5, DType::F32);
   float* v = x.data<float>();
-  for (int i = 0; i < 37; ++i) v[0 * 37 + i] = 1.5f;      // all equal: index 0 (k2: position 36)
-  v[1 * 37 + 3] = 9;                                        // the max in lane 3 of block 0 ...
-  v[1 * 37 + 19] = 9;                                       // ... again in lane 3 of block 1 ...
-  v[1 * 37 + 34] = 9;                                       // ... and in the tail
-  v[1 * 37 + 10] = -9;                                      // the min once
-  v[2 * 37 + 20] = kNan;                                    // NaNs: the first wins
+  for (int i = 0; i < 37; ++i) v[0 * 37 + i] = 1.5f;  // all equal: index 0 (k2: position 36)
+  v[1 * 37 + 3] = 9;                                  // the max in lane 3 of block 0 ...
+  v[1 * 37 + 19] = 9;                                 // ... again in lane 3 of block 1 ...
+  v[1 * 37 + 34] = 9;                                 // ... and in the tail
+  v[1 * 37 + 10] = -9;                                // the min once
+  v[2 * 37 + 20] = kNan;                              // NaNs: the first wins
   v[2 * 37 + 5] = kNan;
   v[2 * 37 + 33] = kNan;
-  for (int i = 0; i < 37; ++i) v[3 * 37 + i] = -kInf;      // all -inf: index 0
-  v[4 * 37 + 35] = kNan;                                    // a NaN only in the tail
+  for (int i = 0; i < 37; ++i) v[3 * 37 + i] = -kInf;  // all -inf: index 0
+  v[4 * 37 + 35] = kNan;                               // a NaN only in the tail
   v[4 * 37 + 2] = 50;
-  for (int i = 0; i < 37; ++i) v[5 * 37 + i] = kInf;       // all +inf
-  v[6 * 37 + 36] = 100;                                     // the max is the last point
-  v[6 * 37 + 0] = -100;                                     // the min the first
+  for (int i = 0; i < 37; ++i) v[5 * 37 + i] = kInf;  // all +inf
+  v[6 * 37 + 36] = 100;                               // the max is the last point
+  v[6 * 37 + 0] = -100;                               // the min the first
   expect_compiled_matches_evaluator(p, {x});
   const std::vector<Tensor> in{x};
   auto want = eval_loops(p, in);
@@ -205,7 +205,8 @@ TEST(CppLaneReduce, SeveralReduceOpsInOneKernel) {
 // m2 0), and integers. Values with a large mean and a small spread (row 3): Welford in float
 // lost 1e-4 of m2 there, so it folds in double.
 TEST(CppLaneReduce, WelfordMeanAndM2) {
-  const LoopProgram p = parse_or_fail(R"(loops @w(%x: f32[5,45], %y: f64[4,16], %z: f32[6,7], %e: f32[3,0], %i: i32[3,7]) -> (%out0, %out1, %out2, %out3, %out4) {
+  const LoopProgram p = parse_or_fail(
+      R"(loops @w(%x: f32[5,45], %y: f64[4,16], %z: f32[6,7], %e: f32[3,0], %i: i32[3,7]) -> (%out0, %out1, %out2, %out3, %out4) {
   buffer %out0 : f32[5,2] strides [2,1]
   buffer %out1 : f64[4,2] strides [2,1]
   buffer %out2 : f32[6] strides [1]
@@ -266,7 +267,7 @@ TEST(CppLaneReduce, WelfordMeanAndM2) {
 )");
   Tensor x = Tensor::randn({5, 45}, 21, DType::F32);
   for (int64_t j = 0; j < 45; ++j) x.data<float>()[3 * 45 + j] += 10000.0f;  // row 3: mean 1e4, spread 1
-  x.data<float>()[4 * 45 + 44] = kNan;                                        // row 4: a NaN in the tail
+  x.data<float>()[4 * 45 + 44] = kNan;                                       // row 4: a NaN in the tail
   Tensor i = Tensor::randint(-1000, 1000, {3, 7}, 4, DType::I32);
   const std::vector<Tensor> in{x, Tensor::randn({4, 16}, 22, DType::F64), Tensor::randn({6, 7}, 23, DType::F32),
                                Tensor::zeros({3, 0}, DType::F32), i};
@@ -280,7 +281,7 @@ TEST(CppLaneReduce, WelfordMeanAndM2) {
   EXPECT_EQ((*want)[3].template data<float>()[1], 0.0f);
   const std::string cpp = emit_cpp(p);
   EXPECT_NE(cpp.find("#pragma omp simd reduction(+:a0_s)"), std::string::npos) << cpp;  // chunks
-  EXPECT_EQ(cpp.find("a1_s"), std::string::npos) << cpp;  // one accumulator per kernel
+  EXPECT_EQ(cpp.find("a1_s"), std::string::npos) << cpp;                                // one accumulator per kernel
 }
 
 // Welford beside another reduce op folds per lane instead of in chunks (every lane has seen
@@ -307,7 +308,8 @@ TEST(CppLaneReduce, WelfordInLanesBesideAnotherReduceOp) {
   for (int64_t j = 0; j < 45; ++j) x.data<float>()[2 * 45 + j] += 10000.0f;
   expect_compiled_matches_evaluator(p, {x});
   const std::string cpp = emit_cpp(p);
-  EXPECT_NE(cpp.find("++a0_n;\n      const double a0_r = (double)1 / (double)a0_n;\n      #pragma omp simd"), std::string::npos)
+  EXPECT_NE(cpp.find("++a0_n;\n      const double a0_r = (double)1 / (double)a0_n;\n      #pragma omp simd"),
+            std::string::npos)
       << cpp;
   EXPECT_EQ(cpp.find("a2_m"), std::string::npos) << cpp;  // mean and m2 share a0
 }

@@ -19,8 +19,9 @@ namespace kiln {
 namespace {
 
 TEST(CppMath, ExpTanhSigmoidMatchDoublePrecision) {
-  std::vector<double> xs = {-INFINITY, -200, -104, -103.9, -87.5, -20, -1, -1e-4, -0.0, 0, 1e-30, 0.3, 0.62, 0.63,
-                            0.7, 1, 9, 9.4, 9.5, 9.6, -9.55, 10, 88, 88.7, 89, 200, INFINITY};
+  std::vector<double> xs = {-INFINITY, -200,  -104,  -103.9, -87.5, -20,  -1, -1e-4, -0.0,
+                            0,         1e-30, 0.3,   0.62,   0.63,  0.7,  1,  9,     9.4,
+                            9.5,       9.6,   -9.55, 10,     88,    88.7, 89, 200,   INFINITY};
   for (int i = -4000; i <= 4000; ++i) xs.push_back(i * 0.0223);
   const int64_t n = static_cast<int64_t>(xs.size()) + 1;
   const std::string t = "f32[" + std::to_string(n) + "]";
@@ -43,7 +44,8 @@ TEST(CppMath, ExpTanhSigmoidMatchDoublePrecision) {
       const double got = (*out)[static_cast<size_t>(f)].item_double(i);
       const double w = static_cast<float>(want[f]);  // the correctly rounded float
       if (std::isnan(w) || std::isinf(w) || w == 0) {
-        EXPECT_TRUE(std::isnan(w) ? std::isnan(got) : got == w) << "f" << f << "(" << v << ") = " << got << ", want " << w;
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(got) : got == w)
+            << "f" << f << "(" << v << ") = " << got << ", want " << w;
         continue;
       }
       // 4 ulp of float, or an absolute 1e-30 where the result is denormal.
@@ -68,9 +70,10 @@ double ulps(float got, double want) {
 // over the whole range, the cut-overs of their branches and the special values, against the
 // same bounds, and exactly at inf, NaN, +-0, -1 and below.
 TEST(CppMath, ErfLog1pExpm1WithinStatedUlp) {
-  std::vector<float> xs = {0.0f, -0.0f, INFINITY, -INFINITY, -1.0f, -1.5f, -2.0f, 1e-45f, -1e-45f, 5.9604645e-8f,
-                           2.98023224e-8f, 0.921875f, -0.921875f, 0.92187494f, 3.92f, -3.92f, 3.9200001f, -30.0f,
-                           -30.000002f, 88.72283f, 88.722839f, -0.29289323f, 0.41421357f, 1e38f, -1e38f};
+  std::vector<float> xs = {
+      0.0f,          -0.0f,          INFINITY,   -INFINITY,    -1.0f,       -1.5f, -2.0f,  1e-45f,     -1e-45f,
+      5.9604645e-8f, 2.98023224e-8f, 0.921875f,  -0.921875f,   0.92187494f, 3.92f, -3.92f, 3.9200001f, -30.0f,
+      -30.000002f,   88.72283f,      88.722839f, -0.29289323f, 0.41421357f, 1e38f, -1e38f};
   for (uint32_t i = 0; i < (1u << 20); ++i) {
     const uint32_t bits = i * 4096u + (i * 2654435761u >> 20);  // every exponent, scattered mantissas
     float x;
@@ -101,7 +104,8 @@ TEST(CppMath, ErfLog1pExpm1WithinStatedUlp) {
       const double want = f == 0 ? std::erf(double{v}) : f == 1 ? std::log1p(double{v}) : std::expm1(double{v});
       const float got = (*out)[static_cast<size_t>(f)].data<float>()[i];
       if (v == 0 || std::isnan(v)) {  // exact, the sign of zero kept
-        EXPECT_TRUE(std::isnan(v) ? std::isnan(got) : got == v && std::signbit(got) == std::signbit(v)) << names[f] << "(" << v << ") = " << got;
+        EXPECT_TRUE(std::isnan(v) ? std::isnan(got) : got == v && std::signbit(got) == std::signbit(v))
+            << names[f] << "(" << v << ") = " << got;
         continue;
       }
       const double e = ulps(got, want);

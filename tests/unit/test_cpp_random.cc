@@ -31,8 +31,8 @@ struct Counters {
 };
 const Counters kCounters[] = {
     {"i1", 0, 1},
-    {"4294966784 + i1", 4294966784ull, 1},                           // across 2^32: the high word turns
-    {"9223372036854774784 + i1", 9223372036854774784ull, 1},         // just below 2^63
+    {"4294966784 + i1", 4294966784ull, 1},                    // across 2^32: the high word turns
+    {"9223372036854774784 + i1", 9223372036854774784ull, 1},  // just below 2^63
     {"1000003*i1 + 17", 17, 1000003},
 };
 constexpr uint64_t kSeeds[] = {0, 1, 0xFFFFFFFFull, 0x100000000ull, 0xFFFFFFFFFFFFFFFFull, 0x9E3779B97F4A7C15ull};
@@ -70,8 +70,9 @@ std::string program_text() {
 
 // rng_states: extreme words first, then pseudo-random ones.
 Tensor states() {
-  std::vector<int64_t> words = {0, 0, -1, -1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                                1, 0, 0, 1, 0x7FFFFFFF, static_cast<int64_t>(0x80000000ull)};
+  std::vector<int64_t> words = {
+      0, 0, -1, -1,         std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 1,
+      0, 0, 1,  0x7FFFFFFF, static_cast<int64_t>(0x80000000ull)};
   for (int64_t i = static_cast<int64_t>(words.size()); i < kStates * 2; ++i)
     words.push_back(static_cast<int64_t>(random_u64(RandomStream{99, 0}, static_cast<uint64_t>(i))));
   return Tensor::from_ints(words, {kStates * 2}, DType::I64);
@@ -79,9 +80,20 @@ Tensor states() {
 
 uint64_t bits_of(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DType::F64: { double v = t.data<double>()[i]; uint64_t u; std::memcpy(&u, &v, 8); return u; }
-    case DType::F32: { float v = t.data<float>()[i]; uint32_t u; std::memcpy(&u, &v, 4); return u; }
-    case DType::F16: case DType::BF16: return reinterpret_cast<const uint16_t*>(t.data_bytes())[i];
+    case DType::F64: {
+      double v = t.data<double>()[i];
+      uint64_t u;
+      std::memcpy(&u, &v, 8);
+      return u;
+    }
+    case DType::F32: {
+      float v = t.data<float>()[i];
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      return u;
+    }
+    case DType::F16:
+    case DType::BF16: return reinterpret_cast<const uint16_t*>(t.data_bytes())[i];
     default: return static_cast<uint64_t>(t.item_int(i));
   }
 }
@@ -109,12 +121,15 @@ TEST(CppRandom, DrawsMatchCoreRandomOverKeysAndCounters) {
         const uint64_t counter = kCounters[f].base + kCounters[f].step * static_cast<uint64_t>(j);
         const int64_t at = row * kPoints + j;
         auto got = [&](size_t k) -> const Tensor& { return (*out)[f * per_family + k]; };
-        ASSERT_EQ(static_cast<uint64_t>(got(0).item_int(at)), random_u64(st, counter)) << "family " << f << " row " << row << " j " << j;
+        ASSERT_EQ(static_cast<uint64_t>(got(0).item_int(at)), random_u64(st, counter))
+            << "family " << f << " row " << row << " j " << j;
         const DType uniform_dtypes[] = {DType::F64, DType::F32, DType::F16, DType::BF16};
         for (size_t u = 0; u < 4; ++u) {
           Tensor want = Tensor::zeros({1}, uniform_dtypes[u]);
-          store_double(want.data_bytes(), uniform_dtypes[u], 0, uniform_double(st, counter, uniform_bits(uniform_dtypes[u])));
-          ASSERT_EQ(bits_of(got(1 + u), at), bits_of(want, 0)) << dtype_name(uniform_dtypes[u]) << " family " << f << " j " << j;
+          store_double(want.data_bytes(), uniform_dtypes[u], 0,
+                       uniform_double(st, counter, uniform_bits(uniform_dtypes[u])));
+          ASSERT_EQ(bits_of(got(1 + u), at), bits_of(want, 0))
+              << dtype_name(uniform_dtypes[u]) << " family " << f << " j " << j;
         }
         const double normal = normal_double(st, counter);
         const double diff = std::fabs(got(5).item_double(at) - normal);
@@ -129,8 +144,8 @@ TEST(CppRandom, DrawsMatchCoreRandomOverKeysAndCounters) {
   }
   EXPECT_LE(worst_normal, 1e-12);
   std::printf("normal draws: %lld of %lld differ from core/random.h, by at most %g\n",
-              static_cast<long long>(differing_normals), static_cast<long long>(std::size(kCounters) * kStates * kPoints),
-              worst_normal);
+              static_cast<long long>(differing_normals),
+              static_cast<long long>(std::size(kCounters) * kStates * kPoints), worst_normal);
   // The evaluator gives the interpreter's bits everywhere (normal included: it calls core/random.h).
   for (size_t o = 0; o < out->size(); ++o) {
     if (o % per_family == 5 || o % per_family == 6) continue;  // normal: bounded above

@@ -24,8 +24,7 @@ std::string softmax_text(const std::string& last, const std::string& middle = ""
          "      part reduction {\n        for i1 in range(16) reduce {\n          %0 = load %x[16*i0 + i1]\n"
          "          %1 = load %t0[i0]\n          %2 = sub %0, %1 : f32\n          %3 = exp %2 : f32\n"
          "        }\n        %4 = reduce sum %3 : f32\n        store %t1[i0], %4\n      }\n" +
-         middle +
-         "      part pointwise {\n        for i1 in range(16) {\n" + last +
+         middle + "      part pointwise {\n        for i1 in range(16) {\n" + last +
          "          store %out0[16*i0 + i1], %5\n        }\n      }\n    }\n  }\n}\n";
 }
 
@@ -56,9 +55,9 @@ TEST(RowScratch, TheSoftmaxDivisionReusesTheSummedExp) {
 
 TEST(RowScratch, CheapValuesAreComputedAgain) {
   // x - max is recomputed: keeping it in memory costs as much as the subtraction.
-  const LoopProgram p = parsed(softmax_text(
-      "          %0 = load %x[16*i0 + i1]\n          %1 = load %t0[i0]\n          %2 = sub %0, %1 : f32\n"
-      "          %3 = mul %2, %2 : f32\n          %4 = load %t1[i0]\n          %5 = mul %3, %4 : f32\n"));
+  const LoopProgram p = parsed(
+      softmax_text("          %0 = load %x[16*i0 + i1]\n          %1 = load %t0[i0]\n          %2 = sub %0, %1 : f32\n"
+                   "          %3 = mul %2, %2 : f32\n          %4 = load %t1[i0]\n          %5 = mul %3, %4 : f32\n"));
   EXPECT_TRUE(plan_row_scratch(p.kernels[0], 1).empty());
 }
 

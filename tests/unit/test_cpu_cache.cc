@@ -182,7 +182,8 @@ TEST(CpuCache, AnEntryThatFailsVerificationIsRebuilt) {
     EXPECT_FALSE(rebuilt.cache_hit);
     EXPECT_GT(rebuilt.compile_seconds, 0);
     EXPECT_EQ(rebuilt.rebuilt_because, c.problem);
-    EXPECT_EQ(note, c.problem.empty() ? "" : "kiln: note: rebuilding the kernel cache entry " + so + ": " + c.problem + "\n");
+    EXPECT_EQ(note,
+              c.problem.empty() ? "" : "kiln: note: rebuilding the kernel cache entry " + so + ": " + c.problem + "\n");
     EXPECT_EQ(read_bytes(so), library);
     EXPECT_EQ(read_bytes(cpp), source);
     EXPECT_EQ(read_bytes(sum), record);
@@ -200,7 +201,8 @@ TEST(CpuCache, ConcurrentFillsOfOneEntryAgree) {
   for (int t = 0; t < 4; ++t) compiled.push_back(Diagnostic("not compiled"));
   testing::internal::CaptureStderr();
   std::vector<std::thread> threads;
-  for (size_t t = 0; t < compiled.size(); ++t) threads.emplace_back([&, t] { compiled[t] = CompiledProgram::compile(p, o); });
+  for (size_t t = 0; t < compiled.size(); ++t)
+    threads.emplace_back([&, t] { compiled[t] = CompiledProgram::compile(p, o); });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   for (const Expected<CompiledProgram>& c : compiled) {
@@ -263,11 +265,13 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   EXPECT_NE(no_words.error().to_string().find("C++ compiler ' \t' names no program"), std::string::npos);
   auto open_quote = find_cpu_toolchain("'g++");
   ASSERT_FALSE(open_quote);
-  EXPECT_EQ(open_quote.error().to_string(), "error: C++ compiler ''g++': the quote ' at column 1 of ''g++' is not closed");
+  EXPECT_EQ(open_quote.error().to_string(),
+            "error: C++ compiler ''g++': the quote ' at column 1 of ''g++' is not closed");
 
   auto no_version = find_cpu_toolchain("false");
   ASSERT_FALSE(no_version);
-  EXPECT_NE(no_version.error().to_string().find("'false' failed to report its version (exited with status 1)"), std::string::npos)
+  EXPECT_NE(no_version.error().to_string().find("'false' failed to report its version (exited with status 1)"),
+            std::string::npos)
       << no_version.error().to_string();
 
   auto killed = find_cpu_toolchain("/bin/sh -c 'kill -9 $$'");
@@ -286,10 +290,12 @@ TEST(CpuCache, CompilerErrorsAreDiagnostics) {
   ASSERT_FALSE(rejected);
   const std::string msg = rejected.error().to_string();
   EXPECT_NE(msg.find("failed (exited with status"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(real->path + " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math "
-                                  "-ffp-contract=off -std=c++17 "
-                                  "--kiln-no-such-flag -o "),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find(real->path +
+               " -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math "
+               "-ffp-contract=off -std=c++17 "
+               "--kiln-no-such-flag -o "),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("its output begins:"), std::string::npos) << msg;
   // The flag appears in the command and again in the compiler's complaint.
@@ -304,7 +310,8 @@ TEST(CpuCache, CompilerCommandsTakeArguments) {
   EXPECT_EQ(launched->compiler, command);
   EXPECT_EQ(launched->path, resolve_program("env"));
   EXPECT_EQ(launched->arguments, (std::vector<std::string>{"c++", "-DKILN_CACHE_TEST_WORD=1"}));
-  EXPECT_EQ(launched->identity.substr(0, launched->identity.find('\n')), launched->path + " c++ -DKILN_CACHE_TEST_WORD=1");
+  EXPECT_EQ(launched->identity.substr(0, launched->identity.find('\n')),
+            launched->path + " c++ -DKILN_CACHE_TEST_WORD=1");
   const std::vector<std::string> argv = launched->command("a.cpp", "a.so");
   ASSERT_GE(argv.size(), 4u);
   EXPECT_EQ((std::vector<std::string>{argv[0], argv[1], argv[2], argv[3]}),

@@ -16,8 +16,8 @@
 #include "frontend/capture.h"
 #include "frontend/functional.h"
 #include "frontend/nn/linear.h"
-#include "train/grad_function.h"
 #include "model_suite.h"
+#include "train/grad_function.h"
 #include "transformer_block.h"
 
 namespace kiln {
@@ -79,9 +79,9 @@ void expect_compiled_gradients_match(const Captured& c, const std::vector<std::v
 // tests cover a dynamic batch at inference).
 TEST(CpuModelGradients, Mlp) {
   Mlp mlp;
-  Expected<Captured> c = capture(
-      [&](std::span<const Tensor> in) { return std::vector<Tensor>{mse_loss(mlp.forward(in[0]), in[1])}; },
-      {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)}, {.module = &mlp});
+  Expected<Captured> c =
+      capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{mse_loss(mlp.forward(in[0]), in[1])}; },
+              {Tensor::randn({7, 16}, 3), Tensor::randn({7, 4}, 4)}, {.module = &mlp});
   ASSERT_TRUE(c) << c.error().to_string();
   expect_compiled_gradients_match(*c, {{Tensor::randn({7, 16}, 5), Tensor::randn({7, 4}, 6)},
                                        {Tensor::randn({7, 16}, 7), Tensor::randn({7, 4}, 8)}});
@@ -91,9 +91,9 @@ TEST(CpuModelGradients, Mlp) {
 TEST(CpuModelGradients, SmallCnnInTrainingMode) {
   SmallCnn cnn;
   cnn.train(true);
-  Expected<Captured> c = capture(
-      [&](std::span<const Tensor> in) { return std::vector<Tensor>{sum(mul(cnn.forward(in[0]), in[1]))}; },
-      {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)}, {.module = &cnn});
+  Expected<Captured> c =
+      capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{sum(mul(cnn.forward(in[0]), in[1]))}; },
+              {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)}, {.module = &cnn});
   ASSERT_TRUE(c) << c.error().to_string();
   expect_compiled_gradients_match(*c, {{Tensor::randn({2, 3, 8, 8}, 13), Tensor::randn({2, 10}, 14)}});
 }
@@ -109,10 +109,10 @@ TEST(CpuModelGradients, TransformerBlock) {
 // cross-entropy loss over integer targets.
 TEST(CpuModelGradients, DemoGpt) {
   demo::Gpt gpt(demo::GptConfig{});
-  Expected<Captured> c = capture(
-      [&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.loss(in[0], in[1])}; },
-      {Tensor::randint(0, 16, {2, 16}, 5), Tensor::randint(0, 16, {2, 16}, 6)},
-      {.name = "gpt", .input_names = {"tokens", "targets"}, .module = &gpt});
+  Expected<Captured> c =
+      capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.loss(in[0], in[1])}; },
+              {Tensor::randint(0, 16, {2, 16}, 5), Tensor::randint(0, 16, {2, 16}, 6)},
+              {.name = "gpt", .input_names = {"tokens", "targets"}, .module = &gpt});
   ASSERT_TRUE(c) << c.error().to_string();
   expect_compiled_gradients_match(*c, {{Tensor::randint(0, 16, {2, 16}, 7), Tensor::randint(0, 16, {2, 16}, 8)}});
 }

@@ -7,12 +7,12 @@
 
 #include <string>
 
+#include "backend/compile_graph.h"
 #include "cpu_backend_util.h"
 #include "frontend/functional.h"
 #include "frontend/nn/module.h"
 #include "ir/parser.h"
 #include "lower/loop_text.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/runtime_memory.h"
 #include "support/error.h"
@@ -50,7 +50,8 @@ TEST(CpuOutOfMemory, LayoutBytesRefuseNegativeSizesAndOverflow) {
 TEST(CpuOutOfMemory, AllocationFailureNamesWhatAndHowMuch) {
   auto s = allocate_storage(kUnallocatable * 4, [] { return "the test's buffer"; });
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().to_string(), "error: out of memory: cannot allocate 400000000000000000 bytes for the test's buffer");
+  EXPECT_EQ(s.error().to_string(),
+            "error: out of memory: cannot allocate 400000000000000000 bytes for the test's buffer");
   auto t = allocate_tensor({3, 5}, DType::F64, [] { return "unused"; });
   ASSERT_TRUE(t) << t.error().to_string();
   EXPECT_EQ(t->sizes(), (std::vector<int64_t>{3, 5}));
@@ -177,10 +178,11 @@ TEST(CpuOutOfMemory, TrainStepThrowsKilnError) {
   };
   // The default partition: the min-cut partitioner's weights of values this large overflow
   // int64 (an internal error of its own, found by this test).
-  TrainStep step = compile_train_step(m, loss, {Tensor::randn({1}, 3)},
-                                      TrainStepOptions{.compile = {.device = Device::cpu(),
-                                                                   .partition = PartitionKind::Default,
-                                                                   .backends = {.cpu = {.compile = test_compile_options()}}}});
+  TrainStep step =
+      compile_train_step(m, loss, {Tensor::randn({1}, 3)},
+                         TrainStepOptions{.compile = {.device = Device::cpu(),
+                                                      .partition = PartitionKind::Default,
+                                                      .backends = {.cpu = {.compile = test_compile_options()}}}});
   try {
     step({Tensor::randn({1}, 4)});
     FAIL() << "a temporary of 4e17 bytes was allocated";

@@ -29,11 +29,11 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 LoopProgram exp_and_row_sums(int64_t n) {
   const std::string s = std::to_string(n), rows = std::to_string(n / 8);
   return parse("loops @f(%x: f32[" + s + "]) -> (%out0, %out1) {\n  buffer %out0 : f32[" + s + "] strides [1]\n" +
-               "  buffer %out1 : f32[" + rows + "] strides [1]\n" +
-               "  kernel @k0 pointwise {\n    for i0 in range(" + s + ") {\n      %0 = load %x[i0]\n" +
+               "  buffer %out1 : f32[" + rows + "] strides [1]\n" + "  kernel @k0 pointwise {\n    for i0 in range(" +
+               s + ") {\n      %0 = load %x[i0]\n" +
                "      %1 = exp %0 : f32\n      %2 = const 2.0 : f32\n      %3 = mul %1, %2 : f32\n" +
-               "      store %out0[i0], %3\n    }\n  }\n" +
-               "  kernel @k1 reduction {\n    for i0 in range(" + rows + ") {\n      for i1 in range(8) reduce {\n" +
+               "      store %out0[i0], %3\n    }\n  }\n" + "  kernel @k1 reduction {\n    for i0 in range(" + rows +
+               ") {\n      for i1 in range(8) reduce {\n" +
                "        %0 = load %x[8*i0 + i1]\n      }\n      %1 = reduce sum %0 : f32\n      store %out1[i0], %1\n" +
                "    }\n  }\n}\n");
 }
@@ -68,19 +68,23 @@ TEST(CudaEmitter, TheSameProgramGivesTheSameBytes) {
 TEST(CudaEmitter, IndexArithmeticPast2To31PointsIs64Bit) {
   const int64_t n = int64_t{3} << 30;  // 3 * 2^30 points (groups of 4 of them): past INT32_MAX
   const CudaProgramSource s = emit_cuda_program(exp_and_row_sums(n));
-  EXPECT_TRUE(contains(s.kernel_text[0], "for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < 805306368; "
-                                         "g += (int64_t)gridDim.x * blockDim.x) {"))
+  EXPECT_TRUE(contains(s.kernel_text[0],
+                       "for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < 805306368; "
+                       "g += (int64_t)gridDim.x * blockDim.x) {"))
       << s.kernel_text[0];
-  EXPECT_TRUE(contains(s.kernel_text[1], "for (int64_t row = (int64_t)blockIdx.x; row < 402653184; row += (int64_t)gridDim.x) {"))
+  EXPECT_TRUE(contains(s.kernel_text[1],
+                       "for (int64_t row = (int64_t)blockIdx.x; row < 402653184; row += (int64_t)gridDim.x) {"))
       << s.kernel_text[1];
 }
 
 // out0[idx[i]] = src[i] (a scatter, `unique` or not), the index checked.
 LoopProgram scatter(const std::string& unique) {
-  return parse("loops @s(%i: i64[3], %src: f32[3]) -> (%out0) {\n  buffer %out0 : f32[4] strides [1]\n"
-               "  kernel @k0 pointwise {\n    for i0 in range(3) {\n      %0 = load %i[i0]\n"
-               "      %1 = indirect %0, size 4, wrap, index_put dim 0 at \"%2 = index_put(...)\"\n"
-               "      %2 = load %src[i0]\n      store %out0[%1], %2" + unique + "\n    }\n  }\n}\n");
+  return parse(
+      "loops @s(%i: i64[3], %src: f32[3]) -> (%out0) {\n  buffer %out0 : f32[4] strides [1]\n"
+      "  kernel @k0 pointwise {\n    for i0 in range(3) {\n      %0 = load %i[i0]\n"
+      "      %1 = indirect %0, size 4, wrap, index_put dim 0 at \"%2 = index_put(...)\"\n"
+      "      %2 = load %src[i0]\n      store %out0[%1], %2" +
+      unique + "\n    }\n  }\n}\n");
 }
 
 TEST(CudaEmitter, ACheckedIndexSetsTheErrorSlotItsLastArgument) {

@@ -57,7 +57,7 @@ TEST(CudaReduceStrategy, ManyRowsGetABlockEach) {
   EXPECT_EQ(p.strategy, ReduceStrategy::BlockPerRow);
   EXPECT_EQ(p.partials.block, 256u);
   EXPECT_EQ(p.partials.grid, 4224u);
-  EXPECT_EQ(plan_reduction(100, 4096, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // short rows
+  EXPECT_EQ(plan_reduction(100, 4096, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);     // short rows
   EXPECT_EQ(plan_reduction(132, 1 << 20, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // a row per SM
 }
 

@@ -142,8 +142,8 @@ TEST(CudaTargetReport, TheDriversFiguresReplacePtxasWhereLoaded) {
   ASSERT_TRUE(plan) << plan.error().to_string();
   CubinCompileStats compiled;
   compiled.nvrtc_version = "13.0";
-  compiled.chunks.push_back({.kernels = {}, .key = "k", .cache_hit = true, .rebuilt_because = {}, .compile_seconds = 0,
-                             .resources = {}});
+  compiled.chunks.push_back(
+      {.kernels = {}, .key = "k", .cache_hit = true, .rebuilt_because = {}, .compile_seconds = 0, .resources = {}});
   std::vector<std::vector<KernelAttributes>> attributes;
   for (const std::vector<CudaLaunch>& launches : source.launches) {
     attributes.emplace_back();
@@ -182,8 +182,13 @@ TEST(CudaTargetReport, TheCpuBackendDescribesOnlyWhatItLoads) {
 
 TEST(CudaTargetReport, HtmlShowsTheLaunchesMemoryAndHostCopies) {
   TargetReport t{.device = "CUDA sm_90 (not loaded)", .memory_bytes = 2048};
-  t.kernels.push_back({.symbol = "kiln_<g>_k0", .loop_kernel = "k0", .grid = {4, 1, 1}, .block = {256, 1, 1},
-                       .dynamic_shared_bytes = 1024, .source_lines = 12, .registers = 18});
+  t.kernels.push_back({.symbol = "kiln_<g>_k0",
+                       .loop_kernel = "k0",
+                       .grid = {4, 1, 1},
+                       .block = {256, 1, 1},
+                       .dynamic_shared_bytes = 1024,
+                       .source_lines = 12,
+                       .registers = 18});
   t.memory = {{"inputs", 1024}, {"outputs", 1024}};
   t.host_copied_ops = {"matmul"};
   t.notes = {"Not loaded: no <GPU>."};

@@ -18,11 +18,12 @@ PointwiseVectors plan_of(const std::string& inputs, const std::string& out, cons
                          const std::string& body) {
   std::string loops, close;
   for (size_t d = 0; d < extents.size(); ++d) {
-    loops += std::string(2 * d + 4, ' ') + "for i" + std::to_string(d) + " in range(" + std::to_string(extents[d]) + ") {\n";
+    loops +=
+        std::string(2 * d + 4, ' ') + "for i" + std::to_string(d) + " in range(" + std::to_string(extents[d]) + ") {\n";
     close = std::string(2 * d + 4, ' ') + "}\n" + close;
   }
-  auto p = parse_loops("loops @f(" + inputs + ") -> (%out0) {\n  buffer %out0 : " + out + "\n  kernel @k0 pointwise {\n" +
-                       loops + body + close + "  }\n}\n");
+  auto p = parse_loops("loops @f(" + inputs + ") -> (%out0) {\n  buffer %out0 : " + out +
+                       "\n  kernel @k0 pointwise {\n" + loops + body + close + "  }\n}\n");
   EXPECT_TRUE(p) << p.error().to_string();
   return p ? pointwise_vectors(*p, p->kernels[0]) : PointwiseVectors{};
 }
@@ -88,10 +89,10 @@ TEST(CudaVectorAccess, OneLoopRunsItsLastPointsOnTheScalarPath) {
 
 TEST(CudaVectorAccess, EachAccessThatForbidsVectorsSaysWhy) {
   const auto reason = [](const std::string& inputs, const std::vector<int64_t>& extents, const std::string& load) {
-    const PointwiseVectors p = plan_of(inputs, "f32[" + std::to_string(extents[0] * extents.back()) + "] strides [1]",
-                                       extents, "      %0 = load %x[" + load + "]\n      store %out0[" +
-                                           (extents.size() == 1 ? "i0" : std::to_string(extents[1]) + "*i0 + i1") +
-                                           "], %0\n");
+    const PointwiseVectors p =
+        plan_of(inputs, "f32[" + std::to_string(extents[0] * extents.back()) + "] strides [1]", extents,
+                "      %0 = load %x[" + load + "]\n      store %out0[" +
+                    (extents.size() == 1 ? "i0" : std::to_string(extents[1]) + "*i0 + i1") + "], %0\n");
     EXPECT_EQ(p.width, 1);
     return p.scalar_reason;
   };

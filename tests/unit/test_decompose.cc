@@ -77,7 +77,8 @@ void check_case(OpKind op, const Case& c) {
   Status v = verify_graph(*d);
   ASSERT_TRUE(v) << what << ": " << v.error().to_string() << "\n" << print_graph(*d);
   EXPECT_EQ(print_graph(*d).find(std::string(" ") + std::string(op_info(op).name()) + "("), std::string::npos)
-      << what << " left in\n" << print_graph(*d);
+      << what << " left in\n"
+      << print_graph(*d);
   bool f32 = g->outputs()[0]->type().dtype == DType::F32;
   for (const Value* in : g->inputs()) f32 = f32 || in->type().dtype == DType::F32;
   for (uint64_t seed : {1, 2}) {
@@ -91,8 +92,7 @@ void check_case(OpKind op, const Case& c) {
 }
 
 std::string unary_graph(const std::string& dt, const std::string& node) {
-  return "graph @g(%x: " + dt + "[3,5]) -> (" + dt + "[3,5]) {\n  %0 = " + node + " : " + dt +
-         "[3,5]\n  return %0\n}";
+  return "graph @g(%x: " + dt + "[3,5]) -> (" + dt + "[3,5]) {\n  %0 = " + node + " : " + dt + "[3,5]\n  return %0\n}";
 }
 
 TEST(Decompose, Activations) {
@@ -146,14 +146,16 @@ TEST(Decompose, SoftmaxAndReductions) {
 })"});
   for (OpKind op : {OpKind::Var, OpKind::Std}) {
     const std::string name(op_info(op).name());
-    for (auto [attrs, shape] : {std::pair{"", "[]"}, {"{dim=[1]}", "[2,4]"}, {"{correction=0, dim=[0, 2], keepdim=true}", "[1,3,1]"},
-                                {"{correction=2.5, dim=[-1]}", "[2,3]"}, {"{correction=5, dim=[2]}", "[2,3]"}}) {
+    for (auto [attrs, shape] : {std::pair{"", "[]"},
+                                {"{dim=[1]}", "[2,4]"},
+                                {"{correction=0, dim=[0, 2], keepdim=true}", "[1,3,1]"},
+                                {"{correction=2.5, dim=[-1]}", "[2,3]"},
+                                {"{correction=5, dim=[2]}", "[2,3]"}}) {
       check_case(op, {attrs, "graph @g(%x: f64[2,3,4]) -> (f64" + std::string(shape) + ") {\n  %0 = " + name + "(%x) " +
                                  attrs + " : f64" + shape + "\n  return %0\n}"});
     }
   }
 }
-
 
 // A one-node graph: `inputs` (text of the signature), the node, its result type.
 std::string node_graph(const std::string& inputs, const std::string& node, const std::string& type) {
@@ -164,20 +166,31 @@ TEST(Decompose, Normalizations) {
   for (std::string dt : {"f64", "f32"}) {
     const std::string x = "%x: " + dt + "[2,3,4]", t = dt + "[2,3,4]";
     check_case(OpKind::LayerNorm, {dt + " plain", node_graph(x, "layer_norm(%x) {normalized_shape=[4]}", t)});
-    check_case(OpKind::LayerNorm, {dt + " affine 2 dims", node_graph(x + ", %w: " + dt + "[3,4], %b: " + dt + "[3,4]",
-                                                                    "layer_norm(%x, %w, %b) {eps=0.1, normalized_shape=[3, 4]}", t)});
-    check_case(OpKind::RmsNorm, {dt + " eps none", node_graph(x + ", %w: " + dt + "[4]", "rms_norm(%x, %w) {normalized_shape=[4]}", t)});
+    check_case(OpKind::LayerNorm,
+               {dt + " affine 2 dims", node_graph(x + ", %w: " + dt + "[3,4], %b: " + dt + "[3,4]",
+                                                  "layer_norm(%x, %w, %b) {eps=0.1, normalized_shape=[3, 4]}", t)});
+    check_case(OpKind::RmsNorm,
+               {dt + " eps none", node_graph(x + ", %w: " + dt + "[4]", "rms_norm(%x, %w) {normalized_shape=[4]}", t)});
     check_case(OpKind::RmsNorm, {dt + " eps", node_graph(x, "rms_norm(%x) {eps=0.01, normalized_shape=[3, 4]}", t)});
-    check_case(OpKind::GroupNorm, {dt + " affine", node_graph("%x: " + dt + "[2,4,3], %w: " + dt + "[4], %b: " + dt + "[4]",
-                                                               "group_norm(%x, %w, %b) {num_groups=2}", dt + "[2,4,3]")});
+    check_case(OpKind::GroupNorm,
+               {dt + " affine", node_graph("%x: " + dt + "[2,4,3], %w: " + dt + "[4], %b: " + dt + "[4]",
+                                           "group_norm(%x, %w, %b) {num_groups=2}", dt + "[2,4,3]")});
   }
-  check_case(OpKind::LayerNorm, {"f32 input f64 weight", node_graph("%x: f32[2,4], %w: f64[4]", "layer_norm(%x, %w) {normalized_shape=[4]}", "f32[2,4]")});
-  check_case(OpKind::GroupNorm, {"2-D, one group", node_graph("%x: f64[3,4]", "group_norm(%x) {eps=0.5, num_groups=1}", "f64[3,4]")});
+  check_case(OpKind::LayerNorm,
+             {"f32 input f64 weight",
+              node_graph("%x: f32[2,4], %w: f64[4]", "layer_norm(%x, %w) {normalized_shape=[4]}", "f32[2,4]")});
+  check_case(OpKind::GroupNorm,
+             {"2-D, one group", node_graph("%x: f64[3,4]", "group_norm(%x) {eps=0.5, num_groups=1}", "f64[3,4]")});
   const std::string bn = "%x: f64[3,2,2,2], %w: f64[2], %b: f64[2], %rm: f64[2], %posv: f64[2]";
-  check_case(OpKind::BatchNorm, {"eval affine", node_graph(bn, "batch_norm(%x, %w, %b, %rm, %posv) {eps=0.001}", "f64[3,2,2,2]")});
-  check_case(OpKind::BatchNorm, {"eval no affine", node_graph(bn, "batch_norm(%x, none, none, %rm, %posv)", "f64[3,2,2,2]")});
-  check_case(OpKind::BatchNorm, {"training", node_graph(bn, "batch_norm(%x, %w, %b, %rm, %posv) {training=true}", "f64[3,2,2,2]")});
-  check_case(OpKind::BatchNorm, {"training 2-D no stats", node_graph("%x: f64[5,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[5,3]")});
+  check_case(OpKind::BatchNorm,
+             {"eval affine", node_graph(bn, "batch_norm(%x, %w, %b, %rm, %posv) {eps=0.001}", "f64[3,2,2,2]")});
+  check_case(OpKind::BatchNorm,
+             {"eval no affine", node_graph(bn, "batch_norm(%x, none, none, %rm, %posv)", "f64[3,2,2,2]")});
+  check_case(OpKind::BatchNorm,
+             {"training", node_graph(bn, "batch_norm(%x, %w, %b, %rm, %posv) {training=true}", "f64[3,2,2,2]")});
+  check_case(OpKind::BatchNorm,
+             {"training 2-D no stats",
+              node_graph("%x: f64[5,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[5,3]")});
 }
 
 TEST(Decompose, Losses) {
@@ -189,53 +202,80 @@ TEST(Decompose, Losses) {
         const std::string args = "(%x, %t, " + w + ")";
         for (std::string extra : {"", ", ignore_index=1"}) {
           const std::string attrs = " {reduction=\"" + r + "\"" + extra + "}";
-          check_case(OpKind::NllLoss, {dt + " " + r + " w=" + w + extra, node_graph(in, "nll_loss" + args + attrs, type)});
-          check_case(OpKind::CrossEntropy, {dt + " " + r + " w=" + w + extra, node_graph(in, "cross_entropy" + args + attrs, type)});
+          check_case(OpKind::NllLoss,
+                     {dt + " " + r + " w=" + w + extra, node_graph(in, "nll_loss" + args + attrs, type)});
+          check_case(OpKind::CrossEntropy,
+                     {dt + " " + r + " w=" + w + extra, node_graph(in, "cross_entropy" + args + attrs, type)});
           const std::string smooth = " {label_smoothing=0.2, reduction=\"" + r + "\"" + extra + "}";
-          check_case(OpKind::CrossEntropy, {dt + " smoothed " + r + " w=" + w + extra, node_graph(in, "cross_entropy" + args + smooth, type)});
+          check_case(OpKind::CrossEntropy, {dt + " smoothed " + r + " w=" + w + extra,
+                                            node_graph(in, "cross_entropy" + args + smooth, type)});
         }
-        check_case(OpKind::CrossEntropy, {dt + " probabilities " + r + " w=" + w,
-                                          node_graph("%x: " + dt + "[4,3], %p: " + dt + "[4,3], %posw: " + dt + "[3]",
-                                                     "cross_entropy(%x, %p, " + w + ") {label_smoothing=0.1, reduction=\"" + r + "\"}", type)});
+        check_case(
+            OpKind::CrossEntropy,
+            {dt + " probabilities " + r + " w=" + w,
+             node_graph("%x: " + dt + "[4,3], %p: " + dt + "[4,3], %posw: " + dt + "[3]",
+                        "cross_entropy(%x, %p, " + w + ") {label_smoothing=0.1, reduction=\"" + r + "\"}", type)});
       }
-      check_case(OpKind::MseLoss, {dt + " " + r, node_graph("%x: " + dt + "[4,3], %y: " + dt + "[3]", "mse_loss(%x, %y) {reduction=\"" + r + "\"}",
+      check_case(OpKind::MseLoss, {dt + " " + r, node_graph("%x: " + dt + "[4,3], %y: " + dt + "[3]",
+                                                            "mse_loss(%x, %y) {reduction=\"" + r + "\"}",
                                                             r == "none" ? dt + "[4,3]" : dt + "[]")});
     }
   }
   check_case(OpKind::NllLoss, {"1-D input", node_graph("%x: f64[3], %t: i64[]", "nll_loss(%x, %t)", "f64[]")});
-  check_case(OpKind::NllLoss, {"u8 target, all ignored", node_graph("%x: f64[4,3], %t: u8[4]", "nll_loss(%x, %t) {ignore_index=-100}", "f64[]")});
-  check_case(OpKind::CrossEntropy, {"spatial [N,C,K]", node_graph("%x: f64[2,3,5], %t: i64[2,5], %posw: f64[3]",
-                                                                  "cross_entropy(%x, %t, %posw) {ignore_index=0, label_smoothing=0.3}", "f64[]")});
-  check_case(OpKind::CrossEntropy, {"1-D smoothed", node_graph("%x: f64[3], %t: i64[]", "cross_entropy(%x, %t) {label_smoothing=0.5}", "f64[]")});
+  check_case(OpKind::NllLoss, {"u8 target, all ignored",
+                               node_graph("%x: f64[4,3], %t: u8[4]", "nll_loss(%x, %t) {ignore_index=-100}", "f64[]")});
+  check_case(
+      OpKind::CrossEntropy,
+      {"spatial [N,C,K]", node_graph("%x: f64[2,3,5], %t: i64[2,5], %posw: f64[3]",
+                                     "cross_entropy(%x, %t, %posw) {ignore_index=0, label_smoothing=0.3}", "f64[]")});
+  check_case(
+      OpKind::CrossEntropy,
+      {"1-D smoothed", node_graph("%x: f64[3], %t: i64[]", "cross_entropy(%x, %t) {label_smoothing=0.5}", "f64[]")});
 }
 
 TEST(Decompose, LinearAndAttention) {
   for (std::string dt : {"f64", "f32"}) {
-    check_case(OpKind::Linear, {dt + " bias", node_graph("%x: " + dt + "[2,3,4], %w: " + dt + "[5,4], %b: " + dt + "[5]",
-                                                        "linear(%x, %w, %b)", dt + "[2,3,5]")});
-    check_case(OpKind::Addmm, {dt + " beta alpha", node_graph("%s: " + dt + "[5], %a: " + dt + "[3,4], %m: " + dt + "[4,5]",
-                                                             "addmm(%s, %a, %m) {alpha=0.5, beta=2}", dt + "[3,5]")});
+    check_case(OpKind::Linear,
+               {dt + " bias", node_graph("%x: " + dt + "[2,3,4], %w: " + dt + "[5,4], %b: " + dt + "[5]",
+                                         "linear(%x, %w, %b)", dt + "[2,3,5]")});
+    check_case(OpKind::Addmm,
+               {dt + " beta alpha", node_graph("%s: " + dt + "[5], %a: " + dt + "[3,4], %m: " + dt + "[4,5]",
+                                               "addmm(%s, %a, %m) {alpha=0.5, beta=2}", dt + "[3,5]")});
   }
-  check_case(OpKind::Linear, {"1-D weight, no bias", node_graph("%x: f64[3,4], %w: f64[4]", "linear(%x, %w)", "f64[3]")});
-  check_case(OpKind::Addmm, {"defaults", node_graph("%s: f64[3,5], %a: f64[3,4], %m: f64[4,5]", "addmm(%s, %a, %m)", "f64[3,5]")});
+  check_case(OpKind::Linear,
+             {"1-D weight, no bias", node_graph("%x: f64[3,4], %w: f64[4]", "linear(%x, %w)", "f64[3]")});
+  check_case(OpKind::Addmm,
+             {"defaults", node_graph("%s: f64[3,5], %a: f64[3,4], %m: f64[4,5]", "addmm(%s, %a, %m)", "f64[3,5]")});
   check_case(OpKind::Addmm, {"beta 0 drops inf", R"(graph @g(%a: f64[3,4], %m: f64[4,5]) -> (f64[3,5]) {
   %0 = full() {dtype=f64, fill_value=inf, size=[3, 5]} : f64[3,5]
   %1 = addmm(%0, %a, %m) {beta=0} : f64[3,5]
   return %1
 })"});
-  check_case(OpKind::Addmm, {"i64 float scalars", node_graph("%s: i64[3,5], %a: i64[3,4], %m: i64[4,5]", "addmm(%s, %a, %m) {alpha=2.5, beta=3}", "i64[3,5]")});
+  check_case(OpKind::Addmm, {"i64 float scalars", node_graph("%s: i64[3,5], %a: i64[3,4], %m: i64[4,5]",
+                                                             "addmm(%s, %a, %m) {alpha=2.5, beta=3}", "i64[3,5]")});
   const std::string qkv = "%q: f64[2,4,8], %k: f64[2,6,8], %v: f64[2,6,3]";
-  check_case(OpKind::ScaledDotProductAttention, {"plain", node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v)", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"causal scale", node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v) {is_causal=true, scale=0.3}", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"bool mask (some rows fully masked)",
-                                                 node_graph(qkv + ", %m: bool[4,6]", "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"float mask", node_graph(qkv + ", %mf: f64[2,1,6]", "scaled_dot_product_attention(%q, %k, %v, %mf)", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"dropout", node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v) {dropout_p=0.4, seed=7}", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"dropout, v broadcasts the batch",
-                                                 node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[2,6,3]",
-                                                            "scaled_dot_product_attention(%q, %k, %v) {dropout_p=0.5, is_causal=true, seed=3}", "f64[2,4,3]")});
-  check_case(OpKind::ScaledDotProductAttention, {"f32 dropout 1", node_graph("%q: f32[2,4,8], %k: f32[2,6,8], %v: f32[2,6,3]",
-                                                                              "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.0}", "f32[2,4,3]")});
+  check_case(OpKind::ScaledDotProductAttention,
+             {"plain", node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v)", "f64[2,4,3]")});
+  check_case(OpKind::ScaledDotProductAttention,
+             {"causal scale",
+              node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v) {is_causal=true, scale=0.3}", "f64[2,4,3]")});
+  check_case(OpKind::ScaledDotProductAttention,
+             {"bool mask (some rows fully masked)",
+              node_graph(qkv + ", %m: bool[4,6]", "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,4,3]")});
+  check_case(OpKind::ScaledDotProductAttention,
+             {"float mask",
+              node_graph(qkv + ", %mf: f64[2,1,6]", "scaled_dot_product_attention(%q, %k, %v, %mf)", "f64[2,4,3]")});
+  check_case(
+      OpKind::ScaledDotProductAttention,
+      {"dropout", node_graph(qkv, "scaled_dot_product_attention(%q, %k, %v) {dropout_p=0.4, seed=7}", "f64[2,4,3]")});
+  check_case(
+      OpKind::ScaledDotProductAttention,
+      {"dropout, v broadcasts the batch",
+       node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[2,6,3]",
+                  "scaled_dot_product_attention(%q, %k, %v) {dropout_p=0.5, is_causal=true, seed=3}", "f64[2,4,3]")});
+  check_case(OpKind::ScaledDotProductAttention,
+             {"f32 dropout 1", node_graph("%q: f32[2,4,8], %k: f32[2,6,8], %v: f32[2,6,3]",
+                                          "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.0}", "f32[2,4,3]")});
 }
 
 // Nodes the kernel rejects, and variants a decomposition cannot express, stay whole.
@@ -246,12 +286,16 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
       {OpKind::LayerNorm, node_graph("%x: f64[2,3]", "layer_norm(%x) {normalized_shape=[2]}", "f64[2,3]")},
       {OpKind::GroupNorm, node_graph("%x: f64[2,3]", "group_norm(%x) {num_groups=2}", "f64[2,3]")},
       {OpKind::BatchNorm, node_graph("%x: f64[2,3]", "batch_norm(%x, none, none, none, none)", "f64[2,3]")},
-      {OpKind::BatchNorm, node_graph("%x: f64[1,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[1,3]")},
-      {OpKind::CrossEntropy, node_graph("%x: f64[4,3], %t: i64[4]", "cross_entropy(%x, %t) {label_smoothing=1.5}", "f64[]")},
-      {OpKind::ScaledDotProductAttention, node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[6,3], %m: bool[4,6]",
-                                                     "scaled_dot_product_attention(%q, %k, %v, %m) {is_causal=true}", "f64[4,3]")},
-      {OpKind::ScaledDotProductAttention, node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[6,3]",
-                                                     "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.5}", "f64[4,3]")},
+      {OpKind::BatchNorm,
+       node_graph("%x: f64[1,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[1,3]")},
+      {OpKind::CrossEntropy,
+       node_graph("%x: f64[4,3], %t: i64[4]", "cross_entropy(%x, %t) {label_smoothing=1.5}", "f64[]")},
+      {OpKind::ScaledDotProductAttention,
+       node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[6,3], %m: bool[4,6]",
+                  "scaled_dot_product_attention(%q, %k, %v, %m) {is_causal=true}", "f64[4,3]")},
+      {OpKind::ScaledDotProductAttention,
+       node_graph("%q: f64[4,8], %k: f64[6,8], %v: f64[6,3]",
+                  "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.5}", "f64[4,3]")},
       {OpKind::Softmax, node_graph("%x: f64[B,3]", "softmax(%x) {dim=0}", "f64[B,3]")},
       {OpKind::Var, node_graph("%x: f64[B,3]", "var(%x) {dim=[0]}", "f64[3]")},
   };
@@ -270,11 +314,13 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
 // Every op with a decomposition has cases above; after the default decompose none is left,
 // and the result verifies.
 TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
-  const std::set<OpKind> covered = {OpKind::Gelu, OpKind::Silu, OpKind::Softplus, OpKind::Elu, OpKind::LeakyRelu,
-                                    OpKind::Hardtanh, OpKind::Softmax, OpKind::LogSoftmax, OpKind::Logsumexp, OpKind::Var,
-                                    OpKind::Std, OpKind::LayerNorm, OpKind::RmsNorm, OpKind::GroupNorm, OpKind::BatchNorm,
-                                    OpKind::NllLoss, OpKind::CrossEntropy, OpKind::MseLoss, OpKind::Linear, OpKind::Addmm,
-                                    OpKind::ScaledDotProductAttention};
+  const std::set<OpKind> covered = {OpKind::Gelu,    OpKind::Silu,         OpKind::Softplus,
+                                    OpKind::Elu,     OpKind::LeakyRelu,    OpKind::Hardtanh,
+                                    OpKind::Softmax, OpKind::LogSoftmax,   OpKind::Logsumexp,
+                                    OpKind::Var,     OpKind::Std,          OpKind::LayerNorm,
+                                    OpKind::RmsNorm, OpKind::GroupNorm,    OpKind::BatchNorm,
+                                    OpKind::NllLoss, OpKind::CrossEntropy, OpKind::MseLoss,
+                                    OpKind::Linear,  OpKind::Addmm,        OpKind::ScaledDotProductAttention};
   const std::vector<OpKind> ops = decomposable_ops();
   EXPECT_EQ(std::set<OpKind>(ops.begin(), ops.end()), covered);
   for (OpKind op : ops) EXPECT_TRUE(has_decomposition(op));
@@ -335,14 +381,17 @@ void check_gradients(const std::string& what, const std::string& text, const Joi
   ASSERT_TRUE(want.has_value()) << what << ": " << want.error().to_string();
   ASSERT_TRUE(got.has_value()) << what << ": " << got.error().to_string();
   ASSERT_EQ(want->size(), got->size()) << what;
-  for (size_t i = 0; i < want->size(); ++i) expect_close((*want)[i], (*got)[i], 1e-10, what + " output " + std::to_string(i));
+  for (size_t i = 0; i < want->size(); ++i)
+    expect_close((*want)[i], (*got)[i], 1e-10, what + " output " + std::to_string(i));
 }
 
 TEST(Decompose, GradientsMatchTheCompositeOps) {
-  check_gradients("layer_norm", node_graph("%x: f64[3,4], %w: f64[4], %b: f64[4]", "layer_norm(%x, %w, %b) {normalized_shape=[4]}", "f64[3,4]"));
+  check_gradients("layer_norm", node_graph("%x: f64[3,4], %w: f64[4], %b: f64[4]",
+                                           "layer_norm(%x, %w, %b) {normalized_shape=[4]}", "f64[3,4]"));
   check_gradients("softmax", unary_graph("f64", "softmax(%x) {dim=1}"));
-  check_gradients("cross_entropy", node_graph("%x: f64[4,3], %t: i64[4], %posw: f64[3]",
-                                              "cross_entropy(%x, %t, %posw) {ignore_index=1, label_smoothing=0.1}", "f64[]"),
+  check_gradients("cross_entropy",
+                  node_graph("%x: f64[4,3], %t: i64[4], %posw: f64[3]",
+                             "cross_entropy(%x, %t, %posw) {ignore_index=1, label_smoothing=0.1}", "f64[]"),
                   {.wrt = {"x"}});  // cross_entropy's own rule, like torch's, gives the class weight no gradient
   check_gradients("gelu tanh", unary_graph("f64", "gelu(%x) {approximate=\"tanh\"}"));
   check_gradients("sdpa causal", node_graph("%q: f64[2,4,8], %k: f64[2,6,8], %v: f64[2,6,3]",

@@ -30,10 +30,10 @@ enum class Gen {
 
 struct Case {
   std::string name;
-  std::string inputs;  // the graph's signature, e.g. "%x: f64[3,4], %y: f64[4]"
-  std::string node;    // the op application, e.g. "add(%x, %y) {alpha=2}"
-  std::string result;  // the result type
-  std::vector<Gen> gens = {};  // per input; Normal when missing
+  std::string inputs;                             // the graph's signature, e.g. "%x: f64[3,4], %y: f64[4]"
+  std::string node;                               // the op application, e.g. "add(%x, %y) {alpha=2}"
+  std::string result;                             // the result type
+  std::vector<Gen> gens = {};                     // per input; Normal when missing
   std::map<int, std::vector<int64_t>> ints = {};  // fixed values of integer inputs, by input position
 };
 
@@ -91,7 +91,8 @@ Vjp build_vjp(const Graph& fwd) {
   out.graph = std::make_unique<Graph>("vjp");
   const Node& node = *fwd.first_node();
   std::map<const Value*, Value*> map;
-  for (int i = 0; i < fwd.num_inputs(); ++i) map[fwd.input(i)] = out.graph->add_input(fwd.input(i)->name(), fwd.input(i)->type());
+  for (int i = 0; i < fwd.num_inputs(); ++i)
+    map[fwd.input(i)] = out.graph->add_input(fwd.input(i)->name(), fwd.input(i)->type());
   std::vector<Value*> grads;
   for (int r = 0; r < node.num_results(); ++r) {
     const TensorType& t = node.result(r)->type();
@@ -99,7 +100,8 @@ Vjp build_vjp(const Graph& fwd) {
   }
   GraphBuilder b(*out.graph);
   std::vector<Operand> operands;
-  for (const Operand& o : node.operands()) operands.push_back(o.is_value() ? Operand(map.at(o.value)) : Operand(o.literal));
+  for (const Operand& o : node.operands())
+    operands.push_back(o.is_value() ? Operand(map.at(o.value)) : Operand(o.literal));
   Node* copy = b.apply(node.op(), operands, node.attrs())[0]->producer();
   const DerivativeInfo& info = derivative_info(node.op());
   EXPECT_EQ(info.kind, Differentiability::Rule) << node.info().name();
@@ -192,15 +194,35 @@ class DerivativeRuleFiniteDifference : public ::testing::TestWithParam<Case> {};
 TEST_P(DerivativeRuleFiniteDifference, MatchesCentralDifference) { check_case(GetParam()); }
 
 const Case kUnary[] = {
-    unary("neg"), unary("abs", Gen::AwayZero), unary("exp"), unary("log", Gen::Positive),
-    unary("log1p", Gen::Positive), unary("expm1"), unary("sqrt", Gen::Positive), unary("rsqrt", Gen::Positive),
-    unary("reciprocal", Gen::AwayZero), unary("sin"), unary("cos"), unary("tan", Gen::Unit), unary("atan"),
-    unary("tanh"), unary("sigmoid"), unary("relu", Gen::AwayZero), unary("gelu"),
-    {"gelu_tanh", sig("[3,4]"), "gelu(%x) {approximate=\"tanh\"}", "f64[3,4]"}, unary("silu"), unary("erf"),
-    unary("leaky_relu", Gen::AwayZero), {"leaky_relu_slope", sig("[3,4]"), "leaky_relu(%x) {negative_slope=0.2}", "f64[3,4]", {Gen::AwayZero}},
-    unary("softplus"), {"softplus_beta", sig("[3,4]"), "softplus(%x) {beta=2.0, threshold=1.0}", "f64[3,4]", {Gen::AwayZero}},
-    unary("elu", Gen::AwayZero), {"elu_scaled", sig("[3,4]"), "elu(%x) {alpha=0.7, input_scale=2.0, scale=1.5}", "f64[3,4]", {Gen::AwayZero}},
-    {"hardtanh", sig("[3,4]"), "hardtanh(%x) {max_val=0.5, min_val=-0.5}", "f64[3,4]"}, unary("clone"), unary("contiguous"),
+    unary("neg"),
+    unary("abs", Gen::AwayZero),
+    unary("exp"),
+    unary("log", Gen::Positive),
+    unary("log1p", Gen::Positive),
+    unary("expm1"),
+    unary("sqrt", Gen::Positive),
+    unary("rsqrt", Gen::Positive),
+    unary("reciprocal", Gen::AwayZero),
+    unary("sin"),
+    unary("cos"),
+    unary("tan", Gen::Unit),
+    unary("atan"),
+    unary("tanh"),
+    unary("sigmoid"),
+    unary("relu", Gen::AwayZero),
+    unary("gelu"),
+    {"gelu_tanh", sig("[3,4]"), "gelu(%x) {approximate=\"tanh\"}", "f64[3,4]"},
+    unary("silu"),
+    unary("erf"),
+    unary("leaky_relu", Gen::AwayZero),
+    {"leaky_relu_slope", sig("[3,4]"), "leaky_relu(%x) {negative_slope=0.2}", "f64[3,4]", {Gen::AwayZero}},
+    unary("softplus"),
+    {"softplus_beta", sig("[3,4]"), "softplus(%x) {beta=2.0, threshold=1.0}", "f64[3,4]", {Gen::AwayZero}},
+    unary("elu", Gen::AwayZero),
+    {"elu_scaled", sig("[3,4]"), "elu(%x) {alpha=0.7, input_scale=2.0, scale=1.5}", "f64[3,4]", {Gen::AwayZero}},
+    {"hardtanh", sig("[3,4]"), "hardtanh(%x) {max_val=0.5, min_val=-0.5}", "f64[3,4]"},
+    unary("clone"),
+    unary("contiguous"),
     {"to_copy_same", sig("[3,4]"), "_to_copy(%x)", "f64[3,4]"},
     {"exp_0d", sig("[]"), "exp(%x)", "f64[]"},
 };
@@ -234,7 +256,11 @@ std::vector<Case> binary_cases() {
   all.push_back({"add_scalar", sig("[3,4]"), "add(%x, 2.0)", "f64[3,4]"});
   all.push_back({"mul_scalar", sig("[3,4]"), "mul(%x, -3.0)", "f64[3,4]"});
   all.push_back({"div_scalar", sig("[3,4]"), "div(%x, 4.0)", "f64[3,4]"});
-  all.push_back({"div_floor_none", sig("[3,4]", 2), "div(%x, %y) {rounding_mode=\"floor\"}", "f64[3,4]", {Gen::Normal, Gen::AwayZero}});
+  all.push_back({"div_floor_none",
+                 sig("[3,4]", 2),
+                 "div(%x, %y) {rounding_mode=\"floor\"}",
+                 "f64[3,4]",
+                 {Gen::Normal, Gen::AwayZero}});
   all.push_back({"pow_scalar_exponent", sig("[3,4]"), "pow(%x, 2.5)", "f64[3,4]", {Gen::Positive}});
   all.push_back({"pow_int_exponent", sig("[3,4]"), "pow(%x, 3)", "f64[3,4]"});
   all.push_back({"pow_scalar_base", sig("[3,4]"), "pow(1.7, %x)", "f64[3,4]"});
@@ -247,7 +273,10 @@ std::vector<Case> binary_cases() {
   all.push_back({"lerp", "%x: f64[3,4], %y: f64[4], %z: f64[3,1]", "lerp(%x, %y, %z)", "f64[3,4]"});
   all.push_back({"lerp_scalar", sig("[3,4]", 2), "lerp(%x, %y, 0.3)", "f64[3,4]"});
   all.push_back({"addcmul", "%x: f64[4], %y: f64[3,4], %z: f64[3,1]", "addcmul(%x, %y, %z) {value=0.5}", "f64[3,4]"});
-  all.push_back({"addcdiv", "%x: f64[3,1], %y: f64[4], %z: f64[3,4]", "addcdiv(%x, %y, %z) {value=-2.0}", "f64[3,4]",
+  all.push_back({"addcdiv",
+                 "%x: f64[3,1], %y: f64[4], %z: f64[3,4]",
+                 "addcdiv(%x, %y, %z) {value=-2.0}",
+                 "f64[3,4]",
                  {Gen::Normal, Gen::Normal, Gen::AwayZero}});
   return all;
 }
@@ -264,11 +293,13 @@ std::vector<Case> reduction_cases() {
     if (all_dims_ok) all.push_back({op + "_all", "%x: f64[2,3,4]", op + "(%x)", "f64[]"});
   }
   all.push_back({"var_correction0", "%x: f64[2,3,4]", "var(%x) {correction=0, dim=[1]}", "f64[2,4]"});
-  all.push_back({"std_correction2_keepdim", "%x: f64[2,3,4]", "std(%x) {correction=2, dim=[2], keepdim=true}", "f64[2,3,1]"});
+  all.push_back(
+      {"std_correction2_keepdim", "%x: f64[2,3,4]", "std(%x) {correction=2, dim=[2], keepdim=true}", "f64[2,3,1]"});
   all.push_back({"sum_0d", "%x: f64[]", "sum(%x)", "f64[]"});
   all.push_back({"prod_all", "%x: f64[2,3]", "prod(%x)", "f64[]", {Gen::AwayZero}});
   all.push_back({"prod_dim", "%x: f64[2,3,4]", "prod(%x) {dim=1}", "f64[2,4]", {Gen::AwayZero}});
-  all.push_back({"prod_dim_keepdim", "%x: f64[2,3,4]", "prod(%x) {dim=-1, keepdim=true}", "f64[2,3,1]", {Gen::AwayZero}});
+  all.push_back(
+      {"prod_dim_keepdim", "%x: f64[2,3,4]", "prod(%x) {dim=-1, keepdim=true}", "f64[2,3,1]", {Gen::AwayZero}});
   all.push_back({"cumsum", "%x: f64[3,4]", "cumsum(%x) {dim=1}", "f64[3,4]"});
   all.push_back({"cumsum_neg", "%x: f64[3,4]", "cumsum(%x) {dim=-2}", "f64[3,4]"});
   return all;
@@ -323,7 +354,8 @@ TEST(DerivativeRuleTable, UnsupportedOpSaysWhy) {
 }
 
 TEST(DerivativeRuleTable, GradientOfCastGoesBackToOperandDtype) {
-  auto g = parse_graph("graph @f(%x: f32[3]) -> (f64[3]) {\n  %0 = _to_copy(%x) {dtype=f64} : f64[3]\n  return %0\n}\n");
+  auto g =
+      parse_graph("graph @f(%x: f32[3]) -> (f64[3]) {\n  %0 = _to_copy(%x) {dtype=f64} : f64[3]\n  return %0\n}\n");
   ASSERT_TRUE(g) << g.error().to_string();
   Vjp vjp = build_vjp(**g);
   ASSERT_EQ(vjp.graph->outputs().size(), 1u);
@@ -381,40 +413,105 @@ std::vector<Case> layout_cases() {
 
 std::vector<Case> index_cases() {
   return {
-      {"index_select", "%x: f64[4,3], %i: i64[5]", "index_select(%x, %i) {dim=0}", "f64[5,3]", {}, Ints{{1, {3, 0, 3, 1, 2}}}},
-      {"index_select_neg_dim", "%x: f64[4,3], %i: i64[2]", "index_select(%x, %i) {dim=-1}", "f64[4,2]", {}, Ints{{1, {2, 0}}}},
+      {"index_select",
+       "%x: f64[4,3], %i: i64[5]",
+       "index_select(%x, %i) {dim=0}",
+       "f64[5,3]",
+       {},
+       Ints{{1, {3, 0, 3, 1, 2}}}},
+      {"index_select_neg_dim",
+       "%x: f64[4,3], %i: i64[2]",
+       "index_select(%x, %i) {dim=-1}",
+       "f64[4,2]",
+       {},
+       Ints{{1, {2, 0}}}},
       {"gather", "%x: f64[3,4], %i: i64[3,2]", "gather(%x, %i) {dim=1}", "f64[3,2]", {}, Ints{{1, {0, 3, 1, 1, 2, 0}}}},
-      {"gather_neg_dim", "%x: f64[3,4], %i: i64[2,4]", "gather(%x, %i) {dim=-2}", "f64[2,4]", {},
+      {"gather_neg_dim",
+       "%x: f64[3,4], %i: i64[2,4]",
+       "gather(%x, %i) {dim=-2}",
+       "f64[2,4]",
+       {},
        Ints{{1, {0, 2, 2, 1, 0, 0, 1, 2}}}},
-      {"scatter", "%x: f64[3,5], %i: i64[2,3], %y: f64[2,4]", "scatter(%x, %i, %y) {dim=1}", "f64[3,5]", {},
+      {"scatter",
+       "%x: f64[3,5], %i: i64[2,3], %y: f64[2,4]",
+       "scatter(%x, %i, %y) {dim=1}",
+       "f64[3,5]",
+       {},
        Ints{{1, {0, 2, 4, 1, 3, 0}}}},
-      {"scatter_scalar_neg_dim", "%x: f64[3,5], %i: i64[2,3]", "scatter(%x, %i, 1.5) {dim=-2}", "f64[3,5]", {},
+      {"scatter_scalar_neg_dim",
+       "%x: f64[3,5], %i: i64[2,3]",
+       "scatter(%x, %i, 1.5) {dim=-2}",
+       "f64[3,5]",
+       {},
        Ints{{1, {0, 2, 1, 1, 0, 2}}}},
-      {"scatter_add", "%x: f64[3,5], %i: i64[2,3], %y: f64[2,3]", "scatter_add(%x, %i, %y) {dim=1}", "f64[3,5]", {},
+      {"scatter_add",
+       "%x: f64[3,5], %i: i64[2,3], %y: f64[2,3]",
+       "scatter_add(%x, %i, %y) {dim=1}",
+       "f64[3,5]",
+       {},
        Ints{{1, {0, 0, 4, 1, 1, 1}}}},
-      {"scatter_add_neg_dim", "%x: f64[3,5], %i: i64[2,5], %y: f64[3,5]", "scatter_add(%x, %i, %y) {dim=-2}",
-       "f64[3,5]", {}, Ints{{1, {0, 2, 2, 1, 0, 0, 0, 1, 2, 2}}}},
+      {"scatter_add_neg_dim",
+       "%x: f64[3,5], %i: i64[2,5], %y: f64[3,5]",
+       "scatter_add(%x, %i, %y) {dim=-2}",
+       "f64[3,5]",
+       {},
+       Ints{{1, {0, 2, 2, 1, 0, 0, 0, 1, 2, 2}}}},
       {"index", "%x: f64[4,3], %i: i64[5]", "index(%x, %i)", "f64[5,3]", {}, Ints{{1, {3, 0, 3, 1, 2}}}},
-      {"index_none_first", "%x: f64[2,4,3], %i: i64[2,2]", "index(%x, none, %i)", "f64[2,2,2,3]", {},
+      {"index_none_first",
+       "%x: f64[2,4,3], %i: i64[2,2]",
+       "index(%x, none, %i)",
+       "f64[2,2,2,3]",
+       {},
        Ints{{1, {0, 3, 3, 1}}}},
-      {"index_two", "%x: f64[4,3], %i: i64[3], %j: i64[3]", "index(%x, %i, %j)", "f64[3]", {},
+      {"index_two",
+       "%x: f64[4,3], %i: i64[3], %j: i64[3]",
+       "index(%x, %i, %j)",
+       "f64[3]",
+       {},
        Ints{{1, {1, 1, 3}}, {2, {2, 2, 0}}}},
-      {"index_put", "%x: f64[4,3], %i: i64[2], %y: f64[2,3]", "index_put(%x, %i, %y)", "f64[4,3]", {},
+      {"index_put",
+       "%x: f64[4,3], %i: i64[2], %y: f64[2,3]",
+       "index_put(%x, %i, %y)",
+       "f64[4,3]",
+       {},
        Ints{{1, {3, 1}}}},
-      {"index_put_broadcast", "%x: f64[4,3], %i: i64[2], %y: f64[3]", "index_put(%x, %i, %y)", "f64[4,3]", {},
+      {"index_put_broadcast",
+       "%x: f64[4,3], %i: i64[2], %y: f64[3]",
+       "index_put(%x, %i, %y)",
+       "f64[4,3]",
+       {},
        Ints{{1, {0, 2}}}},
-      {"index_put_accumulate", "%x: f64[4,3], %i: i64[3], %y: f64[3,3]", "index_put(%x, %i, %y) {accumulate=true}",
-       "f64[4,3]", {}, Ints{{1, {1, 1, 2}}}},
-      {"index_add", "%x: f64[4,3], %i: i64[3], %y: f64[3,3]", "index_add(%x, %i, %y) {alpha=2.0, dim=0}", "f64[4,3]",
-       {}, Ints{{1, {2, 0, 2}}}},
-      {"index_add_neg_dim", "%x: f64[4,3], %i: i64[2], %y: f64[4,2]", "index_add(%x, %i, %y) {dim=-1}", "f64[4,3]",
-       {}, Ints{{1, {0, 2}}}},
+      {"index_put_accumulate",
+       "%x: f64[4,3], %i: i64[3], %y: f64[3,3]",
+       "index_put(%x, %i, %y) {accumulate=true}",
+       "f64[4,3]",
+       {},
+       Ints{{1, {1, 1, 2}}}},
+      {"index_add",
+       "%x: f64[4,3], %i: i64[3], %y: f64[3,3]",
+       "index_add(%x, %i, %y) {alpha=2.0, dim=0}",
+       "f64[4,3]",
+       {},
+       Ints{{1, {2, 0, 2}}}},
+      {"index_add_neg_dim",
+       "%x: f64[4,3], %i: i64[2], %y: f64[4,2]",
+       "index_add(%x, %i, %y) {dim=-1}",
+       "f64[4,3]",
+       {},
+       Ints{{1, {0, 2}}}},
       {"masked_fill", "%x: f64[3,4], %m: bool[3,4]", "masked_fill(%x, %m, 0.5)", "f64[3,4]", {N, M}},
-      {"masked_fill_tensor_value", "%x: f64[3,4], %m: bool[4], %v: f64[]", "masked_fill(%x, %m, %v)", "f64[3,4]",
+      {"masked_fill_tensor_value",
+       "%x: f64[3,4], %m: bool[4], %v: f64[]",
+       "masked_fill(%x, %m, %v)",
+       "f64[3,4]",
        {N, M, N}},
       {"masked_fill_broadcast_self", "%x: f64[4], %m: bool[3,4]", "masked_fill(%x, %m, -1.0)", "f64[3,4]", {N, M}},
       {"embedding", "%w: f64[5,3], %i: i64[2,3]", "embedding(%w, %i)", "f64[2,3,3]", {}, Ints{{1, {1, 4, 1, 0, 0, 2}}}},
-      {"embedding_padding_unused", "%w: f64[5,3], %i: i64[4]", "embedding(%w, %i) {padding_idx=3}", "f64[4,3]", {},
+      {"embedding_padding_unused",
+       "%w: f64[5,3], %i: i64[4]",
+       "embedding(%w, %i) {padding_idx=3}",
+       "f64[4,3]",
+       {},
        Ints{{1, {1, 4, 1, 0}}}},
   };
 }
@@ -428,7 +525,8 @@ std::vector<Case> all_cases() {
 }  // namespace layout_index
 
 INSTANTIATE_TEST_SUITE_P(DerivativeRuleLayoutIndex, DerivativeRuleFiniteDifference,
-                         ::testing::ValuesIn(layout_index::all_cases()), [](const auto& info) { return info.param.name; });
+                         ::testing::ValuesIn(layout_index::all_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 // The parsed one-op graph `text`, its VJP, and the VJP run on `inputs` (forward inputs, then
 // one gradient per result).
@@ -483,57 +581,96 @@ namespace {
 const Gen kC = Gen::Class3;
 
 const Case kNn[] = {
-    {"layer_norm", "%x: f64[2,3,4], %w: f64[3,4], %b: f64[3,4]", "layer_norm(%x, %w, %b) {normalized_shape=[3, 4]}", "f64[2,3,4]"},
+    {"layer_norm", "%x: f64[2,3,4], %w: f64[3,4], %b: f64[3,4]", "layer_norm(%x, %w, %b) {normalized_shape=[3, 4]}",
+     "f64[2,3,4]"},
     {"layer_norm_plain", "%x: f64[3,4]", "layer_norm(%x, none, none) {eps=0.1, normalized_shape=[4]}", "f64[3,4]"},
     {"rms_norm", "%x: f64[3,4], %w: f64[4]", "rms_norm(%x, %w) {normalized_shape=[4]}", "f64[3,4]"},
     {"rms_norm_eps", "%x: f64[2,3,4]", "rms_norm(%x, none) {eps=0.5, normalized_shape=[3, 4]}", "f64[2,3,4]"},
     {"group_norm", "%x: f64[2,4,3], %w: f64[4], %b: f64[4]", "group_norm(%x, %w, %b) {num_groups=2}", "f64[2,4,3]"},
     {"group_norm_plain", "%x: f64[2,6,2,2]", "group_norm(%x, none, none) {num_groups=3}", "f64[2,6,2,2]"},
-    {"batch_norm_train", "%x: f64[3,2,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
-     "batch_norm(%x, %w, %b, %m, %v) {training=true}", "f64[3,2,2,2]", {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Normal, Gen::Positive}},
+    {"batch_norm_train",
+     "%x: f64[3,2,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
+     "batch_norm(%x, %w, %b, %m, %v) {training=true}",
+     "f64[3,2,2,2]",
+     {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Normal, Gen::Positive}},
     {"batch_norm_train_2d", "%x: f64[4,3]", "batch_norm(%x, none, none, none, none) {training=true}", "f64[4,3]"},
-    {"batch_norm_eval", "%x: f64[3,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
-     "batch_norm(%x, %w, %b, %m, %v)", "f64[3,2,2]", {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Fixed, Gen::Fixed}},
+    {"batch_norm_eval",
+     "%x: f64[3,2,2], %w: f64[2], %b: f64[2], %m: f64[2], %v: f64[2]",
+     "batch_norm(%x, %w, %b, %m, %v)",
+     "f64[3,2,2]",
+     {Gen::Normal, Gen::Normal, Gen::Normal, Gen::Fixed, Gen::Fixed}},
     {"mse_loss_mean", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y)", "f64[]"},
     {"mse_loss_sum", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y) {reduction=\"sum\"}", "f64[]"},
     {"mse_loss_none", "%x: f64[3,4], %y: f64[3,4]", "mse_loss(%x, %y) {reduction=\"none\"}", "f64[3,4]"},
     {"nll_loss_mean", "%x: f64[5,3], %t: i64[5]", "nll_loss(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
-    {"nll_loss_weight_ignore", "%x: f64[5,3], %t: i64[5], %w: f64[3]", "nll_loss(%x, %t, %w) {ignore_index=1}", "f64[]",
+    {"nll_loss_weight_ignore",
+     "%x: f64[5,3], %t: i64[5], %w: f64[3]",
+     "nll_loss(%x, %t, %w) {ignore_index=1}",
+     "f64[]",
      {Gen::Normal, kC, Gen::Fixed}},
-    {"nll_loss_sum_spatial", "%x: f64[2,3,4], %t: i64[2,4]", "nll_loss(%x, %t, none) {reduction=\"sum\"}", "f64[]", {Gen::Normal, kC}},
-    {"nll_loss_none", "%x: f64[5,3], %t: i64[5]", "nll_loss(%x, %t, none) {ignore_index=0, reduction=\"none\"}", "f64[5]", {Gen::Normal, kC}},
+    {"nll_loss_sum_spatial",
+     "%x: f64[2,3,4], %t: i64[2,4]",
+     "nll_loss(%x, %t, none) {reduction=\"sum\"}",
+     "f64[]",
+     {Gen::Normal, kC}},
+    {"nll_loss_none",
+     "%x: f64[5,3], %t: i64[5]",
+     "nll_loss(%x, %t, none) {ignore_index=0, reduction=\"none\"}",
+     "f64[5]",
+     {Gen::Normal, kC}},
     {"nll_loss_1d", "%x: f64[3], %t: i64[]", "nll_loss(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
     {"cross_entropy_mean", "%x: f64[5,3], %t: i64[5]", "cross_entropy(%x, %t, none)", "f64[]", {Gen::Normal, kC}},
-    {"cross_entropy_weight_smooth", "%x: f64[5,3], %t: i64[5], %w: f64[3]",
-     "cross_entropy(%x, %t, %w) {ignore_index=2, label_smoothing=0.2}", "f64[]", {Gen::Normal, kC, Gen::Fixed}},
-    {"cross_entropy_smooth_ignore", "%x: f64[2,3,4], %t: i64[2,4]", "cross_entropy(%x, %t, none) {ignore_index=0, label_smoothing=0.3}",
-     "f64[]", {Gen::Normal, kC}},
-    {"cross_entropy_smooth_sum", "%x: f64[5,3], %t: i64[5], %w: f64[3]",
-     "cross_entropy(%x, %t, %w) {label_smoothing=0.1, reduction=\"sum\"}", "f64[]", {Gen::Normal, kC, Gen::Fixed}},
-    {"cross_entropy_none", "%x: f64[5,3], %t: i64[5]", "cross_entropy(%x, %t, none) {label_smoothing=0.1, reduction=\"none\"}",
-     "f64[5]", {Gen::Normal, kC}},
-    {"cross_entropy_probs", "%x: f64[4,3], %t: f64[4,3], %w: f64[3]", "cross_entropy(%x, %t, %w) {label_smoothing=0.2}", "f64[]",
+    {"cross_entropy_weight_smooth",
+     "%x: f64[5,3], %t: i64[5], %w: f64[3]",
+     "cross_entropy(%x, %t, %w) {ignore_index=2, label_smoothing=0.2}",
+     "f64[]",
+     {Gen::Normal, kC, Gen::Fixed}},
+    {"cross_entropy_smooth_ignore",
+     "%x: f64[2,3,4], %t: i64[2,4]",
+     "cross_entropy(%x, %t, none) {ignore_index=0, label_smoothing=0.3}",
+     "f64[]",
+     {Gen::Normal, kC}},
+    {"cross_entropy_smooth_sum",
+     "%x: f64[5,3], %t: i64[5], %w: f64[3]",
+     "cross_entropy(%x, %t, %w) {label_smoothing=0.1, reduction=\"sum\"}",
+     "f64[]",
+     {Gen::Normal, kC, Gen::Fixed}},
+    {"cross_entropy_none",
+     "%x: f64[5,3], %t: i64[5]",
+     "cross_entropy(%x, %t, none) {label_smoothing=0.1, reduction=\"none\"}",
+     "f64[5]",
+     {Gen::Normal, kC}},
+    {"cross_entropy_probs",
+     "%x: f64[4,3], %t: f64[4,3], %w: f64[3]",
+     "cross_entropy(%x, %t, %w) {label_smoothing=0.2}",
+     "f64[]",
      {Gen::Normal, Gen::Positive, Gen::Fixed}},
     {"dropout_train", "%x: f64[4,5]", "dropout(%x) {p=0.3, seed=7, train=true}", "f64[4,5]"},
     {"dropout_eval", "%x: f64[4,5]", "dropout(%x) {p=0.3, train=false}", "f64[4,5]"},
-    {"sdpa", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]", "scaled_dot_product_attention(%q, %k, %v, none)", "f64[2,3,2]"},
+    {"sdpa", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]", "scaled_dot_product_attention(%q, %k, %v, none)",
+     "f64[2,3,2]"},
     {"sdpa_causal_scale", "%q: f64[2,4,3], %k: f64[2,4,3], %v: f64[2,4,3]",
      "scaled_dot_product_attention(%q, %k, %v, none) {is_causal=true, scale=0.7}", "f64[2,4,3]"},
     {"sdpa_float_mask", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2], %m: f64[3,5]",
      "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,3,2]"},
-    {"sdpa_bool_mask", "%m: bool[3,5], %q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]",
-     "scaled_dot_product_attention(%q, %k, %v, %m)", "f64[2,3,2]", {Gen::Mask}},
+    {"sdpa_bool_mask",
+     "%m: bool[3,5], %q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]",
+     "scaled_dot_product_attention(%q, %k, %v, %m)",
+     "f64[2,3,2]",
+     {Gen::Mask}},
     {"sdpa_dropout", "%q: f64[2,3,4], %k: f64[2,5,4], %v: f64[2,5,2]",
      "scaled_dot_product_attention(%q, %k, %v, none) {dropout_p=0.4, seed=3}", "f64[2,3,2]"},
     {"remainder", "%x: f64[3,4], %y: f64[4]", "remainder(%x, %y)", "f64[3,4]", {Gen::Normal, Gen::Positive}},
     {"remainder_scalar", "%x: f64[3,4]", "remainder(%x, 0.7)", "f64[3,4]"},
     {"fmod", "%x: f64[3,4], %y: f64[3,4]", "fmod(%x, %y)", "f64[3,4]", {Gen::Normal, Gen::AwayZero}},
-    {"baddbmm", "%x: f64[3,5], %y: f64[2,3,4], %z: f64[2,4,5]", "baddbmm(%x, %y, %z) {alpha=0.5, beta=2.0}", "f64[2,3,5]"},
+    {"baddbmm", "%x: f64[3,5], %y: f64[2,3,4], %z: f64[2,4,5]", "baddbmm(%x, %y, %z) {alpha=0.5, beta=2.0}",
+     "f64[2,3,5]"},
     {"avg_pool2d", "%x: f64[2,2,5,6]", "avg_pool2d(%x) {kernel_size=[2, 3]}", "f64[2,2,2,2]"},
     {"avg_pool2d_pad_stride", "%x: f64[1,2,5,6]", "avg_pool2d(%x) {kernel_size=[3, 3], padding=[1, 1], stride=[2, 1]}",
      "f64[1,2,3,6]"},
     {"avg_pool2d_no_count_pad_ceil", "%x: f64[2,5,6]",
-     "avg_pool2d(%x) {ceil_mode=true, count_include_pad=false, kernel_size=[2, 2], padding=[0, 1], stride=[2, 2]}", "f64[2,3,4]"},
+     "avg_pool2d(%x) {ceil_mode=true, count_include_pad=false, kernel_size=[2, 2], padding=[0, 1], stride=[2, 2]}",
+     "f64[2,3,4]"},
     {"avg_pool2d_divisor", "%x: f64[1,1,4,4]", "avg_pool2d(%x) {divisor_override=3, kernel_size=[2]}", "f64[1,1,2,2]"},
     {"max_pool2d", "%x: f64[2,2,6,6]", "max_pool2d(%x) {kernel_size=[2]}", "f64[2,2,3,3]"},
     {"max_pool2d_overlap_pad", "%x: f64[1,2,5,6]", "max_pool2d(%x) {kernel_size=[3, 2], padding=[1, 1], stride=[1, 2]}",
@@ -545,9 +682,10 @@ const Case kNn[] = {
     {"conv2d", "%x: f64[2,3,5,6], %w: f64[4,3,3,2], %b: f64[4]", "conv2d(%x, %w, %b)", "f64[2,4,3,5]"},
     {"conv2d_stride_pad_dilation", "%x: f64[2,2,7,6], %w: f64[3,2,3,2]",
      "conv2d(%x, %w, none) {dilation=[2, 1], padding=[1, 2], stride=[2, 3]}", "f64[2,3,3,3]"},
-    {"conv2d_groups", "%x: f64[1,4,5,5], %w: f64[6,2,2,3], %b: f64[6]", "conv2d(%x, %w, %b) {groups=2, padding=[1], stride=[2]}",
-     "f64[1,6,3,3]"},
-    {"conv2d_unbatched_depthwise", "%x: f64[3,4,4], %w: f64[3,1,3,3]", "conv2d(%x, %w, none) {groups=3, padding=[1, 1]}", "f64[3,4,4]"},
+    {"conv2d_groups", "%x: f64[1,4,5,5], %w: f64[6,2,2,3], %b: f64[6]",
+     "conv2d(%x, %w, %b) {groups=2, padding=[1], stride=[2]}", "f64[1,6,3,3]"},
+    {"conv2d_unbatched_depthwise", "%x: f64[3,4,4], %w: f64[3,1,3,3]",
+     "conv2d(%x, %w, none) {groups=3, padding=[1, 1]}", "f64[3,4,4]"},
 };
 INSTANTIATE_TEST_SUITE_P(DerivativeRuleNn, DerivativeRuleFiniteDifference, ::testing::ValuesIn(kNn),
                          [](const auto& info) { return info.param.name; });
@@ -563,39 +701,39 @@ namespace {
 Tensor f64s(std::vector<double> v, std::vector<int64_t> sizes) { return Tensor::from_doubles(v, sizes, DType::F64); }
 
 TEST(DerivativeRuleEdges, StdOfConstantRowHasZeroGradient) {
-  const std::vector<Tensor> g = run_vjp(
-      "graph @f(%x: f64[2,3]) -> (f64[2]) {\n  %0 = std(%x) {dim=[1]} : f64[2]\n  return %0\n}\n",
-      {f64s({2, 2, 2, 1, 2, 3}, {2, 3}), f64s({1, 1}, {2})});
+  const std::vector<Tensor> g =
+      run_vjp("graph @f(%x: f64[2,3]) -> (f64[2]) {\n  %0 = std(%x) {dim=[1]} : f64[2]\n  return %0\n}\n",
+              {f64s({2, 2, 2, 1, 2, 3}, {2, 3}), f64s({1, 1}, {2})});
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0, 0, -0.5, 0, 0.5}));
 }
 
 TEST(DerivativeRuleEdges, ProdGradientIsTheProductOfTheOthersAtZeros) {
-  const std::vector<Tensor> g = run_vjp(
-      "graph @f(%x: f64[3,3]) -> (f64[3]) {\n  %0 = prod(%x) {dim=1} : f64[3]\n  return %0\n}\n",
-      {f64s({0, 2, 3, 0, 0, 3, 1, 2, 4}, {3, 3}), f64s({1, 1, 1}, {3})});
+  const std::vector<Tensor> g =
+      run_vjp("graph @f(%x: f64[3,3]) -> (f64[3]) {\n  %0 = prod(%x) {dim=1} : f64[3]\n  return %0\n}\n",
+              {f64s({0, 2, 3, 0, 0, 3, 1, 2, 4}, {3, 3}), f64s({1, 1, 1}, {3})});
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(values(g[0]), (std::vector<double>{6, 0, 0, 0, 0, 0, 8, 4, 2}));
 }
 
 TEST(DerivativeRuleEdges, PowHasNoGradientAtZeroExponentOrZeroBase) {
-  const std::vector<Tensor> g = run_vjp(
-      "graph @f(%x: f64[2], %y: f64[2]) -> (f64[2]) {\n  %0 = pow(%x, %y) : f64[2]\n  return %0\n}\n",
-      {f64s({0, 2}, {2}), f64s({0, 3}, {2}), f64s({1, 1}, {2})});
+  const std::vector<Tensor> g =
+      run_vjp("graph @f(%x: f64[2], %y: f64[2]) -> (f64[2]) {\n  %0 = pow(%x, %y) : f64[2]\n  return %0\n}\n",
+              {f64s({0, 2}, {2}), f64s({0, 3}, {2}), f64s({1, 1}, {2})});
   ASSERT_EQ(g.size(), 2u);
   EXPECT_EQ(values(g[0]), (std::vector<double>{0, 12}));
   EXPECT_EQ(values(g[1]), (std::vector<double>{0, 8 * std::log(2.0)}));
-  const std::vector<Tensor> literal_base = run_vjp(
-      "graph @f(%y: f64[3]) -> (f64[3]) {\n  %0 = pow(0.0, %y) : f64[3]\n  return %0\n}\n",
-      {f64s({0, 1.5, -1}, {3}), f64s({1, 1, 1}, {3})});
+  const std::vector<Tensor> literal_base =
+      run_vjp("graph @f(%y: f64[3]) -> (f64[3]) {\n  %0 = pow(0.0, %y) : f64[3]\n  return %0\n}\n",
+              {f64s({0, 1.5, -1}, {3}), f64s({1, 1, 1}, {3})});
   ASSERT_EQ(literal_base.size(), 1u);
   EXPECT_EQ(values(literal_base[0]), (std::vector<double>{0, 0, -INFINITY}));
 }
 
 TEST(DerivativeRuleEdges, Atan2HasNoGradientAtTheOrigin) {
-  const std::vector<Tensor> g = run_vjp(
-      "graph @f(%y: f64[2], %x: f64[2]) -> (f64[2]) {\n  %0 = atan2(%y, %x) : f64[2]\n  return %0\n}\n",
-      {f64s({0, 1}, {2}), f64s({0, 1}, {2}), f64s({1, 1}, {2})});
+  const std::vector<Tensor> g =
+      run_vjp("graph @f(%y: f64[2], %x: f64[2]) -> (f64[2]) {\n  %0 = atan2(%y, %x) : f64[2]\n  return %0\n}\n",
+              {f64s({0, 1}, {2}), f64s({0, 1}, {2}), f64s({1, 1}, {2})});
   ASSERT_EQ(g.size(), 2u);
   EXPECT_EQ(values(g[0]), (std::vector<double>{0, 0.5}));
   EXPECT_EQ(values(g[1]), (std::vector<double>{0, -0.5}));
@@ -603,10 +741,10 @@ TEST(DerivativeRuleEdges, Atan2HasNoGradientAtTheOrigin) {
 
 TEST(DerivativeRuleEdges, CrossEntropyWithEveryTargetIgnoredHasZeroGradient) {
   for (const char* attrs : {"", " {label_smoothing=0.2}"}) {
-    const std::vector<Tensor> g = run_vjp(
-        std::string("graph @f(%x: f64[2,3], %t: i64[2]) -> (f64[]) {\n  %0 = cross_entropy(%x, %t)") + attrs +
-            " : f64[]\n  return %0\n}\n",
-        {f64s({1, 2, 3, 4, 5, 6}, {2, 3}), Tensor::from_ints({-100, -100}, {2}, DType::I64), f64s({1}, {})});
+    const std::vector<Tensor> g =
+        run_vjp(std::string("graph @f(%x: f64[2,3], %t: i64[2]) -> (f64[]) {\n  %0 = cross_entropy(%x, %t)") + attrs +
+                    " : f64[]\n  return %0\n}\n",
+                {f64s({1, 2, 3, 4, 5, 6}, {2, 3}), Tensor::from_ints({-100, -100}, {2}, DType::I64), f64s({1}, {})});
     ASSERT_EQ(g.size(), 1u) << attrs;
     EXPECT_EQ(values(g[0]), std::vector<double>(6, 0.0)) << attrs;
   }

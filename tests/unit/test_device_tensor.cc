@@ -79,8 +79,8 @@ TEST(DeviceTensor, DeviceStorageIsZeroedAndFreed) {
     Storage storage(100, Device::cuda());
     EXPECT_EQ(storage.device(), Device::cuda());
     EXPECT_EQ(device.in_use(), 100u);
-    const Tensor zeros = Tensor::over_storage(std::shared_ptr<Storage>(&storage, [](Storage*) {}), DType::U8, {100},
-                                              {1}, 0);
+    const Tensor zeros =
+        Tensor::over_storage(std::shared_ptr<Storage>(&storage, [](Storage*) {}), DType::U8, {100}, {1}, 0);
     EXPECT_TRUE(zeros.cpu().equal(Tensor::zeros({100}, DType::U8)));
   }
   EXPECT_EQ(device.in_use(), 0u);
@@ -121,7 +121,9 @@ TEST(DeviceTensor, CloneOfAPackedDeviceTensorStaysOnTheDevice) {
   EXPECT_NE(copy.storage(), row.storage());
   EXPECT_EQ(device.copies_on_device, 1);
   EXPECT_TRUE(copy.cpu().equal(row.cpu()));
-  EXPECT_TRUE(contains(error_of([&] { (void)on_device.as_strided({8, 2}, {1, 8}, 0).clone(); }),
+  EXPECT_TRUE(contains(error_of([&] {
+                         (void)on_device.as_strided({8, 2}, {1, 8}, 0).clone();
+                       }),
                        "Tensor::clone: the tensor is on cuda:0"));
 }
 
@@ -143,8 +145,9 @@ TEST(DeviceTensor, HostReadsAreErrors) {
   FakeDevice device;
   const Tensor t = Tensor::full({2, 2}, 1.0).cuda();
   const Tensor host = Tensor::full({2, 2}, 1.0);
-  const std::string tail = "the tensor is on cuda:0, and this reads its elements on the host: copy it there first "
-                           "with .to(Device::cpu())";
+  const std::string tail =
+      "the tensor is on cuda:0, and this reads its elements on the host: copy it there first "
+      "with .to(Device::cpu())";
   Tensor into = Tensor::zeros({2, 2});
   const std::pair<const char*, std::function<void()>> reads[] = {
       {"data", [&] { (void)t.data_bytes(); }},
@@ -157,7 +160,10 @@ TEST(DeviceTensor, HostReadsAreErrors) {
       {"equal", [&] { (void)host.equal(t); }},
       {"copy_from", [&] { into.copy_from(t); }},
       {"to", [&] { (void)t.to(DType::F64); }},
-      {"clone", [&] { (void)t.as_strided({2, 2}, {1, 2}, 0).contiguous(); }},
+      {"clone",
+       [&] {
+         (void)t.as_strided({2, 2}, {1, 2}, 0).contiguous();
+       }},
   };
   for (const auto& [what, read] : reads) EXPECT_EQ(error_of(read), std::string("Tensor::") + what + ": " + tail);
   EXPECT_EQ(error_of([&] { (void)t.storage()->data(); }),
@@ -172,7 +178,8 @@ TEST(DeviceTensor, NpyGoesThroughTheHost) {
   for (DType dtype : kAllDTypes) {
     const Tensor host = sample(dtype);
     EXPECT_EQ(npy_to_bytes(host.cuda()), npy_to_bytes(host)) << dtype_name(dtype);
-    EXPECT_EQ(npy_to_bytes(host.cuda().as_strided({3, 2}, {1, 3}, 0)), npy_to_bytes(host.as_strided({3, 2}, {1, 3}, 0)));
+    EXPECT_EQ(npy_to_bytes(host.cuda().as_strided({3, 2}, {1, 3}, 0)),
+              npy_to_bytes(host.as_strided({3, 2}, {1, 3}, 0)));
   }
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("kiln_device_npy_" + std::to_string(::getpid()) + ".npy");
@@ -204,7 +211,8 @@ TEST(DeviceTensor, MissingDriverOrDevice) {
   }
   {
     FakeDevice none(0);
-    EXPECT_EQ(error_of([] { (void)Storage(8, Device::cuda()); }), "no CUDA device: the driver sees none on this machine");
+    EXPECT_EQ(error_of([] { (void)Storage(8, Device::cuda()); }),
+              "no CUDA device: the driver sees none on this machine");
   }
   FakeDevice one(1);
   EXPECT_EQ(error_of([] { (void)Tensor::zeros({2}).cuda(3); }),

@@ -43,7 +43,8 @@ TEST(RunOp, HigherOrderOpsAreRefused) {
 
 TEST(RunOp, ResultTooLargeToAllocateIsAnError) {
   AttrMap attrs{{"size", AttrValue::Ints{1 << 20, 1 << 20, 1 << 20}}};
-  EXPECT_EQ(error_of(run_op(OpKind::Zeros, attrs, {})), "zeros: result 0 of type f32[1048576,1048576,1048576] is too large to allocate");
+  EXPECT_EQ(error_of(run_op(OpKind::Zeros, attrs, {})),
+            "zeros: result 0 of type f32[1048576,1048576,1048576] is too large to allocate");
 }
 
 TEST(RunOp, HigherOrderKernelNamesTheInterpreter) {
@@ -77,7 +78,8 @@ TEST(RunHigherOrder, WhileLoopCondMustGiveOneValue) {
   auto cond_fn = passthrough({{DType::Bool, Shape{}}, f32({2})}, {0, 1});
   auto body_fn = passthrough({{DType::Bool, Shape{}}, f32({2})}, {0, 1});
   std::vector<const Graph*> sub = {cond_fn.get(), body_fn.get()};
-  EXPECT_EQ(error_of(run_higher_order(OpKind::WhileLoop, {}, ops, sub)), "while_loop: cond_fn must return one tensor, got 2");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::WhileLoop, {}, ops, sub)),
+            "while_loop: cond_fn must return one tensor, got 2");
 }
 
 TEST(RunHigherOrder, WhileLoopBodyMustGiveEveryCarriedValue) {
@@ -85,23 +87,28 @@ TEST(RunHigherOrder, WhileLoopBodyMustGiveEveryCarriedValue) {
   auto cond_fn = passthrough({{DType::Bool, Shape{}}, f32({2})}, {0});
   auto body_fn = passthrough({{DType::Bool, Shape{}}, f32({2})}, {1});
   std::vector<const Graph*> sub = {cond_fn.get(), body_fn.get()};
-  EXPECT_EQ(error_of(run_higher_order(OpKind::WhileLoop, {}, ops, sub)), "while_loop: body_fn returned 1 tensors for 2 carried");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::WhileLoop, {}, ops, sub)),
+            "while_loop: body_fn returned 1 tensors for 2 carried");
 }
 
 TEST(RunHigherOrder, ScanCountsAreChecked) {
   std::vector<KernelOperand> ops = {tensor(Tensor::zeros({2})), tensor(Tensor::zeros({3, 2}))};
   auto combine = passthrough({f32({2}), f32({2})}, {});
   std::vector<const Graph*> sub = {combine.get()};
-  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 5}}, ops, sub)), "scan: num_init=5 but there are 2 operands");
-  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 2}}, ops, sub)), "scan: needs at least one operand to scan over");
-  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 1}}, ops, sub)), "scan: combine_fn returned 0 tensors for 1 carries");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 5}}, ops, sub)),
+            "scan: num_init=5 but there are 2 operands");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 2}}, ops, sub)),
+            "scan: needs at least one operand to scan over");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::Scan, {{"num_init", 1}}, ops, sub)),
+            "scan: combine_fn returned 0 tensors for 1 carries");
 }
 
 TEST(RunHigherOrder, MapCountsAreChecked) {
   std::vector<KernelOperand> ops = {tensor(Tensor::zeros({3, 2}))};
   auto body = passthrough({f32({2})}, {0});
   std::vector<const Graph*> sub = {body.get()};
-  EXPECT_EQ(error_of(run_higher_order(OpKind::Map, {{"num_mapped", 2}}, ops, sub)), "map: num_mapped=2 but there are 1 operands");
+  EXPECT_EQ(error_of(run_higher_order(OpKind::Map, {{"num_mapped", 2}}, ops, sub)),
+            "map: num_mapped=2 but there are 1 operands");
 }
 
 // With no iterations there is no result to stack, so the shape comes from the body's
@@ -128,7 +135,8 @@ TEST(Schema, MalformedSchemasAreErrors) {
   EXPECT_EQ(message("neg(Tensor) -> Tensor"), "schema argument 'Tensor' has no name");
   EXPECT_EQ(message("neg(Tensr self) -> Tensor"), "unknown schema type 'Tensr' in 'neg(Tensr self) -> Tensor'");
   EXPECT_EQ(message("neg(Tensor self) -> int"), "unsupported schema result 'int'");
-  EXPECT_EQ(message("sum(Tensor self, int dim=abc) -> Tensor"), "schema default 'abc' of argument 'dim' does not fit its type");
+  EXPECT_EQ(message("sum(Tensor self, int dim=abc) -> Tensor"),
+            "schema default 'abc' of argument 'dim' does not fit its type");
   EXPECT_EQ(message("split(Tensor self) -> (Tensor, Tensor)"), "<ok>");
 }
 

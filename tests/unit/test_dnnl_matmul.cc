@@ -27,11 +27,13 @@ bool run_and_compare(DnnlMatmuls& m, OpKind op, const Tensor& a, const Tensor& b
   const Tensor want = run1(op, {T(a), T(b)});
   Tensor got = Tensor::full(want.sizes(), Scalar(123.0), want.dtype());
   if (!m.run(op, a, b, got)) {
-    for (int64_t i = 0; i < got.numel(); ++i) EXPECT_EQ(got.item_double(i), 123.0) << "a declined call wrote element " << i;
+    for (int64_t i = 0; i < got.numel(); ++i)
+      EXPECT_EQ(got.item_double(i), 123.0) << "a declined call wrote element " << i;
     return false;
   }
   for (int64_t i = 0; i < want.numel(); ++i)
-    EXPECT_NEAR(got.item_double(i), want.item_double(i), 1e-4 * (1 + std::fabs(want.item_double(i)))) << "element " << i;
+    EXPECT_NEAR(got.item_double(i), want.item_double(i), 1e-4 * (1 + std::fabs(want.item_double(i))))
+        << "element " << i;
   return true;
 }
 
@@ -94,14 +96,16 @@ TEST(DnnlMatmul, APrimitiveIsMadeOncePerLayout) {
   EXPECT_TRUE(run_and_compare(m, OpKind::Mm, Tensor::randn({16, 8}, 1), Tensor::randn({8, 4}, 2)));
   EXPECT_TRUE(run_and_compare(m, OpKind::Mm, Tensor::randn({16, 8}, 3), Tensor::randn({8, 4}, 4)));
   EXPECT_EQ(m.primitives(), 1);
-  EXPECT_TRUE(run_and_compare(m, OpKind::Mm, Tensor::randn({16, 8}, 5), Tensor::randn({4, 8}, 6).as_strided({8, 4}, {1, 8}, 0)));
+  EXPECT_TRUE(run_and_compare(m, OpKind::Mm, Tensor::randn({16, 8}, 5),
+                              Tensor::randn({4, 8}, 6).as_strided({8, 4}, {1, 8}, 0)));
   EXPECT_EQ(m.primitives(), 2);
 }
 
 TEST(DnnlMatmul, LeavesOtherCasesToOpenBlasOrTheReference) {
   DnnlMatmuls m;
   // float64 and integers: oneDNN's matmul has no f64 kernel.
-  EXPECT_FALSE(run_and_compare(m, OpKind::Mm, Tensor::randn({4, 3}, 1, DType::F64), Tensor::randn({3, 2}, 2, DType::F64)));
+  EXPECT_FALSE(
+      run_and_compare(m, OpKind::Mm, Tensor::randn({4, 3}, 1, DType::F64), Tensor::randn({3, 2}, 2, DType::F64)));
   EXPECT_FALSE(run_and_compare(m, OpKind::Mm, Tensor::randint(0, 4, {2, 3}, 1, DType::I64),
                                Tensor::randint(0, 4, {3, 2}, 2, DType::I64)));
   // A uniform operand (the expanded tangent of a sum loss): blas_matmul needs no product.

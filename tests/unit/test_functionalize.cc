@@ -107,9 +107,9 @@ void check_program(const Program& p, bool keep_input_mutations, uint64_t seed) {
   ASSERT_EQ(expected->size(), user_outputs);
   for (size_t j = 0; j < user_outputs; ++j)
     EXPECT_TRUE((*got)[j].equal((*expected)[j])) << "output " << j << "\nfunctional:\n"
-                                                  << print_graph(*functional) << "got\n"
-                                                  << (*got)[j].to_string() << "\nexpected\n"
-                                                  << (*expected)[j].to_string();
+                                                 << print_graph(*functional) << "got\n"
+                                                 << (*got)[j].to_string() << "\nexpected\n"
+                                                 << (*expected)[j].to_string();
   for (size_t i = 0; i < eager_inputs.size(); ++i)
     EXPECT_TRUE(functional_inputs[i].equal(eager_inputs[i]))
         << "input " << i << " after the run\nfunctional:\n"
@@ -143,40 +143,46 @@ const std::vector<Program>& programs() {
   %0 = add_(%x, 1.0) : f32[4]
   %1 = mul(%x, 2.0) : f32[4]
   return %1
-})", nullptr},
+})",
+       nullptr},
       {"inplace_on_intermediate", R"(graph @f(%x: f32[4]) -> (f32[4]) {
   %0 = mul(%x, 2.0) : f32[4]
   %1 = relu_(%0) : f32[4]
   %2 = sub_(%0, %x) {alpha=3} : f32[4]
   return %0
-})", nullptr},
+})",
+       nullptr},
       {"slice_write_then_base_read", R"(graph @f(%x: f32[4,3]) -> (f32[4,3], f32[2,3]) {
   %0 = slice(%x) {dim=0, end=3, start=1} : f32[2,3]
   %1 = mul_(%0, 3.0) : f32[2,3]
   %2 = neg(%x) : f32[4,3]
   return %2, %0
-})", nullptr},
+})",
+       nullptr},
       {"strided_slice_and_select", R"(graph @f(%x: f32[5,2]) -> (f32[5,2]) {
   %0 = slice(%x) {dim=0, start=0, step=2} : f32[3,2]
   %1 = select(%0) {dim=1, index=1} : f32[3]
   %2 = fill_(%1, 7.0) : f32[3]
   %3 = exp(%x) : f32[5,2]
   return %3
-})", nullptr},
+})",
+       nullptr},
       {"transpose_reshape_chain", R"(graph @f(%x: f32[2,3], %y: f32[6]) -> (f32[3,2], f32[2,3]) {
   %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
   %1 = reshape(%0) {shape=[6]} : f32[6]
   %2 = add_(%1, %y) : f32[6]
   %3 = mul(%x, 1.5) : f32[2,3]
   return %0, %3
-})", nullptr},
+})",
+       nullptr},
       {"other_view_replayed", R"(graph @f(%x: f32[4]) -> (f32[2], f32[4]) {
   %0 = slice(%x) {dim=0, end=2} : f32[2]
   %1 = slice(%x) {dim=0, start=1, end=3} : f32[2]
   %2 = zero_(%1) : f32[2]
   %3 = add(%0, 1.0) : f32[2]
   return %3, %x
-})", nullptr},
+})",
+       nullptr},
       {"split_chunk_narrow", R"(graph @f(%x: f32[6,2]) -> (f32[6,2]) {
   %0, %1, %2 = split(%x) {split_size=2} : (f32[2,2], f32[2,2], f32[2,2])
   %3 = mul_(%1, -1.0) : f32[2,2]
@@ -185,7 +191,8 @@ const std::vector<Program>& programs() {
   %7 = narrow(%x) {dim=0, length=2, start=-2} : f32[2,2]
   %8 = clamp_(%7) {max=0.5, min=-0.5} : f32[2,2]
   return %x
-})", nullptr},
+})",
+       nullptr},
       {"permute_squeeze_unsqueeze_flatten", R"(graph @f(%x: f32[2,1,3]) -> (f32[2,1,3]) {
   %0 = permute(%x) {dims=[2, 0, 1]} : f32[3,2,1]
   %1 = squeeze(%0) {dim=[2]} : f32[3,2]
@@ -195,14 +202,16 @@ const std::vector<Program>& programs() {
   %5 = t(%1) : f32[2,3]
   %6 = relu_(%5) : f32[2,3]
   return %x
-})", nullptr},
+})",
+       nullptr},
       {"copy_cast_broadcast", R"(graph @f(%x: f32[2,3], %y: i64[3], %z: f32[]) -> (f32[2,3]) {
   %0 = copy_(%x, %y) : f32[2,3]
   %1 = select(%x) {dim=0, index=1} : f32[3]
   %2 = fill_(%1, %z) : f32[3]
   %3 = add(%x, 1.0) : f32[2,3]
   return %3
-})", nullptr},
+})",
+       nullptr},
       {"masked_fill_and_index_put", R"(graph @f(%x: f32[4,3], %m: bool[4,3], %i: i64[2], %v: f32[2,3]) -> (f32[4,3]) {
   %0 = masked_fill_(%x, %m, -2.0) : f32[4,3]
   %1 = index_put_(%x, %i, %v) {accumulate=true} : f32[4,3]
@@ -218,20 +227,23 @@ const std::vector<Program>& programs() {
   %2 = as_strided(%x) {size=[2, 2], stride=[4, 1]} : f32[2,2]
   %3 = mul(%2, 2.0) : f32[2,2]
   return %x, %3
-})", nullptr},
+})",
+       nullptr},
       {"copy_between_inputs_both_written", R"(graph @f(%x: f32[3], %y: f32[3]) -> (f32[3]) {
   %0 = copy_(%y, %x) : f32[3]
   %1 = copy_(%x, %0) : f32[3]
   %2 = add_(%x, 1.0) : f32[3]
   %3 = mul_(%y, 2.0) : f32[3]
   return %2
-})", nullptr},
+})",
+       nullptr},
       {"swap_through_copies", R"(graph @f(%x: f32[3], %y: f32[3]) -> (f32[3]) {
   %0 = clone(%x) : f32[3]
   %1 = copy_(%x, %y) : f32[3]
   %2 = copy_(%y, %0) : f32[3]
   return %0
-})", nullptr},
+})",
+       nullptr},
       {"mutation_inside_cond_body", R"(graph @f(%p: bool[], %x: f32[3]) -> (f32[3]) {
   %0 = cond(%p, %x) : (f32[3]) {
     true_fn = graph(%a: f32[3]) -> (f32[3]) {
@@ -247,19 +259,22 @@ const std::vector<Program>& programs() {
   }
   %1 = add_(%x, %0) : f32[3]
   return %0
-})", nullptr},
+})",
+       nullptr},
       // The known gap of the older reference: f(a, b) { a.add_(1); return b * 2; } with b = a.
       {"aliased_same_tensor", R"(graph @f(%a: f32[2,3], %b: f32[2,3]) -> (f32[2,3]) {
   %0 = add_(%a, 1.0) : f32[2,3]
   %1 = mul(%b, 2.0) : f32[2,3]
   return %1
-})", same_tensor({2, 3}), alias_options({{0, {2, 3}, {3, 1}, 0}, {1, {2, 3}, {3, 1}, 0}})},
+})",
+       same_tensor({2, 3}), alias_options({{0, {2, 3}, {3, 1}, 0}, {1, {2, 3}, {3, 1}, 0}})},
       // ... and with b = a[1:], an overlapping view.
       {"aliased_overlapping_view", R"(graph @f(%a: f32[4,3], %b: f32[3,3]) -> (f32[3,3]) {
   %0 = add_(%a, 1.0) : f32[4,3]
   %1 = mul(%b, 2.0) : f32[3,3]
   return %1
-})", rows_view, alias_options({{0, {4, 3}, {3, 1}, 0}, {1, {3, 3}, {3, 1}, 3}})},
+})",
+       rows_view, alias_options({{0, {4, 3}, {3, 1}, 0}, {1, {3, 3}, {3, 1}, 3}})},
       {"aliased_write_through_both", R"(graph @f(%a: f32[4,3], %b: f32[3,3]) -> (f32[4,3], f32[3,3]) {
   %0 = select(%b) {dim=0, index=0} : f32[3]
   %1 = mul_(%0, 10.0) : f32[3]
@@ -268,7 +283,8 @@ const std::vector<Program>& programs() {
   %4 = sub_(%3, 1.0) : f32[2,3]
   %5 = exp(%b) : f32[3,3]
   return %a, %5
-})", rows_view, alias_options({{0, {4, 3}, {3, 1}, 0}, {1, {3, 3}, {3, 1}, 3}})},
+})",
+       rows_view, alias_options({{0, {4, 3}, {3, 1}, 0}, {1, {3, 3}, {3, 1}, 3}})},
       {"aliased_transposed_member", R"(graph @f(%a: f32[2,3], %b: f32[3,2]) -> (f32[2,3]) {
   %0 = add_(%b, 1.0) : f32[3,2]
   %1 = neg(%a) : f32[2,3]

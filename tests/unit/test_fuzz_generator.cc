@@ -46,7 +46,8 @@ TEST(FuzzGenerator, DrawsEveryOpButTheExclusions) {
     if (is_excluded(info.kind))
       EXPECT_FALSE(seen.count(info.kind)) << info.name() << " is excluded but drawn";
     else
-      EXPECT_TRUE(seen.count(info.kind)) << info.name() << " is never drawn: give it a recipe (fuzz/op_recipes.h) or "
+      EXPECT_TRUE(seen.count(info.kind)) << info.name()
+                                         << " is never drawn: give it a recipe (fuzz/op_recipes.h) or "
                                             "an exclusion with its reason (fuzz/graph_generator.cc)";
   }
 }
@@ -82,7 +83,8 @@ TEST(FuzzGenerator, OneSeedOneGraph) {
 }
 
 TEST(FuzzGenerator, AnyBytesGiveAGraph) {
-  const std::vector<std::vector<uint8_t>> inputs = {{}, {0xff}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, std::vector<uint8_t>(300, 0xa5)};
+  const std::vector<std::vector<uint8_t>> inputs = {
+      {}, {0xff}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, std::vector<uint8_t>(300, 0xa5)};
   for (const std::vector<uint8_t>& bytes : inputs) {
     ByteChoices c(bytes);
     std::unique_ptr<Graph> g = generate_graph(c);
@@ -94,9 +96,9 @@ TEST(FuzzGenerator, AnyBytesGiveAGraph) {
 TEST(FuzzChoices, ByteChoicesReadBytesAndThenZeros) {
   const std::vector<uint8_t> bytes = {7, 1, 2};
   ByteChoices c(bytes);
-  EXPECT_EQ(c.below(10), 7u);       // one byte for a bound below 256
-  EXPECT_EQ(c.below(1000), 258u);   // two bytes: 0x0102
-  EXPECT_EQ(c.below(10), 0u);       // exhausted
+  EXPECT_EQ(c.below(10), 7u);      // one byte for a bound below 256
+  EXPECT_EQ(c.below(1000), 258u);  // two bytes: 0x0102
+  EXPECT_EQ(c.below(10), 0u);      // exhausted
   SeededChoices s(1);
   for (int i = 0; i < 100; ++i) EXPECT_LT(s.between(-3, 3) + 3, 7);
 }

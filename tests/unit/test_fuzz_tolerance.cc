@@ -17,7 +17,9 @@
 namespace kiln::fuzz {
 namespace {
 
-Tensor floats(const std::vector<double>& v) { return Tensor::from_doubles(v, {static_cast<int64_t>(v.size())}, DType::F32); }
+Tensor floats(const std::vector<double>& v) {
+  return Tensor::from_doubles(v, {static_cast<int64_t>(v.size())}, DType::F32);
+}
 
 // The gradient check's findings for one graph drawn with `seed` (its inputs and tangents).
 std::vector<Finding> gradient_findings(uint64_t seed, const std::string& text) {
@@ -197,7 +199,7 @@ TEST(FuzzTolerance, AttentionWhoseScoresOverflowItsDtypeIsUnconstrained) {
 TEST(FuzzTolerance, FirstDisagreement) {
   const Tensor want = floats({1, NAN, INFINITY, 2});
   EXPECT_EQ(first_disagreement(want, floats({1, NAN, INFINITY, 2.5}), {0, 0, 0, 1}), -1);
-  EXPECT_EQ(first_disagreement(want, floats({1, 3, INFINITY, 2}), {0, 0, 0, 0}), 1);   // NaN only with NaN
+  EXPECT_EQ(first_disagreement(want, floats({1, 3, INFINITY, 2}), {0, 0, 0, 0}), 1);  // NaN only with NaN
   EXPECT_EQ(first_disagreement(want, floats({1, NAN, -INFINITY, 2}), {0, 0, 1e30, 0}), 2);
   EXPECT_EQ(first_disagreement(want, floats({1, NAN, INFINITY, 9}), {0, 0, 0, INFINITY}), -1);  // anything goes
 }
@@ -226,8 +228,9 @@ TEST(FuzzDifferential, ReportsValuesAndErrorsOnOneSide) {
 
 TEST(FuzzDifferential, MergedGraphsComputeTheirParts) {
   auto a = parse_or_fail("graph @a(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n  return %0\n}\n");
-  auto b = parse_or_fail("graph @b(%x: f32[2], %y: f32[2]) -> (f32[2], f32[2]) {\n  %0 = add(%x, %y) : f32[2]\n"
-                         "  %1 = mul_(%y, 3.0) : f32[2]\n  return %0, %1\n}\n");
+  auto b = parse_or_fail(
+      "graph @b(%x: f32[2], %y: f32[2]) -> (f32[2], f32[2]) {\n  %0 = add(%x, %y) : f32[2]\n"
+      "  %1 = mul_(%y, 3.0) : f32[2]\n  return %0, %1\n}\n");
   const Graph* parts[] = {a.get(), b.get()};
   std::unique_ptr<Graph> merged = merge_graphs(parts);
   EXPECT_EQ(merged->num_inputs(), 3);
@@ -301,7 +304,8 @@ TEST(FuzzGradients, APointWhereTheGradientJumpsIsNotCheckedByDifferences) {
 // rest. A direction along which a dividend of fmod moves by half a period or more is not
 // checked (seed 4002587 of the --grad long run: its graph and inputs).
 TEST(FuzzGradients, ASawtoothTheDifferencesStepOverIsNotChecked) {
-  const std::vector<Finding> found = gradient_findings(4002587, R"(graph @fuzz(%in0: f64[], %in1: f64[]) -> (f64[], f64[], f64[], f64[]) {
+  const std::vector<Finding> found =
+      gradient_findings(4002587, R"(graph @fuzz(%in0: f64[], %in1: f64[]) -> (f64[], f64[], f64[], f64[]) {
   %0 = sin(%in0) : f64[]
   %1 = cumsum(%in0) {dim=-1} : f64[]
   %2 = tan(%in0) : f64[]
@@ -317,7 +321,8 @@ TEST(FuzzGradients, ASawtoothTheDifferencesStepOverIsNotChecked) {
 // 5e-7 of it against a gradient of 6e-14, and differ between h and 2h. Differences that have
 // not converged check nothing (seed 4102474 of the --grad long run: its graph and inputs).
 TEST(FuzzGradients, DifferencesThatHaveNotConvergedAreNotAMismatch) {
-  const std::vector<Finding> found = gradient_findings(4102474, R"(graph @fuzz(%in0: f64[]) -> (f64[2,3,1,2], f64[1,1]) {
+  const std::vector<Finding> found =
+      gradient_findings(4102474, R"(graph @fuzz(%in0: f64[]) -> (f64[2,3,1,2], f64[1,1]) {
   %0 = flatten(%in0) {end_dim=0, start_dim=0} : f64[1]
   %1 = expand(%in0) {size=[2, 3, 2, 4]} : f64[2,3,2,4]
   %2 = contiguous(%1) : f64[2,3,2,4]
@@ -340,7 +345,9 @@ TEST(FuzzGradients, DifferencesThatHaveNotConvergedAreNotAMismatch) {
 // the one-sided test (seed 4305222 of the --grad long run: its graph and inputs; each output
 // alone checks clean).
 TEST(FuzzGradients, ASawtoothInTheDivisorIsNotChecked) {
-  const std::vector<Finding> found = gradient_findings(4305222, R"(graph @fuzz(%in0: f64[2,4,5,1], %in1: f64[1], %in2: f64[2,4], %in3: f64[1], %in4: f64[2,4,5,1]) -> (f64[1], f64[1], f64[2,4,5,1], f64[2], f64[2,4,5,1]) {
+  const std::vector<Finding> found = gradient_findings(
+      4305222,
+      R"(graph @fuzz(%in0: f64[2,4,5,1], %in1: f64[1], %in2: f64[2,4], %in3: f64[1], %in4: f64[2,4,5,1]) -> (f64[1], f64[1], f64[2,4,5,1], f64[2], f64[2,4,5,1]) {
   %0 = addcdiv(%in1, %in0, %in3) : f64[2,4,5,1]
   %1 = cos(%in3) : f64[1]
   %2 = cumsum(%1) {dim=0} : f64[1]

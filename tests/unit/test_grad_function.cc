@@ -114,8 +114,7 @@ TEST(GradFunction, ASavedUsedTwiceIsAnError) {
   EXPECT_TRUE(saved.empty());
   auto again = fn.backward(std::move(saved));
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().message().find("already used by a backward"), std::string::npos)
-      << again.error().to_string();
+  EXPECT_NE(again.error().message().find("already used by a backward"), std::string::npos) << again.error().to_string();
 }
 
 TEST(GradFunction, ASavedFromAnotherFunctionIsAnError) {
@@ -194,7 +193,8 @@ TEST(GradFunction, WrongNumberOfInputsIsAnError) {
 TEST(GradFunction, PartitionOptionsReachThePartitioner) {
   TinyNet net;
   Captured c = capture_loss(net);
-  auto fn = GradFunction::create(*c.graph, c.lifted, {.partition = {.kind = PartitionKind::Default, .memory_budget = 2.0}});
+  auto fn =
+      GradFunction::create(*c.graph, c.lifted, {.partition = {.kind = PartitionKind::Default, .memory_budget = 2.0}});
   ASSERT_FALSE(fn);
   EXPECT_NE(fn.error().message().find("outside [0, 1]"), std::string::npos) << fn.error().to_string();
 }
@@ -211,7 +211,8 @@ TEST(GradFunction, MoreLiftedValuesThanInputsIsAnError) {
 
 // ---- kiln::value_and_grad for C++ functions ----
 
-const ValueAndGradOptions kFnOptions{.compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
+const ValueAndGradOptions kFnOptions{
+    .compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
 
 TEST(ValueAndGradFn, MatchesTheGraphLevelReference) {
   auto f = [](std::span<const Tensor> in) { return sum(mul(tanh(in[0]), in[1])); };
@@ -331,7 +332,8 @@ TEST(GradFunction, CpuBackendReplaysTheForwardsDropoutMaskInTheBackward) {
   ASSERT_TRUE(g) << g.error().to_string();
   GradFunction interpreted =
       value_or_throw(GradFunction::create(**g, {}, {.runner = {.execution = Execution::Interpreter}, .seed = 9}));
-  GradFunction compiled = value_or_throw(GradFunction::create(**g, {}, {.runner = {.execution = Execution::Compiled}, .seed = 9}));
+  GradFunction compiled =
+      value_or_throw(GradFunction::create(**g, {}, {.runner = {.execution = Execution::Compiled}, .seed = 9}));
   bool recomputes_dropout = false;
   for (const Node* n : compiled.partition().recomputed) recomputes_dropout |= n->op() == OpKind::Dropout;
   EXPECT_TRUE(recomputes_dropout) << "the backward should redraw the mask";

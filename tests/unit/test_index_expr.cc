@@ -37,10 +37,12 @@ TEST(IndexExpr, SimplifiedUsesExtents) {
 TEST(IndexExpr, SimplifiedAgreesWithEvaluation) {
   const std::vector<int64_t> ext = {3, 5, 7};
   const IndexExpr flat = v(0).scaled(35).plus(v(1).scaled(7)).plus(v(2));
-  const std::vector<IndexExpr> exprs = {
-      IndexExpr::floor_div(flat, 7),  IndexExpr::mod(flat, 7),  IndexExpr::floor_div(flat, 5),
-      IndexExpr::mod(IndexExpr::floor_div(flat, 7), 5), IndexExpr::floor_div(flat.plus(c(-3)), 4),
-      IndexExpr::mod(v(2).scaled(-1).plus(c(2)), 3)};
+  const std::vector<IndexExpr> exprs = {IndexExpr::floor_div(flat, 7),
+                                        IndexExpr::mod(flat, 7),
+                                        IndexExpr::floor_div(flat, 5),
+                                        IndexExpr::mod(IndexExpr::floor_div(flat, 7), 5),
+                                        IndexExpr::floor_div(flat.plus(c(-3)), 4),
+                                        IndexExpr::mod(v(2).scaled(-1).plus(c(2)), 3)};
   for (const IndexExpr& e : exprs) {
     const IndexExpr s = e.simplified(ext);
     for (int64_t a = 0; a < 3; ++a)

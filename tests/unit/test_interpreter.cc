@@ -149,7 +149,8 @@ TEST(Interpreter, WhileLoopRunsUntilCondIsFalse) {
   std::vector<TensorType> carried = {i64(Shape{}), f32(Shape{2})};
   Graph::NewNode n{OpKind::WhileLoop, {i, x}, {}, {}};
   n.subgraphs.push_back(subgraph("cond_fn", carried, [](Graph& sg, std::vector<Value*> in) {
-    return std::vector<Value*>{sg.append({OpKind::Lt, {in[0], Scalar(int64_t{5})}, {}, {{DType::Bool, Shape{}}}})->result()};
+    return std::vector<Value*>{
+        sg.append({OpKind::Lt, {in[0], Scalar(int64_t{5})}, {}, {{DType::Bool, Shape{}}}})->result()};
   }));
   n.subgraphs.push_back(subgraph("body_fn", carried, [](Graph& sg, std::vector<Value*> in) {
     Value* next_i = sg.append({OpKind::Add, {in[0], Scalar(int64_t{1})}, {}, {i64(Shape{})}})->result();

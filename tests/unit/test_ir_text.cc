@@ -80,7 +80,8 @@ TEST(IrText, FloatLiteralsKeepTheirExactValue) {
 
 TEST(IrText, AttributesOfEveryTypeRoundTrip) {
   expect_round_trip(
-      "graph @attrs(%x: f32[2,3], %y: f32[2,3], %i: i64[2,3]) -> (f32[2,3], f32[2,3], f64[], f32[3,2], f32[2,3], f32[2,3], "
+      "graph @attrs(%x: f32[2,3], %y: f32[2,3], %i: i64[2,3]) -> (f32[2,3], f32[2,3], f64[], f32[3,2], f32[2,3], "
+      "f32[2,3], "
       "f32[2,3], f32[2,3], i64[2,3], f32[2,3]) {\n"
       "  %0 = gelu(%x) {approximate=\"tanh\"} : f32[2,3]\n"
       "  %1 = add(%x, %y) {alpha=2} : f32[2,3]\n"
@@ -240,7 +241,8 @@ TEST(IrText, SeveralGraphsInOneFile) {
                         "graph @b(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\n")
                 .substr(0, 6),
             "parsed");
-  auto one = parse_graph("graph @a(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\ngraph @b() -> () {\n  return\n}\n", "t.kir");
+  auto one =
+      parse_graph("graph @a(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\ngraph @b() -> () {\n  return\n}\n", "t.kir");
   ASSERT_FALSE(one.has_value());
   EXPECT_EQ(one.error().loc().to_string(), "t.kir:4:1");
 }
@@ -266,8 +268,9 @@ TEST(IrText, UseListsAreExactAfterParsing) {
 }
 
 TEST(IrText, NodesRecordTheirSourceLocation) {
-  auto g = parse_graph("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n    %1 = neg(%0) : f32[2]\n  return %1\n}\n",
-                       "f.kir");
+  auto g = parse_graph(
+      "graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n    %1 = neg(%0) : f32[2]\n  return %1\n}\n",
+      "f.kir");
   ASSERT_TRUE(g.has_value());
   std::vector<Node*> nodes = (*g)->nodes();
   EXPECT_EQ(nodes[0]->loc().to_string(), "f.kir:2:3");
@@ -324,22 +327,27 @@ TEST(IrTextErrors, Syntax) {
             "t.kir:2:8: unknown op 'addd'");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%7) : f32[2]\n  return %0\n}\n"),
             "t.kir:2:12: use of undefined value %7");
-  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n  %0 = neg(%x) : f32[2]\n  return %0\n}\n"),
-            "t.kir:3:3: redefinition of value %0");
+  EXPECT_EQ(
+      parse_error(
+          "graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n  %0 = neg(%x) : f32[2]\n  return %0\n}\n"),
+      "t.kir:3:3: redefinition of value %0");
   EXPECT_EQ(parse_error("graph @g(%x: f33[2]) -> (f32[2]) {\n  return %x\n}\n"), "t.kir:1:14: unknown dtype 'f33'");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = mul(%x, 1.5e) : f32[2]\n  return %0\n}\n"),
             "t.kir:2:16: malformed number '1.5e'");
-  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = mul(%x, 99999999999999999999) : f32[2]\n  return %0\n}\n"),
+  EXPECT_EQ(parse_error(
+                "graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = mul(%x, 99999999999999999999) : f32[2]\n  return %0\n}\n"),
             "t.kir:2:16: integer literal '99999999999999999999' out of range");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = mul(%x, 1e999) : f32[2]\n  return %0\n}\n"),
             "t.kir:2:16: float literal '1e999' out of range");
-  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = gelu(%x) {approximate=\"tanh} : f32[2]\n  return %0\n}\n"),
+  EXPECT_EQ(parse_error(
+                "graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = gelu(%x) {approximate=\"tanh} : f32[2]\n  return %0\n}\n"),
             "t.kir:2:30: unterminated string");
   EXPECT_EQ(parse_error("graph @g(%x: f32[-2]) -> (f32[2]) {\n  return %x\n}\n"), "t.kir:1:18: negative dimension -2");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = neg(%x) : f32[2]\n}\n"),
             "t.kir:3:1: expected 'return' at the end of the graph");
   EXPECT_EQ(parse_error(""), "t.kir:1:1: expected 'graph': the input holds no graph");
-  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\n$"), "t.kir:4:1: unexpected character '$'");
+  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\n$"),
+            "t.kir:4:1: unexpected character '$'");
 }
 
 TEST(IrTextErrors, Schema) {
@@ -347,8 +355,10 @@ TEST(IrTextErrors, Schema) {
             "t.kir:2:17: op 'sum' has no attribute 'dims'");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[]) {\n  %0 = sum(%x) {keepdim=1} : f32[]\n  return %0\n}\n"),
             "t.kir:2:25: attribute 'keepdim' of sum expects bool, got int");
-  EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[]) {\n  %0 = sum(%x) {keepdim=true, keepdim=true} : f32[]\n  return %0\n}\n"),
-            "t.kir:2:31: duplicate attribute 'keepdim'");
+  EXPECT_EQ(
+      parse_error(
+          "graph @g(%x: f32[2]) -> (f32[]) {\n  %0 = sum(%x) {keepdim=true, keepdim=true} : f32[]\n  return %0\n}\n"),
+      "t.kir:2:31: duplicate attribute 'keepdim'");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = add(%x, %x, %x) : f32[2]\n  return %0\n}\n"),
             "t.kir:2:8: add expects 2 operands, got 3");
   EXPECT_EQ(parse_error("graph @g(%x: f32[2]) -> (f32[2]) {\n  %0 = add(1, %x) : f32[2]\n  return %0\n}\n"),
@@ -370,13 +380,18 @@ TEST(IrTextErrors, Schema) {
 TEST(IrTextErrors, Subgraphs) {
   const std::string head = "graph @g(%p: bool[], %x: f32[4]) -> (f32[4]) {\n  %0 = cond(%p, %x) : f32[4]";
   EXPECT_EQ(parse_error(head + "\n  return %0\n}\n"), "t.kir:2:8: missing subgraph 'true_fn' of cond");
-  EXPECT_EQ(parse_error(head + " {\n    true_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
-            "t.kir:6:3: missing subgraph 'false_fn' of cond");
-  EXPECT_EQ(parse_error(head + " {\n    false_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
-            "t.kir:3:5: expected subgraph 'true_fn' of cond, got 'false_fn'");
+  EXPECT_EQ(
+      parse_error(head +
+                  " {\n    true_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
+      "t.kir:6:3: missing subgraph 'false_fn' of cond");
+  EXPECT_EQ(
+      parse_error(head +
+                  " {\n    false_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
+      "t.kir:3:5: expected subgraph 'true_fn' of cond, got 'false_fn'");
   // Subgraphs are closed: they see only their own inputs.
-  EXPECT_EQ(parse_error(head + " {\n    true_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %x\n    }\n"
-                               "    false_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
+  EXPECT_EQ(parse_error(
+                head + " {\n    true_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %x\n    }\n"
+                       "    false_fn = graph(%a: f32[4]) -> (f32[4]) {\n      return %a\n    }\n  }\n  return %0\n}\n"),
             "t.kir:4:14: use of undefined value %x");
   EXPECT_EQ(parse_error("graph @g(%x: f32[4]) -> (f32[4]) {\n  %0 = neg(%x) : f32[4] {\n  }\n  return %0\n}\n"),
             "t.kir:2:25: op 'neg' has no subgraphs");
@@ -393,7 +408,8 @@ TEST(IrTextErrors, DeepNestingIsRefused) {
 // ---- the verifier on parsed and on hand-built graphs ----
 
 TEST(IrVerifier, ResultTypeMismatchNamesTheNode) {
-  auto g = parse_graphs("graph @g(%x: f32[4,4]) -> (f32[3,4]) {\n  %0 = add(%x, %x) : f32[3,4]\n  return %0\n}\n", "t.kir");
+  auto g =
+      parse_graphs("graph @g(%x: f32[4,4]) -> (f32[3,4]) {\n  %0 = add(%x, %x) : f32[3,4]\n  return %0\n}\n", "t.kir");
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.error().to_string(),
             "t.kir:2:3: error: add: result type f32[3,4] does not match inferred f32[4,4]\n"
@@ -401,7 +417,8 @@ TEST(IrVerifier, ResultTypeMismatchNamesTheNode) {
 }
 
 TEST(IrVerifier, RuleErrorsCarryTheNodeLocation) {
-  auto g = parse_graphs("graph @g(%x: f32[4], %y: f32[5]) -> (f32[4]) {\n  %0 = add(%x, %y) : f32[4]\n  return %0\n}\n", "t.kir");
+  auto g = parse_graphs("graph @g(%x: f32[4], %y: f32[5]) -> (f32[4]) {\n  %0 = add(%x, %y) : f32[4]\n  return %0\n}\n",
+                        "t.kir");
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.error().loc().to_string(), "t.kir:2:3");
   EXPECT_EQ(g.error().message().rfind("add", 0), 0u) << g.error().message();

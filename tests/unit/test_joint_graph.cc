@@ -42,7 +42,8 @@ constexpr std::string_view kDot = R"(graph @dot(%x: f32[3], %w: param f32[3]) ->
 )";
 
 // Gradients follow the forward, in reverse; tangent0 seeds the loss.
-constexpr std::string_view kDotJoint = R"(graph @dot_joint(%x: f32[3], %w: param f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3], f32[3]) {
+constexpr std::string_view kDotJoint =
+    R"(graph @dot_joint(%x: f32[3], %w: param f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3], f32[3]) {
   %0 = mul(%x, %w) : f32[3]
   %1 = sum(%0) : f32[]
   %2 = unsqueeze(%tangent0) {dim=0} : f32[1]
@@ -66,7 +67,8 @@ TEST(JointGraph, SumOfProductGradsOfBoth) {
 }
 
 // x is used twice by mul: its two gradients are added.
-constexpr std::string_view kSquareJoint = R"(graph @square_joint(%x: f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3]) {
+constexpr std::string_view kSquareJoint =
+    R"(graph @square_joint(%x: f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3]) {
   %0 = mul(%x, %x) : f32[3]
   %1 = sum(%0) : f32[]
   %2 = unsqueeze(%tangent0) {dim=0} : f32[1]
@@ -110,7 +112,9 @@ TEST(JointGraph, OutputsThatAliasInputsCarryTheirGradient) {
   return %x, %0, %1
 }
 )");
-  EXPECT_EQ(joint_text(*g), R"(graph @id_joint(%x: f32[2,3], %tangent0: tangent f32[2,3], %tangent1: tangent f32[3,2], %tangent2: tangent f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3], f32[2,3]) {
+  EXPECT_EQ(
+      joint_text(*g),
+      R"(graph @id_joint(%x: f32[2,3], %tangent0: tangent f32[2,3], %tangent1: tangent f32[3,2], %tangent2: tangent f32[2,3]) -> (f32[2,3], f32[3,2], f32[2,3], f32[2,3]) {
   %0 = transpose(%x) {dim0=0, dim1=1} : f32[3,2]
   %1 = neg(%x) : f32[2,3]
   %2 = neg(%tangent2) : f32[2,3]
@@ -152,7 +156,7 @@ TEST(JointGraph, OutputsNoDifferentiatedInputReachesGetNoTangent) {
   Expected<JointGraph> joint = joint_graph(*g, {.wrt = {"w"}});
   ASSERT_TRUE(joint.has_value()) << joint.error().to_string();
   EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::NoGradient, OutputGradKind::Tangent,
-                                                              OutputGradKind::NotDifferentiable}));
+                                                             OutputGradKind::NotDifferentiable}));
   EXPECT_EQ(joint->tangent_input, (std::vector<int>{-1, 2, -1}));
   EXPECT_EQ(output_grad_kind_name(OutputGradKind::NoGradient), "no_gradient");
 }
@@ -179,7 +183,8 @@ TEST(JointGraph, WrtSelectsInputs) {
 
 TEST(JointGraph, WrtLeavesOtherGradientsOut) {
   auto g = parse(kDot);
-  EXPECT_EQ(joint_text(*g, {.wrt = {"w"}}), R"(graph @dot_joint(%x: f32[3], %w: param f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3]) {
+  EXPECT_EQ(joint_text(*g, {.wrt = {"w"}}),
+            R"(graph @dot_joint(%x: f32[3], %w: param f32[3], %tangent0: tangent f32[]) -> (f32[], f32[3]) {
   %0 = mul(%x, %w) : f32[3]
   %1 = sum(%0) : f32[]
   %2 = unsqueeze(%tangent0) {dim=0} : f32[1]
@@ -238,7 +243,8 @@ TEST(JointGraph, UnreachedInputGetsZeros) {
   return %0
 }
 )");
-  EXPECT_EQ(joint_text(*g), R"(graph @f_joint(%x: f32[3], %y: f32[2], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[2]) {
+  EXPECT_EQ(joint_text(*g),
+            R"(graph @f_joint(%x: f32[3], %y: f32[2], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[2]) {
   %0 = neg(%x) : f32[3]
   %1 = neg(%tangent0) : f32[3]
   %2 = zeros_like(%y) : f32[2]
@@ -317,7 +323,8 @@ TEST(JointGraph, CondIsDifferentiatedByACondOverTheBranchGradients) {
 }
 )");
   // The backward branches read only the tangent, so x is not an operand of the backward cond.
-  EXPECT_EQ(joint_text(*g), R"(graph @branch_joint(%p: bool[], %x: f32[4], %tangent0: tangent f32[4]) -> (f32[4], f32[4]) {
+  EXPECT_EQ(joint_text(*g),
+            R"(graph @branch_joint(%p: bool[], %x: f32[4], %tangent0: tangent f32[4]) -> (f32[4], f32[4]) {
   %0 = cond(%p, %x) : f32[4] {
     true_fn = graph(%a: f32[4]) -> (f32[4]) {
       %0 = neg(%a) : f32[4]
@@ -351,7 +358,9 @@ TEST(JointGraph, InplaceOpsAreFunctionalizedFirst) {
   return %1
 }
 )");
-  EXPECT_EQ(joint_text(*g), R"(graph @f_joint(%x: f32[3], %s: buffer f32[3], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {
+  EXPECT_EQ(
+      joint_text(*g),
+      R"(graph @f_joint(%x: f32[3], %s: buffer f32[3], %tangent0: tangent f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {
   %0 = mul(%x, 2) : f32[3]
   %1 = exp(%0) : f32[3]
   %2 = add(%s, %1) : f32[3]
@@ -366,7 +375,7 @@ TEST(JointGraph, InplaceOpsAreFunctionalizedFirst) {
   EXPECT_EQ(joint->num_forward_outputs, 3);
   EXPECT_EQ(joint->write_back_inputs, (std::vector<int>{0, 1}));
   EXPECT_EQ(joint->output_grad, (std::vector<OutputGradKind>{OutputGradKind::Tangent, OutputGradKind::WriteBack,
-                                                              OutputGradKind::WriteBack}));
+                                                             OutputGradKind::WriteBack}));
 
   // value_and_grad writes the new values back into the inputs.
   Tensor x = Tensor::from_doubles({0.0, 0.5, 1.0}, {3}, DType::F32);
@@ -444,7 +453,8 @@ TEST(ValueAndGrad, WrongNumberOfOutputGradsIsAnError) {
   std::vector<Tensor> output_grads = {Tensor::scalar(1.0, DType::F32), Tensor::scalar(1.0, DType::F32)};
   Expected<ValueAndGrad> r = value_and_grad(*g, inputs, output_grads);
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message(), "value_and_grad: graph @dot has 1 outputs that take a gradient, given 2 output gradients");
+  EXPECT_EQ(r.error().message(),
+            "value_and_grad: graph @dot has 1 outputs that take a gradient, given 2 output gradients");
 }
 
 TEST(ValueAndGrad, WrongNumberOfInputsIsAnError) {

@@ -9,13 +9,13 @@
 
 #include "autograd/joint_graph.h"
 #include "graph_text.h"
-#include "random_inputs.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/mark_unique_indices.h"
 #include "patterns/joint_graph_passes.h"
 #include "patterns/pad_mm.h"
+#include "random_inputs.h"
 #include "train/grad_function.h"
 
 namespace kiln {
@@ -46,7 +46,8 @@ std::map<std::string, int64_t> check_preserves(const Graph& g, const PassFn& pas
       if (a.sizes() != b.sizes()) continue;
       for (int64_t k = 0; k < a.numel(); ++k)
         EXPECT_NEAR(a.item_double(k), b.item_double(k), tolerance * (1 + std::abs(a.item_double(k))))
-            << "output " << i << " element " << k << "\n" << print_graph(*after);
+            << "output " << i << " element " << k << "\n"
+            << print_graph(*after);
     }
   }
   return r->counters;
@@ -63,7 +64,8 @@ PassFn pad_mm_pass(const PadMmOptions& o) {
   };
 }
 
-constexpr const char* kProducts = R"(graph @products(%a: f64[5,7], %b: f64[7,6], %c: f64[2,5,7], %d: f64[2,7,3], %bias: f64[5,1], %v: f64[3], %i: i64[5,7], %j: i64[7,6], %r: f64[1,7]) -> (f64[5,6], f64[2,5,3], f64[5,6], f64[2,5,6], f64[5,3], i64[5,6], f64[1,6]) {
+constexpr const char* kProducts =
+    R"(graph @products(%a: f64[5,7], %b: f64[7,6], %c: f64[2,5,7], %d: f64[2,7,3], %bias: f64[5,1], %v: f64[3], %i: i64[5,7], %j: i64[7,6], %r: f64[1,7]) -> (f64[5,6], f64[2,5,3], f64[5,6], f64[2,5,6], f64[5,3], i64[5,6], f64[1,6]) {
   %0 = mm(%a, %b) : f64[5,6]
   %1 = bmm(%c, %d) : f64[2,5,3]
   %2 = addmm(%bias, %a, %b) {beta=0.5, alpha=2.0} : f64[5,6]
@@ -106,7 +108,8 @@ TEST(PadMm, PlanFollowsAlignmentAndDtype) {
 }
 
 TEST(UniqueIndex, MarksWithoutChangingResults) {
-  std::unique_ptr<Graph> g = parse_or_fail(R"(graph @g(%x: f64[8,4], %y: f64[3,4], %w: f64[8,4]) -> (f64[8,4], f64[3,4], f64[8,4], f64[8,4]) {
+  std::unique_ptr<Graph> g =
+      parse_or_fail(R"(graph @g(%x: f64[8,4], %y: f64[3,4], %w: f64[8,4]) -> (f64[8,4], f64[3,4], f64[8,4], f64[8,4]) {
   %0 = randperm() {n=8, seed=3} : i64[8]
   %1 = slice(%0) {end=3} : i64[3]
   %2 = index_add(%x, %1, %y) {dim=0, alpha=2.0} : f64[8,4]
@@ -117,7 +120,8 @@ TEST(UniqueIndex, MarksWithoutChangingResults) {
   return %2, %3, %4, %6
 })");
   ASSERT_TRUE(g);
-  auto counters = check_preserves(*g, [](Graph& h) -> Expected<PassResult> { return mark_unique_indices(h); }, 0);
+  auto counters = check_preserves(
+      *g, [](Graph& h) -> Expected<PassResult> { return mark_unique_indices(h); }, 0);
   EXPECT_EQ(counters["marked"], 4);  // %6 too: randperm(4) along x's dim 1 of size 4
 }
 
@@ -174,7 +178,7 @@ TEST(JointGraphPasses, EachStepCanBeTurnedOff) {
 
 TEST(JointGraphPasses, ReferenceOrder) {
   EXPECT_EQ(joint_graph_pass_names(), (std::vector<std::string>{"remove-noop-ops", "fold-constants", "canonicalize",
-                                                                 "fuse-attention", "pad-mm", "unique-index", "dce"}));
+                                                                "fuse-attention", "pad-mm", "unique-index", "dce"}));
 }
 
 // GradFunction runs the passes by default; with them off the partition sees the raw joint
@@ -189,7 +193,8 @@ TEST(JointGraphPasses, GradFunctionRunsThemByDefault) {
   auto b = GradFunction::create(*forward, {w}, without);
   ASSERT_TRUE(a.has_value()) << a.error().to_string();
   ASSERT_TRUE(b.has_value()) << b.error().to_string();
-  EXPECT_NE(print_graph(*a->joint().graph).find("unique_indices=true"), std::string::npos) << print_graph(*a->joint().graph);
+  EXPECT_NE(print_graph(*a->joint().graph).find("unique_indices=true"), std::string::npos)
+      << print_graph(*a->joint().graph);
   EXPECT_EQ(print_graph(*b->joint().graph).find("unique_indices=true"), std::string::npos);
   const std::vector<Tensor> inputs = {Tensor::randn({6, 7}, 12, DType::F64), Tensor::randn({3, 5}, 13, DType::F64)};
   auto ra = (*a)(inputs);

@@ -70,7 +70,8 @@ TEST(KernelRegistration, AFallbackKernelIsRegisteredWithEveryPointerWrittenAndTh
 }
 
 TEST(KernelRegistration, ARegisteredKernelIsCapturedDifferentiatedAroundAndRun) {
-  auto k = kernels::register_kernel({.name = "reg_mul2", .source = source_of("ttir/mul2_inplace.ttir"), .cpu = mul2_cpu});
+  auto k =
+      kernels::register_kernel({.name = "reg_mul2", .source = source_of("ttir/mul2_inplace.ttir"), .cpu = mul2_cpu});
   ASSERT_TRUE(k) << k.error().to_string();
   // loss = sum(w * mul2(relu(x))): the kernel doubles its argument in place.
   auto fn = [](std::span<const Tensor> in) {
@@ -112,7 +113,8 @@ TEST(KernelRegistration, FromCudaSourceTheAuthorsNamesAndPointerParametersComeFr
 }
 
 TEST(KernelRegistration, SourceErrorsSayWhere) {
-  kernels::KernelSource bad{kernels::KernelSourceKind::Ttir, "module {\n  tt.func @k(%p: !tt.ptr<f32>) {\n", "bad.ttir"};
+  kernels::KernelSource bad{kernels::KernelSourceKind::Ttir, "module {\n  tt.func @k(%p: !tt.ptr<f32>) {\n",
+                            "bad.ttir"};
   auto k = kernels::register_kernel({.name = "reg_bad", .source = bad});
   ASSERT_FALSE(k);
   EXPECT_EQ(k.error().loc().file, "bad.ttir");

@@ -91,8 +91,10 @@ TEST(KernelsUnary, IntegerEdgeCases) {
 }
 
 TEST(KernelsUnary, FloatActivations) {
-  expect_equal(run1(OpKind::Round, {T(F({0.5, 1.5, 2.5, -0.5}, {}, DType::F64))}), F({0.0, 2.0, 2.0, -0.0}, {}, DType::F64));
-  expect_equal(run1(OpKind::Round, {T(F({1.25, 1.35}, {}, DType::F64))}, {{"decimals", 1}}), F({1.2, 1.4}, {}, DType::F64));
+  expect_equal(run1(OpKind::Round, {T(F({0.5, 1.5, 2.5, -0.5}, {}, DType::F64))}),
+               F({0.0, 2.0, 2.0, -0.0}, {}, DType::F64));
+  expect_equal(run1(OpKind::Round, {T(F({1.25, 1.35}, {}, DType::F64))}, {{"decimals", 1}}),
+               F({1.2, 1.4}, {}, DType::F64));
   expect_equal(run1(OpKind::Relu, {T(F({-1, kNan, 2}))}), F({0, kNan, 2}));
   expect_equal(run1(OpKind::Gelu, {T(F({0.0, 1.0}, {}, DType::F64))}),
                F({0.0, 0.5 * (1 + std::erf(std::numbers::sqrt2 / 2))}, {}, DType::F64));
@@ -142,7 +144,8 @@ TEST(KernelsBinary, PowShiftsCompareMinMax) {
   EXPECT_NE(run_error(OpKind::Pow, {T(I({2})), L(int64_t{-1})}).find("negative integer powers"), std::string::npos);
   expect_equal(run1(OpKind::Pow, {T(I({3, 2, -1})), T(I({-1, 64, -3}))}), I({0, 0, -1}));
   expect_equal(run1(OpKind::Pow, {L(int64_t{2}), T(I({3}))}), I({8}));
-  expect_equal(run1(OpKind::BitwiseLeftShift, {T(I({1}, DType::I8)), T(I({7, 8, -1}, DType::I8))}), I({-128, 0, 0}, DType::I8));
+  expect_equal(run1(OpKind::BitwiseLeftShift, {T(I({1}, DType::I8)), T(I({7, 8, -1}, DType::I8))}),
+               I({-128, 0, 0}, DType::I8));
   expect_equal(run1(OpKind::BitwiseRightShift, {T(I({-5, 5})), T(I({64, -1}))}), I({-1, 0}));
   expect_equal(run1(OpKind::Eq, {T(F({0.1f})), L(0.1)}), I({1}, DType::Bool));
   expect_equal(run1(OpKind::Ne, {T(F({kNan})), T(F({kNan}))}), I({1}, DType::Bool));
@@ -167,19 +170,22 @@ TEST(KernelsTernary, WhereClampLerpAddc) {
 TEST(KernelsCreation, FullArangeRandom) {
   expect_equal(run1(OpKind::Full, {}, {{"size", AttrValue::Ints{2}}, {"fill_value", 1}}), I({1, 1}));
   expect_equal(run1(OpKind::Full, {}, {{"size", AttrValue::Ints{1}}, {"fill_value", true}}), I({1}, DType::Bool));
-  EXPECT_NE(run_error(OpKind::Full, {}, {{"size", AttrValue::Ints{1}}, {"fill_value", 300}, {"dtype", DType::U8}}).find("overflow"),
+  EXPECT_NE(run_error(OpKind::Full, {}, {{"size", AttrValue::Ints{1}}, {"fill_value", 300}, {"dtype", DType::U8}})
+                .find("overflow"),
             std::string::npos);
   expect_equal(run1(OpKind::Empty, {}, {{"size", AttrValue::Ints{2}}}), F({0, 0}));
   expect_equal(run1(OpKind::Arange, {}, {{"start", 0}, {"end", 1}, {"step", 0.3}}), F({0, 0.3, 0.6, 0.9}));
   expect_equal(run1(OpKind::Arange, {}, {{"start", 5}, {"end", 0}, {"step", -2}}), I({5, 3, 1}));
-  EXPECT_NE(run_error(OpKind::Arange, {}, {{"start", 0}, {"end", 5}, {"step", -1}}).find("step sign"), std::string::npos);
+  EXPECT_NE(run_error(OpKind::Arange, {}, {{"start", 0}, {"end", 5}, {"step", -1}}).find("step sign"),
+            std::string::npos);
   Tensor p = run1(OpKind::Randperm, {}, {{"n", 6}, {"seed", 3}});
   std::vector<int> seen(6, 0);
   for (int64_t i = 0; i < 6; ++i) ++seen[static_cast<size_t>(p.item_int(i))];
   EXPECT_EQ(seen, std::vector<int>(6, 1));
   expect_equal(run1(OpKind::Rand, {}, {{"size", AttrValue::Ints{3}}, {"seed", 7}}), Tensor::rand({3}, 7));
   expect_equal(run1(OpKind::FullLike, {T(I({1, 2}))}, {{"fill_value", 2.7}}), I({2, 2}));
-  EXPECT_NE(run_error(OpKind::Rand, {}, {{"size", AttrValue::Ints{3}}, {"dtype", DType::I64}}).find("floating"), std::string::npos);
+  EXPECT_NE(run_error(OpKind::Rand, {}, {{"size", AttrValue::Ints{3}}, {"dtype", DType::I64}}).find("floating"),
+            std::string::npos);
 }
 
 TEST(KernelsInplace, WritesThroughStridesAndChecksCasts) {
@@ -206,7 +212,8 @@ TEST(KernelsInplace, WritesThroughStridesAndChecksCasts) {
 }
 
 TEST(KernelsCopy, ToCopyConvertsLikeTorch) {
-  expect_equal(run1(OpKind::ToCopy, {T(F({300, -1, 2.7, -2.7}))}, {{"dtype", DType::U8}}), I({44, 255, 2, 254}, DType::U8));
+  expect_equal(run1(OpKind::ToCopy, {T(F({300, -1, 2.7, -2.7}))}, {{"dtype", DType::U8}}),
+               I({44, 255, 2, 254}, DType::U8));
   Tensor a = F({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor c = run1(OpKind::Contiguous, {T(a.as_strided({3, 2}, {1, 3}, 0))});
   EXPECT_TRUE(c.is_contiguous());

@@ -52,7 +52,8 @@ TEST(KernelsIndex, IndexPutIndexAddMaskedFillEmbedding) {
   expect_close(run1(OpKind::MaskedFill, {T(arange_f({2, 2})), T(mask), L(-1.0)}), F({-1, 1, -1, 3}, {2, 2}));
   Tensor w = arange_f({4, 2});
   expect_close(run1(OpKind::Embedding, {T(w), T(I({3, 0}, {1, 2}))}), F({6, 7, 0, 1}, {1, 2, 2}));
-  EXPECT_EQ(run_error(OpKind::Embedding, {T(w), T(I({4}))}), "embedding: index 4 is out of bounds for dim 0 with size 4");
+  EXPECT_EQ(run_error(OpKind::Embedding, {T(w), T(I({4}))}),
+            "embedding: index 4 is out of bounds for dim 0 with size 4");
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ TEST(KernelsNorm, LayerRmsBatchGroupNorm) {
   const double rstd = 1 / std::sqrt(1.25 + 1e-5);
   expect_close(run1(OpKind::LayerNorm, {T(x), None(), T(F({1, 1, 1, 10}))}, {{"normalized_shape", AttrValue::Ints{4}}}),
                F({-1.5 * rstd + 1, -0.5 * rstd + 1, 0.5 * rstd + 1, 1.5 * rstd + 10}, {1, 4}));
-  EXPECT_NE(run_error(OpKind::LayerNorm, {T(x)}, {{"normalized_shape", AttrValue::Ints{3}}}).find("expected input with shape"),
+  EXPECT_NE(run_error(OpKind::LayerNorm, {T(x)}, {{"normalized_shape", AttrValue::Ints{3}}})
+                .find("expected input with shape"),
             std::string::npos);
   const double rms = 1 / std::sqrt(7.5 + 1e-6);
   expect_close(run1(OpKind::RmsNorm, {T(x)}, {{"normalized_shape", AttrValue::Ints{4}}, {"eps", 1e-6}}),
@@ -40,13 +41,15 @@ TEST(KernelsNorm, LayerRmsBatchGroupNorm) {
   Tensor g = F({1, 2, 3, 4, 5, 5, 5, 5}, {1, 4, 2});
   Tensor gn = run1(OpKind::GroupNorm, {T(g)}, {{"num_groups", 2}});
   expect_close(gn, F({-1.5 * rstd, -0.5 * rstd, 0.5 * rstd, 1.5 * rstd, 0, 0, 0, 0}, {1, 4, 2}), 1e-4);
-  EXPECT_NE(run_error(OpKind::GroupNorm, {T(g)}, {{"num_groups", 3}}).find("divisible by num_groups"), std::string::npos);
+  EXPECT_NE(run_error(OpKind::GroupNorm, {T(g)}, {{"num_groups", 3}}).find("divisible by num_groups"),
+            std::string::npos);
 }
 
 TEST(KernelsLoss, CrossEntropyNllMse) {
   Tensor x = F({1, 2, 3, 1, 0, -1}, {2, 3});
   Tensor t = I({2, 0}), w = F({1, 2, 0.5});
-  expect_close(run1(OpKind::CrossEntropy, {T(x), T(t)}, {{"label_smoothing", 0.2}}), F({0.6076059341}, {1}).as_strided({}, {}, 0));
+  expect_close(run1(OpKind::CrossEntropy, {T(x), T(t)}, {{"label_smoothing", 0.2}}),
+               F({0.6076059341}, {1}).as_strided({}, {}, 0));
   expect_close(run1(OpKind::CrossEntropy, {T(x), T(t), T(w)}, {{"label_smoothing", 0.2}}),
                F({0.7640066146}, {1}).as_strided({}, {}, 0));
   expect_close(run1(OpKind::CrossEntropy, {T(x), T(I({2, -100}))}), F({0.4076059460}, {1}).as_strided({}, {}, 0));
@@ -57,7 +60,8 @@ TEST(KernelsLoss, CrossEntropyNllMse) {
   expect_close(run1(OpKind::NllLoss, {T(x), T(t), T(w)}), F({-1.6666666269}, {1}).as_strided({}, {}, 0));
   EXPECT_NE(run_error(OpKind::NllLoss, {T(x), T(I({3, 0}))}).find("target 3 is out of bounds"), std::string::npos);
   expect_close(run1(OpKind::MseLoss, {T(F({1, 2})), T(F({0, 0}))}), F({2.5}, {1}).as_strided({}, {}, 0));
-  expect_close(run1(OpKind::MseLoss, {T(F({1, 2})), T(F({0}))}, {{"reduction", "sum"}}), F({5}, {1}).as_strided({}, {}, 0));
+  expect_close(run1(OpKind::MseLoss, {T(F({1, 2})), T(F({0}))}, {{"reduction", "sum"}}),
+               F({5}, {1}).as_strided({}, {}, 0));
 }
 
 TEST(KernelsNn, ConvAndPools) {
@@ -66,16 +70,22 @@ TEST(KernelsNn, ConvAndPools) {
                     {{"stride", AttrValue::Ints{2}}, {"padding", AttrValue::Ints{1}}}),
                F({0.5, 3.5, 3.5, 12.5, 30.5, 18.5, 12.5, 27.5, 15.5}, {1, 1, 3, 3}));
   expect_close(run1(OpKind::AvgPool2d, {T(img)},
-                    {{"kernel_size", AttrValue::Ints{3}}, {"stride", AttrValue::Ints{2}}, {"padding", AttrValue::Ints{1}},
-                     {"ceil_mode", true}, {"count_include_pad", false}}),
+                    {{"kernel_size", AttrValue::Ints{3}},
+                     {"stride", AttrValue::Ints{2}},
+                     {"padding", AttrValue::Ints{1}},
+                     {"ceil_mode", true},
+                     {"count_include_pad", false}}),
                F({2.5, 4, 5, 8.5, 10, 11, 12.5, 14, 15}, {1, 1, 3, 3}));
   expect_close(run1(OpKind::MaxPool2d, {T(img)},
-                    {{"kernel_size", AttrValue::Ints{2}}, {"stride", AttrValue::Ints{2}}, {"padding", AttrValue::Ints{1}},
+                    {{"kernel_size", AttrValue::Ints{2}},
+                     {"stride", AttrValue::Ints{2}},
+                     {"padding", AttrValue::Ints{1}},
                      {"ceil_mode", true}}),
                F({0, 2, 3, 8, 10, 11, 12, 14, 15}, {1, 1, 3, 3}));
   expect_close(run1(OpKind::AdaptiveAvgPool2d, {T(arange_f({1, 3, 5}))}, {{"output_size", AttrValue::Ints{2, 3}}}),
                F({3, 4.5, 6, 8, 9.5, 11}, {1, 2, 3}));
-  EXPECT_NE(run_error(OpKind::Conv2d, {T(arange_f({1, 5, 8, 8})), T(arange_f({4, 3, 3, 3}))}).find("to have 3 channels, but got 5"),
+  EXPECT_NE(run_error(OpKind::Conv2d, {T(arange_f({1, 5, 8, 8})), T(arange_f({4, 3, 3, 3}))})
+                .find("to have 3 channels, but got 5"),
             std::string::npos);
 }
 

@@ -15,8 +15,12 @@ const double kNan = std::numeric_limits<double>::quiet_NaN();
 
 KernelOperand T(const Tensor& t) { return KernelOperand{t, Scalar()}; }
 
-Tensor F(std::vector<double> v, std::vector<int64_t> sizes, DType t = DType::F32) { return Tensor::from_doubles(v, sizes, t); }
-Tensor I(std::vector<int64_t> v, std::vector<int64_t> sizes, DType t = DType::I64) { return Tensor::from_ints(v, sizes, t); }
+Tensor F(std::vector<double> v, std::vector<int64_t> sizes, DType t = DType::F32) {
+  return Tensor::from_doubles(v, sizes, t);
+}
+Tensor I(std::vector<int64_t> v, std::vector<int64_t> sizes, DType t = DType::I64) {
+  return Tensor::from_ints(v, sizes, t);
+}
 
 Tensor run1(OpKind op, const Tensor& x, const AttrMap& attrs = {}) {
   std::vector<KernelOperand> ops{T(x)};
@@ -44,7 +48,8 @@ TEST(KernelsReduce, SumDimsKeepdimAndDtypes) {
   expect_equal(run1(OpKind::Sum, kA, {{"dim", AttrValue::Ints{-2}}}), F({5, 7, 9}, {3}));
   expect_equal(run1(OpKind::Sum, I({1, 1, 0}, {3}, DType::Bool)), I({2}, {}));
   expect_equal(run1(OpKind::Sum, I({100, 100}, {2}, DType::I8), {{"dtype", DType::I8}}), I({-56}, {}, DType::I8));
-  EXPECT_NE(run_error(OpKind::Sum, kA, {{"dim", AttrValue::Ints{0, -2}}}).find("appears multiple times"), std::string::npos);
+  EXPECT_NE(run_error(OpKind::Sum, kA, {{"dim", AttrValue::Ints{0, -2}}}).find("appears multiple times"),
+            std::string::npos);
   EXPECT_NE(run_error(OpKind::Sum, kA, {{"dim", AttrValue::Ints{2}}}).find("out of range"), std::string::npos);
 }
 
@@ -82,7 +87,8 @@ TEST(KernelsReduce, ExtremesAndArgs) {
 
 TEST(KernelsReduce, LogsumexpAnyAllCumsum) {
   const double inf = std::numeric_limits<double>::infinity();
-  expect_equal(run1(OpKind::Logsumexp, F({inf, 1, -inf, -inf}, {2, 2}), {{"dim", AttrValue::Ints{1}}}), F({inf, -inf}, {2}));
+  expect_equal(run1(OpKind::Logsumexp, F({inf, 1, -inf, -inf}, {2, 2}), {{"dim", AttrValue::Ints{1}}}),
+               F({inf, -inf}, {2}));
   expect_equal(run1(OpKind::Any, F({0, kNan}, {2})), I({1}, {}, DType::Bool));
   expect_equal(run1(OpKind::Any, kA, {{"dim", AttrValue::Ints{}}}), I({1, 1, 1, 1, 1, 1}, {2, 3}, DType::Bool));
   expect_equal(run1(OpKind::All, I({1, 0, 1, 1}, {2, 2}), {{"dim", AttrValue::Ints{1}}}), I({0, 1}, {2}, DType::Bool));

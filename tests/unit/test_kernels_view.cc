@@ -64,21 +64,22 @@ TEST(KernelsView, PermuteTransposeExpandAreViews) {
   Tensor e = run1(OpKind::Expand, {T(F({1, 2}, {2, 1}))}, {{"size", AttrValue::Ints{3, -1, 4}}});
   EXPECT_EQ(e.sizes(), (std::vector<int64_t>{3, 2, 4}));
   EXPECT_EQ(e.strides(), (std::vector<int64_t>{0, 1, 0}));
-  EXPECT_NE(run_error(OpKind::Expand, {T(x)}, {{"size", AttrValue::Ints{2, 4}}}).find("must match the existing size (3)"),
-            std::string::npos);
+  EXPECT_NE(
+      run_error(OpKind::Expand, {T(x)}, {{"size", AttrValue::Ints{2, 4}}}).find("must match the existing size (3)"),
+      std::string::npos);
   EXPECT_EQ(run_error(OpKind::Permute, {T(x)}, {{"dims", AttrValue::Ints{0, 0}}}), "permute: repeated dim 0 in [0, 0]");
 }
 
 TEST(KernelsView, SqueezeUnsqueezeFlatten) {
   Tensor x = arange_f({2, 1, 3, 1});
   EXPECT_EQ(run1(OpKind::Squeeze, {T(x)}).sizes(), (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(run1(OpKind::Squeeze, {T(x)}, {{"dim", AttrValue::Ints{-1, 0}}}).sizes(),
-            (std::vector<int64_t>{2, 1, 3}));
+  EXPECT_EQ(run1(OpKind::Squeeze, {T(x)}, {{"dim", AttrValue::Ints{-1, 0}}}).sizes(), (std::vector<int64_t>{2, 1, 3}));
   EXPECT_EQ(run1(OpKind::Unsqueeze, {T(x)}, {{"dim", -1}}).sizes(), (std::vector<int64_t>{2, 1, 3, 1, 1}));
   Tensor f = run1(OpKind::Flatten, {T(x)}, {{"start_dim", 1}, {"end_dim", 2}});
   EXPECT_EQ(f.sizes(), (std::vector<int64_t>{2, 3, 1}));
   EXPECT_TRUE(shares_storage(f, x));
-  EXPECT_NE(run_error(OpKind::Unsqueeze, {T(x)}, {{"dim", 5}}).find("dimension out of range (expected to be in range of [-5, 4], but got 5)"),
+  EXPECT_NE(run_error(OpKind::Unsqueeze, {T(x)}, {{"dim", 5}})
+                .find("dimension out of range (expected to be in range of [-5, 4], but got 5)"),
             std::string::npos);
 }
 

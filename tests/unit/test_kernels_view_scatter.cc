@@ -21,8 +21,8 @@ using test::T;
 
 TEST(ViewScatterOps, AsStridedIsAViewOfTheStorage) {
   Tensor x = arange_f({3, 3});
-  Tensor v = run1(OpKind::AsStrided, {T(x)}, {{"size", AttrValue::Ints{2, 2}}, {"stride", AttrValue::Ints{3, 1}},
-                                              {"storage_offset", int64_t{1}}});
+  Tensor v = run1(OpKind::AsStrided, {T(x)},
+                  {{"size", AttrValue::Ints{2, 2}}, {"stride", AttrValue::Ints{3, 1}}, {"storage_offset", int64_t{1}}});
   test::expect_close(v, F({1, 2, 4, 5}, {2, 2}));
   EXPECT_EQ(v.storage(), x.storage());
   // Without an offset, the view starts where self does.
@@ -33,24 +33,27 @@ TEST(ViewScatterOps, AsStridedIsAViewOfTheStorage) {
 
 TEST(ViewScatterOps, ScattersReplaceTheViewedElements) {
   Tensor x = arange_f({3, 2});
-  test::expect_close(run1(OpKind::SliceScatter, {T(x), T(I({7, 8, 9, 10}, {2, 2}))},
-                          {{"dim", int64_t{0}}, {"start", int64_t{1}}}),
-                     F({0, 1, 7, 8, 9, 10}, {3, 2}));
-  test::expect_close(run1(OpKind::SelectScatter, {T(x), T(F({-1, -2, -3}))}, {{"dim", int64_t{1}}, {"index", int64_t{-1}}}),
-                     F({0, -1, 2, -2, 4, -3}, {3, 2}));
-  test::expect_close(run1(OpKind::AsStridedScatter, {T(x), T(F({9, 9}))},
-                          {{"size", AttrValue::Ints{2}}, {"stride", AttrValue::Ints{3}}, {"storage_offset", int64_t{1}}}),
-                     F({0, 9, 2, 3, 9, 5}, {3, 2}));
+  test::expect_close(
+      run1(OpKind::SliceScatter, {T(x), T(I({7, 8, 9, 10}, {2, 2}))}, {{"dim", int64_t{0}}, {"start", int64_t{1}}}),
+      F({0, 1, 7, 8, 9, 10}, {3, 2}));
+  test::expect_close(
+      run1(OpKind::SelectScatter, {T(x), T(F({-1, -2, -3}))}, {{"dim", int64_t{1}}, {"index", int64_t{-1}}}),
+      F({0, -1, 2, -2, 4, -3}, {3, 2}));
+  test::expect_close(
+      run1(OpKind::AsStridedScatter, {T(x), T(F({9, 9}))},
+           {{"size", AttrValue::Ints{2}}, {"stride", AttrValue::Ints{3}}, {"storage_offset", int64_t{1}}}),
+      F({0, 9, 2, 3, 9, 5}, {3, 2}));
   // self is left as it was.
   test::expect_close(x, arange_f({3, 2}));
 }
 
 TEST(ViewScatterOps, Errors) {
   Tensor x = arange_f({4, 3});
-  EXPECT_EQ(run_error(OpKind::AsStrided, {T(x)},
-                      {{"size", AttrValue::Ints{3, 3}}, {"stride", AttrValue::Ints{3, 1}}, {"storage_offset", int64_t{5}}}),
-            "as_strided: sizes [3, 3], strides [3, 1] and storage offset 5 require a storage of 14 elements, but "
-            "self's storage has 12");
+  EXPECT_EQ(
+      run_error(OpKind::AsStrided, {T(x)},
+                {{"size", AttrValue::Ints{3, 3}}, {"stride", AttrValue::Ints{3, 1}}, {"storage_offset", int64_t{5}}}),
+      "as_strided: sizes [3, 3], strides [3, 1] and storage offset 5 require a storage of 14 elements, but "
+      "self's storage has 12");
   EXPECT_EQ(run_error(OpKind::AsStrided, {T(x)}, {{"size", AttrValue::Ints{3}}, {"stride", AttrValue::Ints{1, 1}}}),
             "as_strided: mismatch in length of strides and shape (size [3], stride [1, 1])");
   EXPECT_EQ(run_error(OpKind::AsStrided, {T(x)}, {{"size", AttrValue::Ints{-1}}, {"stride", AttrValue::Ints{1}}}),
@@ -58,8 +61,9 @@ TEST(ViewScatterOps, Errors) {
   EXPECT_EQ(run_error(OpKind::AsStrided, {T(x)},
                       {{"size", AttrValue::Ints{1}}, {"stride", AttrValue::Ints{1}}, {"storage_offset", int64_t{-2}}}),
             "as_strided: negative storage offset -2");
-  EXPECT_EQ(run_error(OpKind::SliceScatter, {T(x), T(arange_f({3, 3}))}, {{"start", int64_t{2}}}),
-            "slice_scatter: expected src to have a size equal to the slice of self. src size = [3,3], slice size = [2,3]");
+  EXPECT_EQ(
+      run_error(OpKind::SliceScatter, {T(x), T(arange_f({3, 3}))}, {{"start", int64_t{2}}}),
+      "slice_scatter: expected src to have a size equal to the slice of self. src size = [3,3], slice size = [2,3]");
   EXPECT_EQ(run_error(OpKind::SliceScatter, {T(x), T(x)}, {{"dim", int64_t{2}}}),
             "slice_scatter: dimension out of range (expected to be in range of [-2, 1], but got 2)");
   EXPECT_EQ(run_error(OpKind::SliceScatter, {T(x), T(x)}, {{"step", int64_t{0}}}),
@@ -68,9 +72,10 @@ TEST(ViewScatterOps, Errors) {
             "select_scatter: index -5 out of range for tensor of size [4,3] at dimension 0");
   EXPECT_EQ(run_error(OpKind::SelectScatter, {T(x), T(arange_f({4}))}, {{"dim", int64_t{0}}, {"index", int64_t{0}}}),
             "select_scatter: expected src to have a size equal to the slice of self. src size = [4], slice size = [3]");
-  EXPECT_EQ(run_error(OpKind::AsStridedScatter, {T(x), T(arange_f({2, 2}))},
-                      {{"size", AttrValue::Ints{2, 2}}, {"stride", AttrValue::Ints{6, 1}}, {"storage_offset", int64_t{6}}}),
-            "as_strided_scatter: size [2, 2], stride [6, 1] and storage offset 6 reach 14 elements, but self [4,3] has 12");
+  EXPECT_EQ(
+      run_error(OpKind::AsStridedScatter, {T(x), T(arange_f({2, 2}))},
+                {{"size", AttrValue::Ints{2, 2}}, {"stride", AttrValue::Ints{6, 1}}, {"storage_offset", int64_t{6}}}),
+      "as_strided_scatter: size [2, 2], stride [6, 1] and storage offset 6 reach 14 elements, but self [4,3] has 12");
   EXPECT_EQ(run_error(OpKind::AsStridedScatter, {T(x), T(arange_f({2}))},
                       {{"size", AttrValue::Ints{2, 2}}, {"stride", AttrValue::Ints{1, 1}}}),
             "as_strided_scatter: expected src to have a size equal to the slice of self. src size = [2], "

@@ -13,7 +13,8 @@ namespace {
 Replacement silu_pattern(std::vector<OpKind> required) {
   return Replacement{
       .name = "silu",
-      .search = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{sigmoid(t[0]) * t[0]}; },
+      .search = [](std::span<const Tensor> t,
+                   std::span<const Scalar>) { return std::vector<Tensor>{sigmoid(t[0]) * t[0]}; },
       .replace = [](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{silu(t[0])}; },
       .example_inputs = {Tensor::zeros({2, 3})},
       .input_names = {"x"},
@@ -93,7 +94,8 @@ TEST(LazyPatternSet, AttentionVariantsDeclareTheirOpsTruthfully) {
     EXPECT_TRUE(p) << p.error().to_string();
   }
   LazyPatternSet lazy(kAttentionFusionSet, attention_fusion_replacements());
-  auto g = parse("graph @g(%a: f32[4,4], %b: f32[4,4]) -> (f32[4,4]) {\n  %0 = matmul(%a, %b) : f32[4,4]\n  return %0\n}");
+  auto g =
+      parse("graph @g(%a: f32[4,4], %b: f32[4,4]) -> (f32[4,4]) {\n  %0 = matmul(%a, %b) : f32[4,4]\n  return %0\n}");
   auto set = lazy.set_for(*g);
   ASSERT_TRUE(set) << set.error().to_string();
   EXPECT_EQ((*set)->size(), 0);

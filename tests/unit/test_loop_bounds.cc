@@ -26,12 +26,14 @@ LoopProgram masked_program(const std::string& mask_ops) {
 }
 
 TEST(LoopBounds, MaskedLoadInsideItsMaskIsProven) {
-  const LoopProgram p = masked_program("      %a = ge %i, %z : bool\n      %b = lt %i, %n : bool\n"
-                                       "      %m = logical_and %a, %b : bool\n");
+  const LoopProgram p = masked_program(
+      "      %a = ge %i, %z : bool\n      %b = lt %i, %n : bool\n"
+      "      %m = logical_and %a, %b : bool\n");
   EXPECT_TRUE(check_loop_bounds(p));
   // The constant on the left reads the same: 0 <= i0 - 1 and 4 > i0 - 1.
-  const LoopProgram q = masked_program("      %a = le %z, %i : bool\n      %b = gt %n, %i : bool\n"
-                                       "      %m = logical_and %a, %b : bool\n");
+  const LoopProgram q = masked_program(
+      "      %a = le %z, %i : bool\n      %b = gt %n, %i : bool\n"
+      "      %m = logical_and %a, %b : bool\n");
   EXPECT_TRUE(check_loop_bounds(q));
   auto out = eval_loops(p, std::vector<Tensor>{Tensor::from_doubles({0, 1, 2, 3}, {4})});
   ASSERT_TRUE(out) << out.error().to_string();
@@ -51,11 +53,13 @@ TEST(LoopBounds, MaskedLoadOutsideItsMaskIsRefused) {
 
 TEST(LoopBounds, ConditionsTheProofCannotReadAreIgnored) {
   // A mask of a comparison with a loaded value says nothing about the index: refused, soundly.
-  const LoopProgram p = masked_program("      %w = load %x[0]\n      %h = const 0.5 : f32\n      %m = gt %w, %h : bool\n");
+  const LoopProgram p =
+      masked_program("      %w = load %x[0]\n      %h = const 0.5 : f32\n      %m = gt %w, %h : bool\n");
   EXPECT_FALSE(check_loop_bounds(p));
   // An or of ranges is not read either.
-  const LoopProgram q = masked_program("      %a = ge %i, %z : bool\n      %b = lt %i, %n : bool\n"
-                                       "      %m = logical_or %a, %b : bool\n");
+  const LoopProgram q = masked_program(
+      "      %a = ge %i, %z : bool\n      %b = lt %i, %n : bool\n"
+      "      %m = logical_or %a, %b : bool\n");
   EXPECT_FALSE(check_loop_bounds(q));
 }
 
@@ -71,7 +75,8 @@ TEST(LoopBounds, ConstantFalseMaskNeverLoads) {
 LoopProgram gather_program(const std::string& row, int64_t size, const std::string& wrap = "") {
   const std::string text =
       "loops @f(%x: f32[2,5], %i: i64[3]) -> (%out0) {\n  buffer %out0 : f32[3] strides [1]\n  kernel @k0 pointwise {\n"
-      "    for i0 in range(3) {\n      %0 = load %i[i0]\n      %1 = indirect %0, size " + std::to_string(size) + wrap +
+      "    for i0 in range(3) {\n      %0 = load %i[i0]\n      %1 = indirect %0, size " +
+      std::to_string(size) + wrap +
       ", gather dim 1 at \"%2 = gather(%x, %i) {dim=1} : f32[3]\"\n      %2 = load %x[%1 + " + row +
       "]\n      store %out0[i0], %2\n    }\n  }\n}\n";
   auto p = parse_loops(text);
@@ -97,8 +102,9 @@ TEST(LoopBounds, IndirectChecksWrapOrFailAsTheReferenceKernel) {
   // Without wrap a negative index is an error naming the op, the value, the dim and its size.
   auto bad = eval_loops(gather_program("5", 5), std::vector<Tensor>{x, Tensor::from_ints({4, -1, 0}, {3})});
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().to_string().find("gather: index -1 is out of bounds for dim 1 with size 5\n"
-                                         "  while computing %2 = gather(%x, %i) {dim=1} : f32[3]\n  in kernel @k0 of loops @f"),
+  EXPECT_NE(bad.error().to_string().find(
+                "gather: index -1 is out of bounds for dim 1 with size 5\n"
+                "  while computing %2 = gather(%x, %i) {dim=1} : f32[3]\n  in kernel @k0 of loops @f"),
             std::string::npos)
       << bad.error().to_string();
   // With wrap, -5..-1 count from the back; -6 is an error.
@@ -107,14 +113,16 @@ TEST(LoopBounds, IndirectChecksWrapOrFailAsTheReferenceKernel) {
   EXPECT_EQ((*ok)[0].item_double(0), 9);
   EXPECT_EQ((*ok)[0].item_double(1), 9);
   EXPECT_EQ((*ok)[0].item_double(2), 5);
-  EXPECT_FALSE(eval_loops(gather_program("5", 5, ", wrap"), std::vector<Tensor>{x, Tensor::from_ints({-6, 0, 0}, {3})}));
+  EXPECT_FALSE(
+      eval_loops(gather_program("5", 5, ", wrap"), std::vector<Tensor>{x, Tensor::from_ints({-6, 0, 0}, {3})}));
 }
 
 // The compiled runtime's path after a kernel reports a bad index: the same error, the first
 // bad index in loop order, found without storing anything.
 TEST(LoopBounds, KernelChecksAreFoundAgainOverGivenBuffers) {
   const LoopProgram p = gather_program("0", 5);
-  std::vector<Tensor> storage = {Tensor::zeros({10}), Tensor::from_ints({2, 7, 9}, {3}), Tensor::full({3}, Scalar(1.5))};
+  std::vector<Tensor> storage = {Tensor::zeros({10}), Tensor::from_ints({2, 7, 9}, {3}),
+                                 Tensor::full({3}, Scalar(1.5))};
   Status s = eval_kernel_checks(p, p.kernels[0], storage);
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().to_string().find("gather: index 7 is out of bounds for dim 1 with size 5"), std::string::npos)
@@ -123,8 +131,9 @@ TEST(LoopBounds, KernelChecksAreFoundAgainOverGivenBuffers) {
   storage[1] = Tensor::from_ints({2, 3, 4}, {3});
   Status none = eval_kernel_checks(p, p.kernels[0], storage);
   ASSERT_FALSE(none);
-  EXPECT_NE(none.error().to_string().find("reported an index out of bounds, but evaluating its checks again finds none"),
-            std::string::npos);
+  EXPECT_NE(
+      none.error().to_string().find("reported an index out of bounds, but evaluating its checks again finds none"),
+      std::string::npos);
 }
 
 }  // namespace

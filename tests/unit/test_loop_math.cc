@@ -24,8 +24,8 @@ LoopProgram parse(const std::string& text) {
 // remainder of %x by `divisor` (body ops that define %d), stored to %out0.
 LoopProgram remainder_program(const std::string& divisor, const std::string& dtype = "i32") {
   return parse("loops @r(%x: " + dtype + "[4], %y: " + dtype + "[4]) -> (%out0) {\n  buffer %out0 : " + dtype +
-               "[4] strides [1]\n  kernel @k0 pointwise {\n    for i0 in range(4) {\n      %x = load %x[i0]\n" + divisor +
-               "      %r = remainder %x, %d : " + dtype + "\n      store %out0[i0], %r\n    }\n  }\n}\n");
+               "[4] strides [1]\n  kernel @k0 pointwise {\n    for i0 in range(4) {\n      %x = load %x[i0]\n" +
+               divisor + "      %r = remainder %x, %d : " + dtype + "\n      store %out0[i0], %r\n    }\n  }\n}\n");
 }
 
 TEST(LoopMath, EvaluatorReportsIntegerDivisionByZero) {
@@ -35,7 +35,8 @@ TEST(LoopMath, EvaluatorReportsIntegerDivisionByZero) {
   y.data<int32_t>()[2] = 0;
   auto out = eval_loops(p, std::vector<Tensor>{x, y});
   ASSERT_FALSE(out);
-  EXPECT_NE(out.error().to_string().find("remainder: integer division by zero"), std::string::npos) << out.error().to_string();
+  EXPECT_NE(out.error().to_string().find("remainder: integer division by zero"), std::string::npos)
+      << out.error().to_string();
   EXPECT_NE(out.error().to_string().find("at i0=2"), std::string::npos) << out.error().to_string();
   y.data<int32_t>()[2] = -3;
   auto ok = eval_loops(p, std::vector<Tensor>{x, y});
@@ -47,9 +48,10 @@ TEST(LoopMath, CompiledRuntimeRefusesIntegerDivisionByAValue) {
   const LoopProgram p = remainder_program("      %d = load %y[i0]\n");
   Status s = check_integer_divisors(p);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().to_string().find("integer remainder (body op 2 of kernel @k0 of loops @r) divides by a value that "
-                                       "is not a nonzero const"),
-            std::string::npos)
+  EXPECT_NE(
+      s.error().to_string().find("integer remainder (body op 2 of kernel @k0 of loops @r) divides by a value that "
+                                 "is not a nonzero const"),
+      std::string::npos)
       << s.error().to_string();
   auto c = CompiledProgram::compile(p, test_compile_options(1));
   ASSERT_FALSE(c);
@@ -79,7 +81,9 @@ TEST(LoopMath, IntegerDivisorConstantsAreJudgedInTheirDtype) {
 // x[i] = x[i] * 2 over many points: each iteration reads only what it writes.
 std::string in_place_program(const std::string& load_index) {
   return "loops @u(%x: f32[100000]) -> () {\n  kernel @k0 pointwise {\n    for i0 in range(100000) {\n"
-         "      %0 = load %x[" + load_index + "]\n      %1 = const 2.0 : f32\n      %2 = mul %0, %1 : f32\n"
+         "      %0 = load %x[" +
+         load_index +
+         "]\n      %1 = const 2.0 : f32\n      %2 = mul %0, %1 : f32\n"
          "      store %x[i0], %2\n    }\n  }\n}\n";
 }
 

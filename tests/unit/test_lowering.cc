@@ -79,7 +79,8 @@ TEST(Lowering, SymbolicGraphIsRefused) {
 TEST(LoopIr, IndexExprCanonical) {
   IndexExpr a = IndexExpr::var(1).plus(IndexExpr::var(0).scaled(8)).plus(IndexExpr::constant_of(3));
   EXPECT_EQ(a.to_string(), "8*i0 + i1 + 3");
-  EXPECT_EQ(IndexExpr::floor_div(IndexExpr::var(0).scaled(6).plus(IndexExpr::constant_of(4)), 2).to_string(), "3*i0 + 2");
+  EXPECT_EQ(IndexExpr::floor_div(IndexExpr::var(0).scaled(6).plus(IndexExpr::constant_of(4)), 2).to_string(),
+            "3*i0 + 2");
   EXPECT_EQ(IndexExpr::mod(IndexExpr::var(0).scaled(4).plus(IndexExpr::var(1)), 4).to_string(), "mod(i1, 4)");
   EXPECT_EQ(a.plus(a.scaled(-1)).to_string(), "0");
   EXPECT_EQ(IndexExpr::var(0).scaled(-2).plus(IndexExpr::constant_of(-1)).to_string(), "-2*i0 - 1");
@@ -99,7 +100,8 @@ TEST(LoopIr, EvaluatorRejectsOutOfRangeIndex) {
 }
 
 TEST(LoopIr, ParseErrorsHaveLocations) {
-  auto p = parse_loops("loops @f() -> () {\n  kernel @k0 pointwise {\n    for i0 in range(2) {\n      store %y[i0], %1\n", "t.loops");
+  auto p = parse_loops(
+      "loops @f() -> () {\n  kernel @k0 pointwise {\n    for i0 in range(2) {\n      store %y[i0], %1\n", "t.loops");
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().to_string().rfind("t.loops:4:13: error: unknown buffer '%y'", 0), 0u) << p.error().to_string();
   auto q = parse_loops("loops @f() -> () {\n  kernel @k0 pointwise {\n", "t.loops");

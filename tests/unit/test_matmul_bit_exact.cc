@@ -31,8 +31,10 @@ Tensor naive_matmul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> batch(static_cast<size_t>(rank - 2), 1);
   for (int d = 0; d < rank - 2; ++d) {
     const int da = d - (rank - ra), db = d - (rank - rb);
-    if (da >= 0) batch[static_cast<size_t>(d)] = std::max(batch[static_cast<size_t>(d)], a.sizes()[static_cast<size_t>(da)]);
-    if (db >= 0) batch[static_cast<size_t>(d)] = std::max(batch[static_cast<size_t>(d)], b.sizes()[static_cast<size_t>(db)]);
+    if (da >= 0)
+      batch[static_cast<size_t>(d)] = std::max(batch[static_cast<size_t>(d)], a.sizes()[static_cast<size_t>(da)]);
+    if (db >= 0)
+      batch[static_cast<size_t>(d)] = std::max(batch[static_cast<size_t>(d)], b.sizes()[static_cast<size_t>(db)]);
   }
   const int64_t n = a.sizes()[static_cast<size_t>(ra - 2)], k = a.sizes()[static_cast<size_t>(ra - 1)];
   const int64_t m = b.sizes()[static_cast<size_t>(rb - 1)];

@@ -20,8 +20,7 @@ Capacity brute_force_min_cut(const FlowNetwork& net, int source, int sink) {
     if (!on_source_side(source) || on_source_side(sink)) continue;
     Capacity value = 0;
     for (const FlowNetwork::Edge& e : net.edges())
-      if (on_source_side(e.from) && !on_source_side(e.to))
-        value += e.capacity;
+      if (on_source_side(e.from) && !on_source_side(e.to)) value += e.capacity;
     best = std::min(best, value);
   }
   return best;
@@ -33,7 +32,8 @@ FlowNetwork random_network(std::mt19937& rng, int n, int edges, CapacityFn capac
   FlowNetwork net;
   for (int v = 0; v < n; ++v) net.add_vertex();
   for (int e = 0; e < edges; ++e) {
-    const int a = static_cast<int>(rng() % static_cast<uint32_t>(n)), b = static_cast<int>(rng() % static_cast<uint32_t>(n));
+    const int a = static_cast<int>(rng() % static_cast<uint32_t>(n)),
+              b = static_cast<int>(rng() % static_cast<uint32_t>(n));
     if (a != b) net.add_edge(a, b, capacity());
   }
   return net;
@@ -72,8 +72,9 @@ TEST(MaxFlow, FindsTheMinimumCutWhenCapacitiesPassInt64) {
     // Mostly huge, some small beside them, some infinite.
     const FlowNetwork net = random_network(rng, n, 3 * n, [&] {
       const uint32_t kind = rng() % 8;
-      return kind == 0 ? kInfiniteCapacity : kind == 1 ? static_cast<Capacity>(rng() % 100)
-                                                       : static_cast<Capacity>(1 + rng() % 100) * 1e22;
+      return kind == 0   ? kInfiniteCapacity
+             : kind == 1 ? static_cast<Capacity>(rng() % 100)
+                         : static_cast<Capacity>(1 + rng() % 100) * 1e22;
     });
     const Capacity expected = brute_force_min_cut(net, 0, n - 1);
     if (expected == kInfiniteCapacity) continue;

@@ -34,8 +34,8 @@ TEST(MemoryPlan, ReusesBytesOfDeadTemporaries) {
   EXPECT_EQ(plan.offset[static_cast<size_t>(p.find_buffer("x"))], -1);
   EXPECT_EQ(plan.peak_bytes(), 4096 + 4096 + 2 * 4096);
   ASSERT_EQ(plan.live_bytes.size(), p.kernels.size());
-  EXPECT_EQ(plan.live_bytes.front(), 4096);         // t0 only: the output is written last
-  EXPECT_EQ(plan.live_bytes.back(), 4096 + 4096);   // t2 and the output
+  EXPECT_EQ(plan.live_bytes.front(), 4096);        // t0 only: the output is written last
+  EXPECT_EQ(plan.live_bytes.back(), 4096 + 4096);  // t2 and the output
 }
 
 TEST(MemoryPlan, OverlappingLifetimesNeverShare) {

@@ -27,8 +27,7 @@ struct Block : nn::Module {
 
 TEST(Nn, NamedParametersAndBuffersUseDottedPaths) {
   Block b;
-  EXPECT_EQ(names(b.named_parameters()),
-            (std::vector<std::string>{"scale", "proj.weight", "bn.weight", "bn.bias"}));
+  EXPECT_EQ(names(b.named_parameters()), (std::vector<std::string>{"scale", "proj.weight", "bn.weight", "bn.bias"}));
   EXPECT_EQ(names(b.named_buffers()), (std::vector<std::string>{"bn.running_mean", "bn.running_var"}));
   EXPECT_EQ(b.parameters().size(), 4u);
 }
@@ -53,7 +52,8 @@ TEST(Nn, LinearInitIsSeededAndBounded) {
 }
 
 TEST(Nn, SequentialNamesChildrenByIndexAndChainsThem) {
-  nn::Sequential seq{std::make_shared<nn::Linear>(3, 5, true, 1), std::make_shared<nn::LayerNorm>(std::vector<int64_t>{5}),
+  nn::Sequential seq{std::make_shared<nn::Linear>(3, 5, true, 1),
+                     std::make_shared<nn::LayerNorm>(std::vector<int64_t>{5}),
                      std::make_shared<nn::Linear>(5, 2, true, 2)};
   EXPECT_EQ(names(seq.named_parameters()),
             (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "2.weight", "2.bias"}));

@@ -43,7 +43,7 @@ Tensor sample(DType dtype) {
     return Tensor::from_doubles({1.5, -0.0, std::nan(""), inf, -inf, 3.0e-3}, {2, 3}, dtype);
   }
   int bits = 8 * dtype_size(dtype);
-  int64_t lo = !is_signed(dtype) ? 0
+  int64_t lo = !is_signed(dtype)     ? 0
                : dtype == DType::I64 ? std::numeric_limits<int64_t>::min()
                                      : -(int64_t{1} << (bits - 1));
   int64_t hi = dtype == DType::I64 ? std::numeric_limits<int64_t>::max()
@@ -98,9 +98,9 @@ TEST(Npy, Bf16StoresRawBits) {
 
 TEST(Npy, ViewsAreWrittenContiguously) {
   Tensor a = Tensor::from_doubles({0, 1, 2, 3, 4, 5}, {2, 3});
-  Tensor t = a.as_strided({3, 2}, {1, 3}, 0);      // transpose
-  Tensor s = a.as_strided({2, 2}, {3, 1}, 1);      // a[:, 1:]
-  Tensor e = a.as_strided({2, 4}, {0, 0}, 5);      // broadcast of one element
+  Tensor t = a.as_strided({3, 2}, {1, 3}, 0);  // transpose
+  Tensor s = a.as_strided({2, 2}, {3, 1}, 1);  // a[:, 1:]
+  Tensor e = a.as_strided({2, 4}, {0, 0}, 5);  // broadcast of one element
   for (const Tensor& v : {t, s, e}) {
     Expected<Tensor> back = npy_from_bytes(npy_to_bytes(v));
     ASSERT_TRUE(back.has_value());
@@ -133,11 +133,13 @@ TEST(Npy, ReadsVersions2And3) {
 TEST(Npy, ReadsHeaderVariants) {
   double v[2] = {1.0, 2.0};
   // Keys in another order, double quotes, no trailing comma, '=' byte order, extra spaces.
-  Expected<Tensor> t = npy_from_bytes(make_npy("{\"shape\": (2 ,),'descr':'=f8' , 'fortran_order':False}", bytes_of(v, 16)));
+  Expected<Tensor> t =
+      npy_from_bytes(make_npy("{\"shape\": (2 ,),'descr':'=f8' , 'fortran_order':False}", bytes_of(v, 16)));
   ASSERT_TRUE(t.has_value()) << t.error().to_string();
   EXPECT_TRUE(t->equal(Tensor::from_doubles({1, 2}, {2}, DType::F64)));
   // A one-byte type with '<' and a bool byte other than 1.
-  Expected<Tensor> b = npy_from_bytes(make_npy("{'descr': '<b1', 'fortran_order': False, 'shape': (2,), }", std::string("\x00\x05", 2)));
+  Expected<Tensor> b =
+      npy_from_bytes(make_npy("{'descr': '<b1', 'fortran_order': False, 'shape': (2,), }", std::string("\x00\x05", 2)));
   ASSERT_TRUE(b.has_value());
   EXPECT_TRUE(b->equal(Tensor::from_ints({0, 1}, {2}, DType::Bool)));
 }
@@ -158,7 +160,8 @@ TEST(Npy, ByteSwapsBigEndian) {
 TEST(Npy, FortranOrderIsTransposedToC) {
   // The 2x3 matrix [[0,1,2],[3,4,5]] in column-major order.
   float v[6] = {0, 3, 1, 4, 2, 5};
-  Expected<Tensor> t = npy_from_bytes(make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", bytes_of(v, 24)));
+  Expected<Tensor> t =
+      npy_from_bytes(make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", bytes_of(v, 24)));
   ASSERT_TRUE(t.has_value()) << t.error().to_string();
   EXPECT_TRUE(t->equal(Tensor::from_doubles({0, 1, 2, 3, 4, 5}, {2, 3})));
   EXPECT_TRUE(t->is_contiguous());
@@ -167,7 +170,8 @@ TEST(Npy, FortranOrderIsTransposedToC) {
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
       for (int k = 0; k < 2; ++k) w[i + 2 * j + 4 * k] = static_cast<int8_t>(4 * i + 2 * j + k);
-  Expected<Tensor> u = npy_from_bytes(make_npy("{'descr': '|i1', 'fortran_order': True, 'shape': (2, 2, 2), }", bytes_of(w, 8)));
+  Expected<Tensor> u =
+      npy_from_bytes(make_npy("{'descr': '|i1', 'fortran_order': True, 'shape': (2, 2, 2), }", bytes_of(w, 8)));
   ASSERT_TRUE(u.has_value());
   EXPECT_TRUE(u->equal(Tensor::from_ints({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2}, DType::I8)));
 }
@@ -265,14 +269,16 @@ TEST(NpyErrors, DataSizeMismatch) {
             "f.npy: data size mismatch: shape (2, 3) of '<f4' needs 24 bytes, the file has 20");
   EXPECT_EQ(error_of(make_npy(dict, std::string(28, '\0'))),
             "f.npy: data size mismatch: shape (2, 3) of '<f4' needs 24 bytes, the file has 28");
-  EXPECT_EQ(error_of(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,), }", "")),
-            "f.npy: data size mismatch: shape (2305843009213693952,) of '<f8' needs more than 2^63 bytes, the file has 0");
+  EXPECT_EQ(
+      error_of(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,), }", "")),
+      "f.npy: data size mismatch: shape (2305843009213693952,) of '<f8' needs more than 2^63 bytes, the file has 0");
   EXPECT_EQ(error_of(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "")),
             "f.npy: malformed header: shape (4294967296, 4294967296) is too large");
 }
 
 TEST(NpyErrors, ErrorsNameTheFile) {
-  std::string path = (std::filesystem::temp_directory_path() / ("kiln_bad_" + std::to_string(::getpid()) + ".npy")).string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("kiln_bad_" + std::to_string(::getpid()) + ".npy")).string();
   std::FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
   std::fputs("garbage", f);

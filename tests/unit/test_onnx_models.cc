@@ -11,8 +11,8 @@
 #include "frontend/capture.h"
 #include "frontend/functional.h"
 #include "frontend/nn/linear.h"
-#include "onnx/verify.h"
 #include "model_suite.h"
+#include "onnx/verify.h"
 #include "transformer_block.h"
 
 namespace kiln::onnx {

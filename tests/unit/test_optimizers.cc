@@ -113,8 +113,11 @@ TEST(OptimizerErrors, BadHyperparameters) {
   expect_error([&] { SGD({{"p", p}}, {.lr = 0.1, .momentum = -0.5}); }, "SGD: invalid momentum");
   expect_error([&] { SGD({{"p", p}}, {.lr = 0.1, .weight_decay = -1}); }, "SGD: invalid weight_decay");
   expect_error([&] { SGD({{"p", p}}, {.lr = 0.1, .nesterov = true}); }, "nesterov momentum requires a momentum");
-  expect_error([&] { SGD({{"p", p}}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}); },
-               "and zero dampening");
+  expect_error(
+      [&] {
+        SGD({{"p", p}}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true});
+      },
+      "and zero dampening");
   expect_error([&] { AdamW({{"p", p}}, {.lr = -1.0}); }, "AdamW: invalid learning rate");
   expect_error([&] { AdamW({{"p", p}}, {.eps = -1.0}); }, "AdamW: invalid epsilon");
   expect_error([&] { AdamW({{"p", p}}, {.betas = {1.0, 0.999}}); }, "invalid beta parameter at index 0");

@@ -166,7 +166,8 @@ TEST(PartitionMinCut, SavesLessThanTheDefaultPartition) {
   for (Node* n : min_cut->backward->nodes())
     if (n->op() == OpKind::Matmul) {
       bool reads_tangent_path = false;
-      for (const Operand& o : n->operands()) reads_tangent_path |= !o.value->is_input() || o.value->role() == InputRole::Tangent;
+      for (const Operand& o : n->operands())
+        reads_tangent_path |= !o.value->is_input() || o.value->role() == InputRole::Tangent;
       EXPECT_TRUE(reads_tangent_path) << print_node(*n);
     }
 }

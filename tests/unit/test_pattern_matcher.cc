@@ -84,7 +84,8 @@ TEST(PatternMatcher, CommutativeOpsMatchEitherOperandOrder) {
   %0 = mm(%a, %b) : f32[2,4]
   %1 = add(%0, %c) : f32[2,4]
   return %1
-})", R"(graph @r(%a: f32[2,3], %b: f32[3,4], %c: f32[2,4]) -> (f32[2,4]) {
+})",
+                              R"(graph @r(%a: f32[2,3], %b: f32[3,4], %c: f32[2,4]) -> (f32[2,4]) {
   %0 = addmm(%c, %a, %b) : f32[2,4]
   return %0
 })")));
@@ -106,7 +107,8 @@ TEST(PatternMatcher, CommutativeOpsMatchEitherOperandOrder) {
   %0 = relu(%x) : f32[4]
   %1 = sub(%0, %y) : f32[4]
   return %1
-})", R"(graph @r(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+})",
+                              R"(graph @r(%x: f32[4], %y: f32[4]) -> (f32[4]) {
   %0 = sub(%x, %y) : f32[4]
   return %0
 })")));
@@ -123,7 +125,8 @@ TEST(PatternMatcher, WildcardBoundTwiceMustBindOneValue) {
   ASSERT_TRUE(set.add(rewrite("double", R"(graph @s(%x: f32[4]) -> (f32[4]) {
   %0 = add(%x, %x) : f32[4]
   return %0
-})", R"(graph @r(%x: f32[4]) -> (f32[4]) {
+})",
+                              R"(graph @r(%x: f32[4]) -> (f32[4]) {
   %0 = mul(%x, 2.0) : f32[4]
   return %0
 })")));
@@ -140,8 +143,9 @@ TEST(PatternMatcher, WildcardBoundTwiceMustBindOneValue) {
   std::vector<std::string> lines = explain_matches(*different, set);
   ASSERT_EQ(lines.size(), 1u);
   // Both operand orders fail; the first order's reason is reported.
-  EXPECT_EQ(lines[0], "pattern 'double' does not match %0 = add(%a, %b) : f32[4]: operand 1 of %0: wildcard %x is "
-                      "bound to %a, found %b");
+  EXPECT_EQ(lines[0],
+            "pattern 'double' does not match %0 = add(%a, %b) : f32[4]: operand 1 of %0: wildcard %x is "
+            "bound to %a, found %b");
 }
 
 TEST(PatternMatcher, InteriorNodeWithOutsideUserIsRejected) {
@@ -155,8 +159,9 @@ TEST(PatternMatcher, InteriorNodeWithOutsideUserIsRejected) {
   EXPECT_EQ(run(set, *g).find("silu"), std::string::npos);
   std::vector<std::string> lines = explain_matches(*g, set);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "pattern 'silu' does not match %1 = mul(%0, %a) : f32[4]: interior node %0 has a user outside "
-                      "the match: %2 = exp(%0) : f32[4]");
+  EXPECT_EQ(lines[0],
+            "pattern 'silu' does not match %1 = mul(%0, %a) : f32[4]: interior node %0 has a user outside "
+            "the match: %2 = exp(%0) : f32[4]");
 
   auto as_output = target(R"(graph @g(%a: f32[4]) -> (f32[4], f32[4]) {
   %0 = sigmoid(%a) : f32[4]
@@ -173,7 +178,8 @@ TEST(PatternMatcher, InteriorNodeThatIsAPatternOutputMayHaveOtherUsers) {
   %0 = sigmoid(%x) : f32[4]
   %1 = mul(%0, %x) : f32[4]
   return %1, %0
-})", R"(graph @r(%x: f32[4]) -> (f32[4], f32[4]) {
+})",
+                              R"(graph @r(%x: f32[4]) -> (f32[4], f32[4]) {
   %0 = silu(%x) : f32[4]
   %1 = sigmoid(%x) : f32[4]
   return %0, %1
@@ -243,13 +249,17 @@ TEST(PatternMatcher, LiteralsAndAttributesCompareUnlessIgnored) {
 })");
   std::vector<std::string> lines = explain_matches(*g, exact);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "pattern 'sum_dim1' does not match %0 = sum(%a) {dim=[0]} : f32[3]: %0: attribute dim: "
-                      "expected [1], found [0]");
+  EXPECT_EQ(lines[0],
+            "pattern 'sum_dim1' does not match %0 = sum(%a) {dim=[0]} : f32[3]: %0: attribute dim: "
+            "expected [1], found [0]");
 
   PatternSet loose("loose");
   Pattern p = rewrite("sum_any_dim", search, replacement);
   p.ignore_literals = true;
-  p.extra_check = [](Match& m) { return m.literals.size() == 1 && m.literals[0].attr == "dim" && m.literals[0].value == AttrValue(AttrValue::Ints{0}); };
+  p.extra_check = [](Match& m) {
+    return m.literals.size() == 1 && m.literals[0].attr == "dim" &&
+           m.literals[0].value == AttrValue(AttrValue::Ints{0});
+  };
   ASSERT_TRUE(loose.add(std::move(p)));
   auto found = match_pattern(loose, 0, g->nodes()[0]);
   ASSERT_TRUE(found);
@@ -266,7 +276,8 @@ TEST(PatternMatcher, LiteralsAndAttributesCompareUnlessIgnored) {
   ASSERT_TRUE(div2.add(rewrite("halve", R"(graph @s(%x: f32[4]) -> (f32[4]) {
   %0 = div(%x, 2.0) : f32[4]
   return %0
-})", R"(graph @r(%x: f32[4]) -> (f32[4]) {
+})",
+                               R"(graph @r(%x: f32[4]) -> (f32[4]) {
   %0 = mul(%x, 0.5) : f32[4]
   return %0
 })")));
@@ -284,8 +295,9 @@ TEST(PatternMatcher, ExplainNamesTheFirstMismatchedOperand) {
 })");
   std::vector<std::string> lines = explain_matches(*g, silu_set());
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "pattern 'silu' does not match %2 = mul(%1, %0) : f32[4]: operand 0 of %2: expected sigmoid, "
-                      "found div at %1 = div(%a, 2.0) : f32[4]");
+  EXPECT_EQ(lines[0],
+            "pattern 'silu' does not match %2 = mul(%1, %0) : f32[4]: operand 0 of %2: expected sigmoid, "
+            "found div at %1 = div(%a, 2.0) : f32[4]");
   // Nodes of other ops, and nodes that match, are not explained.
   auto ok = target(R"(graph @g(%a: f32[4]) -> (f32[4]) {
   %0 = sigmoid(%a) : f32[4]
@@ -301,7 +313,8 @@ TEST(PatternMatcher, AppliesUntilNothingMatches) {
   %0 = relu(%x) : f32[4]
   %1 = relu(%0) : f32[4]
   return %1
-})", R"(graph @r(%x: f32[4]) -> (f32[4]) {
+})",
+                              R"(graph @r(%x: f32[4]) -> (f32[4]) {
   %0 = relu(%x) : f32[4]
   return %0
 })")));
@@ -354,7 +367,8 @@ TEST(PatternMatcher, SetRejectsMalformedAndDuplicatePatterns) {
   Status unused = set.add(rewrite("unused", R"(graph @s(%x: f32[4], %y: f32[4]) -> (f32[4]) {
   %0 = exp(%x) : f32[4]
   return %0
-})", R"(graph @r(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+})",
+                                  R"(graph @r(%x: f32[4], %y: f32[4]) -> (f32[4]) {
   %0 = exp(%x) : f32[4]
   return %0
 })"));
@@ -362,15 +376,19 @@ TEST(PatternMatcher, SetRejectsMalformedAndDuplicatePatterns) {
   EXPECT_EQ(unused.error().message(), "pattern 'unused': search input %y is not used");
   Status input_output = set.add(rewrite("identity", R"(graph @s(%x: f32[4]) -> (f32[4]) {
   return %x
-})", R"(graph @r(%x: f32[4]) -> (f32[4]) {
+})",
+                                        R"(graph @r(%x: f32[4]) -> (f32[4]) {
   return %x
 })"));
   ASSERT_FALSE(input_output);
   EXPECT_EQ(input_output.error().message(), "pattern 'identity': search output 0 is an input, not a node");
-  Status both = set.add(Pattern{.name = "both", .search = graph(kSiluSearch), .replacement = graph(kSiluReplacement),
+  Status both = set.add(Pattern{.name = "both",
+                                .search = graph(kSiluSearch),
+                                .replacement = graph(kSiluReplacement),
                                 .replace = [](GraphBuilder&, const Match&) { return std::vector<Value*>{}; }});
   ASSERT_FALSE(both);
-  EXPECT_EQ(both.error().message(), "pattern 'both': needs exactly one of a replacement graph and a replacement callback");
+  EXPECT_EQ(both.error().message(),
+            "pattern 'both': needs exactly one of a replacement graph and a replacement callback");
 }
 
 // One sweep compares a bounded number of nodes per candidate, so the work doubles with the
@@ -405,7 +423,8 @@ TEST(PatternText, PrintsAndParsesBack) {
   Pattern p = rewrite("halve", R"(graph @search(%x: f32[4]) -> (f32[4]) {
   %0 = div(%x, 0.113377) : f32[4]
   return %0
-})", R"(graph @replacement(%x: f32[4]) -> (f32[4]) {
+})",
+                      R"(graph @replacement(%x: f32[4]) -> (f32[4]) {
   %0 = mul(%x, 0.5) : f32[4]
   return %0
 })");

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/compile_graph.h"
 #include "cpu_backend_util.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
@@ -22,7 +23,6 @@
 #include "lower/loop_text.h"
 #include "lower/lower.h"
 #include "ops/compensated_sum.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 
 namespace kiln {
@@ -49,7 +49,8 @@ double relative_error(double got, long double want) {
 constexpr int64_t k2e31 = int64_t{1} << 31;
 
 TEST(ReductionAccuracy, OneValueOver2e31Points) {
-  const CompiledGraph c = compiled(R"(graph @long(%c: f32[], %r: f32[1], %w: f32[1,64], %b: bf16[], %h: f16[]) -> (f32[], f32[], f32[2], f32[64], f32[], f32[], bf16[], f16[]) {
+  const CompiledGraph c = compiled(
+      R"(graph @long(%c: f32[], %r: f32[1], %w: f32[1,64], %b: bf16[], %h: f16[]) -> (f32[], f32[], f32[2], f32[64], f32[], f32[], bf16[], f16[]) {
   %e = expand(%c) {size=[2147483648]} : f32[2147483648]
   %0 = sum(%e) : f32[]
   %1 = mean(%e) : f32[]
@@ -84,7 +85,7 @@ TEST(ReductionAccuracy, OneValueOver2e31Points) {
     // relative error adds to it as an absolute one.
     EXPECT_LE(std::fabs(out[5].item_double() - (v + std::log(static_cast<double>(k2e31)))), 4e-6);
     EXPECT_EQ(out[6].item_double(), static_cast<double>(k2e31));  // 2^31 ones, exactly
-    EXPECT_EQ(out[7].item_double(), 24576.0);                   // 2^28 times 1.5 * 2^-14, exactly
+    EXPECT_EQ(out[7].item_double(), 24576.0);                     // 2^28 times 1.5 * 2^-14, exactly
   }
 }
 
@@ -176,10 +177,15 @@ Reference reference_of(const Tensor& x, const Tensor& y) {
 // The graph of one length's reductions: sum, mean, var, std, sum of products, norm, logsumexp.
 std::string reductions_text(int64_t n) {
   const std::string t = "f32[" + std::to_string(n) + "]";
-  return "graph @r(%x: " + t + ", %y: " + t + ") -> (f32[], f32[], f32[], f32[], f32[], f32[], f32[]) {\n"
+  return "graph @r(%x: " + t + ", %y: " + t +
+         ") -> (f32[], f32[], f32[], f32[], f32[], f32[], f32[]) {\n"
          "  %0 = sum(%x) : f32[]\n  %1 = mean(%x) : f32[]\n  %2 = var(%x) : f32[]\n  %3 = std(%x) : f32[]\n"
-         "  %p = mul(%x, %y) : " + t + "\n  %4 = sum(%p) : f32[]\n"
-         "  %q = mul(%x, %x) : " + t + "\n  %s = sum(%q) : f32[]\n  %5 = sqrt(%s) : f32[]\n"
+         "  %p = mul(%x, %y) : " +
+         t +
+         "\n  %4 = sum(%p) : f32[]\n"
+         "  %q = mul(%x, %x) : " +
+         t +
+         "\n  %s = sum(%q) : f32[]\n  %5 = sqrt(%s) : f32[]\n"
          "  %6 = logsumexp(%x) {dim=[0]} : f32[]\n  return %0, %1, %2, %3, %4, %5, %6\n}";
 }
 
@@ -193,8 +199,10 @@ void expect_reductions_accurate(const CompiledGraph& c, const Tensor& x, const T
   const Reference r = reference_of(x, y);
   const long double n = static_cast<long double>(x.numel());
   auto expect_sum = [&](double got, long double want, long double magnitudes, const char* what) {
-    if (cancelling) EXPECT_LE(static_cast<double>(std::fabs(got - want) / magnitudes), 1e-6) << what;
-    else EXPECT_LE(relative_error(got, want), 1e-5) << what;
+    if (cancelling)
+      EXPECT_LE(static_cast<double>(std::fabs(got - want) / magnitudes), 1e-6) << what;
+    else
+      EXPECT_LE(relative_error(got, want), 1e-5) << what;
   };
   expect_sum(out[0].item_double(), r.sum, r.abs_sum, "sum");
   expect_sum(out[1].item_double() * static_cast<double>(n), r.sum, r.abs_sum, "mean");
@@ -202,7 +210,8 @@ void expect_reductions_accurate(const CompiledGraph& c, const Tensor& x, const T
   EXPECT_LE(relative_error(out[2].item_double(), r.var), 1e-5) << "var";
   EXPECT_LE(relative_error(out[3].item_double(), std::sqrt(r.var)), 1e-5) << "std";
   EXPECT_LE(relative_error(out[5].item_double(), std::sqrt(r.squares)), 1e-5) << "norm";
-  EXPECT_LE(std::fabs(out[6].item_double() - r.logsumexp), 1e-5 * std::max(1.0L, std::fabs(r.logsumexp))) << "logsumexp";
+  EXPECT_LE(std::fabs(out[6].item_double() - r.logsumexp), 1e-5 * std::max(1.0L, std::fabs(r.logsumexp)))
+      << "logsumexp";
 }
 
 TEST(ReductionAccuracy, RandomAndAdversarialDataAtAnyLength) {

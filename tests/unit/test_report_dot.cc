@@ -143,7 +143,8 @@ TEST(ReportDot, LoopProgramKernelsAreFilledByKind) {
   // Buffers: %x is read by the matmul, which writes its result buffer.
   EXPECT_TRUE(has(line_of(dot, "b0"), "%x\\ninput f32[32,16]")) << dot;
   EXPECT_TRUE(has(dot, "  b0 -> k0;\n")) << dot;
-  for (int b : kernel_buffers_written(p->kernels[0])) EXPECT_TRUE(has(dot, "  k0 -> b" + std::to_string(b) + ";\n")) << dot;
+  for (int b : kernel_buffers_written(p->kernels[0]))
+    EXPECT_TRUE(has(dot, "  k0 -> b" + std::to_string(b) + ";\n")) << dot;
 }
 
 }  // namespace

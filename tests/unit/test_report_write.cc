@@ -124,7 +124,8 @@ TEST(ReportWrite, GradFunctionCollectsTheTrainingStages) {
       "  %0 = matmul(%x, %w) : f32[8,16]\n  %1 = sin(%0) : f32[8,16]\n  %2 = sum(%1) : f32[]\n  return %2\n}");
   ASSERT_TRUE(g) << g.error().to_string();
   CompileReport r;
-  auto fn = GradFunction::create(**g, {}, GradOptions{.joint = {.wrt = {"w"}}, .runner = {.execution = Execution::Compiled}, .report = &r});
+  auto fn = GradFunction::create(
+      **g, {}, GradOptions{.joint = {.wrt = {"w"}}, .runner = {.execution = Execution::Compiled}, .report = &r});
   ASSERT_TRUE(fn) << fn.error().to_string();
   std::vector<std::string> titles;
   for (const ReportGraph& s : r.graphs) titles.push_back(s.title);

@@ -128,8 +128,8 @@ TEST(RngState, PhiloxKnownAnswers) {
 }
 
 TEST(RngState, WrongTypeIsAnErrorNamingTheOp) {
-  for (const TensorType& t : {TensorType{DType::F32, Shape{2}}, TensorType{DType::I64, Shape{3}},
-                              TensorType{DType::I64, Shape{1, 2}}}) {
+  for (const TensorType& t :
+       {TensorType{DType::F32, Shape{2}}, TensorType{DType::I64, Shape{3}}, TensorType{DType::I64, Shape{1, 2}}}) {
     const std::vector<KernelOperand> operands{{Tensor::randn({4}, 1), Scalar()},
                                               {Tensor::zeros(t.shape.sizes(), t.dtype), Scalar()}};
     Expected<std::vector<Tensor>> r = run_op(OpKind::Dropout, {{"p", 0.5}, {"train", true}}, operands);
@@ -183,7 +183,8 @@ TEST(RngState, DropoutGradientReusesTheForwardMask) {
 // Attention's backward redraws the weights' dropout mask from the same state: with v the
 // identity the forward output is the dropped weights P, and the gradient of v is P^T t.
 TEST(RngState, AttentionGradientReusesTheForwardMask) {
-  Expected<std::unique_ptr<Graph>> fwd = parse_graph(R"(graph @f(%q: f64[4,8], %k: f64[4,8], %v: f64[4,4], %s: rng_state i64[2]) -> (f64[4,4]) {
+  Expected<std::unique_ptr<Graph>> fwd =
+      parse_graph(R"(graph @f(%q: f64[4,8], %k: f64[4,8], %v: f64[4,4], %s: rng_state i64[2]) -> (f64[4,4]) {
   %0 = scaled_dot_product_attention(%q, %k, %v, none, %s) {dropout_p=0.5, seed=3} : f64[4,4]
   return %0
 })");

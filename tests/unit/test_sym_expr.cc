@@ -49,8 +49,8 @@ TEST(SymExpr, BareSymbol) {
 TEST(SymExpr, FloorDivision) {
   EXPECT_EQ(SymExpr::floor_div(T, 2).to_string(), "floor(T/2)");
   EXPECT_EQ(SymExpr::floor_div(T, 1), T);
-  EXPECT_EQ(SymExpr::floor_div(2 * T + 1, 2), T);          // remainder below the divisor drops
-  EXPECT_EQ(SymExpr::floor_div(4 * T + 6, 2), 2 * T + 3);  // exact
+  EXPECT_EQ(SymExpr::floor_div(2 * T + 1, 2), T);                     // remainder below the divisor drops
+  EXPECT_EQ(SymExpr::floor_div(4 * T + 6, 2), 2 * T + 3);             // exact
   EXPECT_EQ(SymExpr::floor_div(2 * T, 4).to_string(), "floor(T/2)");  // common factor
   EXPECT_EQ(SymExpr::floor_div(SymExpr(-7), 2).constant_value(), -4);
   // Conv output size, kernel 3, stride 2, no padding: floor((H-3)/2)+1.
@@ -159,8 +159,8 @@ TEST(SymExpr, ManyOperandsCanonicalizeInNearLinearTime) {
 TEST(SymExpr, LongDimExpressionsParseInNearLinearTime) {
   const std::string product = repeated("B", "*B", kManyOperands);
   const std::string sum = repeated("B", "+B", kManyOperands);
-  const std::string text = "graph @g(%x: f32[" + product + "], %y: f32[" + sum + "]) -> (f32[" + product +
-                           "]) {\n  return %x\n}\n";
+  const std::string text =
+      "graph @g(%x: f32[" + product + "], %y: f32[" + sum + "]) -> (f32[" + product + "]) {\n  return %x\n}\n";
   const std::clock_t start = std::clock();
   auto g = parse_graph(text, "long.kir");
   ASSERT_TRUE(g) << g.error().to_string();

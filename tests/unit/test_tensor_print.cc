@@ -108,7 +108,8 @@ TEST(TensorPrint, SummarizesBeyond1000Elements) {
 
 TEST(TensorPrint, ViewsPrintTheirElements) {
   Tensor a = arange(6, {2, 3});
-  EXPECT_EQ(a.as_strided({3, 2}, {1, 3}, 0).to_string(), "tensor([[0, 3],\n        [1, 4],\n        [2, 5]], dtype=i64)");
+  EXPECT_EQ(a.as_strided({3, 2}, {1, 3}, 0).to_string(),
+            "tensor([[0, 3],\n        [1, 4],\n        [2, 5]], dtype=i64)");
   EXPECT_EQ(a.as_strided({2}, {1}, 4).to_string(), "tensor([4, 5], dtype=i64)");
 }
 

@@ -32,10 +32,10 @@ std::string apply(const PatternSet& set, Graph& g) {
 Replacement scale_plus_one() {
   return Replacement{
       .name = "scale_plus_one",
-      .search = [](std::span<const Tensor> t, std::span<const Scalar> s) { return std::vector<Tensor>{t[0] * s[0] + t[0]}; },
-      .replace = [](std::span<const Tensor> t, std::span<const Scalar> s) {
-        return std::vector<Tensor>{t[0] * Scalar(s[0].to_double() + 1.0)};
-      },
+      .search = [](std::span<const Tensor> t,
+                   std::span<const Scalar> s) { return std::vector<Tensor>{t[0] * s[0] + t[0]}; },
+      .replace = [](std::span<const Tensor> t,
+                    std::span<const Scalar> s) { return std::vector<Tensor>{t[0] * Scalar(s[0].to_double() + 1.0)}; },
       .example_inputs = {Tensor::zeros({4})},
       .input_names = {"x"},
       .scalar_params = {{"s", 0.113377}},
@@ -66,18 +66,20 @@ TEST(TracedPattern, ScalarParameterIsMatchedAndRetraced) {
 // The first match ignores the reshape's size; the re-trace with the real shape decides.
 TEST(TracedPattern, ShapeDependentPatternIsCheckedWithTheRealShapes) {
   PatternSet set("flatten");
-  ASSERT_TRUE(register_replacement(
-      set, Replacement{
-               .name = "flatten_relu",
-               .search = [](std::span<const Tensor> t, std::span<const Scalar>) {
-                 return std::vector<Tensor>{relu(t[0].reshape({t[0].size(0) * t[0].size(1)}))};
-               },
-               .replace = [](std::span<const Tensor> t, std::span<const Scalar>) {
-                 return std::vector<Tensor>{relu(t[0]).reshape({t[0].size(0) * t[0].size(1)})};
-               },
-               .example_inputs = {Tensor::zeros({2, 3})},
-               .input_names = {"x"},
-           }));
+  ASSERT_TRUE(
+      register_replacement(set, Replacement{
+                                    .name = "flatten_relu",
+                                    .search =
+                                        [](std::span<const Tensor> t, std::span<const Scalar>) {
+                                          return std::vector<Tensor>{relu(t[0].reshape({t[0].size(0) * t[0].size(1)}))};
+                                        },
+                                    .replace =
+                                        [](std::span<const Tensor> t, std::span<const Scalar>) {
+                                          return std::vector<Tensor>{relu(t[0]).reshape({t[0].size(0) * t[0].size(1)})};
+                                        },
+                                    .example_inputs = {Tensor::zeros({2, 3})},
+                                    .input_names = {"x"},
+                                }));
   auto flat = parse(R"(graph @g(%a: f32[4,5]) -> (f32[20]) {
   %0 = reshape(%a) {shape=[20]} : f32[20]
   %1 = relu(%0) : f32[20]
@@ -127,10 +129,13 @@ TEST(TracedPattern, TracingErrorsAreReported) {
 
   Tensor constant = Tensor::full({2, 3}, 2.0);
   r = demo_fusion_replacements()[0];
-  r.search = [constant](std::span<const Tensor> t, std::span<const Scalar>) { return std::vector<Tensor>{t[0] * constant}; };
+  r.search = [constant](std::span<const Tensor> t, std::span<const Scalar>) {
+    return std::vector<Tensor>{t[0] * constant};
+  };
   Status lifted = register_replacement(set, r);
   ASSERT_FALSE(lifted);
-  EXPECT_EQ(lifted.error().message(), "pattern 'silu': the search function reads a tensor that is not one of its inputs");
+  EXPECT_EQ(lifted.error().message(),
+            "pattern 'silu': the search function reads a tensor that is not one of its inputs");
 
   Pattern other{.name = "other"};
   auto named = trace_replacement(demo_fusion_replacements()[0], &other);
@@ -155,8 +160,9 @@ TEST(TracedPattern, TransformErrorsAreReported) {
   PatternSet set("bad");
   Status reordered = register_replacement(set, r);
   ASSERT_FALSE(reordered);
-  EXPECT_EQ(reordered.error().message(),
-            "pattern 'silu': the transform of the search graph does not start with the traced graph's inputs and nodes");
+  EXPECT_EQ(
+      reordered.error().message(),
+      "pattern 'silu': the transform of the search graph does not start with the traced graph's inputs and nodes");
 
   r.transform = [graph_of](const Graph& traced) -> Expected<std::shared_ptr<const Graph>> {
     if (traced.name() == "search")
@@ -173,7 +179,8 @@ TEST(TracedPattern, TransformErrorsAreReported) {
   };
   Status foreign = register_replacement(set, r);
   ASSERT_FALSE(foreign);
-  EXPECT_EQ(foreign.error().message(), "pattern 'silu': the replacement graph's inputs are not among the search graph's");
+  EXPECT_EQ(foreign.error().message(),
+            "pattern 'silu': the replacement graph's inputs are not among the search graph's");
 }
 
 // The rewrites of demo-fusions compute what the ops they replace compute.
@@ -200,8 +207,7 @@ TEST(TracedPattern, DemoFusionsPreserveResultsInFloat64) {
   auto expected = interpret(*before, inputs);
   auto actual = interpret(*after, inputs);
   ASSERT_TRUE(expected && actual);
-  for (int64_t i = 0; i < 15; ++i)
-    EXPECT_NEAR((*actual)[0].item_double(i), (*expected)[0].item_double(i), 1e-14) << i;
+  for (int64_t i = 0; i < 15; ++i) EXPECT_NEAR((*actual)[0].item_double(i), (*expected)[0].item_double(i), 1e-14) << i;
 }
 
 std::string read_golden() {

@@ -25,7 +25,8 @@
 namespace kiln {
 namespace {
 
-const TrainStepOptions kDefaultPartition{.compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
+const TrainStepOptions kDefaultPartition{
+    .compile = {.execution = Execution::Interpreter, .partition = PartitionKind::Default}};
 
 struct Mlp : nn::Module {
   nn::Linear fc1{3, 8, true, 5};
@@ -59,7 +60,8 @@ Tensor conv_bn_loss(ConvBn& m, std::span<const Tensor> batch) { return mean(relu
 TEST(TrainStep, MutatedBuffersAreWrittenBackAsEagerDoes) {
   ConvBn compiled, eager;
   const std::vector<Tensor> batch = {Tensor::randn({2, 2, 5, 5}, 3)};
-  TrainStep step = compile_train_step(compiled, conv_bn_loss, batch, CompileOptions{.execution = Execution::Interpreter});
+  TrainStep step =
+      compile_train_step(compiled, conv_bn_loss, batch, CompileOptions{.execution = Execution::Interpreter});
   for (int i = 0; i < 2; ++i) {  // twice: the second step reads the first one's statistics
     StepResult r = step(batch);
     Tensor want = conv_bn_loss(eager, batch);
@@ -112,7 +114,8 @@ TEST(TrainStep, LiftedParametersShareTheModulesStorage) {
 // `got`'s loss and gradients equal `want`'s within float32 rounding (1e-5 relative), each
 // gradient under the same name; `when` labels the step in failures.
 void expect_same_step(const StepResult& got, const StepResult& want, const std::string& when) {
-  EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0)))) << when;
+  EXPECT_NEAR(got.loss.item_double(0), want.loss.item_double(0), 1e-5 * (1 + std::fabs(want.loss.item_double(0))))
+      << when;
   ASSERT_EQ(got.grads.size(), want.grads.size()) << when;
   for (size_t g = 0; g < want.grads.size(); ++g) {
     EXPECT_EQ(got.grads[g].first, want.grads[g].first) << when;
@@ -129,7 +132,8 @@ void expect_same_step(const StepResult& got, const StepResult& want, const std::
 // within float32 rounding (float math and the matmul library's summation order).
 TEST(TrainStep, CpuBackendMatchesTheInterpreter) {
   Mlp a, b;
-  TrainStep interpreted = compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
+  TrainStep interpreted =
+      compile_train_step(a, mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   for (uint64_t seed : {1, 5}) {
     expect_same_step(compiled(batch_of(seed)), interpreted(batch_of(seed)), "seed " + std::to_string(seed));
@@ -157,7 +161,8 @@ Tensor dropout_mlp_loss(DropoutMlp& m, std::span<const Tensor> batch) {
 // draws a fresh mask).
 TEST(TrainStep, CpuBackendWithDropoutMatchesTheInterpreter) {
   DropoutMlp a, b;
-  TrainStep interpreted = compile_train_step(a, dropout_mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
+  TrainStep interpreted =
+      compile_train_step(a, dropout_mlp_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, dropout_mlp_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   std::vector<double> losses;
   for (int step = 0; step < 3; ++step) {
@@ -185,7 +190,8 @@ Tensor gated_loss(GatedMlp& m, std::span<const Tensor> batch) { return mse_loss(
 
 TEST(TrainStep, CpuBackendCompilesCondAndMatchesTheInterpreter) {
   GatedMlp a, b, eager;
-  TrainStep interpreted = compile_train_step(a, gated_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
+  TrainStep interpreted =
+      compile_train_step(a, gated_loss, batch_of(1), CompileOptions{.execution = Execution::Interpreter});
   TrainStep compiled = compile_train_step(b, gated_loss, batch_of(1), CompileOptions{.device = Device::cpu()});
   int taken[2] = {0, 0};
   for (uint64_t seed = 1; seed <= 6; ++seed) {

@@ -27,18 +27,12 @@ TEST(TransformerBlock, FullSizeInputsAreXThenTheNamedParameters) {
   ASSERT_TRUE(block) << block.error().to_string();
   const Graph& g = *block->graph;
   const std::vector<std::pair<std::string, std::vector<int64_t>>> want = {
-      {"x", {4, 512, 1024}},
-      {"ln1.weight", {1024}},
-      {"ln1.bias", {1024}},
-      {"attn.qkv.weight", {3072, 1024}},
-      {"attn.qkv.bias", {3072}},
-      {"attn.proj.weight", {1024, 1024}},
-      {"attn.proj.bias", {1024}},
-      {"ln2.weight", {1024}},
-      {"ln2.bias", {1024}},
-      {"mlp.fc1.weight", {4096, 1024}},
-      {"mlp.fc1.bias", {4096}},
-      {"mlp.fc2.weight", {1024, 4096}},
+      {"x", {4, 512, 1024}},      {"ln1.weight", {1024}},
+      {"ln1.bias", {1024}},       {"attn.qkv.weight", {3072, 1024}},
+      {"attn.qkv.bias", {3072}},  {"attn.proj.weight", {1024, 1024}},
+      {"attn.proj.bias", {1024}}, {"ln2.weight", {1024}},
+      {"ln2.bias", {1024}},       {"mlp.fc1.weight", {4096, 1024}},
+      {"mlp.fc1.bias", {4096}},   {"mlp.fc2.weight", {1024, 4096}},
       {"mlp.fc2.bias", {1024}}};
   ASSERT_EQ(g.num_inputs(), static_cast<int>(want.size()));
   for (int i = 0; i < g.num_inputs(); ++i) {

@@ -61,7 +61,8 @@ TEST(TransformerBlockPartition, PartitionedForwardAndBackwardMatchTheJointGraphB
   ASSERT_EQ(expected->size(), static_cast<size_t>(p->num_forward_outputs) + backward->size());
   EXPECT_TRUE((*forward)[0].equal((*expected)[0])) << "loss";
   for (size_t i = 0; i < backward->size(); ++i)
-    EXPECT_TRUE((*backward)[i].equal((*expected)[1 + i])) << "gradient of " << joint.graph->input(static_cast<int>(i))->name();
+    EXPECT_TRUE((*backward)[i].equal((*expected)[1 + i]))
+        << "gradient of " << joint.graph->input(static_cast<int>(i))->name();
 }
 
 TEST(TransformerBlockPartition, MinCutSavesAtMostEightyPercentOfTheDefault) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "autograd/value_and_grad.h"
+#include "backend/compile_graph.h"
 #include "cpu_backend_util.h"
 #include "frontend/call_kernel.h"
 #include "frontend/capture.h"
@@ -19,16 +20,13 @@
 #include "ops/user_kernel.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
-#include "backend/compile_graph.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "support/error.h"
 
 namespace kiln {
 namespace {
 
-UserKernelParam pointer(std::string name, bool written) {
-  return {std::move(name), "!tt.ptr<f32>", true, written, ""};
-}
+UserKernelParam pointer(std::string name, bool written) { return {std::move(name), "!tt.ptr<f32>", true, written, ""}; }
 UserKernelParam scalar(std::string name) { return {std::move(name), "f32", false, false, ""}; }
 
 float& at(const Tensor& t, int64_t i) { return t.data<float>()[i * t.strides()[0]]; }
@@ -143,8 +141,9 @@ TEST(UserKernels, FunctionalizationClonesOnlyWhatTheKernelWrites) {
   ASSERT_TRUE(c) << c.error().to_string();
   std::unique_ptr<Graph> f = functionalized(*c->graph, /*keep_input_mutations=*/false);
   const std::string text = print_graph(*f);
-  EXPECT_NE(text.find("%0 = kernel_call_functional(%x, %y, 3.0) {grid=[1], kernel=\"test_axpy\", written=[1]} : f32[5]"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("%0 = kernel_call_functional(%x, %y, 3.0) {grid=[1], kernel=\"test_axpy\", written=[1]} : f32[5]"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("%1 = add(%0, %x)"), std::string::npos) << text;
   // The functional graph leaves its inputs alone and returns y's new value as a write-back.
@@ -291,11 +290,13 @@ TEST(UserKernels, ErrorsNameTheKernelAndTheArgument) {
   };
   EXPECT_NE(message([] { call_kernel("no_such_kernel", {}); }).find("no user kernel named 'no_such_kernel'"),
             std::string::npos);
-  EXPECT_NE(message([] { call_kernel("test_axpy", {arange_f32(2)}); })
-                .find("kernel 'test_axpy' has 3 parameters, but 1 arguments were given"),
+  EXPECT_NE(message([] {
+              call_kernel("test_axpy", {arange_f32(2)});
+            }).find("kernel 'test_axpy' has 3 parameters, but 1 arguments were given"),
             std::string::npos);
-  EXPECT_NE(message([] { call_kernel("test_axpy", {arange_f32(2), 1.0, 1.0}); })
-                .find("argument 1 of kernel 'test_axpy' (y: !tt.ptr<f32>) must be a tensor"),
+  EXPECT_NE(message([] {
+              call_kernel("test_axpy", {arange_f32(2), 1.0, 1.0});
+            }).find("argument 1 of kernel 'test_axpy' (y: !tt.ptr<f32>) must be a tensor"),
             std::string::npos);
   UserKernel gpu_only;
   gpu_only.name = "test_gpu_only";

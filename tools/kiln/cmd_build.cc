@@ -25,17 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "backend/compile_graph.h"
 #include "command_line.h"
 #include "commands.h"
 #include "core/random.h"
+#include "device_option.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "lower/loop_eval.h"
 #include "lower/loop_text.h"
 #include "lower/lower.h"
 #include "report/compile_report.h"
-#include "backend/compile_graph.h"
-#include "device_option.h"
 
 namespace kiln::cli {
 
@@ -49,15 +49,17 @@ constexpr const char* kBuildUsage =
     "       kiln build FILE --device=cuda --report DIR [--emit=cuda] [--no-fuse | --no-schedule]\n"
     "       kiln build FILE --parse-loops\n";
 
-
 std::vector<Tensor> random_inputs(const LoopProgram& p, uint64_t seed) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     const Buffer& b = p.buffers[static_cast<size_t>(p.inputs[i])];
     const uint64_t s = random_u64(RandomStream{seed, 0}, static_cast<uint64_t>(i));
-    if (is_floating(b.dtype)) inputs.push_back(Tensor::randn(b.sizes, s, b.dtype));
-    else if (b.dtype == DType::Bool) inputs.push_back(Tensor::randint(0, 2, b.sizes, s, DType::I64).to(DType::Bool));
-    else inputs.push_back(Tensor::randint(is_signed(b.dtype) ? -8 : 0, is_signed(b.dtype) ? 8 : 16, b.sizes, s, b.dtype));
+    if (is_floating(b.dtype))
+      inputs.push_back(Tensor::randn(b.sizes, s, b.dtype));
+    else if (b.dtype == DType::Bool)
+      inputs.push_back(Tensor::randint(0, 2, b.sizes, s, DType::I64).to(DType::Bool));
+    else
+      inputs.push_back(Tensor::randint(is_signed(b.dtype) ? -8 : 0, is_signed(b.dtype) ? 8 : 16, b.sizes, s, b.dtype));
   }
   return inputs;
 }
@@ -115,7 +117,8 @@ int write_report(const std::string& file, const std::vector<std::unique_ptr<Grap
       continue;
     }
     r.graphs.push_back(report_graph("@" + g->name() + " as parsed", *g));
-    r.graphs.push_back(report_graph("@" + g->name() + " after the " + backend.name() + " backend's passes", c->graph()));
+    r.graphs.push_back(
+        report_graph("@" + g->name() + " after the " + backend.name() + " backend's passes", c->graph()));
     r.programs.push_back(report_program("@" + g->name(), *c, backend));
     r.times.add(c->times());
   }
@@ -160,7 +163,8 @@ int cmd_build(const Args& args) {
   if (emit == "cuda" && (!backend || backend->device().kind() != Device::Kind::Cuda))
     return cl.usage_error("--emit=cuda is the CUDA backend's: give --device=cuda");
   if ((emit == "cpp" || emit == "cuda") && do_check)
-    return cl.usage_error("--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
+    return cl.usage_error(
+        "--check runs the loop-IR evaluator; to check compiled code use kiln run --device=cpu --check");
   std::string text;
   const auto t0 = std::chrono::steady_clock::now();
   if (!read_file(file, text)) return 1;

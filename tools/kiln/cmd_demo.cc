@@ -75,7 +75,8 @@ constexpr double kGptThreshold = 0.2;
 bool report_losses(const demo::TrainReport& r, double threshold, bool check, double seconds) {
   const int64_t n = static_cast<int64_t>(r.losses.size());
   const int64_t every = std::max<int64_t>(1, n / 10);
-  for (int64_t s = 0; s < n; s += every) std::printf("  step %4lld  loss %.4f\n", static_cast<long long>(s), r.losses[s]);
+  for (int64_t s = 0; s < n; s += every)
+    std::printf("  step %4lld  loss %.4f\n", static_cast<long long>(s), r.losses[s]);
   if (n == 0) return !check;
   const double last = r.losses.back();
   std::printf("  step %4lld  loss %.4f  (%.1f s)\n", static_cast<long long>(n - 1), last, seconds);
@@ -94,9 +95,9 @@ bool report_losses(const demo::TrainReport& r, double threshold, bool check, dou
 bool export_and_verify(demo::Gpt& gpt, const std::string& report_dir, std::string& out) {
   const demo::GptConfig& c = gpt.config;
   const Tensor tokens = demo::arithmetic_sequences(2, c.context, c.vocab_size, 999).first;
-  Expected<Captured> captured =
-      capture([&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.forward(in[0])}; }, {tokens},
-              {.dynamic = {{.dim = 0, .symbol = "B", .input = 0}}, .name = "gpt", .input_names = {"tokens"}, .module = &gpt});
+  Expected<Captured> captured = capture(
+      [&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.forward(in[0])}; }, {tokens},
+      {.dynamic = {{.dim = 0, .symbol = "B", .input = 0}}, .name = "gpt", .input_names = {"tokens"}, .module = &gpt});
   if (!captured) {
     std::fprintf(stderr, "%s\n", captured.error().to_string().c_str());
     return false;
@@ -134,11 +135,10 @@ bool export_and_verify(demo::Gpt& gpt, const std::string& report_dir, std::strin
 // The training half of the demo.
 bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::string& report_dir) {
   using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-  };
+  auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   auto train_options = [&](const char* name) {
-    return demo::TrainOptions{.execution = Execution::Compiled, .report_dir = report_dir.empty() ? "" : report_dir + "/" + name};
+    return demo::TrainOptions{.execution = Execution::Compiled,
+                              .report_dir = report_dir.empty() ? "" : report_dir + "/" + name};
   };
   std::printf("\ntraining with compile_train_step + AdamW, compiled for the CPU:\n");
   demo::MlpTask mlp{.steps = mlp_steps, .train = train_options("mlp")};
@@ -157,12 +157,12 @@ bool train_models(int64_t mlp_steps, int64_t gpt_steps, bool check, const std::s
   t0 = Clock::now();
   demo::TrainReport g = demo::train_gpt(gpt);
   const demo::GptConfig& c = gpt.model;
-  std::printf("gpt on arithmetic sequences mod %lld (%lld layers, width %lld, %lld heads, context %lld, batch %lld, "
-              "%lld parameters, forward saves %lld bytes):\n",
-              static_cast<long long>(c.vocab_size), static_cast<long long>(c.num_layers),
-              static_cast<long long>(c.width), static_cast<long long>(c.num_heads), static_cast<long long>(c.context),
-              static_cast<long long>(gpt.batch), static_cast<long long>(g.num_parameters),
-              static_cast<long long>(g.saved_bytes));
+  std::printf(
+      "gpt on arithmetic sequences mod %lld (%lld layers, width %lld, %lld heads, context %lld, batch %lld, "
+      "%lld parameters, forward saves %lld bytes):\n",
+      static_cast<long long>(c.vocab_size), static_cast<long long>(c.num_layers), static_cast<long long>(c.width),
+      static_cast<long long>(c.num_heads), static_cast<long long>(c.context), static_cast<long long>(gpt.batch),
+      static_cast<long long>(g.num_parameters), static_cast<long long>(g.saved_bytes));
   std::printf("  compiling the step:\n%s", g.compile_times.to_text().c_str());
   const bool gpt_ok = report_losses(g, kGptThreshold, check, seconds_since(t0));
   std::printf("%s", exported.c_str());
@@ -183,10 +183,8 @@ int cmd_demo(const Args& args) {
   const bool check = !steps;
   Mlp model;
   auto fn = [&](std::span<const Tensor> in) { return probabilities_and_loss(model, in[0], in[1]); };
-  CaptureOptions options{.dynamic = {{0, "B", 0}, {0, "B", 1}},
-                         .name = "mlp",
-                         .input_names = {"x", "labels"},
-                         .module = &model};
+  CaptureOptions options{
+      .dynamic = {{0, "B", 0}, {0, "B", 1}}, .name = "mlp", .input_names = {"x", "labels"}, .module = &model};
   Expected<Captured> captured =
       capture(CaptureFn(fn), {Tensor::randn({4, 16}, 7), Tensor::randint(0, 10, {4}, 8)}, options);
   if (!captured) {

@@ -150,7 +150,9 @@ int cmd_fuzz_graphs(const Args& args) {
     for (int64_t k = 0; k < 4 * o.batch && (o.seconds > 0 || drawn < o.count); ++k, ++drawn, ++seed) {
       fuzz::SeededChoices choices(seed);
       cases.push_back({seed, given ? given->clone() : fuzz::generate_graph(choices, generator)});
-      if (o.print) std::printf("// seed %llu\n%s\n", static_cast<unsigned long long>(seed), print_graph(*cases.back().graph).c_str());
+      if (o.print)
+        std::printf("// seed %llu\n%s\n", static_cast<unsigned long long>(seed),
+                    print_graph(*cases.back().graph).c_str());
     }
     if (o.print) continue;
     const std::vector<fuzz::Finding> findings =

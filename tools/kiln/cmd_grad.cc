@@ -41,7 +41,7 @@ struct GradArgs {
   bool emit_joint = false;
   bool joint_passes = false;
   std::optional<Device> device;  // --report compiles both graphs for it
-  std::string report_dir;  // --report DIR
+  std::string report_dir;        // --report DIR
 };
 
 constexpr const char* kGradUsage =
@@ -65,16 +65,22 @@ std::optional<int> parse_args(const Args& args, GradArgs& out) {
   }
   out.joint.wrt = cl.list("--wrt");
   if (std::optional<std::string> kind = cl.value("--partition")) {
-    if (*kind == "default") out.partition.kind = PartitionKind::Default;
-    else if (*kind == "min-cut") out.partition.kind = PartitionKind::MinCut;
-    else return cl.usage_error("unknown partitioner '" + *kind + "' (known: min-cut, default)");
+    if (*kind == "default")
+      out.partition.kind = PartitionKind::Default;
+    else if (*kind == "min-cut")
+      out.partition.kind = PartitionKind::MinCut;
+    else
+      return cl.usage_error("unknown partitioner '" + *kind + "' (known: min-cut, default)");
   }
   // The partitioner checks the range (a user error naming the budget).
   if (std::optional<double> budget = cl.number("--budget", -INFINITY, INFINITY)) out.partition.memory_budget = *budget;
   if (std::optional<std::string> solver = cl.value("--solver")) {
-    if (*solver == "dp") out.partition.solver = KnapsackSolver::DynamicProgramming;
-    else if (*solver == "greedy") out.partition.solver = KnapsackSolver::Greedy;
-    else return cl.usage_error("unknown knapsack solver '" + *solver + "' (known: dp, greedy)");
+    if (*solver == "dp")
+      out.partition.solver = KnapsackSolver::DynamicProgramming;
+    else if (*solver == "greedy")
+      out.partition.solver = KnapsackSolver::Greedy;
+    else
+      return cl.usage_error("unknown knapsack solver '" + *solver + "' (known: dp, greedy)");
   }
   if (std::optional<std::string> emit = cl.value("--emit")) {
     if (*emit != "joint" && *emit != "partition")
@@ -108,8 +114,9 @@ void print_json(const JointGraph& joint, const Graph& forward, const Partition& 
                     ", \"backward\": " + json_string(print_graph(*p.backward)) + ", \"saved\": [";
   for (size_t i = 0; i < p.saved.size(); ++i) {
     const SavedValue& v = p.saved[i];
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(v.name) + ", \"shape\": " +
-           json_string(v.type.shape.to_string()) + ", \"dtype\": " + json_string(std::string(dtype_name(v.type.dtype))) +
+    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(v.name) +
+           ", \"shape\": " + json_string(v.type.shape.to_string()) +
+           ", \"dtype\": " + json_string(std::string(dtype_name(v.type.dtype))) +
            ", \"bytes\": " + (v.type.shape.is_static() ? std::to_string(v.bytes) : "-1") + "}";
   }
   out += "], \"saved_bytes\": " + std::to_string(p.saved_bytes) +
@@ -129,7 +136,8 @@ void print_text(const JointGraph& joint, const Graph& forward, const Partition& 
     std::printf("  %%%-20s %-20s %s bytes\n", v.name.c_str(), v.type.to_string().c_str(), bytes.c_str());
   }
   std::printf("saved bytes: %lld\nrecomputed nodes: %d\n", static_cast<long long>(p.saved_bytes), p.recomputed_nodes);
-  const double percent = default_bytes > 0 ? 100.0 * static_cast<double>(p.saved_bytes) / static_cast<double>(default_bytes) : 100.0;
+  const double percent =
+      default_bytes > 0 ? 100.0 * static_cast<double>(p.saved_bytes) / static_cast<double>(default_bytes) : 100.0;
   std::printf("default partition saves: %lld bytes (this partition: %.1f%%)\n", static_cast<long long>(default_bytes),
               percent);
   std::printf("forward outputs:\n");
@@ -142,13 +150,13 @@ void print_text(const JointGraph& joint, const Graph& forward, const Partition& 
 int write_report(const GradArgs& args, const Graph& g, double parse_seconds) {
   CompileReport r{.title = "gradient of @" + g.name()};
   r.graphs.push_back(report_graph("@" + g.name() + " as parsed", g));
-  Expected<GradFunction> fn = GradFunction::create(g, {},
-                                                   GradOptions{.joint = args.joint,
-                                                               .run_joint_passes = args.joint_passes,
-                                                               .partition = args.partition,
-                                                               .runner = {.execution = Execution::Compiled,
-                                                                          .device = *args.device},
-                                                               .report = &r});
+  Expected<GradFunction> fn =
+      GradFunction::create(g, {},
+                           GradOptions{.joint = args.joint,
+                                       .run_joint_passes = args.joint_passes,
+                                       .partition = args.partition,
+                                       .runner = {.execution = Execution::Compiled, .device = *args.device},
+                                       .report = &r});
   if (!fn) {
     std::fprintf(stderr, "%s\n", fn.error().to_string().c_str());
     return 1;
@@ -213,7 +221,8 @@ int cmd_grad(const Args& raw) {
     print_json(*joint, *graphs->front(), *p, default_bytes);
   else
     print_text(*joint, *graphs->front(), *p, default_bytes);
-  if (args.joint_passes && !args.json) std::printf("joint-graph passes:\n%s", rewrites.empty() ? "  (no rewrites)\n" : rewrites.c_str());
+  if (args.joint_passes && !args.json)
+    std::printf("joint-graph passes:\n%s", rewrites.empty() ? "  (no rewrites)\n" : rewrites.c_str());
   return args.report_dir.empty() ? 0 : write_report(args, *graphs->front(), parse_seconds);
 }
 

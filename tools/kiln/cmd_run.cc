@@ -20,18 +20,18 @@
 #include <string>
 #include <vector>
 
+#include "backend/compile_graph.h"
 #include "command_line.h"
 #include "commands.h"
 #include "core/npy.h"
 #include "core/random.h"
+#include "core/symbol_bindings.h"
+#include "device_option.h"
 #include "frontend/replay.h"
 #include "interp/interpreter.h"
-#include "core/symbol_bindings.h"
 #include "ir/parser.h"
 #include "lower/lower.h"
 #include "passes/specialize_shapes.h"
-#include "backend/compile_graph.h"
-#include "device_option.h"
 #include "support/check.h"
 
 namespace kiln::cli {
@@ -76,7 +76,6 @@ std::optional<int> parse_args(CommandLine& cl, const Args& args, RunOptions& o) 
   if (o.check_capture && o.backend) return cl.usage_error("--check-capture is for --device=interpreter");
   return std::nullopt;
 }
-
 
 // "%.6g", with every NaN printed as "nan" (printf writes "-nan" for a NaN whose sign bit is set).
 std::string format_number(double v) {
@@ -209,7 +208,8 @@ int cmd_run(const Args& args) {
   if (o.check)
     for (const Tensor& t : *inputs) pristine.push_back(t.clone());
   std::vector<std::string> names;
-  Expected<std::vector<Tensor>> outputs = o.backend ? run_compiled(g, *o.backend, *inputs, names) : interpret(g, *inputs);
+  Expected<std::vector<Tensor>> outputs =
+      o.backend ? run_compiled(g, *o.backend, *inputs, names) : interpret(g, *inputs);
   if (!outputs) return fail(outputs.error());
 
   if (!o.output_dir.empty()) {

@@ -52,7 +52,8 @@ std::string range_text(const char* kind, double min, double max, bool unbounded_
 
 }  // namespace
 
-CommandLine::CommandLine(std::string command, std::string usage) : command_(std::move(command)), usage_(std::move(usage)) {}
+CommandLine::CommandLine(std::string command, std::string usage)
+    : command_(std::move(command)), usage_(std::move(usage)) {}
 
 CommandLine& CommandLine::flag(const std::string& name) {
   flags_.insert(name);
@@ -137,9 +138,10 @@ std::optional<int64_t> CommandLine::integer(const std::string& name, int64_t min
   const std::optional<int64_t> n = parse_decimal(*v);
   if (n && *n >= min && *n <= max) return n;
   constexpr int64_t kLowest = std::numeric_limits<int64_t>::min(), kHighest = std::numeric_limits<int64_t>::max();
-  usage_error(name + " needs " +
-              range_text("integer", static_cast<double>(min), static_cast<double>(max), min == kLowest, max == kHighest) +
-              ", not '" + *v + "'");
+  usage_error(
+      name + " needs " +
+      range_text("integer", static_cast<double>(min), static_cast<double>(max), min == kLowest, max == kHighest) +
+      ", not '" + *v + "'");
   return std::nullopt;
 }
 
@@ -149,7 +151,8 @@ std::optional<double> CommandLine::number(const std::string& name, double min, d
   char* end = nullptr;
   const double n = v->empty() ? NAN : std::strtod(v->c_str(), &end);
   if (end == v->c_str() + v->size() && std::isfinite(n) && n >= min && n <= max) return n;
-  usage_error(name + " needs " + range_text("number", min, max, std::isinf(min), std::isinf(max)) + ", not '" + *v + "'");
+  usage_error(name + " needs " + range_text("number", min, max, std::isinf(min), std::isinf(max)) + ", not '" + *v +
+              "'");
   return std::nullopt;
 }
 
@@ -172,7 +175,8 @@ std::map<std::string, int64_t> CommandLine::dims(const std::string& name) {
   for (const std::string& v : values(name)) {
     for (const std::string& binding : split_list(v)) {
       const size_t eq = binding.find('=');
-      const std::optional<int64_t> size = eq == std::string::npos ? std::nullopt : parse_decimal(binding.substr(eq + 1));
+      const std::optional<int64_t> size =
+          eq == std::string::npos ? std::nullopt : parse_decimal(binding.substr(eq + 1));
       if (eq == 0 || !size || *size < 0) {
         usage_error(name + " takes NAME=SIZE, not '" + binding + "'");
         return {};

@@ -16,17 +16,21 @@
 
 namespace kiln::cli {
 
-int cmd_opt(const Args& args);    // kiln opt FILE --passes=a,b
-int cmd_run(const Args& args);    // kiln run FILE [--device=cpu [--check]] [--inputs a.npy,... | --random-inputs SEED] [--outputs DIR] [--check-capture]
-int cmd_grad(const Args& args);   // kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=joint] [--device=cpu --report DIR]
-int cmd_ops(const Args& args);    // kiln ops
+int cmd_opt(const Args& args);   // kiln opt FILE --passes=a,b
+int cmd_run(const Args& args);   // kiln run FILE [--device=cpu [--check]] [--inputs a.npy,... | --random-inputs SEED]
+                                 // [--outputs DIR] [--check-capture]
+int cmd_grad(const Args& args);  // kiln grad FILE [--partition=default] [--wrt=a,b] [--json] [--emit=joint]
+                                 // [--device=cpu --report DIR]
+int cmd_ops(const Args& args);   // kiln ops
 int cmd_backend(const Args& args);  // kiln backend --device=cpu
 int cmd_demo(const Args& args);
 int cmd_build(const Args& args);
-int cmd_export(const Args& args);  // kiln export FILE -o model.onnx [--opset N] [--dynamic] ...
+int cmd_export(const Args& args);            // kiln export FILE -o model.onnx [--opset N] [--dynamic] ...
 int cmd_kernel_mutations(const Args& args);  // kiln kernel-mutations FILE [--function NAME] [--names-only]
 int cmd_fuzz_graphs(const Args& args);  // kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] ...
-int cmd_verify(const Args& args);  // kiln verify FILE [model.onnx] [--inputs ... | --random-inputs SEED] [--rtol R --atol A] [--intermediates]  // kiln build FILE --emit=loops [--check] | --device=cpu --emit=cpp | --parse-loops
+int cmd_verify(const Args& args);       // kiln verify FILE [model.onnx] [--inputs ... | --random-inputs SEED] [--rtol R
+                                        // --atol A] [--intermediates]  // kiln build FILE --emit=loops [--check] |
+                                        // --device=cpu --emit=cpp | --parse-loops
 
 // Prints the diagnostic to stderr and returns 1 (a user error).
 int fail(const Diagnostic& d);

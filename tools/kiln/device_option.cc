@@ -5,7 +5,8 @@
 
 namespace kiln::cli {
 
-DeviceOption device_option(CommandLine& cl, const std::string& value, bool interpreter_too, const std::string& choices) {
+DeviceOption device_option(CommandLine& cl, const std::string& value, bool interpreter_too,
+                           const std::string& choices) {
   if (interpreter_too && value == "interpreter") return {};
   const std::optional<Device> device = Device::parse(value);
   if (!device) return {nullptr, cl.usage_error("unknown --device '" + value + "' (" + choices + ")")};

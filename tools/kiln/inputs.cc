@@ -13,7 +13,9 @@ namespace kiln::cli {
 
 namespace {
 
-std::string input_name(const Graph& g, int i) { return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")"; }
+std::string input_name(const Graph& g, int i) {
+  return "input " + std::to_string(i) + " (%" + g.input(i)->name() + ")";
+}
 
 constexpr int64_t kMaxRandomElements = int64_t{1} << 32;
 
@@ -42,8 +44,8 @@ Status check_random_size(const std::string& what, const TensorType& type, const 
   for (int64_t s : sizes) overflow = overflow || __builtin_mul_overflow(numel, s, &numel);
   if (!overflow && numel <= kMaxRandomElements) return Status::ok();
   if (!type.shape.is_static()) return make_error(what, " would have more than 2^32 elements; give smaller --dim sizes");
-  return make_error(what, " has ", overflow ? "more than 2^63" : std::to_string(numel), " elements (",
-                    type.to_string(), "), more than --random-inputs makes (2^32); give it as a .npy file with --inputs");
+  return make_error(what, " has ", overflow ? "more than 2^63" : std::to_string(numel), " elements (", type.to_string(),
+                    "), more than --random-inputs makes (2^32); give it as a .npy file with --inputs");
 }
 
 Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files) {
@@ -61,7 +63,8 @@ Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std:
   return inputs;
 }
 
-Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value, const std::map<std::string, int64_t>& dims) {
+Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
+                                            const std::map<std::string, int64_t>& dims) {
   KILN_TRY(check_dim_names(g, dims));
   std::vector<Tensor> inputs;
   for (int i = 0; i < g.num_inputs(); ++i) {

@@ -154,7 +154,8 @@ Expected<Partition> extract_partition(const JointView& view, const std::vector<c
   fw_targets.insert(fw_targets.end(), saved.begin(), saved.end());
   const std::vector<bool> fw_needed = needed_items(view, fw_targets, {});
   for (int i = 0; i < view.size(); ++i)
-    if (fw_needed[static_cast<size_t>(i)] && view.item(i).node != nullptr) copy_node(*view.item(i).node, *p.forward, fmap);
+    if (fw_needed[static_cast<size_t>(i)] && view.item(i).node != nullptr)
+      copy_node(*view.item(i).node, *p.forward, fmap);
   std::vector<Value*> fouts;
   for (const Value* v : fw_targets) fouts.push_back(fmap.at(v));
   p.forward->set_outputs(std::move(fouts));

@@ -28,8 +28,8 @@ class DpKnapsack {
  private:
   std::vector<int> quantized_;
   std::vector<double> runtime_;
-  int width_ = 0;                    // capacities 0..width_-1
-  std::vector<double> table_;        // (n + 1) x width_
+  int width_ = 0;              // capacities 0..width_-1
+  std::vector<double> table_;  // (n + 1) x width_
 };
 
 }  // namespace kiln::partitioning

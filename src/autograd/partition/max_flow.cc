@@ -73,10 +73,11 @@ SolverCapacity solver_capacity(Capacity c, double scale) {
 using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using BoostGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS,
-    boost::property<boost::vertex_index_t, long,
-                    boost::property<boost::vertex_color_t, boost::default_color_type,
-                                    boost::property<boost::vertex_distance_t, long,
-                                                    boost::property<boost::vertex_predecessor_t, Traits::edge_descriptor>>>>,
+    boost::property<
+        boost::vertex_index_t, long,
+        boost::property<boost::vertex_color_t, boost::default_color_type,
+                        boost::property<boost::vertex_distance_t, long,
+                                        boost::property<boost::vertex_predecessor_t, Traits::edge_descriptor>>>>,
     boost::property<boost::edge_capacity_t, SolverCapacity,
                     boost::property<boost::edge_residual_capacity_t, SolverCapacity,
                                     boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
@@ -104,7 +105,8 @@ MinCut minimum_cut(const FlowNetwork& net, int source, int sink) {
     forward_edges.push_back(fwd);
   }
   MinCut cut;
-  const SolverCapacity flow = boost::boykov_kolmogorov_max_flow(g, static_cast<size_t>(source), static_cast<size_t>(sink));
+  const SolverCapacity flow =
+      boost::boykov_kolmogorov_max_flow(g, static_cast<size_t>(source), static_cast<size_t>(sink));
   cut.value = static_cast<double>(flow) * scale;
 
   // Source side: reachable from the source over edges with residual capacity left.

@@ -6,7 +6,6 @@
 #include <limits>
 #include <vector>
 
-
 namespace kiln::partitioning {
 
 // Capacities are byte weights of any size (a size typo or many symbolic dims make values of

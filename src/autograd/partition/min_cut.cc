@@ -12,9 +12,10 @@
 namespace kiln::partitioning {
 
 BanRules ban_rules(const PartitionOptions& o) {
-  BanRules b{o.ban_recompute_used_far_apart, o.ban_recompute_long_fusible_chains,
-             o.ban_recompute_materialized_backward, o.ban_recompute_not_in_allowlist, o.ban_recompute_reductions};
-  if (o.aggressive_recomputation) b.used_far_apart = b.long_fusible_chains = b.materialized_backward = b.not_in_allowlist = false;
+  BanRules b{o.ban_recompute_used_far_apart, o.ban_recompute_long_fusible_chains, o.ban_recompute_materialized_backward,
+             o.ban_recompute_not_in_allowlist, o.ban_recompute_reductions};
+  if (o.aggressive_recomputation)
+    b.used_far_apart = b.long_fusible_chains = b.materialized_backward = b.not_in_allowlist = false;
   return b;
 }
 
@@ -22,7 +23,8 @@ namespace {
 
 class CutBuilder {
  public:
-  CutBuilder(const JointView& view, const PartitionOptions& options, const BanRules& bans, const std::set<int>& dont_ban)
+  CutBuilder(const JointView& view, const PartitionOptions& options, const BanRules& bans,
+             const std::set<int>& dont_ban)
       : view_(view), options_(options), bans_(bans), dont_ban_(dont_ban) {
     source_ = net_.add_vertex();
     sink_ = net_.add_vertex();

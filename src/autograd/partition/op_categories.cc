@@ -22,15 +22,27 @@ bool is_recomputable(const Node& n) {
   if (info.has(kRandom)) return replays_draws(n);
   if (info.has(kElementwise | kView)) return true;
   switch (n.op()) {
-    case OpKind::Sum: case OpKind::Mean: case OpKind::Amax: case OpKind::Var: case OpKind::Std:
-    case OpKind::Argmax: case OpKind::Any:
-    case OpKind::Clone: case OpKind::Contiguous: case OpKind::Triu:
-    case OpKind::Gather: case OpKind::Index:
-    case OpKind::Full: case OpKind::Zeros: case OpKind::Ones: case OpKind::Empty: case OpKind::Arange:
-    case OpKind::FullLike: case OpKind::ZerosLike: case OpKind::OnesLike:
-      return true;
-    default:
-      return false;
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::Amax:
+    case OpKind::Var:
+    case OpKind::Std:
+    case OpKind::Argmax:
+    case OpKind::Any:
+    case OpKind::Clone:
+    case OpKind::Contiguous:
+    case OpKind::Triu:
+    case OpKind::Gather:
+    case OpKind::Index:
+    case OpKind::Full:
+    case OpKind::Zeros:
+    case OpKind::Ones:
+    case OpKind::Empty:
+    case OpKind::Arange:
+    case OpKind::FullLike:
+    case OpKind::ZerosLike:
+    case OpKind::OnesLike: return true;
+    default: return false;
   }
 }
 

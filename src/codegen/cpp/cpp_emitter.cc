@@ -39,8 +39,8 @@ std::string header(const LoopProgram& p, std::span<const int> kernels, const Cpp
                   "// at element 0 of buffer b (f16/bf16 as uint16_t bits, bool as uint8_t 0/1). Buffers used:\n";
   for (int b : used) {
     const Buffer& buf = p.buffers[static_cast<size_t>(b)];
-    s += "//   " + std::to_string(b) + " %" + buf.name + " : " + buffer_type_string(buf.dtype, buf.sizes) + " strides " +
-         int_list_text(buf.strides) + " (" + std::string(kind_name(buf.kind)) + ")\n";
+    s += "//   " + std::to_string(b) + " %" + buf.name + " : " + buffer_type_string(buf.dtype, buf.sizes) +
+         " strides " + int_list_text(buf.strides) + " (" + std::string(kind_name(buf.kind)) + ")\n";
   }
   return s;
 }
@@ -53,8 +53,8 @@ bool has_no_function(const LoopKernel& k) { return k.kind == KernelKind::Extern 
 
 std::string CppEmitOptions::to_string() const {
   return "openmp=" + std::to_string(openmp ? 1 : 0) + " parallel_threshold=" + std::to_string(parallel_threshold) +
-         " collapse=" + std::to_string(collapse ? 1 : 0) + " streaming_store_bytes=" +
-         std::to_string(streaming_store_bytes);
+         " collapse=" + std::to_string(collapse ? 1 : 0) +
+         " streaming_store_bytes=" + std::to_string(streaming_store_bytes);
 }
 
 std::vector<std::string> cpp_kernel_symbols(const LoopProgram& p) {

@@ -18,7 +18,8 @@ std::string term_body(const IndexTerm& t) {
   if (t.kind == IndexTerm::Kind::Var) return "i" + std::to_string(t.var);
   const IndexExpr& in = t.inner.front();
   const std::string inner = index_cpp(in), d = std::to_string(t.divisor);
-  if (!non_negative(in)) return std::string(t.kind == IndexTerm::Kind::Div ? "kiln_floordiv(" : "kiln_mod(") + inner + ", " + d + ")";
+  if (!non_negative(in))
+    return std::string(t.kind == IndexTerm::Kind::Div ? "kiln_floordiv(" : "kiln_mod(") + inner + ", " + d + ")";
   const bool simple = in.terms.size() == 1 && in.constant == 0 && in.terms.front().coeff == 1;
   return (simple ? inner : "(" + inner + ")") + (t.kind == IndexTerm::Kind::Div ? " / " : " % ") + d;
 }

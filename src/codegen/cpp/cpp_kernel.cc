@@ -1,8 +1,8 @@
 #include "codegen/cpp/cpp_kernel.h"
 
-#include <cmath>
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -10,9 +10,9 @@
 
 #include "codegen/collapse_loops.h"
 #include "codegen/cpp/cpp_index.h"
-#include "codegen/cpp/cpp_random.h"
 #include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_math.h"
+#include "codegen/cpp/cpp_random.h"
 #include "codegen/cpp/cpp_reduce.h"
 #include "codegen/cpp/cpp_row_scratch.h"
 #include "codegen/cpp/cpp_scalar.h"
@@ -48,16 +48,20 @@ bool has_index_checks(const LoopKernel& k) {
 class KernelWriter {
  public:
   KernelWriter(const LoopProgram& p, const LoopKernel& original, const CppEmitOptions& o)
-      : p_(p), o_(o), k_(o.collapse ? collapse_loops(original) : original), s_(schedule_cpp_kernel(k_, o)),
+      : p_(p),
+        o_(o),
+        k_(o.collapse ? collapse_loops(original) : original),
+        s_(schedule_cpp_kernel(k_, o)),
         checks_(has_index_checks(original)) {
     if (original.kind == KernelKind::Fused) {
       out_ = "// kernel @" + original.name + ": fused, rows " + extents_text(original.loops, 0, original.loops.size()) +
              ", " + std::to_string(original.parts.size()) + " parts run per row\n";
       return;
     }
-    const char* kind = original.kind == KernelKind::Reduction ? "reduction" : original.kind == KernelKind::Scan ? "scan" : "pointwise";
-    out_ = "// kernel @" + original.name + ": " + kind +
-           ", " + loops_text(original);
+    const char* kind = original.kind == KernelKind::Reduction ? "reduction"
+                       : original.kind == KernelKind::Scan    ? "scan"
+                                                              : "pointwise";
+    out_ = "// kernel @" + original.name + ": " + kind + ", " + loops_text(original);
     if (k_.loops != original.loops) out_ += " (run as " + loops_text(k_).substr(6) + ")";
     out_ += "\n";
   }
@@ -69,10 +73,14 @@ class KernelWriter {
     // Index checks: each failed one sets kiln_bad (an OpenMP |-reduction, so the loops still
     // vectorize) and reads at index 0 instead; the runtime's error slot follows the buffers.
     if (checks_) line("int kiln_bad = 0;");
-    if (k_.kind == KernelKind::Fused) fused();
-    else if (is_column_reduction(k_) && !checks_) column_reduction();
-    else if (streams_its_store() && !checks_) streaming_nest();
-    else nest();
+    if (k_.kind == KernelKind::Fused)
+      fused();
+    else if (is_column_reduction(k_) && !checks_)
+      column_reduction();
+    else if (streams_its_store() && !checks_)
+      streaming_nest();
+    else
+      nest();
     if (checks_) line("if (kiln_bad) *(int*)buffers[" + std::to_string(p_.buffers.size()) + "] = 1;");
     --depth_;
     line("}");
@@ -84,8 +92,15 @@ class KernelWriter {
   // `save` and `reuse` are its row-scratch values (cpp_row_scratch.h).
   KernelWriter(const LoopProgram& p, const LoopKernel& part, const CppEmitOptions& o, int first, int depth,
                std::map<int, int> save, std::map<int, int> reuse, bool checks)
-      : p_(p), o_(o), k_(part), s_(part_schedule(part, o, first)), checks_(checks), first_(first), depth_(depth),
-        save_(std::move(save)), reuse_(std::move(reuse)) {}
+      : p_(p),
+        o_(o),
+        k_(part),
+        s_(part_schedule(part, o, first)),
+        checks_(checks),
+        first_(first),
+        depth_(depth),
+        save_(std::move(save)),
+        reuse_(std::move(reuse)) {}
 
   static CppSchedule part_schedule(const LoopKernel& part, const CppEmitOptions& o, int first) {
     CppSchedule s = schedule_cpp_kernel(part, o);
@@ -128,11 +143,13 @@ class KernelWriter {
   // Whether this (collapsed) pointwise kernel writes one contiguous float32 output, at least
   // CppEmitOptions::streaming_store_bytes of it, over one loop: out[i0].
   bool streams_its_store() const {
-    if (k_.kind != KernelKind::Pointwise || k_.loops.size() != 1 || !o_.openmp || o_.streaming_store_bytes <= 0) return false;
+    if (k_.kind != KernelKind::Pointwise || k_.loops.size() != 1 || !o_.openmp || o_.streaming_store_bytes <= 0)
+      return false;
     const BodyOp* store = only_store();
     if (!store || !stores_f32(*store)) return false;
     const IndexExpr& ix = store->index;
-    return ix.terms.size() == 1 && ix.coeff_of(0) == 1 && ix.constant == 0 && k_.loops[0] * 4 >= o_.streaming_store_bytes;
+    return ix.terms.size() == 1 && ix.coeff_of(0) == 1 && ix.constant == 0 &&
+           k_.loops[0] * 4 >= o_.streaming_store_bytes;
   }
 
   // One block of 16 points of a streamed store: the innermost loop's variable runs over
@@ -166,8 +183,8 @@ class KernelWriter {
     ops(0, k_.body.size(), hoisted, true);
     line("const int64_t n = " + std::to_string(n) + ";");
     line("// Elements before the output's first 64-byte boundary; all of them when it is not 4-byte aligned.");
-    line("const int64_t head = ((uintptr_t)" + out + " & 3) != 0 ? n : std::min<int64_t>(n, (int64_t)(((64 - ((uintptr_t)" +
-         out + " & 63)) & 63) / 4));");
+    line("const int64_t head = ((uintptr_t)" + out +
+         " & 3) != 0 ? n : std::min<int64_t>(n, (int64_t)(((64 - ((uintptr_t)" + out + " & 63)) & 63) / 4));");
     line("const int64_t blocks = (n - head) / 16;");
     line("#pragma omp parallel");
     line("{");
@@ -257,8 +274,10 @@ class KernelWriter {
       line(std::string("{  // part ") + std::to_string(j) + ": " +
            (k_.parts[j].kind == KernelKind::Reduction ? "reduction" : "pointwise"));
       KernelWriter part(p_, k_.parts[j], o_, rows, depth_ + 1, scratch.save[j], scratch.reuse[j], checks_);
-      if (part.streams_its_row_store()) part.streaming_row_nest();
-      else part.nest();
+      if (part.streams_its_row_store())
+        part.streaming_row_nest();
+      else
+        part.nest();
       out_ += part.out_;
       line("}");
     }
@@ -392,10 +411,12 @@ class KernelWriter {
     switch (op.kind) {
       case BodyOp::Kind::Load: {
         const Buffer& b = p_.buffers[static_cast<size_t>(op.buffer)];
-        std::string x = convert_or_self(load_value(pointer(op.buffer) + "[" + access_cpp(op) + "]", b.dtype), b.dtype, op.dtype);
+        std::string x =
+            convert_or_self(load_value(pointer(op.buffer) + "[" + access_cpp(op) + "]", b.dtype), b.dtype, op.dtype);
         // A masked load reads nothing where its mask is false (a masked vector load).
         if (op.masked)
-          x = value(op.mask()) + " ? " + x + " : " + convert_or_self(const_literal(op.value, b.dtype), b.dtype, op.dtype);
+          x = value(op.mask()) + " ? " + x + " : " +
+              convert_or_self(const_literal(op.value, b.dtype), b.dtype, op.dtype);
         define(x);
         return;
       }
@@ -405,8 +426,9 @@ class KernelWriter {
         // Wrapped, compared (a negative index is a huge unsigned one), then 0 where bad, so
         // the access stays in range whatever the value; the runtime reports the bad index.
         const std::string v = value(op.args.at(0)), n = int_literal(op.size), w = value(i) + "w", bad = value(i) + "b";
-        line("const int64_t " + w + " = " + (op.wrap ? "(int64_t)" + v + " < 0 ? (int64_t)" + v + " + " + n + " : (int64_t)" + v
-                                                    : "(int64_t)" + v) + ";");
+        line("const int64_t " + w + " = " +
+             (op.wrap ? "(int64_t)" + v + " < 0 ? (int64_t)" + v + " + " + n + " : (int64_t)" + v : "(int64_t)" + v) +
+             ";");
         line("const int " + bad + " = (uint64_t)" + w + " >= (uint64_t)" + n + ";");
         line("kiln_bad |= " + bad + ";");
         define(bad + " ? (int64_t)0 : " + w);
@@ -435,8 +457,8 @@ class KernelWriter {
           line("block[j] = " + value(op.args.at(0)) + ";");
           return;
         }
-        line(pointer(op.buffer) + "[" + access_cpp(op) + "] = " +
-             store_value(value(op.args.at(0)), dtype(op.args.at(0)), b.dtype) + ";");
+        line(pointer(op.buffer) + "[" + access_cpp(op) +
+             "] = " + store_value(value(op.args.at(0)), dtype(op.args.at(0)), b.dtype) + ";");
         return;
       }
       case BodyOp::Kind::Reduce: KILN_UNREACHABLE("reduce outside a reduction's epilogue");
@@ -447,7 +469,8 @@ class KernelWriter {
   std::string access_cpp(const BodyOp& op) const {
     std::string s;
     for (size_t j = 0; j < op.indirect.size(); ++j)
-      s += (j ? " + " : "") + (op.indirect[j] == 1 ? "" : int_literal(op.indirect[j]) + " * ") + value(op.indirect_arg(j));
+      s += (j ? " + " : "") + (op.indirect[j] == 1 ? "" : int_literal(op.indirect[j]) + " * ") +
+           value(op.indirect_arg(j));
     if (s.empty()) return index_cpp(op.index);
     return op.index.terms.empty() && op.index.constant == 0 ? s : s + " + " + index_cpp(op.index);
   }
@@ -471,7 +494,8 @@ class KernelWriter {
     const BodyOp& rop = k_.body[red];
     for (size_t i = red + 1; i < k_.body.size(); ++i)
       for (int a : k_.body[i].args)
-        KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
+        KILN_CHECK(static_cast<size_t>(a) >= red)
+            << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
     const Accumulator acc = accumulator_for(k_);
     for (int d = first_; d < outer; ++d) open_loop(d);
     const std::vector<bool> hoisted = invariant_below(outer, 0, red);
@@ -501,8 +525,8 @@ class KernelWriter {
       whole_blocks(grouped, s_.parallel_loop == last ? parallel_pragma(acc.clause) : "", block);
       last_block(grouped, block);
       if (grouped != extent) {
-        line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" + i +
-             ") {");
+        line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) +
+             "; ++" + i + ") {");
         ++depth_;
         ops(0, red, hoisted, false);
         line(acc.update(value(rop.args.at(0)), "acc_l[0]"));
@@ -517,8 +541,8 @@ class KernelWriter {
       for (int d = outer; d < n; ++d) close_block();
     }
     if (acc.nan_flag) line("if (acc_nan) acc = " + float_literal(NAN, acc.type == "float") + ";");
-    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
-         ";");
+    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " +
+         acc.result(rop.dtype) + ";");
     ops(red + 1, k_.body.size());
     for (int d = first_; d < outer; ++d) close_block();
   }
@@ -555,7 +579,9 @@ class KernelWriter {
   // `#pragma omp simd` and `#pragma omp parallel for` with reduction clauses `clauses`, and
   // the index checks' flag among them.
   std::string simd_pragma(const std::string& clauses) const { return with_checks("#pragma omp simd", clauses); }
-  std::string parallel_pragma(const std::string& clauses) const { return with_checks("#pragma omp parallel for", clauses); }
+  std::string parallel_pragma(const std::string& clauses) const {
+    return with_checks("#pragma omp parallel for", clauses);
+  }
   std::string with_checks(std::string pragma, const std::string& clauses) const {
     if (!clauses.empty()) pragma += " " + clauses;
     if (checks_) pragma += " reduction(|:kiln_bad)";
@@ -571,7 +597,8 @@ class KernelWriter {
     const size_t red = static_cast<size_t>(k_.reduce_op), end = reduce_ops_end(k_);
     for (size_t i = end; i < k_.body.size(); ++i)
       for (int a : k_.body[i].args)
-        KILN_CHECK(static_cast<size_t>(a) >= red) << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
+        KILN_CHECK(static_cast<size_t>(a) >= red)
+            << "kernel @" << k_.name << ": the epilogue reads a value of the reduce loops";
     const std::vector<LaneAccumulator> accs = lane_accumulators(k_);
     bool simd = o_.openmp, blocks = false;
     for (const LaneAccumulator& a : accs) {
@@ -613,8 +640,8 @@ class KernelWriter {
       lane_groups("blk", "", grouped / kLanes);
     }
     if (grouped != extent) {
-      line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" + i +
-           ") {");
+      line("for (int64_t " + i + " = " + std::to_string(grouped) + "; " + i + " < " + std::to_string(extent) + "; ++" +
+           i + ") {");
       ++depth_;
       ops(0, red, hoisted, false);
       for (const LaneAccumulator& a : accs) line(a.tail_update());
@@ -744,8 +771,8 @@ class KernelWriter {
     line("const int64_t " + ci + " = blk * " + std::to_string(kColumnBlock) + " + cc;");
     line(atype + " acc = accs[cc];");
     if (acc.nan_flag) line("if (accn[cc]) acc = " + float_literal(NAN, acc.type == "float") + ";");
-    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " + acc.result(rop.dtype) +
-         ";");
+    line("const " + std::string(value_type(rop.dtype)) + " " + value(static_cast<int>(red)) + " = " +
+         acc.result(rop.dtype) + ";");
     line("(void)" + ci + ";");
     ops(red + 1, k_.body.size());
     close_block();
@@ -766,7 +793,7 @@ class KernelWriter {
   const LoopKernel k_;
   const CppSchedule s_;
   const bool checks_ = false;  // the kernel (some part) checks indirect indices: kiln_bad
-  const int first_ = 0;  // loops already open (a fused kernel's rows)
+  const int first_ = 0;        // loops already open (a fused kernel's rows)
   std::string out_;
   int depth_ = 0;
   const std::map<int, int> save_, reuse_;  // a part's row-scratch values (cpp_row_scratch.h)

@@ -48,7 +48,8 @@ std::string fold(const LaneAccumulator& a, const std::string& acc, const std::st
     case ReduceKind::Prod: return acc + " *= " + wide + ";";
     case ReduceKind::Max:
     case ReduceKind::Min: {
-      std::string s = acc + " = " + x + (a.kind == ReduceKind::Max ? " > " : " < ") + acc + " ? " + x + " : " + acc + ";";
+      std::string s =
+          acc + " = " + x + (a.kind == ReduceKind::Max ? " > " : " < ") + acc + " ? " + x + " : " + acc + ";";
       if (fl) s += "\n" + acc_n + " |= std::isnan(" + x + ");";
       return s;
     }
@@ -59,8 +60,7 @@ std::string fold(const LaneAccumulator& a, const std::string& acc, const std::st
              " : " + acc + ";\n" + acc_i + " = " + t + " ? " + xi + " : " + acc_i + ";";
     }
     case ReduceKind::WelfordMean:
-    case ReduceKind::WelfordM2:
-      break;  // welford_update
+    case ReduceKind::WelfordM2: break;  // welford_update
   }
   return "";
 }
@@ -142,14 +142,14 @@ std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
 std::string LaneAccumulator::declare() const {
   if (is_welford(kind))
     return type + " " + name + "_s[" + kL + "];\n" + type + " " + name + "_m[" + kL + "];\n" + type + " " + name +
-           "_q[" + kL + "];\nint64_t " + name + "_n = 0;  // points per lane\n" + type + " " + name + "_ts = 0, " + name +
-           "_tm = 0, " + name + "_tq = 0;\nint64_t " + name + "_tn = 0;\n" +
+           "_q[" + kL + "];\nint64_t " + name + "_n = 0;  // points per lane\n" + type + " " + name + "_ts = 0, " +
+           name + "_tm = 0, " + name + "_tq = 0;\nint64_t " + name + "_tn = 0;\n" +
            for_lanes("{ " + name + "_s[l] = 0; " + name + "_m[l] = 0; " + name + "_q[l] = 0; }");
   const std::string id = identity(*this);
   if (!lanes) return type + " " + name + "_t = " + id + ";";
   if (blocks)
-    return type + " " + name + "[" + kL + "];\ndouble " + name + "_w[" + kL + "];  // the lanes' totals\ndouble " + name +
-           "_t = 0.0;\n" + for_lanes("{ " + name + "[l] = " + id + "; " + name + "_w[l] = 0.0; }");
+    return type + " " + name + "[" + kL + "];\ndouble " + name + "_w[" + kL + "];  // the lanes' totals\ndouble " +
+           name + "_t = 0.0;\n" + for_lanes("{ " + name + "[l] = " + id + "; " + name + "_w[l] = 0.0; }");
   std::string s = type + " " + name + "[" + kL + "];\n" + type + " " + name + "_t = " + id + ";";
   std::string init = name + "[l] = " + id + ";";
   if (has_nan_flag(*this)) {
@@ -181,8 +181,9 @@ std::string LaneAccumulator::block_end() const {
 
 std::string LaneAccumulator::tail_update() const {
   if (is_welford(kind))
-    return "++" + name + "_tn;\n" + welford_update(*this, name + "_ts", name + "_tm", name + "_tq",
-                                                   "((" + type + ")1 / (" + type + ")" + name + "_tn)");
+    return "++" + name + "_tn;\n" +
+           welford_update(*this, name + "_ts", name + "_tm", name + "_tq",
+                          "((" + type + ")1 / (" + type + ")" + name + "_tn)");
   return fold(*this, name + "_t", name + "_ti", name + "_tn", value, index);
 }
 
@@ -193,18 +194,13 @@ std::string LaneAccumulator::tail_update() const {
 std::string welford_combine(const LaneAccumulator& a, bool mean) {
   const std::string& n = a.name;
   const std::string t = a.type, c = "(" + t + ")";
-  return t + " " + n + "_lm = 0, " + n + "_m2 = 0;\n" +
-         "if (" + n + "_n > 0) {\n" +
-         "  " + for_lanes(n + "_lm += " + n + "_m[l];") + "\n" +
-         "  " + n + "_lm /= " + c + kL + ";\n" +
-         "  " + for_lanes("{ const " + t + " d = " + n + "_m[l] - " + n + "_lm; " + n + "_m2 += " + n + "_q[l] + " + c +
-                          n + "_n * d * d; }") + "\n" +
-         "}\n" +
-         "const int64_t " + n + "_c = " + kL + " * " + n + "_n + " + n + "_tn;\n" +
-         "if (" + n + "_tn > 0) {\n" +
-         "  const " + t + " d = " + n + "_tm - " + n + "_lm, w = " + c + n + "_tn / " + c + n + "_c;\n" +
-         "  " + n + "_m2 += " + n + "_tq + d * d * " + c + "(" + kL + " * " + n + "_n) * w;\n" +
-         "}\n" +
+  return t + " " + n + "_lm = 0, " + n + "_m2 = 0;\n" + "if (" + n + "_n > 0) {\n" + "  " +
+         for_lanes(n + "_lm += " + n + "_m[l];") + "\n" + "  " + n + "_lm /= " + c + kL + ";\n" + "  " +
+         for_lanes("{ const " + t + " d = " + n + "_m[l] - " + n + "_lm; " + n + "_m2 += " + n + "_q[l] + " + c + n +
+                   "_n * d * d; }") +
+         "\n" + "}\n" + "const int64_t " + n + "_c = " + kL + " * " + n + "_n + " + n + "_tn;\n" + "if (" + n +
+         "_tn > 0) {\n" + "  const " + t + " d = " + n + "_tm - " + n + "_lm, w = " + c + n + "_tn / " + c + n +
+         "_c;\n" + "  " + n + "_m2 += " + n + "_tq + d * d * " + c + "(" + kL + " * " + n + "_n) * w;\n" + "}\n" +
          (mean ? t + " " + n + "_mean = " + n + "_ts;\n" + for_lanes(n + "_mean += " + n + "_s[l];") + "\n" + n +
                      "_mean /= " + c + n + "_c;\n"
                : "");
@@ -218,8 +214,8 @@ std::string LaneAccumulator::combine(const LoopKernel& k) const {
     for (int op : ops) {
       const BodyOp& rop = k.body[static_cast<size_t>(op)];
       const std::string acc = name + (rop.reduce == ReduceKind::WelfordMean ? "_mean" : "_m2");
-      s += "const " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " + welford_value(acc, rop.dtype) +
-           ";\n";
+      s += "const " + std::string(value_type(rop.dtype)) + " v" + std::to_string(op) + " = " +
+           welford_value(acc, rop.dtype) + ";\n";
     }
     s.pop_back();
     return s;
@@ -232,14 +228,16 @@ std::string LaneAccumulator::combine(const LoopKernel& k) const {
     const std::string lane = name + "[l]";
     std::string body;
     if (is_arg(kind)) {
-      body = "if (" + name + "_i[l] >= 0 && " + takes(kind, is_floating(source), lane, name + "_i[l]", acc, name + "_ti") +
-             ") { " + acc + " = " + lane + "; " + name + "_ti = " + name + "_i[l]; }";
+      body = "if (" + name + "_i[l] >= 0 && " +
+             takes(kind, is_floating(source), lane, name + "_i[l]", acc, name + "_ti") + ") { " + acc + " = " + lane +
+             "; " + name + "_ti = " + name + "_i[l]; }";
     } else if (blocks) {
       body = acc + " += " + name + "_w[l];";
     } else {
       body = "{ " + fold(*this, acc, "", name + "_tn", lane, "") + " }";
-      if (has_nan_flag(*this)) body = "{ " + acc + " = " + lane + (kind == ReduceKind::Max ? " > " : " < ") + acc +
-                                      " ? " + lane + " : " + acc + "; " + name + "_tn |= " + name + "_n[l]; }";
+      if (has_nan_flag(*this))
+        body = "{ " + acc + " = " + lane + (kind == ReduceKind::Max ? " > " : " < ") + acc + " ? " + lane + " : " +
+               acc + "; " + name + "_tn |= " + name + "_n[l]; }";
     }
     s += for_lanes(body) + "\n";
   }
@@ -303,15 +301,11 @@ namespace {
 // counts), and m2 by Chan's formula, which needs the running state's mean (none when empty).
 std::string chan_join(const std::string& to, const std::string& sn, const std::string& ss, const std::string& sq) {
   return "{\n"
-         "  const int64_t c = " + to + "_n + " + sn + ";\n" +
-         "  if (" + to + "_n > 0) {\n" +
-         "    const double d = (double)" + ss + " / (double)" + sn + " - " + to + "_sum / (double)" + to + "_n;\n" +
-         "    " + to + "_m2 += d * d * (double)" + to + "_n * ((double)" + sn + " / (double)c);\n" +
-         "  }\n" +
-         "  " + to + "_m2 += (double)" + sq + ";\n" +
-         "  " + to + "_sum += (double)" + ss + ";\n" +
-         "  " + to + "_n = c;\n" +
-         "}";
+         "  const int64_t c = " +
+         to + "_n + " + sn + ";\n" + "  if (" + to + "_n > 0) {\n" + "    const double d = (double)" + ss +
+         " / (double)" + sn + " - " + to + "_sum / (double)" + to + "_n;\n" + "    " + to + "_m2 += d * d * (double)" +
+         to + "_n * ((double)" + sn + " / (double)c);\n" + "  }\n" + "  " + to + "_m2 += (double)" + sq + ";\n" + "  " +
+         to + "_sum += (double)" + ss + ";\n" + "  " + to + "_n = c;\n" + "}";
 }
 
 }  // namespace
@@ -321,9 +315,8 @@ std::string WelfordChunks::join(int64_t points) const {
   const std::string& t = acc.type;
   const std::string p = std::to_string(points);
   return "const " + t + " " + n + "_cm = " + n + "_s / (" + t + ")" + p + ";\n" + t + " " + n + "_cq = 0;\n" +
-         "#pragma omp simd reduction(+:" + n + "_cq)\n" +
-         "for (int64_t j = 0; j < " + p + "; ++j) { const " + t + " d = " + n + "_c[j] - " + n + "_cm; " + n +
-         "_cq += d * d; }\n" + chan_join(n, p, n + "_s", n + "_cq");
+         "#pragma omp simd reduction(+:" + n + "_cq)\n" + "for (int64_t j = 0; j < " + p + "; ++j) { const " + t +
+         " d = " + n + "_c[j] - " + n + "_cm; " + n + "_cq += d * d; }\n" + chan_join(n, p, n + "_s", n + "_cq");
 }
 
 std::string WelfordChunks::total_declare() const {

@@ -34,13 +34,13 @@ bool uses_lanes(const LoopKernel& k);
 // One accumulator: the fold of one reduce op, or of welford_mean and welford_m2 of one value.
 // Its C++ variables are named after `name`.
 struct LaneAccumulator {
-  std::vector<int> ops;      // body indices of the reduce ops whose values it gives
+  std::vector<int> ops;               // body indices of the reduce ops whose values it gives
   ReduceKind kind = ReduceKind::Sum;  // Welford: WelfordMean for both
-  std::string value, index;  // the operands' C++ names (index: argmax/argmin)
-  DType source = DType::F32;  // the value operand's dtype
-  std::string name;          // "a0"
-  std::string type;          // the C++ type values fold in
-  bool lanes = true;         // false: a floating product, folded in order
+  std::string value, index;           // the operands' C++ names (index: argmax/argmin)
+  DType source = DType::F32;          // the value operand's dtype
+  std::string name;                   // "a0"
+  std::string type;                   // the C++ type values fold in
+  bool lanes = true;                  // false: a floating product, folded in order
   // A floating sum over more than kReduceBlock points (sums_in_blocks): the lanes join double
   // lanes `<name>_w` after each block (block_end), and the tail is a double.
   bool blocks = false;
@@ -62,8 +62,8 @@ struct LaneAccumulator {
 // clause, in the value's compute type), a second pass sums the squared deviations from the
 // chunk's mean, and the chunk's (count, sum, m2) joins the running ones in double: the sums
 // add (the mean is the shift plus the sum over the count, so an infinity or NaN propagates as
-// in a sum; a non-finite shift is 0) and m2 by Chan's formula. Memory is read once (the chunk array stays in L1) and the passes vectorize like
-// plain sums. The shift keeps the float sums accurate where the data's mean is large against
+// in a sum; a non-finite shift is 0) and m2 by Chan's formula. Memory is read once (the chunk array stays in L1) and
+// the passes vectorize like plain sums. The shift keeps the float sums accurate where the data's mean is large against
 // its spread (the shifted data algorithm): without it, a chunk's mean is off by an ulp of the
 // mean, whose square counts in m2 (values of 500 +- 0.001 lost 2e-3 of their variance).
 bool uses_welford_chunks(const LoopKernel& k);
@@ -72,14 +72,14 @@ bool uses_welford_chunks(const LoopKernel& k);
 // loop being the only one): each thread folds its chunks into a running state of its own,
 // which joins a total under `omp critical`; the last, partial chunk joins after.
 struct WelfordChunks {
-  std::string declare;   // before the reduce loops: the running count, mean and m2 in double
-  std::string shift;     // after computing the reduce loops' first point: the shift
-  std::string begin;     // before a chunk's first pass: the chunk array and sum
-  std::string fold;      // in the first pass (`j` the point in the chunk): store and sum value - shift
-  std::string clause;    // the first pass's reduction clause
+  std::string declare;  // before the reduce loops: the running count, mean and m2 in double
+  std::string shift;    // after computing the reduce loops' first point: the shift
+  std::string begin;    // before a chunk's first pass: the chunk array and sum
+  std::string fold;     // in the first pass (`j` the point in the chunk): store and sum value - shift
+  std::string clause;   // the first pass's reduction clause
   // After the first pass over `points` points: the second pass and the join.
   std::string join(int64_t points) const;
-  std::string result;    // after the reduce loops: the reduce ops' values
+  std::string result;  // after the reduce loops: the reduce ops' values
   // Chunks in parallel: the total's declaration (before the parallel region), a thread's join
   // into it (its critical section), and the running state from the total (after the region).
   std::string total_declare() const;

@@ -38,7 +38,9 @@ std::string to_compute(const std::string& x, DType t, bool single) {
   return t == DType::F64 ? x : "(double)" + x;
 }
 
-std::string infix(const std::vector<std::string>& a, const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; }
+std::string infix(const std::vector<std::string>& a, const char* op) {
+  return "(" + a[0] + " " + op + " " + a[1] + ")";
+}
 
 // `op` on its path: a floating expression in the compute type, an int64_t one, or a bool.
 std::string op_expr(ComputeOp op, const ComputeOperands& x, DType out, const AttrMap& attrs) {
@@ -48,15 +50,18 @@ std::string op_expr(ComputeOp op, const ComputeOperands& x, DType out, const Att
   const std::string bits = std::to_string(out == DType::Bool ? 1 : dtype_size(out) * 8);
   switch (op) {
     case ComputeOp::Neg: return fl ? "(-" + a[0] + ")" : call("kiln_wrap_neg", a);
-    case ComputeOp::Abs: return fl ? call("std::fabs", a) : "(" + a[0] + " < 0 ? kiln_wrap_neg(" + a[0] + ") : " + a[0] + ")";
+    case ComputeOp::Abs:
+      return fl ? call("std::fabs", a) : "(" + a[0] + " < 0 ? kiln_wrap_neg(" + a[0] + ") : " + a[0] + ")";
     // NaN and -0 pass through (the comparison is false), as torch's relu, a clamp at 0, passes
     // them; one compare and a masked move when vectorized.
     case ComputeOp::Relu:
-      return fl ? "(" + a[0] + " < " + zero + " ? " + zero + " : " + a[0] + ")" : "(" + a[0] + " > 0 ? " + a[0] + " : (int64_t)0)";
+      return fl ? "(" + a[0] + " < " + zero + " ? " + zero + " : " + a[0] + ")"
+                : "(" + a[0] + " > 0 ? " + a[0] + " : (int64_t)0)";
     // NaN and -0 give +0 (both comparisons are false).
     case ComputeOp::Sign:
       if (!fl) return "((int64_t)(" + a[0] + " > 0) - (int64_t)(" + a[0] + " < 0))";
-      return "(" + a[0] + " > " + zero + " ? " + one + " : (" + a[0] + " < " + zero + " ? -" + one + " : " + zero + "))";
+      return "(" + a[0] + " > " + zero + " ? " + one + " : (" + a[0] + " < " + zero + " ? -" + one + " : " + zero +
+             "))";
     case ComputeOp::Floor: return fl ? call("std::floor", a) : a[0];
     case ComputeOp::Ceil: return fl ? call("std::ceil", a) : a[0];
     case ComputeOp::Round: return fl ? call("std::nearbyint", a) : a[0];  // half to even in the default rounding mode
@@ -64,8 +69,10 @@ std::string op_expr(ComputeOp op, const ComputeOperands& x, DType out, const Att
     case ComputeOp::Add: return fl ? infix(a, "+") : call("kiln_wrap_add", a);
     case ComputeOp::Sub: return fl ? infix(a, "-") : call("kiln_wrap_sub", a);
     case ComputeOp::Mul: return fl ? infix(a, "*") : call("kiln_wrap_mul", a);
-    case ComputeOp::Maximum: return fl ? call("kiln_maximum", a) : "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
-    case ComputeOp::Minimum: return fl ? call("kiln_minimum", a) : "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
+    case ComputeOp::Maximum:
+      return fl ? call("kiln_maximum", a) : "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
+    case ComputeOp::Minimum:
+      return fl ? call("kiln_minimum", a) : "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
     case ComputeOp::Pow: return call(fl ? "kiln_pow" : "kiln_pow_i64", a);
     case ComputeOp::Remainder: return call(fl ? "kiln_remainder" : "kiln_remainder_i64", a);
     case ComputeOp::Fmod: return call(fl ? "std::fmod" : "kiln_fmod_i64", a);
@@ -89,7 +96,8 @@ std::string op_expr(ComputeOp op, const ComputeOperands& x, DType out, const Att
     case ComputeOp::Tan: return call("std::tan", a);
     case ComputeOp::Atan: return call("kiln_atan", a);
     case ComputeOp::Tanh: return call(single ? "kiln_tanhf" : "std::tanh", a);
-    case ComputeOp::Sigmoid: return "(" + one + " / (" + one + (single ? " + kiln_expf(-" : " + std::exp(-") + a[0] + ")))";
+    case ComputeOp::Sigmoid:
+      return "(" + one + " / (" + one + (single ? " + kiln_expf(-" : " + std::exp(-") + a[0] + ")))";
     case ComputeOp::Erf: return call(single ? "kiln_erff" : "std::erf", a);
     case ComputeOp::Atan2: return call("std::atan2", a);
     case ComputeOp::Lerp: return call("kiln_lerp", a);
@@ -148,9 +156,12 @@ std::string compute_expr_with(ComputeOpPrinter print, OpKind op, std::span<const
   x.single = all_single && (held_in_float(out) || !is_floating(out));
   for (size_t i = 0; i < args.size(); ++i) {
     x.t.push_back(truth_value(args[i], arg_dtypes[i]));
-    if (x.floating) x.a.push_back(to_compute(args[i], arg_dtypes[i], x.single));
-    else if (!numeric) x.a.push_back(args[i]);  // an integer comparison compares values as held
-    else x.a.push_back(arg_dtypes[i] == DType::Bool ? "(int64_t)" + args[i] : int64_value(args[i], arg_dtypes[i]));
+    if (x.floating)
+      x.a.push_back(to_compute(args[i], arg_dtypes[i], x.single));
+    else if (!numeric)
+      x.a.push_back(args[i]);  // an integer comparison compares values as held
+    else
+      x.a.push_back(arg_dtypes[i] == DType::Bool ? "(int64_t)" + args[i] : int64_value(args[i], arg_dtypes[i]));
   }
   const std::string e = print(c, x, out, attrs);
   if (!numeric) return e;

@@ -8,7 +8,8 @@ namespace kiln::cpp {
 
 // The f16/bf16 conversions give core/half.cc's bits (f32 -> f16 and bf16 line for line).
 std::string_view cpp_prelude() {
-  static const std::string text = R"(#include <algorithm>
+  static const std::string text =
+      R"(#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -28,7 +29,8 @@ static inline void kiln_stream_f32x16(float* dst, const float* src) {
 static inline void kiln_store_fence() { __builtin_ia32_sfence(); }
 #endif
 
-)" + c_index_and_wrap_helpers("static inline") + R"(// Floating -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
+)" + c_index_and_wrap_helpers("static inline") +
+      R"(// Floating -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
 static inline int64_t kiln_f64_to_i64(double v) {
   if (std::isnan(v)) return 0;
   if (v >= 9.2233720368547758e18) return INT64_MAX;

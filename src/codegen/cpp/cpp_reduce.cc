@@ -59,8 +59,8 @@ Accumulator accumulator_for(const LoopKernel& k) {
 std::string Accumulator::declare() const {
   const std::string lanes = std::to_string(kLanes);
   if (blocks)
-    return total + " acc_l[" + lanes + "];  // the lanes' totals\nfor (int64_t l = 0; l < " + lanes + "; ++l) acc_l[l] = " +
-           float_literal(0.0, false) + ";";
+    return total + " acc_l[" + lanes + "];  // the lanes' totals\nfor (int64_t l = 0; l < " + lanes +
+           "; ++l) acc_l[l] = " + float_literal(0.0, false) + ";";
   const std::string s = type + " acc = " + init + ";";
   return nan_flag ? s + "\nint acc_nan = 0;" : s;
 }
@@ -89,8 +89,7 @@ std::string Accumulator::update(const std::string& v, const std::string& into) c
     case ReduceKind::Argmax:
     case ReduceKind::Argmin:
     case ReduceKind::WelfordMean:
-    case ReduceKind::WelfordM2:
-      break;
+    case ReduceKind::WelfordM2: break;
   }
   return "";
 }

@@ -40,8 +40,8 @@ int64_t reduce_points(const LoopKernel& k);
 bool sums_in_blocks(ReduceKind kind, DType source, int64_t points);
 
 struct Accumulator {
-  std::string type;    // "float", "double", "int64_t" or "uint64_t" (sum/prod wrap)
-  std::string init;    // the identity
+  std::string type;       // "float", "double", "int64_t" or "uint64_t" (sum/prod wrap)
+  std::string init;       // the identity
   bool nan_flag = false;  // floating max/min: `int acc_nan` records a NaN
   // OpenMP reduction clauses, or "" when the order must be kept (a floating product).
   std::string clause;

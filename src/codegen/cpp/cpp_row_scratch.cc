@@ -46,7 +46,8 @@ Values values_of(const LoopKernel& part, int inner) {
       case BodyOp::Kind::Cast:
       case BodyOp::Kind::Compute:
       case BodyOp::Kind::Random: {
-        std::string k = op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name()) + op.attrs.to_string();
+        std::string k =
+            op.kind == BodyOp::Kind::Cast ? "cast" : std::string(op_info(op.op).name()) + op.attrs.to_string();
         if (op.kind == BodyOp::Kind::Random)  // a draw is a function of its operands; Philox is costly
           k = "random " + std::string(random_kind_name(op.random.kind)) + " " + std::to_string(op.random.seed) + " " +
               std::to_string(op.random.modulus);
@@ -147,7 +148,8 @@ RowScratch plan_row_scratch(const LoopKernel& k, int rows) {
           }
       }
       if (!from) continue;
-      plan.reuse[j][static_cast<int>(m)] = array_holding(plan, saved, *from, k.parts[j].body[m].dtype, k.parts[j].loops.back());
+      plan.reuse[j][static_cast<int>(m)] =
+          array_holding(plan, saved, *from, k.parts[j].body[m].dtype, k.parts[j].loops.back());
       // The value's own operands need not be matched again.
       std::vector<int> stack = {static_cast<int>(m)};
       while (!stack.empty()) {

@@ -34,7 +34,9 @@ std::string int64_value(const std::string& x, DType from) {
 std::string_view value_type(DType t) {
   switch (t) {
     case DType::F64: return "double";
-    case DType::F32: case DType::F16: case DType::BF16: return "float";
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return "float";
     case DType::Bool: return "bool";
     default: return "int64_t";
   }
@@ -42,12 +44,14 @@ std::string_view value_type(DType t) {
 
 std::string_view storage_type(DType t) {
   switch (t) {
-    case DType::Bool: case DType::U8: return "uint8_t";
+    case DType::Bool:
+    case DType::U8: return "uint8_t";
     case DType::I8: return "int8_t";
     case DType::I16: return "int16_t";
     case DType::I32: return "int32_t";
     case DType::I64: return "int64_t";
-    case DType::F16: case DType::BF16: return "uint16_t";
+    case DType::F16:
+    case DType::BF16: return "uint16_t";
     case DType::F32: return "float";
     case DType::F64: return "double";
   }
@@ -72,7 +76,8 @@ std::string float_literal(double v, bool single) {
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + "__builtin_inf" + f + "()";
   char buf[64];
   // Shortest text that reads back to the same float or double (std::to_chars round-trips).
-  auto res = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)) : std::to_chars(buf, buf + sizeof buf, v);
+  auto res =
+      single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)) : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, res.ptr);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s + f;
@@ -81,8 +86,10 @@ std::string float_literal(double v, bool single) {
 std::string const_literal(const Scalar& v, DType t) {
   // Round exactly as the evaluator's `const` does: store in the dtype, load back.
   alignas(8) std::byte scratch[8] = {};
-  if (v.is_float()) store_double(scratch, t, 0, v.to_double());
-  else store_int(scratch, t, 0, v.to_int());
+  if (v.is_float())
+    store_double(scratch, t, 0, v.to_double());
+  else
+    store_int(scratch, t, 0, v.to_int());
   if (t == DType::Bool) return load_int(scratch, t, 0) ? "true" : "false";
   if (!is_floating(t)) return int_literal(load_int(scratch, t, 0));
   return float_literal(load_double(scratch, t, 0), t != DType::F64);
@@ -114,7 +121,9 @@ std::string convert_value(const std::string& x, DType from, DType to) {
     case DType::Bool: return truth_value(x, from);
     case DType::F16: return "kiln_f16_round(" + as_float(x, from) + ")";
     case DType::BF16: return "kiln_bf16_round(" + as_float(x, from) + ")";
-    case DType::F32: case DType::F64: case DType::I64: return store_value(x, from, to);
+    case DType::F32:
+    case DType::F64:
+    case DType::I64: return store_value(x, from, to);
     default: return "(int64_t)" + store_value(x, from, to);
   }
 }

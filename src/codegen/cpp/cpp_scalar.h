@@ -23,7 +23,7 @@ std::string_view storage_type(DType t);
 // `name` with every character outside [A-Za-z0-9_] replaced by '_'.
 std::string identifier(std::string_view name);
 
-std::string int_literal(int64_t v);               // INT64_MIN as (-9223372036854775807 - 1)
+std::string int_literal(int64_t v);                // INT64_MIN as (-9223372036854775807 - 1)
 std::string float_literal(double v, bool single);  // exact: 0.1f, 2.0, -__builtin_inff(), __builtin_nan("")
 // A `const` of dtype t: the value rounded to t exactly as the evaluator rounds it.
 std::string const_literal(const Scalar& v, DType t);

@@ -181,7 +181,8 @@ CppSchedule schedule_cpp_kernel(const LoopKernel& k, const CppEmitOptions& o) {
   s.reduction = accumulator_for(k).clause;
   if (!s.reduction.empty()) s.simd_loop = n - 1;
   if (!large) return s;
-  if (outer > 0 && points(k, 0, static_cast<size_t>(outer)) >= kMinParallelOuterPoints && stores_independent(k, outer)) {
+  if (outer > 0 && points(k, 0, static_cast<size_t>(outer)) >= kMinParallelOuterPoints &&
+      stores_independent(k, outer)) {
     s.parallel_loop = 0;
     s.parallel_collapse = outer;
   } else if (!s.reduction.empty()) {

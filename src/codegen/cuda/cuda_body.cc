@@ -45,11 +45,11 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const
   switch (op.kind) {
     case BodyOp::Kind::Load: {
       const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
-      std::string x =
-          converted(cpp::load_value(elem(), stored), stored, op.dtype);
+      std::string x = converted(cpp::load_value(elem(), stored), stored, op.dtype);
       // A masked load reads nothing where its mask is false.
       if (op.masked)
-        x = value_name(op.mask()) + " ? " + x + " : " + converted(cpp::const_literal(op.value, stored), stored, op.dtype);
+        x = value_name(op.mask()) + " ? " + x + " : " +
+            converted(cpp::const_literal(op.value, stored), stored, op.dtype);
       return define(x);
     }
     case BodyOp::Kind::Const: return define(cpp::const_literal(op.value, op.dtype));
@@ -63,7 +63,8 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const
              "const int " + bad + " = (uint64_t)" + w + " >= (uint64_t)" + n + ";\n" + "kiln_bad |= " + bad + ";\n" +
              define(bad + " ? (int64_t)0 : " + w);
     }
-    case BodyOp::Kind::Cast: return define(cpp::convert_value(value_name(op.args.at(0)), dtype(op.args.at(0)), op.dtype));
+    case BodyOp::Kind::Cast:
+      return define(cpp::convert_value(value_name(op.args.at(0)), dtype(op.args.at(0)), op.dtype));
     case BodyOp::Kind::Compute: {
       std::vector<std::string> args;
       std::vector<DType> dts;
@@ -80,8 +81,7 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const
     }
     case BodyOp::Kind::Store: {
       const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
-      return elem() + " = " +
-             cpp::store_value(value_name(op.args.at(0)), dtype(op.args.at(0)), stored) + ";";
+      return elem() + " = " + cpp::store_value(value_name(op.args.at(0)), dtype(op.args.at(0)), stored) + ";";
     }
     case BodyOp::Kind::Reduce: break;
   }

@@ -11,7 +11,7 @@
 namespace kiln::cuda {
 
 std::string buffer_pointer(const LoopProgram& p, int b);  // "b0_x"
-std::string value_name(int i);                             // "v3"
+std::string value_name(int i);                            // "v3"
 
 // The statements of body op `i` of `k` (not a Reduce op), one a line, without indentation. A
 // load reads, and a store writes, `element` where given (a lane of a vector), else its

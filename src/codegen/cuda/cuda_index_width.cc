@@ -41,8 +41,8 @@ std::optional<int64_t> index_magnitude(const IndexExpr& e, std::span<const int64
   for (const IndexTerm& t : e.terms) {
     const std::optional<int64_t> m = term_magnitude(t, extents);
     int64_t scaled;
-    if (!m || t.coeff == std::numeric_limits<int64_t>::min() || __builtin_mul_overflow(std::llabs(t.coeff), *m, &scaled) ||
-        __builtin_add_overflow(sum, scaled, &sum))
+    if (!m || t.coeff == std::numeric_limits<int64_t>::min() ||
+        __builtin_mul_overflow(std::llabs(t.coeff), *m, &scaled) || __builtin_add_overflow(sum, scaled, &sum))
       return std::nullopt;
   }
   return sum;

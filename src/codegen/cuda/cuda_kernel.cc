@@ -80,7 +80,8 @@ std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const Poi
   const size_t n = k.loops.size();
   switch (k.kind) {
     case KernelKind::Pointwise:
-      if (!cpp::stores_independent(k, static_cast<int>(n))) return {kSerialLaunch, "points in order (stores repeat elements)"};
+      if (!cpp::stores_independent(k, static_cast<int>(n)))
+        return {kSerialLaunch, "points in order (stores repeat elements)"};
       return {pointwise_launch(v.width == 1 ? points(k.loops, 0, n) : v.groups, t), vector_text(v)};
     case KernelKind::Scan:
       if (n > 1 && !cpp::scan_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
@@ -149,25 +150,28 @@ class KernelWriter {
         break;
       case ReduceStrategy::SplitRow:
         block_ = static_cast<int>(plan.partials.block);
-        function(symbol + "_partials", plan.partials, split_text(plan, "a block per output point and chunk"), true, [&] {
-          scratch_arrays(plan);
-          partial_points("w", block_index(), grid_blocks(), plan, [&](const std::string& o, const std::string& s) {
-            fold(k_, thread_index(), block_threads(), s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
-            block_tree([&] {
-              for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), "s_", "0"));
+        function(
+            symbol + "_partials", plan.partials, split_text(plan, "a block per output point and chunk"), true, [&] {
+              scratch_arrays(plan);
+              partial_points("w", block_index(), grid_blocks(), plan, [&](const std::string& o, const std::string& s) {
+                fold(k_, thread_index(), block_threads(), s + " * " + std::to_string(plan.chunk),
+                     std::to_string(plan.chunk));
+                block_tree([&] {
+                  for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), "s_", "0"));
+                });
+              });
             });
-          });
-        });
         finish(symbol, plan);
         break;
       case ReduceStrategy::ColumnPartials:
-        function(symbol + "_partials", plan.partials, split_text(plan, "a thread per column and chunk of rows"), true, [&] {
-          scratch_arrays(plan);
-          partial_points("w", grid_thread(), grid_threads(), plan, [&](const std::string& o, const std::string& s) {
-            fold(k_, "0", "1", s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
-            for (const BlockAccumulator& a : accs_) line(a.save("g_", partial_slot(o, s)));
-          });
-        });
+        function(
+            symbol + "_partials", plan.partials, split_text(plan, "a thread per column and chunk of rows"), true, [&] {
+              scratch_arrays(plan);
+              partial_points("w", grid_thread(), grid_threads(), plan, [&](const std::string& o, const std::string& s) {
+                fold(k_, "0", "1", s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
+                for (const BlockAccumulator& a : accs_) line(a.save("g_", partial_slot(o, s)));
+              });
+            });
         finish(symbol, plan);
         break;
     }
@@ -197,7 +201,8 @@ class KernelWriter {
   void narrow(int64_t stride) { index_ = fits_int32(k_, stride) ? "int" : "int64_t"; }
   // The thread's and block's numbers and counts in the kernel's index type.
   std::string grid_thread() const {
-    return index_ == "int" ? "(int)(blockIdx.x * blockDim.x + threadIdx.x)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x";
+    return index_ == "int" ? "(int)(blockIdx.x * blockDim.x + threadIdx.x)"
+                           : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x";
   }
   std::string grid_threads() const {
     return index_ == "int" ? "(int)(gridDim.x * blockDim.x)" : "(int64_t)gridDim.x * blockDim.x";
@@ -213,9 +218,10 @@ class KernelWriter {
                 const std::function<void()>& body) {
     std::string head = "// kernel @" + k_.name + ": " + kind_name() + ", " + loops_text(original_);
     if (k_.loops != original_.loops) head += " (run as " + loops_text(k_).substr(6) + ")";
-    line((out_.launches.empty() ? "" : "\n") + head + ": " + how + ", grid " + std::to_string(shape.grid) + " x block " +
-         std::to_string(shape.block));
-    CudaLaunch launch{.symbol = symbol, .grid = {shape.grid, 1, 1}, .block = {shape.block, 1, 1}, .shared_bytes = 0, .args = {}};
+    line((out_.launches.empty() ? "" : "\n") + head + ": " + how + ", grid " + std::to_string(shape.grid) +
+         " x block " + std::to_string(shape.block));
+    CudaLaunch launch{
+        .symbol = symbol, .grid = {shape.grid, 1, 1}, .block = {shape.block, 1, 1}, .shared_bytes = 0, .args = {}};
     std::string params = parameters(launch.args);
     if (scratch) {
       params += ", char* __restrict__ kiln_scratch";
@@ -264,7 +270,9 @@ class KernelWriter {
   }
 
   // The loop variables i<first>..i<last-1> of `k` from flat point `flat` (row-major).
-  void unflatten(const LoopKernel& k, const std::string& flat, int first, int last) { unflatten(k.loops, flat, first, last); }
+  void unflatten(const LoopKernel& k, const std::string& flat, int first, int last) {
+    unflatten(k.loops, flat, first, last);
+  }
   void unflatten(const std::vector<int64_t>& loops, const std::string& flat, int first, int last) {
     std::string rest = flat;
     for (int d = last - 1; d >= first; --d) {
@@ -312,12 +320,12 @@ class KernelWriter {
     groups.back() /= w;
     std::vector<IndexExpr> to_start;  // an index at the group's first point
     for (int d = 0; d < n; ++d) to_start.push_back(IndexExpr::var(d == n - 1 ? n : d));
-    open_block("for (" + index_ + " g = " + grid_thread() + "; g < " + std::to_string(v.groups) + "; g += " +
-               grid_threads() + ") {");
+    open_block("for (" + index_ + " g = " + grid_thread() + "; g < " + std::to_string(v.groups) +
+               "; g += " + grid_threads() + ") {");
     const std::string per_row = std::to_string(groups.back());
     unflatten(groups, "(g / " + per_row + ")", 0, n - 1);
-    line("const " + index_ + " " + start + " = " + (n == 1 ? "g" : "(g % " + per_row + ")") + " * " + std::to_string(w) +
-         ";  // the group's first point of loop " + std::to_string(n - 1));
+    line("const " + index_ + " " + start + " = " + (n == 1 ? "g" : "(g % " + per_row + ")") + " * " +
+         std::to_string(w) + ";  // the group's first point of loop " + std::to_string(n - 1));
     std::vector<std::string> element(k_.body.size());
     for (size_t i = 0; i < k_.body.size(); ++i) {
       const BodyOp& op = k_.body[i];
@@ -325,8 +333,8 @@ class KernelWriter {
       const DType t = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
       if (v.access[i] == VectorAccess::Broadcast) {
         element[i] = "l" + std::to_string(i);
-        line("const " + std::string(cpp::storage_type(t)) + " " + element[i] + " = " + buffer_pointer(p_, op.buffer) + "[" +
-             cpp::index_cpp(op.index) + "];  // the same for the group");
+        line("const " + std::string(cpp::storage_type(t)) + " " + element[i] + " = " + buffer_pointer(p_, op.buffer) +
+             "[" + cpp::index_cpp(op.index) + "];  // the same for the group");
         continue;
       }
       const std::string name = (op.kind == BodyOp::Kind::Load ? "l" : "s") + std::to_string(i);
@@ -358,8 +366,8 @@ class KernelWriter {
   }
   // The pieces of union `name` loaded from (`load`) or stored to op's elements at the group's
   // first point (its index with `to_start` substituted).
-  void vector_copy(const std::string& name, int width, DType t, const BodyOp& op, const std::vector<IndexExpr>& to_start,
-                   bool load) {
+  void vector_copy(const std::string& name, int width, DType t, const BodyOp& op,
+                   const std::vector<IndexExpr>& to_start, bool load) {
     const VectorPieces pieces = vector_pieces(width, t);
     const std::string type = "kiln_v" + std::to_string(pieces.bytes);
     const std::string at = "((" + std::string(load ? "const " : "") + type + "*)(" + buffer_pointer(p_, op.buffer) +
@@ -372,8 +380,8 @@ class KernelWriter {
 
   void open_loop(const LoopKernel& k, int d) {
     const std::string i = "i" + std::to_string(d);
-    open_block("for (" + index_ + " " + i + " = 0; " + i + " < " + std::to_string(k.loops[static_cast<size_t>(d)]) + "; ++" +
-               i + ") {");
+    open_block("for (" + index_ + " " + i + " = 0; " + i + " < " + std::to_string(k.loops[static_cast<size_t>(d)]) +
+               "; ++" + i + ") {");
   }
 
   void ops(const LoopKernel& k, size_t from, size_t to) {
@@ -386,7 +394,8 @@ class KernelWriter {
     const int rows = static_cast<int>(k_.loops.size());
     for (size_t j = 0; j < k_.parts.size(); ++j) {
       const LoopKernel& part = k_.parts[j];
-      open_block("{  // part " + std::to_string(j) + ": " + (part.kind == KernelKind::Reduction ? "reduction" : "pointwise"));
+      open_block("{  // part " + std::to_string(j) + ": " +
+                 (part.kind == KernelKind::Reduction ? "reduction" : "pointwise"));
       if (part.kind == KernelKind::Reduction) {
         for_points(part, "q", rows, part.num_outer_loops(), "0", "1", [&] {
           fold(part, thread_index(), block_threads(), "", "");
@@ -425,8 +434,8 @@ class KernelWriter {
     if (count == 0) return;
     const std::string from = start.empty() ? first : first == "0" ? start : start + " + " + first;
     const std::string to = start.empty() ? chunk : start + " + " + chunk;
-    open_block("for (" + index_ + " r = " + from + "; r < " + to + " && r < " + std::to_string(count) + "; r += " + stride +
-               ") {");
+    open_block("for (" + index_ + " r = " + from + "; r < " + to + " && r < " + std::to_string(count) +
+               "; r += " + stride + ") {");
     unflatten(k, "r", outer, n);
     body();
     close_block();
@@ -464,7 +473,9 @@ class KernelWriter {
     ops(k, end, k.body.size());
   }
 
-  static std::string name_of(const BlockAccumulator& a, const BlockAccumulator::Field& f) { return a.name() + f.suffix; }
+  static std::string name_of(const BlockAccumulator& a, const BlockAccumulator::Field& f) {
+    return a.name() + f.suffix;
+  }
 
   std::string split_text(const ReducePlan& plan, const std::string& how) const {
     return how + " (" + std::to_string(plan.splits) + " chunks of " + std::to_string(plan.chunk) +
@@ -486,8 +497,8 @@ class KernelWriter {
     int64_t offset = 0;
     for (const BlockAccumulator& a : accs_)
       for (const BlockAccumulator::Field& f : a.fields()) {
-        line(f.type + "* __restrict__ g_" + name_of(a, f) + " = (" + f.type + "*)(kiln_scratch + " + std::to_string(offset) +
-             ");");
+        line(f.type + "* __restrict__ g_" + name_of(a, f) + " = (" + f.type + "*)(kiln_scratch + " +
+             std::to_string(offset) + ");");
         const int64_t bytes = slots * (f.type == "float" ? 4 : 8);
         offset += (bytes + 255) / 256 * 256;
       }
@@ -506,13 +517,13 @@ class KernelWriter {
 
   // Over the (output, chunk) pairs `var` = chunk * outputs + output, from `start` by `stride`:
   // the output's loop variables, then `body(output, chunk)`.
-  void partial_points(const std::string& var, const std::string& start, const std::string& stride, const ReducePlan& plan,
-                      const std::function<void(const std::string&, const std::string&)>& body) {
+  void partial_points(const std::string& var, const std::string& start, const std::string& stride,
+                      const ReducePlan& plan, const std::function<void(const std::string&, const std::string&)>& body) {
     const int64_t outs = outputs();
     open_block("for (" + index_ + " " + var + " = " + start + "; " + var + " < " + std::to_string(outs * plan.splits) +
                "; " + var + " += " + stride + ") {");
-    line("const " + index_ + " o = " + var + " % " + std::to_string(outs) + ", s = " + var + " / " + std::to_string(outs) +
-         ";");
+    line("const " + index_ + " o = " + var + " % " + std::to_string(outs) + ", s = " + var + " / " +
+         std::to_string(outs) + ";");
     unflatten(k_, "o", 0, k_.num_outer_loops());
     body("o", "s");
     close_block();
@@ -521,18 +532,18 @@ class KernelWriter {
   // The second pass of a split reduction: a thread per output folds its partials in chunk
   // order into chunk 0's slot, then runs the epilogue.
   void finish(const std::string& symbol, const ReducePlan& plan) {
-    function(symbol + "_finish", plan.finish, "a thread per output point folding its " + std::to_string(plan.splits) +
-             " partials in order", true, [&] {
-      scratch_arrays(plan);
-      for_points(k_, "o", 0, k_.num_outer_loops(), grid_thread(), grid_threads(), [&] {
-        if (plan.splits > 1) {
-          open_block("for (" + index_ + " s = 1; s < " + std::to_string(plan.splits) + "; ++s) {");
-          for (const BlockAccumulator& a : accs_) line(a.combine("g_", "o", partial_slot("o", "s")));
-          close_block();
-        }
-        epilogue(k_, "g_", "o");
-      });
-    });
+    function(symbol + "_finish", plan.finish,
+             "a thread per output point folding its " + std::to_string(plan.splits) + " partials in order", true, [&] {
+               scratch_arrays(plan);
+               for_points(k_, "o", 0, k_.num_outer_loops(), grid_thread(), grid_threads(), [&] {
+                 if (plan.splits > 1) {
+                   open_block("for (" + index_ + " s = 1; s < " + std::to_string(plan.splits) + "; ++s) {");
+                   for (const BlockAccumulator& a : accs_) line(a.combine("g_", "o", partial_slot("o", "s")));
+                   close_block();
+                 }
+                 epilogue(k_, "g_", "o");
+               });
+             });
   }
 
   const LoopProgram& p_;

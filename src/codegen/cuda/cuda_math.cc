@@ -18,7 +18,9 @@ std::string fn(const char* name, bool single, const std::vector<std::string>& a)
   return s + ")";
 }
 
-std::string infix(const std::vector<std::string>& a, const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; }
+std::string infix(const std::vector<std::string>& a, const char* op) {
+  return "(" + a[0] + " " + op + " " + a[1] + ")";
+}
 
 std::string helper(const char* name, const std::vector<std::string>& a) { return fn(name, false, a); }
 
@@ -31,13 +33,16 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
   const std::string bits = std::to_string(out == DType::Bool ? 1 : dtype_size(out) * 8);
   switch (op) {
     case ComputeOp::Neg: return fl ? "(-" + a[0] + ")" : helper("kiln_wrap_neg", a);
-    case ComputeOp::Abs: return fl ? fn("fabs", single, a) : "(" + a[0] + " < 0 ? kiln_wrap_neg(" + a[0] + ") : " + a[0] + ")";
+    case ComputeOp::Abs:
+      return fl ? fn("fabs", single, a) : "(" + a[0] + " < 0 ? kiln_wrap_neg(" + a[0] + ") : " + a[0] + ")";
     // NaN and -0 pass through, as torch's relu (a clamp at 0) passes them.
     case ComputeOp::Relu:
-      return fl ? "(" + a[0] + " < " + zero + " ? " + zero + " : " + a[0] + ")" : "(" + a[0] + " > 0 ? " + a[0] + " : (int64_t)0)";
+      return fl ? "(" + a[0] + " < " + zero + " ? " + zero + " : " + a[0] + ")"
+                : "(" + a[0] + " > 0 ? " + a[0] + " : (int64_t)0)";
     case ComputeOp::Sign:
       if (!fl) return "((int64_t)(" + a[0] + " > 0) - (int64_t)(" + a[0] + " < 0))";
-      return "(" + a[0] + " > " + zero + " ? " + one + " : (" + a[0] + " < " + zero + " ? -" + one + " : " + zero + "))";
+      return "(" + a[0] + " > " + zero + " ? " + one + " : (" + a[0] + " < " + zero + " ? -" + one + " : " + zero +
+             "))";
     case ComputeOp::Floor: return fl ? fn("floor", single, a) : a[0];
     case ComputeOp::Ceil: return fl ? fn("ceil", single, a) : a[0];
     case ComputeOp::Round: return fl ? fn("rint", single, a) : a[0];  // half to even
@@ -47,8 +52,10 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
     case ComputeOp::Add: return fl ? fn(single ? "__fadd_rn" : "__dadd_rn", false, a) : helper("kiln_wrap_add", a);
     case ComputeOp::Sub: return fl ? fn(single ? "__fsub_rn" : "__dsub_rn", false, a) : helper("kiln_wrap_sub", a);
     case ComputeOp::Mul: return fl ? fn(single ? "__fmul_rn" : "__dmul_rn", false, a) : helper("kiln_wrap_mul", a);
-    case ComputeOp::Maximum: return fl ? helper("kiln_maximum", a) : "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
-    case ComputeOp::Minimum: return fl ? helper("kiln_minimum", a) : "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
+    case ComputeOp::Maximum:
+      return fl ? helper("kiln_maximum", a) : "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
+    case ComputeOp::Minimum:
+      return fl ? helper("kiln_minimum", a) : "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
     case ComputeOp::Pow: return fl ? fn("pow", single, a) : helper("kiln_pow_i64", a);
     case ComputeOp::Remainder: return helper(fl ? "kiln_remainder" : "kiln_remainder_i64", a);
     case ComputeOp::Fmod: return fl ? fn("fmod", single, a) : helper("kiln_fmod_i64", a);
@@ -87,7 +94,8 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
     case ComputeOp::LogicalOr: return infix(x.t, "||");
     case ComputeOp::LogicalXor: return infix(x.t, "!=");
     // x - x is 0 for a finite x and NaN for inf and NaN.
-    case ComputeOp::Isinf: return fl ? "(" + x.held[0] + " == " + x.held[0] + " && " + x.held[0] + " - " + x.held[0] + " != 0)" : "false";
+    case ComputeOp::Isinf:
+      return fl ? "(" + x.held[0] + " == " + x.held[0] + " && " + x.held[0] + " - " + x.held[0] + " != 0)" : "false";
     case ComputeOp::Isnan: return fl ? "(" + x.held[0] + " != " + x.held[0] + ")" : "false";
     case ComputeOp::Isfinite: return fl ? "(" + x.held[0] + " - " + x.held[0] + " == 0)" : "true";
     case ComputeOp::Eq: return infix(a, "==");

@@ -23,7 +23,7 @@ namespace kiln {
 // What the cost model knows of the device (runtime/cuda/cuda_device.h reads it from the
 // driver; the defaults are an H100 SXM's, so text emitted without a GPU is an sm_90 program).
 struct CudaTarget {
-  int compute_capability = 90;           // 10 * major + minor: sm_90
+  int compute_capability = 90;  // 10 * major + minor: sm_90
   int multiprocessors = 132;
   int max_threads_per_block = 1024;
   int64_t shared_bytes_per_block = 48 * 1024;         // without opt-in
@@ -39,9 +39,9 @@ struct CudaTarget {
 // One parameter of a launch.
 struct CudaArg {
   enum class Kind : uint8_t {
-    Buffer,      // program buffer `buffer` (LoopProgram::buffers index), element 0
-    Scratch,     // the program's scratch workspace at `offset` bytes (256-byte aligned)
-    ErrorSlot,   // the run's error int
+    Buffer,     // program buffer `buffer` (LoopProgram::buffers index), element 0
+    Scratch,    // the program's scratch workspace at `offset` bytes (256-byte aligned)
+    ErrorSlot,  // the run's error int
   };
   Kind kind = Kind::Buffer;
   int buffer = -1;
@@ -51,10 +51,10 @@ struct CudaArg {
 // One kernel launch. A loop kernel may need several (a split reduction's partials, then its
 // deterministic second pass); they run in order on the program's stream.
 struct CudaLaunch {
-  std::string symbol;                 // the extern "C" name in the source
+  std::string symbol;  // the extern "C" name in the source
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
-  uint32_t shared_bytes = 0;          // dynamic shared memory (> 48 KiB needs the opt-in attribute)
+  uint32_t shared_bytes = 0;  // dynamic shared memory (> 48 KiB needs the opt-in attribute)
   std::vector<CudaArg> args;
 };
 

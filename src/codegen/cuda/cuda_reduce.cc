@@ -56,9 +56,11 @@ std::string BlockAccumulator::declare() const {
     case ReduceKind::WelfordMean: return type_ + " " + name_ + " = " + (type_ == "double" ? "0.0" : "0") + ";";
     case ReduceKind::Prod: return type_ + " " + name_ + " = " + (type_ == "double" ? "1.0" : "1") + ";";
     case ReduceKind::Max:
-      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(-INFINITY, single) : "INT64_MIN") + ";";
+      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(-INFINITY, single) : "INT64_MIN") +
+             ";";
     case ReduceKind::Min:
-      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(INFINITY, single) : "INT64_MAX") + ";";
+      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(INFINITY, single) : "INT64_MAX") +
+             ";";
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return type_ + " " + name_ + " = 0;\nint64_t " + name_ + "_i = -1;";
     case ReduceKind::WelfordM2: return "double " + name_ + "_n = 0.0, " + name_ + "_m = 0.0, " + name_ + " = 0.0;";
@@ -82,15 +84,17 @@ std::string BlockAccumulator::update(const std::string& v, const std::string& ix
     case ReduceKind::WelfordM2:
       // d * rcp(n), within an ulp of d / n: a double division's slow path is a call, whose
       // saved registers ptxas counts as spills inside the fold's loop.
-      return "{\n  const double x = " + x + ";\n  " + name_ + "_n += 1.0;\n  const double d = x - " + name_ + "_m;\n  " +
-             name_ + "_m += d * __drcp_rn(" + name_ + "_n);\n  " + name_ + " += d * (x - " + name_ + "_m);\n}";
+      return "{\n  const double x = " + x + ";\n  " + name_ + "_n += 1.0;\n  const double d = x - " + name_ +
+             "_m;\n  " + name_ + "_m += d * __drcp_rn(" + name_ + "_n);\n  " + name_ + " += d * (x - " + name_ +
+             "_m);\n}";
   }
   KILN_UNREACHABLE("bad reduce kind");
 }
 
 std::string BlockAccumulator::save(const std::string& prefix, const std::string& at) const {
   std::string s;
-  for (const Field& f : fields()) s += (s.empty() ? "" : "\n") + slot(prefix, f.suffix, at) + " = " + name_ + f.suffix + ";";
+  for (const Field& f : fields())
+    s += (s.empty() ? "" : "\n") + slot(prefix, f.suffix, at) + " = " + name_ + f.suffix + ";";
   return s;
 }
 
@@ -102,7 +106,8 @@ std::string BlockAccumulator::copy(const std::string& prefix, const std::string&
   return s;
 }
 
-std::string BlockAccumulator::combine(const std::string& prefix, const std::string& into, const std::string& from) const {
+std::string BlockAccumulator::combine(const std::string& prefix, const std::string& into,
+                                      const std::string& from) const {
   const std::string mine = slot(prefix, "", into), other = slot(prefix, "", from);
   switch (kind_) {
     case ReduceKind::Sum:
@@ -114,8 +119,8 @@ std::string BlockAccumulator::combine(const std::string& prefix, const std::stri
     case ReduceKind::Argmin: {
       const std::string mi = slot(prefix, "_i", into), oi = slot(prefix, "_i", from);
       return "if (kiln_arg_before(" + other + ", " + oi + ", " + mine + ", " + mi + ", " +
-             (kind_ == ReduceKind::Argmax ? "true" : "false") + ")) {\n  " + mine + " = " + other + ";\n  " + mi + " = " +
-             oi + ";\n}";
+             (kind_ == ReduceKind::Argmax ? "true" : "false") + ")) {\n  " + mine + " = " + other + ";\n  " + mi +
+             " = " + oi + ";\n}";
     }
     case ReduceKind::WelfordM2: {
       // Chan et al.'s join of two (count, mean, m2) states.
@@ -134,7 +139,8 @@ std::string BlockAccumulator::result(const std::string& prefix, const std::strin
   switch (kind_) {
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return converted(slot(prefix, "_i", at), DType::I64, out);
-    case ReduceKind::WelfordMean: return converted("(" + total + " / " + std::to_string(count_) + ".0)", DType::F64, out);
+    case ReduceKind::WelfordMean:
+      return converted("(" + total + " / " + std::to_string(count_) + ".0)", DType::F64, out);
     default: break;
   }
   if (type_ == "uint64_t") return converted("(int64_t)" + total, DType::I64, out);

@@ -28,10 +28,10 @@ inline constexpr int64_t kMinColumnChunk = 32;
 
 struct ReducePlan {
   ReduceStrategy strategy = ReduceStrategy::BlockPerRow;
-  int64_t splits = 1;     // chunks per output (SplitRow, ColumnPartials)
-  int64_t chunk = 0;      // reduce points per chunk: ceil(row_points / splits)
-  LaunchShape partials;   // the first launch (BlockPerRow: the only one)
-  LaunchShape finish;     // SplitRow, ColumnPartials: a thread per output
+  int64_t splits = 1;    // chunks per output (SplitRow, ColumnPartials)
+  int64_t chunk = 0;     // reduce points per chunk: ceil(row_points / splits)
+  LaunchShape partials;  // the first launch (BlockPerRow: the only one)
+  LaunchShape finish;    // SplitRow, ColumnPartials: a thread per output
 };
 
 // The plan for `outputs` output points of `row_points` reduce points each; `column`: a column

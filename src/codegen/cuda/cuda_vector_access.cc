@@ -9,7 +9,7 @@ namespace kiln::cuda {
 
 namespace {
 
-constexpr int kVectorBytes = 16;      // the widest access a thread makes at once
+constexpr int kVectorBytes = 16;        // the widest access a thread makes at once
 constexpr int kMostBytesPerGroup = 64;  // a group's widest access, in pieces of kVectorBytes
 
 bool is_access(const BodyOp& op) { return op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store; }

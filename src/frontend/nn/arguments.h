@@ -8,8 +8,8 @@
 
 namespace kiln::nn {
 
-void check_size_arg(const char* module, const char* name, int64_t value);      // value >= 0
-void check_positive_arg(const char* module, const char* name, int64_t value);  // value > 0
+void check_size_arg(const char* module, const char* name, int64_t value);                       // value >= 0
+void check_positive_arg(const char* module, const char* name, int64_t value);                   // value > 0
 void check_shape_arg(const char* module, const char* name, const std::vector<int64_t>& shape);  // each >= 0
 
 }  // namespace kiln::nn

@@ -29,8 +29,7 @@ CausalSelfAttention::CausalSelfAttention(int64_t embed_dim, int64_t num_heads, u
 }
 
 Tensor CausalSelfAttention::forward(const Tensor& x, CallSite loc) {
-  if (x.dim() != 3)
-    throw Error(make_error("CausalSelfAttention: expects [B, T, C], got rank ", x.dim()));
+  if (x.dim() != 3) throw Error(make_error("CausalSelfAttention: expects [B, T, C], got rank ", x.dim()));
   const int64_t t = x.size(1);
   const int64_t head_dim = embed_dim / num_heads;
   // [B, T, 3C] -> three [B, H, T, D]

@@ -22,8 +22,10 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> k
   check_positive_arg("Conv2d", "kernel_size", kh);
   check_positive_arg("Conv2d", "kernel_size", kw);
   const double bound = fan_in_bound(in_channels / groups * kh * kw);
-  weight = register_parameter("weight", uniform_init({out_channels, in_channels / groups, kh, kw}, bound, this->options.seed));
-  if (this->options.bias) bias = register_parameter("bias", uniform_init({out_channels}, bound, this->options.seed + 1));
+  weight = register_parameter("weight",
+                              uniform_init({out_channels, in_channels / groups, kh, kw}, bound, this->options.seed));
+  if (this->options.bias)
+    bias = register_parameter("bias", uniform_init({out_channels}, bound, this->options.seed + 1));
 }
 
 Tensor Conv2d::forward(const Tensor& x, CallSite loc) {

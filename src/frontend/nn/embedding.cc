@@ -18,8 +18,6 @@ Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, int64_t padd
   weight = register_parameter("weight", table);
 }
 
-Tensor Embedding::forward(const Tensor& indices, CallSite loc) {
-  return embedding(weight, indices, padding_idx, loc);
-}
+Tensor Embedding::forward(const Tensor& indices, CallSite loc) { return embedding(weight, indices, padding_idx, loc); }
 
 }  // namespace kiln::nn

@@ -76,7 +76,8 @@ void column_sums_by_row_ranges(const T* b, int64_t k, int64_t m, int64_t rs, int
 #pragma omp for schedule(static)
     for (int64_t j = 0; j < m; ++j) {
       double acc = 0;
-      for (int q = 0; q < nt; ++q) acc += partial[static_cast<size_t>(q) * static_cast<size_t>(m) + static_cast<size_t>(j)];
+      for (int q = 0; q < nt; ++q)
+        acc += partial[static_cast<size_t>(q) * static_cast<size_t>(m) + static_cast<size_t>(j)];
       scaled[j] = static_cast<T>(c * acc);
     }
   }
@@ -117,12 +118,15 @@ void uniform_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     std::vector<double> sums(static_cast<size_t>(j1 - j0), 0.0);
     if (a_uniform) {  // column sums of b [k, m]
       for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t j = j0; j < j1; ++j) sums[static_cast<size_t>(j - j0)] += static_cast<double>(base[kk * rs + j * cs]);
+        for (int64_t j = j0; j < j1; ++j)
+          sums[static_cast<size_t>(j - j0)] += static_cast<double>(base[kk * rs + j * cs]);
     } else {  // row sums of a [n, k]
       for (int64_t row = j0; row < j1; ++row)
-        for (int64_t kk = 0; kk < k; ++kk) sums[static_cast<size_t>(row - j0)] += static_cast<double>(base[row * rs + kk * cs]);
+        for (int64_t kk = 0; kk < k; ++kk)
+          sums[static_cast<size_t>(row - j0)] += static_cast<double>(base[row * rs + kk * cs]);
     }
-    for (int64_t j = j0; j < j1; ++j) scaled[static_cast<size_t>(i * width + j)] = static_cast<T>(c * sums[static_cast<size_t>(j - j0)]);
+    for (int64_t j = j0; j < j1; ++j)
+      scaled[static_cast<size_t>(i * width + j)] = static_cast<T>(c * sums[static_cast<size_t>(j - j0)]);
   };
   const bool large = sum_batches * width * k > (int64_t{1} << 16);
   if (a_uniform && sum_batches == 1 && large) {
@@ -154,7 +158,8 @@ bool layout_ok(const Tensor& t) {
 }
 
 template <typename T>
-void gemm(const MatrixLayout& la, const MatrixLayout& lb, int64_t n, int64_t m, int64_t k, const T* a, const T* b, T* c) {
+void gemm(const MatrixLayout& la, const MatrixLayout& lb, int64_t n, int64_t m, int64_t k, const T* a, const T* b,
+          T* c) {
   if constexpr (sizeof(T) == 4) {
     cblas_sgemm(CblasRowMajor, la.trans, lb.trans, static_cast<blasint>(n), static_cast<blasint>(m),
                 static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(la.ld), b, static_cast<blasint>(lb.ld), 0.0f, c,
@@ -253,8 +258,10 @@ bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out)
     if (s == 0) return false;  // nothing to multiply: the reference kernel fills zeros
   if (k == 0 || out.numel() > (int64_t{1} << 31)) return false;
   if (is_uniform(a) || is_uniform(b)) {
-    if (dt == DType::F32) uniform_matmul<float>(a, b, out);
-    else uniform_matmul<double>(a, b, out);
+    if (dt == DType::F32)
+      uniform_matmul<float>(a, b, out);
+    else
+      uniform_matmul<double>(a, b, out);
     return true;
   }
   // An operand BLAS cannot take as it is (general strides) is copied to a contiguous tensor
@@ -263,8 +270,10 @@ bool blas_matmul(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out)
   const Tensor cb = b.is_contiguous() || layout_ok(b) ? b : b.contiguous();
   MatrixLayout la, lb;
   if (!layout_of(ca, la) || !layout_of(cb, lb)) return false;
-  if (dt == DType::F32) run<float>(ca, cb, out, la, lb);
-  else run<double>(ca, cb, out, la, lb);
+  if (dt == DType::F32)
+    run<float>(ca, cb, out, la, lb);
+  else
+    run<double>(ca, cb, out, la, lb);
   return true;
 }
 

@@ -107,7 +107,8 @@ Expected<CompiledProgram> CompiledProgram::compile(LoopProgram p, const CpuCompi
   if (chunks.empty()) return c;
 
   t0 = std::chrono::steady_clock::now();
-  Expected<CpuToolchain> toolchain = o.toolchain ? Expected<CpuToolchain>(*o.toolchain) : find_cpu_toolchain(o.compiler);
+  Expected<CpuToolchain> toolchain =
+      o.toolchain ? Expected<CpuToolchain>(*o.toolchain) : find_cpu_toolchain(o.compiler);
   if (!toolchain) return toolchain.error().add_context(where);
   c.stats_.toolchain = *toolchain;
   c.stats_.toolchain_seconds = seconds_since(t0);
@@ -181,9 +182,8 @@ bool CompiledProgram::run_blas_kernel(const LoopKernel& k, std::span<const Tenso
   const Tensor a = view(k.operands[0]), b = view(k.operands[1]);
   if (linear) {  // x @ w.T + bias; the bias operand is a buffer or the literal None
     if (b.dim() != 2 || a.dim() < 2) return false;
-    const std::optional<Tensor> bias = k.operands.size() == 3 && k.operands[2].buffer >= 0
-                                           ? std::optional<Tensor>(view(k.operands[2]))
-                                           : std::nullopt;
+    const std::optional<Tensor> bias =
+        k.operands.size() == 3 && k.operands[2].buffer >= 0 ? std::optional<Tensor>(view(k.operands[2])) : std::nullopt;
     const Tensor* pb = bias ? &*bias : nullptr;
     if (dnnl_ && dnnl_->run(OpKind::Matmul, a, transposed_weight(b), result, pb)) return true;
     return blas_linear(a, b, pb, result);
@@ -229,7 +229,9 @@ Expected<std::shared_ptr<Storage>> CompiledProgram::output_storage(size_t buffer
   });
 }
 
-Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const { return run_impl(inputs, nullptr); }
+Expected<std::vector<Tensor>> CompiledProgram::run(std::span<const Tensor> inputs) const {
+  return run_impl(inputs, nullptr);
+}
 
 Status CompiledProgram::run_kernels(const std::vector<LoopKernel>& kernels, int first, RunState& s) const {
   int at = first;
@@ -258,7 +260,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run_profiled(std::span<const Tens
   return run_impl(inputs, &kernel_seconds);
 }
 
-Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> inputs, std::vector<double>* profile) const {
+Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> inputs,
+                                                        std::vector<double>* profile) const {
   KILN_TRY(check_loop_inputs(p_, inputs));
   KILN_TRY(check_loop_inputs_on_host(p_, inputs, "the CPU backend"));
   // One flat tensor per buffer (storage_size() elements); contiguous inputs are used in place
@@ -302,7 +305,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
     const Buffer& buf = p_.buffers[b];
     if (!storage[b].defined()) {
       if (plan_.offset[b] >= 0) {
-        storage[b] = Tensor::over_storage(arena, buf.dtype, {buf.storage_size()}, {1}, plan_.offset[b] / dtype_size(buf.dtype));
+        storage[b] =
+            Tensor::over_storage(arena, buf.dtype, {buf.storage_size()}, {1}, plan_.offset[b] / dtype_size(buf.dtype));
       } else {
         KILN_ASSIGN_OR_RETURN(std::shared_ptr<Storage> output,
                               output_storage(b, buf.storage_size() * dtype_size(buf.dtype)));
@@ -329,8 +333,8 @@ Expected<std::vector<Tensor>> CompiledProgram::run_impl(std::span<const Tensor> 
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     const Buffer& buf = p_.buffers[static_cast<size_t>(p_.outputs[j])];
     Tensor view = view_of(storage[static_cast<size_t>(p_.outputs[j])], buf.sizes, buf.strides, 0);
-    const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j), p_.outputs[j]) !=
-                          p_.outputs.begin() + static_cast<ptrdiff_t>(j);
+    const bool repeated = std::find(p_.outputs.begin(), p_.outputs.begin() + static_cast<ptrdiff_t>(j),
+                                    p_.outputs[j]) != p_.outputs.begin() + static_cast<ptrdiff_t>(j);
     if (is_contiguous_layout(buf) && !repeated) {
       out.push_back(std::move(view));
       continue;

@@ -30,8 +30,8 @@ struct CpuCompileOptions {
   std::string compiler = {};                   // "" : $CXX if set, else c++
   std::optional<CpuToolchain> toolchain = {};  // when set, used as is: no lookup, no --version
   std::string cache_dir = {};                  // "" : $KILN_CACHE_DIR, else $HOME/.cache/kiln
-  int jobs = 0;                           // most chunks (compiled at once); 0: hardware threads
-  int min_kernels_per_chunk = 4;          // no chunk smaller, unless the program is
+  int jobs = 0;                                // most chunks (compiled at once); 0: hardware threads
+  int min_kernels_per_chunk = 4;               // no chunk smaller, unless the program is
   // Float32 matmuls through oneDNN's brgemm kernels where it has one for the layout
   // (dnnl_matmul.h); false: every BLAS matmul through OpenBLAS.
   bool onednn_matmuls = true;
@@ -44,18 +44,18 @@ struct ChunkStats {
   // Why an entry found under the key was not used but rebuilt (it failed verification,
   // kernel_cache.h); "" when there was none or it was a hit. A note on stderr says it too.
   std::string rebuilt_because;
-  double compile_seconds = 0;        // 0 on a hit
+  double compile_seconds = 0;  // 0 on a hit
 };
 
 struct CompileStats {
   std::vector<ChunkStats> chunks;
   std::string cache_dir;
-  CpuToolchain toolchain;       // empty when no kernel needed one
-  double emit_seconds = 0;      // generating the C++ of every chunk
-  double toolchain_seconds = 0; // finding the compiler and its version
-  double lookup_seconds = 0;    // finding and verifying the chunks' cache entries
-  double compile_seconds = 0;   // wall time of the (parallel) compiles
-  double load_seconds = 0;      // dlopen and dlsym
+  CpuToolchain toolchain;        // empty when no kernel needed one
+  double emit_seconds = 0;       // generating the C++ of every chunk
+  double toolchain_seconds = 0;  // finding the compiler and its version
+  double lookup_seconds = 0;     // finding and verifying the chunks' cache entries
+  double compile_seconds = 0;    // wall time of the (parallel) compiles
+  double load_seconds = 0;       // dlopen and dlsym
 
   int hits() const;
   int compiled() const;
@@ -111,10 +111,10 @@ class CompiledProgram {
 
   LoopProgram p_;
   std::vector<SharedLibrary> libraries_;
-  std::vector<KernelFn> kernels_;      // per flat kernel of p_; null for extern and control kernels
-  std::vector<int> ends_;              // per flat kernel: flat_kernel_ends (lower/loop_control.h)
-  std::vector<bool> input_written_;    // per buffer: some kernel writes this input buffer
-  std::vector<bool> kernel_checks_;    // per flat kernel: it checks indirect indices (sets the error slot)
+  std::vector<KernelFn> kernels_;    // per flat kernel of p_; null for extern and control kernels
+  std::vector<int> ends_;            // per flat kernel: flat_kernel_ends (lower/loop_control.h)
+  std::vector<bool> input_written_;  // per buffer: some kernel writes this input buffer
+  std::vector<bool> kernel_checks_;  // per flat kernel: it checks indirect indices (sets the error slot)
   CompileStats stats_;
   MemoryPlan plan_;
   // Primitives of the matmuls oneDNN runs, made on first use; null when onednn_matmuls is off.

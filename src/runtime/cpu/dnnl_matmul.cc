@@ -87,8 +87,8 @@ void add_bias(Shapes& s, const Tensor& bias) {
 
 std::vector<int64_t> key_of(const Shapes& s) {
   std::vector<int64_t> key;
-  for (const memory::dims* v : {&s.a_dims, &s.a_strides, &s.b_dims, &s.b_strides, &s.c_dims, &s.c_strides,
-                                &s.bias_dims, &s.bias_strides}) {
+  for (const memory::dims* v :
+       {&s.a_dims, &s.a_strides, &s.b_dims, &s.b_strides, &s.c_dims, &s.c_strides, &s.bias_dims, &s.bias_strides}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());
   }
@@ -107,8 +107,8 @@ struct DnnlMatmuls::Impl {
     const memory::desc a(s.a_dims, memory::data_type::f32, s.a_strides);
     const memory::desc b(s.b_dims, memory::data_type::f32, s.b_strides);
     const memory::desc c(s.c_dims, memory::data_type::f32, s.c_strides);
-    const memory::desc bias = s.bias_dims.empty() ? memory::desc()
-                                                  : memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides);
+    const memory::desc bias =
+        s.bias_dims.empty() ? memory::desc() : memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides);
     try {
 #if DNNL_VERSION_MAJOR >= 3
       const dnnl::matmul::primitive_desc pd(engine, a, b, bias, c);
@@ -160,8 +160,9 @@ bool DnnlMatmuls::run(OpKind op, const Tensor& a, const Tensor& b, const Tensor&
   memory bm(memory::desc(s.b_dims, memory::data_type::f32, s.b_strides), e, b.data<float>());
   memory cm(memory::desc(s.c_dims, memory::data_type::f32, s.c_strides), e, out.data<float>());
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, memory(memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides), e,
-                                               bias->data<float>()));
+  if (bias)
+    args.emplace(DNNL_ARG_BIAS,
+                 memory(memory::desc(s.bias_dims, memory::data_type::f32, s.bias_strides), e, bias->data<float>()));
   dnnl::stream stream(e);
   prim->execute(stream, args);
   stream.wait();

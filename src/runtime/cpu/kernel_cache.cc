@@ -47,7 +47,8 @@ struct EntryRecord {
     std::string header, source, options, library;
     EntryRecord r;
     if (!std::getline(in, header) || header != kHeader) return std::nullopt;
-    if (!(in >> source >> r.source >> options >> r.options >> library >> r.library_bytes >> r.library)) return std::nullopt;
+    if (!(in >> source >> r.source >> options >> r.options >> library >> r.library_bytes >> r.library))
+      return std::nullopt;
     if (source != "source" || options != "options" || library != "library") return std::nullopt;
     return r;
   }
@@ -58,8 +59,8 @@ struct EntryRecord {
 Expected<KernelCache> KernelCache::open(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) return make_error("cannot create the kernel cache directory ", dir, ": ",
-                                                      ec ? ec.message() : "not a directory");
+  if (ec || !fs::is_directory(dir))
+    return make_error("cannot create the kernel cache directory ", dir, ": ", ec ? ec.message() : "not a directory");
   return KernelCache(dir);
 }
 
@@ -77,7 +78,8 @@ KernelCache::Lookup KernelCache::lookup(const std::string& key, const std::strin
   if (!record) return {false, "its checksum record " + record_path(key) + " is not one this kiln writes"};
   if (record->source != checksum(source) || record->options != options_checksum(emit_options, t))
     return {false, "it was built from other source or options under the same key"};
-  if (read_file(source_path(key)) != source) return {false, "its source " + source_path(key) + " was changed or removed"};
+  if (read_file(source_path(key)) != source)
+    return {false, "its source " + source_path(key) + " was changed or removed"};
   const std::optional<std::string> library = read_file(library_path(key));
   if (!library) return {false, "its library cannot be read"};
   if (static_cast<int64_t>(library->size()) != record->library_bytes)

@@ -36,7 +36,8 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
   // O_CLOEXEC: a child spawned by another thread at the same time must not inherit the
   // write end, or our read would wait for that child too.
   Pipe out;
-  if (pipe2(out.fd, O_CLOEXEC) != 0) return make_error("cannot create a pipe to run ", argv[0], ": ", std::strerror(errno));
+  if (pipe2(out.fd, O_CLOEXEC) != 0)
+    return make_error("cannot create a pipe to run ", argv[0], ": ", std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
@@ -85,8 +86,9 @@ std::string command_line_text(const std::vector<std::string>& argv) {
   std::string s;
   for (const std::string& a : argv) {
     if (!s.empty()) s += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789-_=+./:,@%") == std::string::npos;
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789-_=+./:,@%") == std::string::npos;
     if (plain) {
       s += a;
       continue;
@@ -110,7 +112,8 @@ Expected<std::vector<std::string>> split_command_line(const std::string& text) {
       in_word = false;
     } else if (c == '\'' || c == '"') {
       const size_t close = text.find(c, i + 1);
-      if (close == std::string::npos) return make_error("the quote ", c, " at column ", i + 1, " of '", text, "' is not closed");
+      if (close == std::string::npos)
+        return make_error("the quote ", c, " at column ", i + 1, " of '", text, "' is not closed");
       word += text.substr(i + 1, close - i - 1);
       in_word = true;
       i = close;

@@ -26,7 +26,8 @@ std::string first_lines(const std::string& text, int n) {
   }
   std::string out;
   for (size_t i = 0; i < lines.size() && i < static_cast<size_t>(n); ++i) out += "  " + lines[i] + "\n";
-  if (lines.size() > static_cast<size_t>(n)) out += "  ... (" + std::to_string(lines.size() - static_cast<size_t>(n)) + " more lines)\n";
+  if (lines.size() > static_cast<size_t>(n))
+    out += "  ... (" + std::to_string(lines.size() - static_cast<size_t>(n)) + " more lines)\n";
   return out;
 }
 
@@ -50,8 +51,8 @@ Diagnostic failed(const std::string& what, const std::vector<std::string>& argv,
 // max of the rounded x * c (the evaluator's and PyTorch's CPU kernels round every op); the
 // prelude's polynomials fuse their multiply-adds by hand (docs/DECISIONS.md).
 std::vector<std::string> default_cpu_flags() {
-  return {"-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno",
-          "-fno-trapping-math", "-ffp-contract=off", "-std=c++17"};
+  return {"-O3",     "-march=native",   "-mprefer-vector-width=512", "-fopenmp",          "-fPIC",
+          "-shared", "-fno-math-errno", "-fno-trapping-math",        "-ffp-contract=off", "-std=c++17"};
 }
 
 std::string default_cpu_compiler() {
@@ -76,8 +77,9 @@ std::vector<std::string> CpuToolchain::command(const std::string& source, const 
 Status CpuToolchain::compile(const std::string& source, const std::string& output) const {
   const std::vector<std::string> argv = command(source, output);
   Expected<ProcessResult> r = run_process(argv);
-  if (!r) return make_error("C++ compiler '", compiler, "' could not be run: ", r.error().message(), "; command: ",
-                            command_line_text(argv));
+  if (!r)
+    return make_error("C++ compiler '", compiler, "' could not be run: ", r.error().message(),
+                      "; command: ", command_line_text(argv));
   if (!r->ok()) return failed("C++ compiler '" + compiler + "' failed", argv, *r);
   std::error_code ec;
   if (!fs::is_regular_file(output, ec) || fs::file_size(output, ec) == 0)

@@ -20,14 +20,10 @@ constexpr int kPreferenceMaxWorkspace = 1;                    // CUBLASLT_MATMUL
 
 std::optional<int> cuda_data_type(DType t) {
   switch (t) {
-    case DType::F32:
-      return kRealF32;
-    case DType::F16:
-      return kRealF16;
-    case DType::BF16:
-      return kRealBf16;
-    default:
-      return std::nullopt;
+    case DType::F32: return kRealF32;
+    case DType::F16: return kRealF16;
+    case DType::BF16: return kRealBf16;
+    default: return std::nullopt;
   }
 }
 

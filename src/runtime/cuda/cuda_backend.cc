@@ -19,7 +19,8 @@ BackendPolicy cuda_policy(const CudaTarget& target) {
   // and there must be a row per multiprocessor, or separate kernels spread wider.
   const int64_t resident_blocks =
       static_cast<int64_t>(target.multiprocessors) * (target.max_threads_per_multiprocessor / cuda::kMaxBlockThreads);
-  p.schedule.max_row_elements = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(target.l2_bytes / resident_blocks / 4)));
+  p.schedule.max_row_elements =
+      static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(target.l2_bytes / resident_blocks / 4)));
   p.schedule.min_rows = target.multiprocessors;
   return p;
 }

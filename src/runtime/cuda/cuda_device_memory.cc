@@ -24,8 +24,8 @@ class CudaDeviceMemory final : public DeviceMemory {
   Expected<std::byte*> allocate(int index, size_t nbytes) const override {
     KILN_ASSIGN_OR_RETURN(const CudaDriver* driver, current(index));
     CuDevicePtr address = 0;
-    KILN_TRY(driver->check(driver->api().mem_alloc(&address, nbytes), "cuMemAlloc",
-                           "asking for " + format_bytes(nbytes)));
+    KILN_TRY(
+        driver->check(driver->api().mem_alloc(&address, nbytes), "cuMemAlloc", "asking for " + format_bytes(nbytes)));
     return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(address));
   }
 
@@ -73,8 +73,7 @@ class CudaDeviceMemory final : public DeviceMemory {
   mutable std::map<int, CudaContext> contexts_;
 };
 
-[[maybe_unused]] const bool kRegistered =
-    (register_device_memory(Device::Kind::Cuda, &cuda_device_memory()), true);
+[[maybe_unused]] const bool kRegistered = (register_device_memory(Device::Kind::Cuda, &cuda_device_memory()), true);
 
 }  // namespace
 

@@ -15,12 +15,8 @@ PackedLaunchArgs::PackedLaunchArgs(const std::vector<CudaArg>& args, std::vector
             << "a launch argument names buffer " << a.buffer << " of " << buffer_addresses.size();
         params_.push_back(&buffer_addresses[static_cast<size_t>(a.buffer)]);
         continue;
-      case CudaArg::Kind::Scratch:
-        fixed_[i] = scratch + static_cast<CuDevicePtr>(a.offset);
-        break;
-      case CudaArg::Kind::ErrorSlot:
-        fixed_[i] = error_slot;
-        break;
+      case CudaArg::Kind::Scratch: fixed_[i] = scratch + static_cast<CuDevicePtr>(a.offset); break;
+      case CudaArg::Kind::ErrorSlot: fixed_[i] = error_slot; break;
     }
     params_.push_back(&fixed_[i]);
   }

@@ -20,8 +20,7 @@ std::string arg_problem(const LoopProgram& p, const CudaProgramSource& source, c
       return "is at offset " + std::to_string(a.offset) + " of a scratch workspace of " +
              std::to_string(source.scratch_bytes) + " bytes (offsets are multiples of " +
              std::to_string(CudaArenaPlan::kAlignment) + " inside it)";
-    case CudaArg::Kind::ErrorSlot:
-      return "";
+    case CudaArg::Kind::ErrorSlot: return "";
   }
   return "has an unknown kind";
 }

@@ -74,13 +74,15 @@ TargetReport cuda_target_report(const CudaReportSources& s) {
   for (OpKind op : s.plan.host_copied_ops) r.host_copied_ops.emplace_back(op_info(op).name());
 
   if (s.attributes)
-    r.notes.push_back("Registers and local memory per thread, and static shared memory per block, are the driver's "
-                      "(cuFuncGetAttribute) for the loaded kernels; spills are ptxas's, where NVRTC's log gave its "
-                      "report.");
+    r.notes.push_back(
+        "Registers and local memory per thread, and static shared memory per block, are the driver's "
+        "(cuFuncGetAttribute) for the loaded kernels; spills are ptxas's, where NVRTC's log gave its "
+        "report.");
   else if (s.compiled)
-    r.notes.push_back("The driver's figures (cuFuncGetAttribute: registers, local and static shared memory) and "
-                      "running need a GPU; registers, spills and stack frames here are ptxas's, from compiling for " +
-                      s.arch + ".");
+    r.notes.push_back(
+        "The driver's figures (cuFuncGetAttribute: registers, local and static shared memory) and "
+        "running need a GPU; registers, spills and stack frames here are ptxas's, from compiling for " +
+        s.arch + ".");
   else
     r.notes.push_back("Not compiled for " + s.arch + ": no register or spill figures.");
   if (s.compiled && without_ptxas > 0)

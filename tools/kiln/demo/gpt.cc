@@ -5,7 +5,10 @@
 namespace kiln::demo {
 
 GptBlock::GptBlock(int64_t width, int64_t num_heads, uint64_t seed)
-    : ln1({width}), attn(width, num_heads, seed), ln2({width}), fc(width, 4 * width, true, seed + 4),
+    : ln1({width}),
+      attn(width, num_heads, seed),
+      ln2({width}),
+      fc(width, 4 * width, true, seed + 4),
       proj(4 * width, width, true, seed + 6) {
   register_module("ln1", ln1);
   register_module("attn", attn);

@@ -98,7 +98,8 @@ Status add_kernel_cpu(std::span<UserKernelArg> args, std::span<const int64_t>) {
 }
 
 void print_analysis(const UserKernel& k) {
-  std::printf("registered user kernel '%s' from TTIR; its mutation analysis (%.2f ms):\n", k.name.c_str(), k.analysis_ms);
+  std::printf("registered user kernel '%s' from TTIR; its mutation analysis (%.2f ms):\n", k.name.c_str(),
+              k.analysis_ms);
   for (const UserKernelParam& p : k.params)
     std::printf("  %-4s %-13s %s\n", p.name.c_str(), p.type.c_str(), p.written ? "written" : "read-only");
 }
@@ -142,8 +143,9 @@ bool user_kernel_tour() {
     return false;
   }
   eliminate_dead_code(*f);
-  std::printf("functionalized (only `out` is cloned; the in-place call passes in0 and out as views of one value):\n%s\n",
-              print_graph(*f).c_str());
+  std::printf(
+      "functionalized (only `out` is cloned; the in-place call passes in0 and out as views of one value):\n%s\n",
+      print_graph(*f).c_str());
   const Tensor x = Tensor::randn({kElements}, 7), y = Tensor::randn({kElements}, 8);
   Tensor eager;
   try {
