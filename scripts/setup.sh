@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs on Debian 12 (bookworm), idempotently:
-#   - Debian packages: compiler, CMake, Ninja, ccache, GoogleTest/Benchmark, clang with its
+#   - Debian packages: compiler, CMake, Ninja, ccache, clang-format (the `format` test), GoogleTest/Benchmark, clang with its
 #     sanitizer/libFuzzer runtime, LLVM's FileCheck, OpenBLAS and oneDNN (extern matmuls of the CPU backend),
 #     Graphviz (compile reports), ONNX's C++ library and protobuf (ONNX export);
 #   - a project-local Python virtual environment at .venv (Debian's /usr/bin/python3) with
@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 # (about 5.5 GB in .venv, ~75 s to install); kiln only uses it on the CPU as the oracle.
 PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5 onnx==1.23.2 onnxruntime==1.31.1)  # pip itself is pinned below
 
-APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config git python3 python3-venv
+APT_PACKAGES=(g++ cmake ninja-build ccache clang-format pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
               clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
               libopenblas-dev libopenblas-openmp-dev libdnnl-dev graphviz
