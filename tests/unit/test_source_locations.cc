@@ -7,6 +7,8 @@
 #include "frontend/replay.h"
 #include "kiln/kiln.h"
 
+// Each call and its `line = __LINE__` must stay on one line, as written.
+// clang-format off
 namespace kiln {
 namespace {
 
@@ -29,12 +31,8 @@ std::string at_line(int line) { return std::string(__FILE__) + ":" + std::to_str
 
 TEST(SourceLocations, CapturedNodeNamesTheCallLine) {
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return relu(in[0]);
-      },
-      {Tensor::zeros({2})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return relu(in[0]); },
+                          {Tensor::zeros({2})});
   ASSERT_TRUE(c.graph);
   const SourceLoc loc = only_node_loc(*c.graph);
   EXPECT_EQ(loc.file, __FILE__);
@@ -44,12 +42,8 @@ TEST(SourceLocations, CapturedNodeNamesTheCallLine) {
 
 TEST(SourceLocations, TensorMethodNamesTheCallLine) {
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return in[0].sum({1});
-      },
-      {Tensor::zeros({2, 3})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return in[0].sum({1}); },
+                          {Tensor::zeros({2, 3})});
   ASSERT_TRUE(c.graph);
   EXPECT_EQ(only_node_loc(*c.graph).line, line);
 }
@@ -61,7 +55,8 @@ TEST(SourceLocations, OperatorsRecordNoLocation) {
 }
 
 TEST(SourceLocations, PrintedGraphShowsNoLocation) {
-  Captured c = capture_ok([](std::span<const Tensor> in) { return relu(in[0]); }, {Tensor::zeros({2})}, {.name = "f"});
+  Captured c = capture_ok([](std::span<const Tensor> in) { return relu(in[0]); }, {Tensor::zeros({2})},
+                          {.name = "f"});
   ASSERT_TRUE(c.graph);
   EXPECT_EQ(print_graph(*c.graph),
             "graph @f(%x0: f32[2]) -> (f32[2]) {\n"
@@ -73,12 +68,8 @@ TEST(SourceLocations, PrintedGraphShowsNoLocation) {
 TEST(SourceLocations, LinearModuleRecordsTheCallersLine) {
   nn::Linear fc(4, 2);
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return fc(in[0]);
-      },
-      {Tensor::zeros({3, 4})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return fc(in[0]); },
+                          {Tensor::zeros({3, 4})});
   ASSERT_TRUE(c.graph);
   EXPECT_EQ(only_node_loc(*c.graph).line, line);
 }
@@ -86,12 +77,8 @@ TEST(SourceLocations, LinearModuleRecordsTheCallersLine) {
 TEST(SourceLocations, SequentialPassesItsCallersLineToEveryModule) {
   nn::Sequential seq{std::make_shared<nn::Linear>(4, 4), std::make_shared<nn::Linear>(4, 2)};
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return seq(in[0]);
-      },
-      {Tensor::zeros({3, 4})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return seq(in[0]); },
+                          {Tensor::zeros({3, 4})});
   ASSERT_TRUE(c.graph);
   ASSERT_EQ(c.graph->num_nodes(), 2u);
   for (const Node* n : c.graph->nodes()) EXPECT_EQ(n->loc().line, line);
@@ -101,10 +88,7 @@ TEST(SourceLocations, ControlFlowNodeNamesTheCallLine) {
   int line = 0;
   auto branch = [](std::span<const Tensor> a) { return Tensors{neg(a[0])}; };
   Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return cond(in[0], branch, branch, {in[1]})[0];
-      },
+      [&](std::span<const Tensor> in) { line = __LINE__; return cond(in[0], branch, branch, {in[1]})[0]; },
       {Tensor::scalar(true, DType::Bool), Tensor::zeros({2})});
   ASSERT_TRUE(c.graph);
   EXPECT_EQ(only_node_loc(*c.graph).line, line);
@@ -115,8 +99,7 @@ TEST(SourceLocations, EagerErrorStartsWithTheCallLine) {
   const Tensor b = Tensor::zeros({4, 5});
   int line = 0;
   try {
-    line = __LINE__;
-    matmul(a, b);
+    line = __LINE__; matmul(a, b);
     FAIL() << "expected kiln::Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.diagnostic().loc().file, __FILE__);
@@ -130,8 +113,7 @@ TEST(SourceLocations, EagerControlFlowErrorStartsWithTheCallLine) {
   auto branch = [](std::span<const Tensor> a) { return Tensors{a[0]}; };
   int line = 0;
   try {
-    line = __LINE__;
-    cond(Tensor::zeros({2}), branch, branch, {});
+    line = __LINE__; cond(Tensor::zeros({2}), branch, branch, {});
     FAIL() << "expected kiln::Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.diagnostic().loc().line, line);
@@ -141,10 +123,7 @@ TEST(SourceLocations, EagerControlFlowErrorStartsWithTheCallLine) {
 
 TEST(SourceLocations, CaptureErrorStartsWithTheCallLine) {
   int line = 0;
-  auto c = capture(CaptureFn1([&](std::span<const Tensor> in) {
-                     line = __LINE__;
-                     return matmul(in[0], in[1]);
-                   }),
+  auto c = capture(CaptureFn1([&](std::span<const Tensor> in) { line = __LINE__; return matmul(in[0], in[1]); }),
                    {Tensor::zeros({2, 3}), Tensor::zeros({4, 5})});
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().loc().line, line);
@@ -153,12 +132,8 @@ TEST(SourceLocations, CaptureErrorStartsWithTheCallLine) {
 
 TEST(SourceLocations, InterpreterErrorNamesTheCaptureCallLine) {
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return div(in[0], in[1], "trunc");
-      },
-      {Tensor::from_ints({6, 7}, {2}), Tensor::from_ints({2, 1}, {2})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return div(in[0], in[1], "trunc"); },
+                          {Tensor::from_ints({6, 7}, {2}), Tensor::from_ints({2, 1}, {2})});
   ASSERT_TRUE(c.graph);
   auto r = c.run(Tensors{Tensor::from_ints({6, 7}, {2}), Tensor::from_ints({2, 0}, {2})});
   ASSERT_FALSE(r);
@@ -171,12 +146,8 @@ TEST(SourceLocations, InterpreterErrorNamesTheCaptureCallLine) {
 
 TEST(SourceLocations, ReplayKeepsTheRecordedLocations) {
   int line = 0;
-  Captured c = capture_ok(
-      [&](std::span<const Tensor> in) {
-        line = __LINE__;
-        return relu(in[0]);
-      },
-      {Tensor::zeros({2})});
+  Captured c = capture_ok([&](std::span<const Tensor> in) { line = __LINE__; return relu(in[0]); },
+                          {Tensor::zeros({2})});
   ASSERT_TRUE(c.graph);
   auto replayed = replay_capture(*c.graph, Tensors{Tensor::zeros({2})});
   ASSERT_TRUE(replayed) << replayed.error().to_string();
@@ -185,3 +156,4 @@ TEST(SourceLocations, ReplayKeepsTheRecordedLocations) {
 
 }  // namespace
 }  // namespace kiln
+// clang-format on
