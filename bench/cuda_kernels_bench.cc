@@ -14,8 +14,8 @@
 //     arena, launches), and the host's cost per launch while enqueuing the timed runs;
 //   - beside each, PyTorch eager and torch.compile (default mode) on the same shapes
 //     (bench/torch_cuda_kernels.py, CUDA events, median of N), when the GPU machine has torch.
-// Kernels counts launches per run. Launch sizes are chosen for CudaTarget's defaults (an H100
-// with 132 SMs), as `kiln run --device=cuda` chooses them.
+// Kernels counts launches per run. Launch sizes are chosen for the device the benchmark runs
+// on, as `kiln run --device=cuda` chooses them.
 //
 //     kiln_bench_cuda_kernels [--runs N] [--python PATH] [--torch-script PATH | --torch-json FILE]
 //

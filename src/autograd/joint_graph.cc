@@ -11,11 +11,9 @@
 #include "autograd/derivative.h"
 #include "ir/graph_builder.h"
 #include "ir/printer.h"
-#include "ir/verifier.h"
 #include "ir/written_operands.h"
-#include "passes/dce.h"
-#include "passes/functionalize.h"
 #include "passes/lift_rng_state.h"
+#include "passes/pass_manager.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -186,15 +184,14 @@ Expected<JointGraph> joint_graph(const Graph& original, const JointOptions& opti
   JointGraph joint;
   joint.num_user_outputs = static_cast<int>(original.outputs().size());
   std::unique_ptr<Graph> prepared = original.clone();
-  if (has_inplace_ops(original)) {
-    KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo info,
-                          functionalize(*prepared, {.aliased_inputs = {}, .keep_input_mutations = false}));
-    joint.write_back_inputs = info.write_back_inputs;
-  }
-  if (options.lift_rng_state) {
-    PassResult lifted = lift_rng_state(*prepared);
-    joint.rng_state_added = lifted.counters["rng_state_inputs_added"] > 0;
-  }
+  std::string pipeline = has_inplace_ops(original) ? "functionalize," : "";
+  if (options.lift_rng_state) pipeline += "lift-rng-state";
+  PassManagerOptions passes;
+  passes.functionalize = {.aliased_inputs = {}, .keep_input_mutations = false};
+  PipelineFacts facts;
+  KILN_TRY(run_passes(*prepared, pipeline, passes, &facts));
+  if (facts.mutation_info) joint.write_back_inputs = facts.mutation_info->write_back_inputs;
+  joint.rng_state_added = facts.counters["lift-rng-state"]["rng_state_inputs_added"] > 0;
   joint.rng_state_input = find_rng_state_input(*prepared);
   const Graph& forward = *prepared;
 
@@ -239,9 +236,10 @@ Expected<JointGraph> joint_graph(const Graph& original, const JointOptions& opti
   }
   g.set_outputs(std::move(joint_outputs));
 
-  eliminate_dead_code(g);
-  Status verified = verify_graph(g);
-  KILN_CHECK(verified.is_ok()) << "joint_graph built an invalid graph: " << verified.error().to_string();
+  PassManagerOptions verified;
+  verified.verify_each = true;
+  Status cleaned = run_passes(g, "dce", verified);
+  KILN_CHECK(cleaned.is_ok()) << "joint_graph built an invalid graph: " << cleaned.error().to_string();
   return joint;
 }
 

@@ -3,14 +3,8 @@
 
 #include <chrono>
 
-#include "ir/verifier.h"
 #include "lower/byte_counts.h"
-#include "passes/cse.h"
-#include "passes/dce.h"
-#include "passes/decompose.h"
-#include "passes/fold_uniform_matmuls.h"
-#include "passes/functionalize.h"
-#include "support/check.h"
+#include "passes/pass_manager.h"
 
 namespace kiln {
 
@@ -29,39 +23,22 @@ bool calls_user_kernels(const Graph& g) {
   return false;
 }
 
-// The passes are the compiler's own: a graph they leave invalid is an internal error.
-void verify_after(const Graph& g, const char* pass, const GraphCompileOptions& o) {
-  if (!o.verify_each) return;
-  Status s = verify_graph(g);
-  KILN_CHECK(s.ok()) << "graph @" << g.name() << " is invalid after " << pass << ": " << s.error().to_string();
-}
-
+// The graph passes every backend runs, through the pass manager (verifying the graph after each
+// when verify_each is set): a kernel call writes several arguments in place, so a graph that
+// calls one is functionalized first (the backend runs its functional form, with the writes into
+// inputs kept as trailing copy_ write-backs, in a cond branch or a loop body too); then the ops
+// the backend does not keep whole are decomposed; a product with a uniform operand (a sum
+// loss's tangent) becomes a broadcast of sums; then dead code and common subexpressions go.
 Expected<std::unique_ptr<Graph>> prepared(const Graph& g, const Backend& backend, const GraphCompileOptions& o) {
-  const std::string target = " for the " + backend.name() + " backend";
   std::unique_ptr<Graph> copy = g.clone();
-  // A kernel call writes several arguments in place: the backend runs its functional form,
-  // with the writes into inputs kept as trailing copy_ write-backs (a call in a cond branch or
-  // a loop body, too).
-  if (calls_user_kernels(*copy)) {
-    Expected<ViewAndMutationInfo> f = functionalize(*copy);
-    if (!f) return f.error().add_context("while functionalizing @" + g.name() + target);
-    verify_after(*copy, "functionalize", o);
-  }
-  if (o.decompose) {
-    DecomposeOptions d;
-    d.ops = decomposed_ops(backend.policy());
-    Expected<PassResult> r = decompose(*copy, d);
-    if (!r) return r.error().add_context("while decomposing @" + g.name() + target);
-    verify_after(*copy, "decompose", o);
-  }
-  // A product with a uniform operand (a sum loss's tangent) becomes a broadcast of sums.
-  Expected<PassResult> folded = fold_uniform_matmuls(*copy);
-  if (!folded) return folded.error().add_context("while folding uniform matmuls of @" + g.name());
-  verify_after(*copy, "fold_uniform_matmuls", o);
-  eliminate_dead_code(*copy);
-  verify_after(*copy, "dce", o);
-  eliminate_common_subexpressions(*copy);
-  verify_after(*copy, "cse", o);
+  std::string pipeline = calls_user_kernels(*copy) ? "functionalize," : "";
+  if (o.decompose) pipeline += "decompose,";
+  pipeline += "fold-uniform-matmuls,dce,cse";
+  PassManagerOptions passes;
+  passes.verify_each = o.verify_each;
+  passes.decompose.ops = decomposed_ops(backend.policy());
+  Status s = run_passes(*copy, pipeline, passes);
+  if (!s) return s.error().add_context("while preparing @" + g.name() + " for the " + backend.name() + " backend");
   return copy;
 }
 

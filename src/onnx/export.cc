@@ -16,10 +16,7 @@
 #include "ir/printer.h"
 #include "onnx/model_file.h"
 #include "onnx/op_exporter.h"
-#include "passes/dce.h"
-#include "passes/fold_constants.h"
-#include "passes/functionalize.h"
-#include "passes/propagate_shapes.h"
+#include "passes/pass_manager.h"
 
 namespace kiln::onnx {
 
@@ -223,14 +220,14 @@ Expected<ExportedModel> Exporter::run(const Graph& source, std::span<const Tenso
       any = true;
     }
     if (!any) return make_error("--dynamic: the graph has no input of role input with a dim to make dynamic");
-    Expected<PassResult> r = propagate_shapes(*g);
-    if (!r) return make_error("--dynamic: making dim 0 of the inputs dynamic fails: ", r.error().message());
+    Status s = run_passes(*g, "propagate-shapes");
+    if (!s) return make_error("--dynamic: making dim 0 of the inputs dynamic fails: ", s.error().message());
   }
-  FunctionalizeOptions fo;
-  fo.keep_input_mutations = false;
-  KILN_ASSIGN_OR_RETURN(ViewAndMutationInfo mutation, functionalize(*g, fo));
-  KILN_TRY(fold_constants(*g).status());
-  (void)eliminate_dead_code(*g);
+  PassManagerOptions passes;
+  passes.functionalize.keep_input_mutations = false;
+  PipelineFacts facts;
+  KILN_TRY(run_passes(*g, "functionalize,fold-constants,dce", passes, &facts));
+  const ViewAndMutationInfo& mutation = *facts.mutation_info;
   m.num_user_outputs_ = mutation.num_user_outputs;
   m.write_back_inputs_ = mutation.write_back_inputs;
 

@@ -134,6 +134,7 @@ Status run_passes(Graph& g, const std::string& pipeline, const PassManagerOption
       return d;
     }
     const PassResult& r = *run;
+    for (const auto& [counter, value] : r.counters) reported.counters[p.name][counter] += value;
     auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (options.time_passes) {
       log << "pass " << p.name << ": " << elapsed << " ms";

@@ -54,6 +54,9 @@ struct PassManagerOptions {
 // Typed facts the passes of a pipeline report (set when the pass that computes them ran).
 struct PipelineFacts {
   std::optional<ViewAndMutationInfo> mutation_info;  // from "functionalize"
+  // Each pass's counters by pass name (summed where a pass runs twice): "lift-rng-state"'s
+  // "rng_state_inputs_added", ...
+  std::map<std::string, std::map<std::string, int64_t>> counters;
 };
 
 // Names of the registered passes, in a stable order.

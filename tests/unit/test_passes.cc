@@ -94,5 +94,17 @@ TEST(PassManager, PrintsAfterChangeAndTimes) {
   EXPECT_NE(text.find("IR after dce"), std::string::npos);
 }
 
+TEST(PassManager, ReportsEachPassCountersInTheFacts) {
+  Graph g("g");
+  Value* x = g.add_input("x", f32({4}));
+  g.append({OpKind::Exp, {x}, {}, {f32({4})}});
+  g.append({OpKind::Neg, {x}, {}, {f32({4})}});
+  g.set_outputs({x});
+  PipelineFacts facts;
+  ASSERT_TRUE(run_passes(g, "cse,dce,dce", {}, &facts).is_ok());
+  EXPECT_EQ(facts.counters["dce"]["nodes_removed"], 2);  // both nodes, by the first dce
+  EXPECT_FALSE(facts.mutation_info.has_value());         // no functionalize in the pipeline
+}
+
 }  // namespace
 }  // namespace kiln

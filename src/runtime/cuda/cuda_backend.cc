@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "codegen/cuda/cuda_launch.h"
+#include "runtime/cuda/cuda_device_target.h"
 #include "runtime/cuda/cuda_target_report.h"
 
 namespace kiln {
@@ -25,8 +26,17 @@ BackendPolicy cuda_policy(const CudaTarget& target) {
   return p;
 }
 
+namespace {
+
+CudaBackendOptions sized_for(Device device, CudaBackendOptions o) {
+  if (o.target_from_device) o.emit.target = cuda_target_or(device.index(), o.emit.target);
+  return o;
+}
+
+}  // namespace
+
 CudaBackend::CudaBackend(Device device, CudaBackendOptions options)
-    : device_(device), options_(std::move(options)), policy_(cuda_policy(options_.emit.target)) {}
+    : device_(device), options_(sized_for(device, std::move(options))), policy_(cuda_policy(options_.emit.target)) {}
 
 std::string CudaBackend::emit(const LoopProgram& p) const { return emit_cuda_program(p, options_.emit).source(); }
 

@@ -16,6 +16,9 @@ namespace kiln {
 struct CudaBackendOptions {
   CudaEmitOptions emit = {};  // the device the launches are sized for
   CudaRunOptions run = {};    // the cubin cache, parallel compiles, TF32 (its `device` is the backend's)
+  // Size the launches for the backend's own device instead of emit.target, where the driver can
+  // tell its properties (runtime/cuda/cuda_device_target.h); emit.target where it cannot.
+  bool target_from_device = true;
 };
 
 class CudaBackend final : public Backend {

@@ -7,9 +7,11 @@ namespace kiln {
 namespace {
 
 // CUdevice_attribute values (cuda.h).
+constexpr int kAttrMaxThreadsPerBlock = 1;
 constexpr int kAttrMaxSharedMemoryPerBlock = 8;
 constexpr int kAttrMultiprocessorCount = 16;
 constexpr int kAttrL2CacheSize = 38;
+constexpr int kAttrMaxThreadsPerMultiprocessor = 39;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kAttrMaxSharedMemoryPerMultiprocessor = 81;
@@ -52,9 +54,12 @@ Expected<CudaDeviceProperties> query_cuda_device(const CudaDriver& driver, int o
   KILN_ASSIGN_OR_RETURN(p.compute_major, attribute(driver, device, kAttrComputeCapabilityMajor));
   KILN_ASSIGN_OR_RETURN(p.compute_minor, attribute(driver, device, kAttrComputeCapabilityMinor));
   KILN_ASSIGN_OR_RETURN(p.sm_count, attribute(driver, device, kAttrMultiprocessorCount));
+  KILN_ASSIGN_OR_RETURN(p.max_threads_per_block, attribute(driver, device, kAttrMaxThreadsPerBlock));
+  KILN_ASSIGN_OR_RETURN(p.max_threads_per_sm, attribute(driver, device, kAttrMaxThreadsPerMultiprocessor));
   KILN_ASSIGN_OR_RETURN(int optin, attribute(driver, device, kAttrMaxSharedMemoryPerBlockOptin));
   KILN_ASSIGN_OR_RETURN(int per_block, attribute(driver, device, kAttrMaxSharedMemoryPerBlock));
   p.shared_memory_per_block = optin > 0 ? optin : per_block;
+  p.shared_memory_per_block_without_optin = per_block;
   KILN_ASSIGN_OR_RETURN(p.shared_memory_per_sm, attribute(driver, device, kAttrMaxSharedMemoryPerMultiprocessor));
   KILN_ASSIGN_OR_RETURN(p.registers_per_sm, attribute(driver, device, kAttrMaxRegistersPerMultiprocessor));
   KILN_ASSIGN_OR_RETURN(p.l2_bytes, attribute(driver, device, kAttrL2CacheSize));

@@ -15,7 +15,10 @@ struct CudaDeviceProperties {
   int compute_major = 0;
   int compute_minor = 0;
   int sm_count = 0;
+  int max_threads_per_block = 0;
+  int max_threads_per_sm = 0;
   int64_t shared_memory_per_block = 0;  // the opt-in maximum a kernel may ask for
+  int64_t shared_memory_per_block_without_optin = 0;
   int64_t shared_memory_per_sm = 0;
   int registers_per_sm = 0;
   int64_t l2_bytes = 0;
