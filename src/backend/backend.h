@@ -65,6 +65,9 @@ class Backend {
   // The compiler and executor: emits, compiles (through the backend's kernel cache) and loads.
   // Errors: what the target cannot run (named at the node), a missing or failing compiler.
   virtual Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const = 0;
+  // Ok where this machine can load and run the backend's programs; else why not (no driver, no
+  // such device). The default: always (the CPU).
+  virtual Status available() const { return Status::ok(); }
   // What the compile report can show of `p` where compile() cannot load it (no device):
   // compiled as far as the target allows without one. The default: the backend describes only
   // what it loads (an error naming it).

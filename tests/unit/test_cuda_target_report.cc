@@ -180,6 +180,14 @@ TEST(CudaTargetReport, TheCpuBackendDescribesOnlyWhatItLoads) {
   EXPECT_EQ(d.error().message(), "the CPU backend shows loops @mixed only by compiling and loading it");
 }
 
+// `kiln build --report` describes instead of loading only where the backend cannot run here.
+TEST(CudaTargetReport, OnlyABackendThatCannotRunHereIsDescribedInsteadOfLoaded) {
+  EXPECT_TRUE(CpuBackend().available());
+  Status cuda = CudaBackend().available();
+  if (cuda) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(cuda.error().message().find("CUDA"), std::string::npos) << cuda.error().message();
+}
+
 TEST(CudaTargetReport, HtmlShowsTheLaunchesMemoryAndHostCopies) {
   TargetReport t{.device = "CUDA sm_90 (not loaded)", .memory_bytes = 2048};
   t.kernels.push_back({.symbol = "kiln_<g>_k0",

@@ -13,9 +13,10 @@
 // the prelude and every kernel, each with its launch; docs/CUDA_CODEGEN.md).
 // --report DIR compiles each graph with the device's backend and writes a compile report to DIR
 // (docs/REPORT.md: graphs, kernels, planned memory, time per phase; `capture` is parsing FILE).
-// A graph the backend compiles but cannot load (CUDA without a GPU) is reported as the backend
-// describes it without loading (the CUDA kernels compiled to cubins with NVRTC for ptxas's
-// register figures), and a line says why it is not loaded.
+// Where the device's backend cannot run here (Backend::available: CUDA without a GPU), each
+// graph is reported as the backend describes it without loading (the CUDA kernels compiled to
+// cubins with NVRTC for ptxas's register figures), and a line says why it is not loaded; where
+// it can, a graph that fails to compile is the command's error.
 // --parse-loops reads FILE as loop IR (one or more programs) and prints it back (the round-trip test).
 #include <chrono>
 #include <cmath>
@@ -87,18 +88,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Adds `g` to the report as `backend` describes it without loading (Backend::describe), after
-// compiling it failed with `load_error` (no GPU, say): the report and a line on stdout say why
-// it is not loaded. Errors: lowering's; where the backend cannot describe the program either
-// (the CPU backend describes only what it loads), `load_error` itself.
+// Adds `g` to the report as `backend` describes it without loading (Backend::describe), where
+// the backend is not available here (`load_error`: no GPU, say): the report and a line on stdout
+// say why it is not loaded. Errors: lowering's and describing's.
 Status add_described(CompileReport& r, const Graph& g, const Backend& backend, const GraphCompileOptions& options,
                      const Diagnostic& load_error) {
-  Expected<LoopProgram> p = lower_graph_for(g, backend, options);
-  if (!p) return p.error();
-  Expected<DescribedProgram> d = backend.describe(*p);
-  if (!d) return load_error;
+  KILN_ASSIGN_OR_RETURN(LoopProgram p, lower_graph_for(g, backend, options));
+  Expected<DescribedProgram> d = backend.describe(p);
+  if (!d) return d.error().add_context("while describing @" + g.name() + " (not loaded: " + load_error.message() + ")");
   r.graphs.push_back(report_graph("@" + g.name() + " as parsed", g));
-  r.programs.push_back(report_described_program("@" + g.name(), *p, *d, backend, load_error.message()));
+  r.programs.push_back(report_described_program("@" + g.name(), p, *d, backend, load_error.message()));
   if (d->target.compile) r.times.add(Phase::Compile, d->target.compile->seconds);
   std::printf("// @%s not loaded: %s\n", g.name().c_str(), load_error.message().c_str());
   for (const std::string& note : d->target.notes) std::printf("// %s\n", note.c_str());
@@ -110,12 +109,14 @@ int write_report(const std::string& file, const std::vector<std::unique_ptr<Grap
                  const Backend& backend, const GraphCompileOptions& options, const std::string& dir) {
   CompileReport r{.title = file};
   r.times.add(Phase::Capture, parse_seconds);
+  const Status available = backend.available();
   for (const auto& g : graphs) {
-    Expected<CompiledGraph> c = compile_graph(*g, backend, options);
-    if (!c) {
-      if (Status s = add_described(r, *g, backend, options, c.error()); !s) return fail(s.error());
+    if (!available) {
+      if (Status s = add_described(r, *g, backend, options, available.error()); !s) return fail(s.error());
       continue;
     }
+    Expected<CompiledGraph> c = compile_graph(*g, backend, options);
+    if (!c) return fail(c.error());
     r.graphs.push_back(report_graph("@" + g->name() + " as parsed", *g));
     r.graphs.push_back(
         report_graph("@" + g->name() + " after the " + backend.name() + " backend's passes", c->graph()));

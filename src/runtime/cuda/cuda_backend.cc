@@ -47,6 +47,15 @@ Expected<std::unique_ptr<Executable>> CudaBackend::compile(LoopProgram p) const 
   return CudaProgram::load(std::move(p), std::move(source), run);
 }
 
+Status CudaBackend::available() const {
+  KILN_ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::get());
+  KILN_ASSIGN_OR_RETURN(int count, cuda_device_count(*driver));
+  if (device_.index() >= count)
+    return make_error("no CUDA device ", device_.to_string(), ": the driver sees ", count, " device",
+                      count == 1 ? "" : "s");
+  return Status::ok();
+}
+
 Expected<DescribedProgram> CudaBackend::describe(const LoopProgram& p) const {
   const CudaProgramSource source = emit_cuda_program(p, options_.emit);
   const std::string arch = options_.emit.target.arch();

@@ -31,6 +31,9 @@ class CudaBackend final : public Backend {
   std::string emit(const LoopProgram& p) const override;
   SourceFormat source_format() const override { return {"CUDA C++", "cu"}; }
   Expected<std::unique_ptr<Executable>> compile(LoopProgram p) const override;
+  // Errors: no CUDA driver (or the toolkit's stub, or cuInit failing), no device of the
+  // backend's ordinal.
+  Status available() const override;
   // Emitted, planned and, where NVRTC is installed, compiled to cubins through the cache (the
   // register figures of ptxas's report); needs no driver or GPU.
   Expected<DescribedProgram> describe(const LoopProgram& p) const override;
