@@ -309,13 +309,13 @@ TEST(CublasLtMatmul, EachKernelOfTheFamilyIsPlanned) {
   const LoopProgram p = parsed(matmuls("f32"));
   std::vector<std::optional<LtMatmulPlan>> plans;
   for (const LoopKernel& k : p.kernels) plans.push_back(plan_lt_matmul(p, k));
-  ASSERT_EQ(plans.size(), 7u);
+  ASSERT_EQ(plans.size(), 8u);
   for (const auto& plan : plans) ASSERT_TRUE(plan);
   // mm [64,32] @ [32,48]: D^T (48 x 64) = Y^T (48 x 32) @ X^T (32 x 64), all op N.
   EXPECT_EQ(plans[0]->key(), "f32 batch 1 [48x32 ld 48 N stride 0] [32x64 ld 32 N stride 0] [48x64 ld 48 N stride 0]");
   EXPECT_EQ(plans[0]->a.buffer, 1);
   EXPECT_EQ(plans[0]->b.buffer, 0);
-  EXPECT_EQ(plans[0]->d.buffer, 9);
+  EXPECT_EQ(plans[0]->d.buffer, 10);
   // bmm with q viewed transposed: op T over q's own [24,32] rows, batch strides 512, 768, 384.
   EXPECT_EQ(plans[1]->key(),
             "f32 batch 4 [32x24 ld 32 T stride 768] [32x16 ld 32 N stride 512] [24x16 ld 24 N stride 384]");
@@ -337,6 +337,11 @@ TEST(CublasLtMatmul, EachKernelOfTheFamilyIsPlanned) {
   EXPECT_EQ(plans[6]->c.buffer, 7);
   EXPECT_EQ(plans[6]->alpha, 0.5f);
   EXPECT_EQ(plans[6]->beta, -1.5f);
+  // Scores of heads read out of [2, 8, 4, 8]: batch strides [256, 8] do not collapse, so the 4
+  // heads are one strided call (stride 8) and the 2 batches two calls (256 apart).
+  EXPECT_EQ(plans[7]->key(),
+            "f32 batch 4 calls [2] [8x8 ld 32 T stride 8 outer [256]] [8x8 ld 32 N stride 8 outer [256]] "
+            "[8x8 ld 8 N stride 64 outer [256]]");
 }
 
 TEST(CublasLtMatmul, KernelsItCannotRunStayOnTheHost) {
