@@ -2,7 +2,8 @@
 // card, in one run (issue 19's acceptance figures; docs/PERF.md records them):
 //   - a chain of 8 pointwise ops over 64M bf16 elements (one fused kernel); softmax and
 //     layer_norm forward over [16384,1024] and [8192,50257] bf16; column sums over [65536,1024]
-//     bf16 (run again and compared bitwise: deterministic); the CPU backend's golden kernels
+//     bf16 (run again and compared bitwise: deterministic); a ResNet stage's 3x3 conv2d in bf16
+//     (decomposed: im2col and one cuBLASLt matmul); the CPU backend's golden kernels
 //     (tests/unit/test_cpp_emitter.cc's graphs) at GPU-sized shapes, in f32 as there;
 //   - each compiled by the CUDA backend (compile_graph), timed with its inputs resident on the
 //     device (CudaProgram::time_resident: CUDA events around each run, median of N after
@@ -17,8 +18,9 @@
 // Kernels counts launches per run. Launch sizes are chosen for the device the benchmark runs
 // on, as `kiln run --device=cuda` chooses them.
 //
-//     kiln_bench_cuda_kernels [--runs N] [--python PATH] [--torch-script PATH | --torch-json FILE]
+//     kiln_bench_cuda_kernels [--runs N] [--only TEXT] [--python PATH] [--torch-script PATH | --torch-json FILE]
 //
+// --only measures the cases whose name contains TEXT (and asks the torch script for those).
 // --torch-json reads the script's output saved by a run of its own (a time limit of its own:
 // torch.compile's cold compiles can be slow) instead of running it.
 //
@@ -90,6 +92,10 @@ std::vector<Workload> workloads() {
   w.push_back({"layer_norm_8192x50257", graph(layer_norm("bf16", 8192, 50257))});
   w.push_back({"column_sum_65536x1024", graph("graph @column_sum(%x: bf16[65536,1024]) -> (bf16[1024]) {\n"
                                               " %0 = sum(%x) {dim=[0]} : bf16[1024]\n return %0\n}")});
+  const std::string act = "bf16[32,64,56,56]";
+  w.push_back(
+      {"conv2d_3x3_32x64x56x56", graph("graph @conv(%x: " + act + ", %w: bf16[64,64,3,3], %b: bf16[64]) -> (" + act +
+                                       ") {\n %0 = conv2d(%x, %w, %b) {padding=[1]} : " + act + "\n return %0\n}")});
   const std::string p = "f32[8192,8192]";
   w.push_back(
       {"golden_pointwise_chain", graph("graph @g(%x: " + p + ") -> (" + p + ") {\n %0 = exp(%x) : " + p +
@@ -194,8 +200,8 @@ std::string last_json_object(const std::string& output) {
 
 // torch_cuda_kernels.py's figures: from `json_file` when given (its output, saved by a run of
 // its own), else by running it; "{}" after saying why when Python or torch is missing.
-std::string torch_timings(const std::string& json_file, const std::string& python, const std::string& script,
-                          int runs) {
+std::string torch_timings(const std::string& json_file, const std::string& python, const std::string& script, int runs,
+                          const std::string& only) {
   if (!json_file.empty()) {
     std::ifstream in(json_file);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -203,7 +209,8 @@ std::string torch_timings(const std::string& json_file, const std::string& pytho
       std::fprintf(stderr, "torch side not measured: %s has no figures\n", json_file.c_str());
     return last_json_object(text);
   }
-  Expected<ProcessResult> r = run_process({resolve_program(python), script, "--runs", std::to_string(runs)});
+  Expected<ProcessResult> r =
+      run_process({resolve_program(python), script, "--runs", std::to_string(runs), "--only", only});
   if (r && r->ok()) return last_json_object(r->output);
   std::fprintf(stderr, "torch side not measured: %s\n", r ? r->output.c_str() : r.error().to_string().c_str());
   return "{}";
@@ -242,7 +249,7 @@ void print_table(const std::vector<Row>& rows, const std::string& torch) {
 
 int main(int argc, char** argv) {
   int runs = 20;
-  std::string python = "python3", script = std::string(KILN_SOURCE_DIR) + "/bench/torch_cuda_kernels.py", json;
+  std::string python = "python3", script = std::string(KILN_SOURCE_DIR) + "/bench/torch_cuda_kernels.py", json, only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--runs")
@@ -253,6 +260,8 @@ int main(int argc, char** argv) {
       script = argv[i + 1];
     else if (flag == "--torch-json")
       json = argv[i + 1];
+    else if (flag == "--only")
+      only = argv[i + 1];
     else
       return std::fprintf(stderr, "unknown option %s\n", flag.c_str()), 2;
   }
@@ -262,12 +271,13 @@ int main(int argc, char** argv) {
   if (!device) return std::printf("no CUDA device: %s\n", device.error().to_string().c_str()), 77;
   const CudaContext context = or_die(CudaContext::open(**driver), "context");
 
-  const std::string torch = torch_timings(json, python, script, runs);
+  const std::string torch = torch_timings(json, python, script, runs, only);
   const std::string cache_root =
       (std::filesystem::temp_directory_path() / ("kiln-cuda-bench-" + std::to_string(::getpid()))).string();
   const double copy_64m = or_die(bench::device_copy_seconds(context, size_t{64} << 21, runs), "copy");
   std::vector<Row> rows;
   for (const Workload& w : workloads()) {
+    if (w.key.find(only) == std::string::npos) continue;
     rows.push_back(measure(w, context, cache_root, runs));
     if (w.key == "chain8" && rows.back().launches != 1) rows.back().note += " not one fused kernel;";
     std::fprintf(stderr, "measured %s\n", w.key.c_str());

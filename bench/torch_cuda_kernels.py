@@ -51,6 +51,8 @@ def cases():
         "layer_norm_16384x1024": (layer_norm, [randn(16384, 1024), randn(1024), randn(1024)]),
         "layer_norm_8192x50257": (layer_norm, [randn(*big), randn(big[1]), randn(big[1])]),
         "column_sum_65536x1024": (lambda x: x.sum(0), [randn(65536, 1024)]),
+        "conv2d_3x3_32x64x56x56": (lambda x, w, b: torch.nn.functional.conv2d(x, w, b, padding=1),
+                                   [randn(32, 64, 56, 56), randn(64, 64, 3, 3), randn(64)]),
         "golden_pointwise_chain": (lambda x: torch.relu(torch.tanh(torch.sigmoid(-torch.exp(x)))),
                                    [randn(8192, 8192, dtype=F32)]),
         "golden_reduction_rows": (lambda x: (x.sum(1), x.amax(1, keepdim=True)), [randn(32768, 1024, dtype=F32)]),

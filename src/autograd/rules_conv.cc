@@ -6,6 +6,7 @@
 // cropped at the end. Any stride, padding, dilation and groups.
 #include "autograd/derivative_rules.h"
 #include "autograd/rule_util.h"
+#include "passes/conv_taps.h"
 #include "support/check.h"
 
 namespace kiln {
@@ -14,31 +15,10 @@ using namespace grad;
 
 namespace {
 
-struct Geometry {
-  int64_t stride[2], pad[2], dil[2], k[2], out[2], padded[2];
-};
-
-// (lo, hi) padding of dims -2 and -1 of a 4-D value (negative crops).
-Value* pad_hw(GraphBuilder& b, Value* v, int64_t h_lo, int64_t h_hi, int64_t w_lo, int64_t w_hi) {
-  return b.apply1(OpKind::ConstantPadNd, {v}, {{"pad", AttrValue::Ints{w_lo, w_hi, h_lo, h_hi}}});
-}
-
-// xpad[:, :, i*dil : ... : stride, j*dil : ... : stride], shaped [N, C, OH, OW].
-Value* tap(GraphBuilder& b, Value* xpad, const Geometry& geo, const int64_t (&at)[2]) {
-  Value* v = xpad;
-  for (int d = 0; d < 2; ++d) {
-    const int64_t start = at[d] * geo.dil[d];
-    v = b.apply1(OpKind::Slice, {v},
-                 {{"dim", int64_t{2 + d}},
-                  {"start", start},
-                  {"end", start + (geo.out[d] - 1) * geo.stride[d] + 1},
-                  {"step", geo.stride[d]}});
-  }
-  return v;
-}
+using conv::pad_hw;
 
 // The inverse placement of `tap`: v [N, C, OH, OW] into zeros shaped like the padded input.
-Value* untap(GraphBuilder& b, Value* v, const Geometry& geo, const int64_t (&at)[2]) {
+Value* untap(GraphBuilder& b, Value* v, const conv::Geometry& geo, const int64_t (&at)[2]) {
   for (int d = 0; d < 2; ++d) {
     if (geo.stride[d] > 1) {  // out[k] -> position k * stride
       std::vector<int64_t> sizes = v->type().shape.sizes();
@@ -74,15 +54,7 @@ std::vector<Value*> grad_rule_conv2d(const GradCall& c) {
   KILN_CHECK(xs.is_static() && gs.is_static()) << "derivative of conv2d: symbolic shape " << xs.to_string();
   const int64_t n = xs[0].value(), channels = xs[1].value(), out_c = ws[0].value(), cg = ws[1].value();
   const int64_t groups = c.attr_int("groups"), og = out_c / groups;
-  Geometry geo;
-  for (size_t d = 0; d < 2; ++d) {
-    geo.stride[d] = pair_at(c.attr_ints("stride"), d, 1);
-    geo.pad[d] = pair_at(c.attr_ints("padding"), d, 0);
-    geo.dil[d] = pair_at(c.attr_ints("dilation"), d, 1);
-    geo.k[d] = ws[2 + static_cast<int>(d)].value();
-    geo.out[d] = gs[2 + static_cast<int>(d)].value();
-    geo.padded[d] = xs[2 + static_cast<int>(d)].value() + 2 * geo.pad[d];
-  }
+  const conv::Geometry geo = conv::geometry(c, xs, ws, gs);
   const int64_t len = geo.out[0] * geo.out[1];
   Value* xpad = pad_hw(b, x, geo.pad[0], geo.pad[0], geo.pad[1], geo.pad[1]);
   Value* g_r = reshape(b, g, {n, groups, og, len});  // [N, G, Og, L]
@@ -102,7 +74,7 @@ std::vector<Value*> grad_rule_conv2d(const GradCall& c) {
         gx = gx ? add(b, gx, part) : part;
       }
       if (want_w) {  // sum_{n, l} g[n, o, l] x[n, c, l]
-        Value* patch = reshape(b, tap(b, xpad, geo, at), {n, groups, cg, len});
+        Value* patch = reshape(b, conv::tap(b, xpad, geo, at), {n, groups, cg, len});
         Value* prod = b.apply1(OpKind::Matmul, {g_r, b.apply1(OpKind::Transpose, {patch}, mt)});  // [N, G, Og, Cg]
         gw_taps.push_back(reshape(b, b.apply1(OpKind::Sum, {prod}, {{"dim", AttrValue::Ints{0}}}), {out_c, cg}));
       }

@@ -1,5 +1,5 @@
 // decompose: expands composite ops (gelu, softmax, layer_norm, cross_entropy, linear,
-// scaled_dot_product_attention, ...) into core ops (elementwise arithmetic, reductions,
+// scaled_dot_product_attention, conv2d, ...) into core ops (elementwise arithmetic, reductions,
 // matmul, views, where, gather), as PyTorch's decomposition table does for AOTAutograd and
 // Inductor. Each decomposition is a rewrite rule run by the shared driver (rewrite_rules.h),
 // so an expansion that produces another selected composite op (cross_entropy -> log_softmax

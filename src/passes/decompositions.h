@@ -52,5 +52,6 @@ std::vector<RewriteRule> reduction_rules();   // softmax, log_softmax, logsumexp
 std::vector<RewriteRule> norm_rules();        // layer_norm, rms_norm, group_norm, batch_norm
 std::vector<RewriteRule> loss_rules();        // nll_loss, cross_entropy, mse_loss
 std::vector<RewriteRule> linear_rules();      // linear, addmm, scaled_dot_product_attention
+std::vector<RewriteRule> conv_rules();        // conv2d
 
 }  // namespace kiln::decomp

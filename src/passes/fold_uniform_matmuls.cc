@@ -22,6 +22,7 @@ Value* uniform_source(Value* v) {
       case OpKind::View:
       case OpKind::Unsqueeze:
       case OpKind::Squeeze:
+      case OpKind::Flatten:
       case OpKind::Transpose:
       case OpKind::Permute:
       case OpKind::T: v = p->operand(0).value; break;

@@ -1,6 +1,7 @@
 // fold-uniform-matmuls: a product with a uniform operand (every element one value c: a view
-// chain of expand, reshape, unsqueeze, squeeze, transpose, permute or t over a one-element
-// tensor, as autograd's expand of a sum or mean loss's scalar tangent gives) needs no product:
+// chain of expand, reshape, unsqueeze, squeeze, flatten, transpose, permute or t over a
+// one-element tensor, as autograd's expand of a sum or mean loss's scalar tangent gives, and
+// linear's derivative flattens for the weight's gradient) needs no product:
 //   matmul(U, B) = expand(sum(B * c, dim=[-2], keepdim=true))   (U uniform [..., n, k])
 //   matmul(A, U) = expand(sum(A * c, dim=[-1], keepdim=true))   (U uniform [..., k, m])
 // for matmul, mm and bmm of floating operands of rank 2 or more with static shapes. The result

@@ -311,12 +311,13 @@ extern "C" __global__ void k0_pick(const char* x, const char* index, char* out, 
 // The matmul family as extern kernels (no CUDA text: cuBLASLt runs them), in `dtype` ("f32",
 // "bf16", "f16"): mm; bmm whose right operand is a transposed view; matmul broadcasting a
 // matrix over a batch; linear with a bias over a 3-d input; linear without one; addmm of a bias
-// scaled by alpha; baddbmm with beta times a matrix (cuBLASLt's C).
+// scaled by alpha; baddbmm with beta times a matrix (cuBLASLt's C); attention's scores of heads
+// read out of [batch, seq, heads, dim], whose batch dims do not collapse (a call per batch).
 inline Case matmuls(const std::string& dtype) {
   Case c;
   c.name = "matmuls " + dtype;
   c.loops =
-      R"(loops @matmuls(%x: T[64,32], %y: T[32,48], %p: T[4,16,32], %q: T[4,24,32], %w: T[24,32], %b: T[24], %e: T[48], %s: T[4,16,48], %r: T[4,32,48]) -> (%out0, %out1, %out2, %out3, %out4, %out5, %out6) {
+      R"(loops @matmuls(%x: T[64,32], %y: T[32,48], %p: T[4,16,32], %q: T[4,24,32], %w: T[24,32], %b: T[24], %e: T[48], %s: T[4,16,48], %r: T[4,32,48], %h: T[2,8,4,8]) -> (%out0, %out1, %out2, %out3, %out4, %out5, %out6, %out7) {
   buffer %out0 : T[64,48] strides [48,1]
   buffer %out1 : T[4,16,24] strides [384,24,1]
   buffer %out2 : T[4,16,48] strides [768,48,1]
@@ -324,6 +325,7 @@ inline Case matmuls(const std::string& dtype) {
   buffer %out4 : T[64,24] strides [24,1]
   buffer %out5 : T[64,48] strides [48,1]
   buffer %out6 : T[4,16,48] strides [768,48,1]
+  buffer %out7 : T[2,4,8,8] strides [256,64,8,1]
   kernel @k0 extern mm(%x, %y) -> (%out0)
   kernel @k1 extern bmm(%p, %q as [4,32,24] strides [768,1,32] offset 0) -> (%out1)
   kernel @k2 extern matmul(%p, %y) -> (%out2)
@@ -331,12 +333,13 @@ inline Case matmuls(const std::string& dtype) {
   kernel @k4 extern linear(%x, %w) -> (%out4)
   kernel @k5 extern addmm(%e, %x, %y) {alpha=2} -> (%out5)
   kernel @k6 extern baddbmm(%s, %p, %r) {alpha=0.5, beta=-1.5} -> (%out6)
+  kernel @k7 extern matmul(%h as [2,4,8,8] strides [256,8,32,1] offset 0, %h as [2,4,8,8] strides [256,8,1,32] offset 0) -> (%out7)
 }
 )";
   for (size_t at = c.loops.find("T["); at != std::string::npos; at = c.loops.find("T[", at))
     c.loops.replace(at, 1, dtype);
-  c.source.kernel_text.assign(7, "");
-  c.source.launches.resize(7);
+  c.source.kernel_text.assign(8, "");
+  c.source.launches.resize(8);
   return c;
 }
 

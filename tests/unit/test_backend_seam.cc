@@ -87,14 +87,17 @@ TEST(CudaBackend, CompilingWithoutADriverIsAnErrorNamingTheProgram) {
 
 TEST(CpuBackend, PolicyFollowsItsOptions) {
   const CpuBackend whole;
-  for (OpKind op : {OpKind::Linear, OpKind::Var, OpKind::Std}) EXPECT_TRUE(whole.policy().keeps_whole(op));
+  for (OpKind op : {OpKind::Linear, OpKind::Conv2d, OpKind::Var, OpKind::Std})
+    EXPECT_TRUE(whole.policy().keeps_whole(op));
   EXPECT_FALSE(whole.policy().keeps_whole(OpKind::Softmax));
   const std::vector<OpKind> decomposed = decomposed_ops(whole.policy());
   EXPECT_EQ(std::ranges::count(decomposed, OpKind::Linear), 0);
   EXPECT_EQ(std::ranges::count(decomposed, OpKind::Softmax), 1);
 
+  // conv2d stays its extern kernel whatever the options (the CUDA backend decomposes it).
   const CpuBackend split({.extern_linear = false, .welford = false});
-  EXPECT_TRUE(split.policy().kept_whole.empty());
+  ASSERT_EQ(split.policy().kept_whole.size(), 1u);
+  EXPECT_EQ(split.policy().kept_whole[0].op, OpKind::Conv2d);
   EXPECT_EQ(std::ranges::count(decomposed_ops(split.policy()), OpKind::Linear), 1);
 }
 

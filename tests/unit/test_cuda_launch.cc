@@ -94,6 +94,7 @@ TEST(CudaPolicy, RowsFitInL2AndThereIsOnePerMultiprocessor) {
   EXPECT_TRUE(p.keeps_whole(OpKind::Addmm));
   EXPECT_TRUE(p.keeps_whole(OpKind::Var));
   EXPECT_FALSE(p.keeps_whole(OpKind::Softmax));
+  EXPECT_FALSE(p.keeps_whole(OpKind::Conv2d));  // im2col and one cuBLASLt matmul
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Which ops the model suite's training programs run on the host when compiled for CUDA (extern
-// kernels that no cuBLASLt call runs: docs/CUDA.md), found without a GPU by lowering the forward
+// kernels that no cuBLASLt call runs: docs/CUDA.md; today none), found without a GPU by lowering the forward
 // and backward graphs, partitioned as training partitions them, for the CUDA backend. A change
 // here is a change to what training on the GPU copies through the host;
 // tests/gpu/cuda_training_gpu_test.cc prints the same lists from the programs it runs.
@@ -44,32 +44,31 @@ TEST(CudaModelHostCopies, MlpRunsEveryOpOnTheDevice) {
   EXPECT_EQ(training_host_copies(capture(loss, batch, {.module = &mlp})), "forward: none; backward: none");
 }
 
-// The CUDA backend has no convolution (issue 19 leaves cuDNN or generated kernels open); its
-// backward is decomposed into matmuls, which cuBLASLt runs.
-TEST(CudaModelHostCopies, SmallCnnRunsItsConvolutionOnTheHost) {
+// The CUDA backend decomposes conv2d into im2col and one matmul per group (its backward into
+// matmuls per kernel tap), which cuBLASLt runs.
+TEST(CudaModelHostCopies, SmallCnnRunsEveryOpOnTheDevice) {
   test_models::SmallCnn cnn;
   cnn.train(true);
   auto loss = [&](std::span<const Tensor> in) { return std::vector<Tensor>{sum(mul(cnn.forward(in[0]), in[1]))}; };
   const std::vector<Tensor> batch = {Tensor::randn({2, 3, 8, 8}, 11), Tensor::randn({2, 10}, 12)};
-  EXPECT_EQ(training_host_copies(capture(loss, batch, {.module = &cnn})), "forward: conv2d; backward: none");
+  EXPECT_EQ(training_host_copies(capture(loss, batch, {.module = &cnn})), "forward: none; backward: none");
 }
 
 // Attention's backward multiplies by the heads read out of [batch, seq, heads, dim] as [batch,
-// heads, seq, dim]: the batch dims' strides do not collapse to one, which cuBLASLt's strided
-// batch needs. The block's loss is a sum, so fc2's weight gradient is an mm of the broadcast
-// tangent (strides [0, 0]), and cuBLASLt takes no leading dimension of 0.
-TEST(CudaModelHostCopies, TransformerBlockRunsAttentionsBackwardMatmulsOnTheHost) {
+// heads, seq, dim] (batch dims that do not collapse to one stride: a cuBLASLt call per batch
+// index), and the sum loss's fc2 weight gradient, an mm of the broadcast tangent flattened, folds
+// into sums (passes/fold_uniform_matmuls.h).
+TEST(CudaModelHostCopies, TransformerBlockRunsEveryOpOnTheDevice) {
   const test_models::TransformerBlockConfig config{.batch = 2, .seq = 16, .width = 32, .heads = 4, .seed = 1};
-  EXPECT_EQ(training_host_copies(test_models::capture_transformer_block(config)),
-            "forward: none; backward: mm, matmul");
+  EXPECT_EQ(training_host_copies(test_models::capture_transformer_block(config)), "forward: none; backward: none");
 }
 
-TEST(CudaModelHostCopies, DemoGptRunsAttentionsBackwardMatmulsOnTheHost) {
+TEST(CudaModelHostCopies, DemoGptRunsEveryOpOnTheDevice) {
   demo::Gpt gpt(demo::GptConfig{});
   auto loss = [&](std::span<const Tensor> in) { return std::vector<Tensor>{gpt.loss(in[0], in[1])}; };
   EXPECT_EQ(training_host_copies(capture(loss, {Tensor::randint(0, 16, {2, 16}, 5), Tensor::randint(0, 16, {2, 16}, 6)},
                                          {.module = &gpt})),
-            "forward: none; backward: matmul");
+            "forward: none; backward: none");
 }
 
 }  // namespace

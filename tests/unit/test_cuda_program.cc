@@ -309,13 +309,13 @@ TEST(CublasLtMatmul, EachKernelOfTheFamilyIsPlanned) {
   const LoopProgram p = parsed(matmuls("f32"));
   std::vector<std::optional<LtMatmulPlan>> plans;
   for (const LoopKernel& k : p.kernels) plans.push_back(plan_lt_matmul(p, k));
-  ASSERT_EQ(plans.size(), 7u);
+  ASSERT_EQ(plans.size(), 8u);
   for (const auto& plan : plans) ASSERT_TRUE(plan);
   // mm [64,32] @ [32,48]: D^T (48 x 64) = Y^T (48 x 32) @ X^T (32 x 64), all op N.
   EXPECT_EQ(plans[0]->key(), "f32 batch 1 [48x32 ld 48 N stride 0] [32x64 ld 32 N stride 0] [48x64 ld 48 N stride 0]");
   EXPECT_EQ(plans[0]->a.buffer, 1);
   EXPECT_EQ(plans[0]->b.buffer, 0);
-  EXPECT_EQ(plans[0]->d.buffer, 9);
+  EXPECT_EQ(plans[0]->d.buffer, 10);
   // bmm with q viewed transposed: op T over q's own [24,32] rows, batch strides 512, 768, 384.
   EXPECT_EQ(plans[1]->key(),
             "f32 batch 4 [32x24 ld 32 T stride 768] [32x16 ld 32 N stride 512] [24x16 ld 24 N stride 384]");
@@ -337,26 +337,61 @@ TEST(CublasLtMatmul, EachKernelOfTheFamilyIsPlanned) {
   EXPECT_EQ(plans[6]->c.buffer, 7);
   EXPECT_EQ(plans[6]->alpha, 0.5f);
   EXPECT_EQ(plans[6]->beta, -1.5f);
+  // Scores of heads read out of [2, 8, 4, 8]: batch strides [256, 8] do not collapse, so the 4
+  // heads are one strided call (stride 8) and the 2 batches two calls (256 apart).
+  EXPECT_EQ(plans[7]->key(),
+            "f32 batch 4 calls [2] [8x8 ld 32 T stride 8 outer [256]] [8x8 ld 32 N stride 8 outer [256]] "
+            "[8x8 ld 8 N stride 64 outer [256]]");
 }
 
 TEST(CublasLtMatmul, KernelsItCannotRunStayOnTheHost) {
   auto p = parse_loops(
-      R"(loops @f(%x: f32[4,3], %y: f32[3,5], %i: i32[4,3], %j: i32[3,5], %c: f32[4,5], %v: f32[3], %s: f32[2,3,4,3]) -> (%out0, %out1, %out2, %out3, %out4) {
+      R"(loops @f(%x: f32[4,3], %y: f32[3,5], %i: i32[4,3], %j: i32[3,5], %c: f32[4,5], %v: f32[3]) -> (%out0, %out1, %out2, %out3) {
   buffer %out0 : f32[4,5] strides [5,1]
   buffer %out1 : i32[4,5] strides [5,1]
   buffer %out2 : f32[4] strides [1]
-  buffer %out3 : f32[3,2,4,5] strides [40,20,5,1]
-  buffer %out4 : f32[4,5] strides [1,4]
+  buffer %out3 : f32[4,5] strides [1,4]
   kernel @k0 extern addmm(%c as [4,5] strides [0,1] offset 0, %x, %y) {alpha=1, beta=1} -> (%out0)
   kernel @k1 extern mm(%i, %j) -> (%out1)
   kernel @k2 extern matmul(%x, %v) -> (%out2)
-  kernel @k3 extern matmul(%s as [3,2,4,3] strides [12,36,3,1] offset 0, %y) -> (%out3)
-  kernel @k4 extern mm(%x, %y) -> (%out4)
+  kernel @k3 extern mm(%x, %y) -> (%out3)
 }
 )");
   ASSERT_TRUE(p) << p.error().message();
   for (const LoopKernel& k : p->kernels) EXPECT_FALSE(plan_lt_matmul(*p, k)) << k.name;
   EXPECT_EQ(host_copied_ops(*p), (std::vector<OpKind>{OpKind::Addmm, OpKind::Mm, OpKind::Matmul}));
+}
+
+// Batch dims that do not collapse to one stride (heads read out of [batch, seq, heads, dim]) run
+// as one strided call over the innermost dims that do, a call per index of the others.
+TEST(CublasLtMatmul, ABatchThatDoesNotCollapseIsACallPerOuterIndex) {
+  auto p = parse_loops(
+      R"(loops @f(%s: f32[2,3,4,3], %y: f32[3,5], %q: f32[2,4,3,2,6], %k: f32[2,4,3,6,5]) -> (%out0, %out1) {
+  buffer %out0 : f32[3,2,4,5] strides [40,20,5,1]
+  buffer %out1 : f32[2,4,3,2,5] strides [120,30,10,5,1]
+  kernel @k0 extern matmul(%s as [3,2,4,3] strides [12,36,3,1] offset 0, %y) -> (%out0)
+  kernel @k1 extern matmul(%q as [2,4,3,2,6] strides [144,6,48,24,1] offset 0, %k) -> (%out1)
+}
+)");
+  ASSERT_TRUE(p) << p.error().message();
+  std::optional<LtMatmulPlan> heads = plan_lt_matmul(*p, p->kernels[0]);
+  ASSERT_TRUE(heads);
+  // The inner batch is dim 1 (x's stride 36, y broadcast, the result's 20); dim 0 is 3 calls.
+  EXPECT_EQ(heads->key(),
+            "f32 batch 2 calls [3] [5x3 ld 5 N stride 0 outer [0]] [3x4 ld 3 N stride 36 outer [12]] "
+            "[5x4 ld 5 N stride 20 outer [40]]");
+  // Two outer dims: q's [2, 4, 3] batch strides 144, 6, 48 collapse only over the last.
+  std::optional<LtMatmulPlan> two = plan_lt_matmul(*p, p->kernels[1]);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->outer, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(two->batch, 3);
+  EXPECT_EQ(two->b.outer_strides, (std::vector<int64_t>{144, 6}));
+  EXPECT_EQ(two->b.batch_stride, 48);
+  EXPECT_EQ(two->a.outer_strides, (std::vector<int64_t>{360, 90}));  // k is contiguous
+  EXPECT_EQ(two->a.batch_stride, 30);
+  EXPECT_EQ(two->d.outer_strides, (std::vector<int64_t>{120, 30}));
+  EXPECT_EQ(two->d.batch_stride, 10);
+  EXPECT_EQ(host_copied_ops(*p), std::vector<OpKind>{});
 }
 
 TEST(CublasLt, AMissingLibrarySaysWhichAndWhatToInstall) {

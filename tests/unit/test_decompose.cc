@@ -278,6 +278,34 @@ TEST(Decompose, LinearAndAttention) {
                                           "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.0}", "f32[2,4,3]")});
 }
 
+// conv2d as im2col and one matmul per group: every stride, padding, dilation and groups
+// combination the kernel takes, a 1x1 kernel, an unbatched input, with and without a bias.
+TEST(Decompose, Convolutions) {
+  struct Conv {
+    std::string variant, x, w, bias, attrs, type;
+  };
+  const std::vector<Conv> convs = {
+      {"3x3", "[2,3,6,6]", "[4,3,3,3]", "[4]", "", "[2,4,4,4]"},
+      {"1x1", "[2,5,4,3]", "[6,5,1,1]", "", "", "[2,6,4,3]"},
+      {"stride padding", "[2,3,7,6]", "[4,3,3,2]", "[4]", "{padding=[1, 2], stride=[2, 3]}", "[2,4,4,3]"},
+      {"dilation", "[1,2,7,7]", "[3,2,3,3]", "", "{dilation=[2, 1], padding=[1]}", "[1,3,5,7]"},
+      {"groups", "[2,4,5,5]", "[6,2,3,3]", "[6]", "{groups=2, padding=[1]}", "[2,6,5,5]"},
+      {"depthwise strided dilated", "[2,3,9,8]", "[3,1,2,3]", "[3]",
+       "{dilation=[2, 2], groups=3, padding=[1, 0], stride=[2]}", "[2,3,5,2]"},
+      {"unbatched", "[3,5,5]", "[2,3,2,2]", "[2]", "{stride=[2]}", "[2,2,2]"},
+  };
+  for (std::string dt : {"f64", "f32"})
+    for (const Conv& c : convs) {
+      const bool bias = !c.bias.empty();
+      check_case(
+          OpKind::Conv2d,
+          {dt + " " + c.variant,
+           node_graph("%x: " + dt + c.x + ", %w: " + dt + c.w + (bias ? ", %b: " + dt + c.bias : ""),
+                      std::string("conv2d(%x, %w") + (bias ? ", %b)" : ")") + (c.attrs.empty() ? "" : " ") + c.attrs,
+                      dt + c.type)});
+    }
+}
+
 // Nodes the kernel rejects, and variants a decomposition cannot express, stay whole.
 TEST(Decompose, DeclinedVariantsStayWhole) {
   const std::vector<std::pair<OpKind, std::string>> declined = {
@@ -298,6 +326,7 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
                   "scaled_dot_product_attention(%q, %k, %v) {dropout_p=1.5}", "f64[4,3]")},
       {OpKind::Softmax, node_graph("%x: f64[B,3]", "softmax(%x) {dim=0}", "f64[B,3]")},
       {OpKind::Var, node_graph("%x: f64[B,3]", "var(%x) {dim=[0]}", "f64[3]")},
+      {OpKind::Conv2d, node_graph("%x: f64[B,2,4,4], %w: f64[3,2,3,3]", "conv2d(%x, %w)", "f64[B,3,2,2]")},
   };
   for (const auto& [op, text] : declined) {
     auto g = parse_or_fail(text);
@@ -320,7 +349,8 @@ TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
                                     OpKind::Var,     OpKind::Std,          OpKind::LayerNorm,
                                     OpKind::RmsNorm, OpKind::GroupNorm,    OpKind::BatchNorm,
                                     OpKind::NllLoss, OpKind::CrossEntropy, OpKind::MseLoss,
-                                    OpKind::Linear,  OpKind::Addmm,        OpKind::ScaledDotProductAttention};
+                                    OpKind::Linear,  OpKind::Addmm,        OpKind::ScaledDotProductAttention,
+                                    OpKind::Conv2d};
   const std::vector<OpKind> ops = decomposable_ops();
   EXPECT_EQ(std::set<OpKind>(ops.begin(), ops.end()), covered);
   for (OpKind op : ops) EXPECT_TRUE(has_decomposition(op));

@@ -10,6 +10,9 @@ BackendPolicy cpu_policy(const CpuBackendOptions& o) {
   BackendPolicy p;
   if (o.extern_linear)
     p.kept_whole.push_back({OpKind::Linear, "one extern kernel: the matmul library adds the bias as it writes"});
+  // The CUDA backend decomposes conv2d (im2col, one cuBLASLt matmul); the CPU keeps the extern
+  // kernel it had (an im2col through its matmul library is unmeasured here).
+  p.kept_whole.push_back({OpKind::Conv2d, "one extern kernel: the op's reference convolution"});
   if (o.welford)
     for (OpKind op : {OpKind::Var, OpKind::Std})
       p.kept_whole.push_back({op, "one Welford pass over the data, a mean beside it from the same accumulator"});

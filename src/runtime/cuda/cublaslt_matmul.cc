@@ -59,6 +59,13 @@ std::optional<int64_t> collapsed_stride(const std::vector<int64_t>& sizes, const
   return std::max<int64_t>(stride, 0);
 }
 
+// "[a, b]"
+std::string ints_text(const std::vector<int64_t>& v) {
+  std::string text;
+  for (int64_t x : v) text += (text.empty() ? "" : ", ") + std::to_string(x);
+  return "[" + text + "]";
+}
+
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -78,13 +85,25 @@ struct View {
   int64_t col_stride() const { return strides.back(); }
 };
 
-// The batch stride of `v`'s leading dims aligned to the result's `batch` dims (missing dims
-// broadcast), when they collapse to one.
-std::optional<int64_t> batch_stride(const View& v, const std::vector<int64_t>& batch) {
+// The strides of `v`'s leading dims aligned to the result's `batch` dims (a missing or size-1
+// dim broadcasts: stride 0).
+std::vector<int64_t> batch_strides(const View& v, const std::vector<int64_t>& batch) {
   std::vector<int64_t> strides(batch.size(), 0);
   const size_t lead = v.sizes.size() - 2;
   for (size_t j = 0; j < lead; ++j) strides[batch.size() - lead + j] = v.sizes[j] == 1 ? 0 : v.strides[j];
-  return collapsed_stride(batch, strides);
+  return strides;
+}
+
+// The first of the result's batch dims from which every operand's dims collapse to one stride:
+// the inner batch of one strided call; the dims before it are looped over, a call per index.
+size_t inner_batch_start(const std::vector<int64_t>& batch, const std::vector<std::vector<int64_t>>& strides) {
+  for (size_t start = 0;; ++start) {
+    const std::vector<int64_t> inner(batch.begin() + static_cast<std::ptrdiff_t>(start), batch.end());
+    const bool collapses = std::ranges::all_of(strides, [&](const std::vector<int64_t>& s) {
+      return collapsed_stride(inner, {s.begin() + static_cast<std::ptrdiff_t>(start), s.end()}).has_value();
+    });
+    if (collapses) return start;  // at the latest batch.size(): no inner batch
+  }
 }
 
 // D[batch..., m, n] = X[..., m, k] @ Y[..., k, n].
@@ -94,15 +113,29 @@ std::optional<LtMatmulPlan> plan_product(DType dtype, const View& x, const View&
   std::optional<LtMatrix> a = stored_transpose(y.rows(), y.cols(), y.row_stride(), y.col_stride());
   std::optional<LtMatrix> b = stored_transpose(x.rows(), x.cols(), x.row_stride(), x.col_stride());
   std::optional<LtMatrix> d = stored_transpose(out.rows(), out.cols(), out.row_stride(), out.col_stride());
-  std::optional<int64_t> sa = batch_stride(y, batch), sb = batch_stride(x, batch), sd = batch_stride(out, batch);
-  if (!a || !b || !d || d->transposed || !sa || !sb || !sd) return std::nullopt;
+  if (!a || !b || !d || d->transposed) return std::nullopt;
+  const std::vector<std::vector<int64_t>> strides = {batch_strides(y, batch), batch_strides(x, batch),
+                                                     batch_strides(out, batch)};
+  const size_t start = inner_batch_start(batch, strides);
+  const auto inner = [&](const std::vector<int64_t>& v) {
+    return std::vector<int64_t>(v.begin() + static_cast<std::ptrdiff_t>(start), v.end());
+  };
   LtMatmulPlan plan;
   plan.dtype = dtype;
-  plan.batch = product(batch);
+  plan.batch = product(inner(batch));
   plan.a = *a, plan.b = *b, plan.d = *d;
-  plan.a.buffer = y.buffer, plan.a.offset = y.offset, plan.a.batch_stride = *sa;
-  plan.b.buffer = x.buffer, plan.b.offset = x.offset, plan.b.batch_stride = *sb;
-  plan.d.buffer = out.buffer, plan.d.offset = out.offset, plan.d.batch_stride = *sd;
+  const View* views[3] = {&y, &x, &out};
+  LtMatrix* matrices[3] = {&plan.a, &plan.b, &plan.d};
+  for (size_t i = 0; i < 3; ++i) {
+    matrices[i]->buffer = views[i]->buffer;
+    matrices[i]->offset = views[i]->offset;
+    matrices[i]->batch_stride = *collapsed_stride(inner(batch), inner(strides[i]));
+  }
+  for (size_t dim = 0; dim < start; ++dim) {
+    if (batch[dim] == 1) continue;
+    plan.outer.push_back(batch[dim]);
+    for (size_t i = 0; i < 3; ++i) matrices[i]->outer_strides.push_back(strides[i][dim]);
+  }
   return plan;
 }
 
@@ -122,9 +155,11 @@ std::optional<View> rows_of(const View& v) {
 
 std::string LtMatmulPlan::key() const {
   std::string text = std::string(dtype_name(dtype)) + " batch " + std::to_string(batch);
+  if (!outer.empty()) text += " calls " + ints_text(outer);
   for (const LtMatrix* m : {&a, &b, &d})
     text += " [" + std::to_string(m->rows) + "x" + std::to_string(m->cols) + " ld " + std::to_string(m->ld) +
-            (m->transposed ? " T" : " N") + " stride " + std::to_string(m->batch_stride) + "]";
+            (m->transposed ? " T" : " N") + " stride " + std::to_string(m->batch_stride) +
+            (m->outer_strides.empty() ? "" : " outer " + ints_text(m->outer_strides)) + "]";
   return text + (bias >= 0 ? " bias" : "") + (c.buffer >= 0 ? " C" : "");
 }
 
@@ -285,13 +320,26 @@ Status LtMatmul::run(const Buffers& buffers, CuDevicePtr workspace, uint64_t wor
     KILN_TRY(
         lt_->check(api.desc_set(desc_, kDescBiasPointer, &pointer, sizeof pointer), "cublasLtMatmulDescSetAttribute"));
   }
-  void* out = at(buffers.d, plan_.d.offset);
-  const void* c = plan_.c.buffer >= 0 ? at(buffers.c, plan_.c.offset) : out;
-  return lt_->check(
-      api.matmul(lt_->handle(), desc_, &plan_.alpha, at(buffers.a, plan_.a.offset), layouts_[0],
-                 at(buffers.b, plan_.b.offset), layouts_[1], &plan_.beta, c, layouts_[2], out, layouts_[2],
-                 &algorithm_.algo, reinterpret_cast<void*>(workspace), workspace_bytes, stream),
-      "cublasLtMatmul", plan_.key());
+  // One call per index of the outer batch dims, row-major, each at its operands' offsets.
+  const int64_t calls = product(plan_.outer);
+  for (int64_t call = 0; call < calls; ++call) {
+    const auto offset = [&](const LtMatrix& m) {
+      int64_t off = m.offset, rest = call;
+      for (size_t dim = plan_.outer.size(); dim-- > 0;) {
+        off += (rest % plan_.outer[dim]) * m.outer_strides[dim];
+        rest /= plan_.outer[dim];
+      }
+      return off;
+    };
+    void* out = at(buffers.d, offset(plan_.d));
+    const void* c = plan_.c.buffer >= 0 ? at(buffers.c, offset(plan_.c)) : out;
+    KILN_TRY(lt_->check(
+        api.matmul(lt_->handle(), desc_, &plan_.alpha, at(buffers.a, offset(plan_.a)), layouts_[0],
+                   at(buffers.b, offset(plan_.b)), layouts_[1], &plan_.beta, c, layouts_[2], out, layouts_[2],
+                   &algorithm_.algo, reinterpret_cast<void*>(workspace), workspace_bytes, stream),
+        "cublasLtMatmul", plan_.key()));
+  }
+  return Status::ok();
 }
 
 }  // namespace kiln
