@@ -82,22 +82,22 @@ TEST(CudaReduceStrategy, ColumnsGetABlockPerColumnRunAndChunkOfRows) {
   EXPECT_EQ(p.columns, 8);
   EXPECT_EQ(p.groups, 32);
   EXPECT_EQ(p.lanes, 8);
-  EXPECT_EQ(p.splits, 66);  // 4 column blocks x 66 chunks: 2 blocks on each of 132 SMs
-  EXPECT_EQ(p.chunk, 993);  // ceil(65536 / 66)
-  EXPECT_EQ(p.partials.grid, 264u);
+  EXPECT_EQ(p.splits, 132);  // 4 column blocks x 132 chunks: 4 blocks on each of 132 SMs
+  EXPECT_EQ(p.chunk, 497);   // ceil(65536 / 132)
+  EXPECT_EQ(p.partials.grid, 528u);
   EXPECT_EQ(p.partials.block, 256u);
   EXPECT_EQ(p.finish.grid, 4u);
   // A column a thread where the accesses allow no vectors: 1024 groups, 32 a block, 32 blocks.
   const ReducePlan scalar = plan_reduction(1024, 65536, 1, CudaTarget{});
   EXPECT_EQ(scalar.groups, 32);
-  EXPECT_EQ(scalar.splits, 9);  // ceil(264 / 32)
-  EXPECT_EQ(scalar.partials.grid, 288u);
+  EXPECT_EQ(scalar.splits, 17);  // ceil(528 / 32)
+  EXPECT_EQ(scalar.partials.grid, 544u);
   // Few columns: 3 groups side by side (rounded up to 4), the block's other threads row lanes.
   const ReducePlan narrow = plan_reduction(12, 1 << 20, 4, CudaTarget{});
   EXPECT_EQ(narrow.groups, 4);
   EXPECT_EQ(narrow.lanes, 64);
-  EXPECT_EQ(narrow.splits, 264);
-  // Each lane folds at least kMinColumnChunk rows: 4096 rows over 8 lanes split in 16, not 66.
+  EXPECT_EQ(narrow.splits, 512);  // 528 wanted, at most 2^20 / (64 lanes x 32 rows)
+  // Each lane folds at least kMinColumnChunk rows: 4096 rows over 8 lanes split in 16, not 132.
   EXPECT_EQ(plan_reduction(1024, 4096, 8, CudaTarget{}).splits, 16);
   EXPECT_EQ(plan_reduction(1 << 20, 64, 8, CudaTarget{}).splits, 1);                           // enough columns alone
   EXPECT_EQ(plan_reduction(1024, 40, 8, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // few rows

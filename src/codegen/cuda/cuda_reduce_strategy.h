@@ -29,11 +29,13 @@ inline constexpr int64_t kSplitMinPoints = 8192;
 inline constexpr int64_t kMinBlockChunk = 2048;
 inline constexpr int64_t kMinColumnChunk = 32;  // rows per row lane (ColumnPartials)
 // ColumnPartials: column groups side by side in a block (a warp's worth: 32 x 16 bytes of a row
-// per load), and blocks per multiprocessor the chunks of rows aim at: 512 threads an SM, each
-// with several 16-byte loads in flight (unrolled), keep the memory busy, and so few chunks
-// (66 for [65536,1024] bf16) that the second pass is short.
+// per load), and blocks per multiprocessor the chunks of rows aim at: 1024 threads an SM, each
+// with 4 16-byte loads in flight (unrolled), keep the memory busy, and the chunks (132 for
+// [65536,1024] bf16) are few enough that the second pass is short. Measured on an H200 for
+// [65536,1024] bf16 (docs/PERF.md): 2 blocks 75% of copy, 4 blocks 81%, either unrolled by 8
+// 53% and 71%.
 inline constexpr int64_t kColumnGroupsPerBlock = 32;
-inline constexpr int64_t kColumnBlocksPerMultiprocessor = 2;
+inline constexpr int64_t kColumnBlocksPerMultiprocessor = 4;
 
 struct ReducePlan {
   ReduceStrategy strategy = ReduceStrategy::BlockPerRow;
