@@ -53,16 +53,16 @@ TEST(CudaLaunch, ATargetWithSmallerBlocksIsRespected) {
 }
 
 TEST(CudaReduceStrategy, ManyRowsGetABlockEach) {
-  const ReducePlan p = plan_reduction(16384, 1024, false, CudaTarget{});
+  const ReducePlan p = plan_reduction(16384, 1024, 0, CudaTarget{});
   EXPECT_EQ(p.strategy, ReduceStrategy::BlockPerRow);
   EXPECT_EQ(p.partials.block, 256u);
   EXPECT_EQ(p.partials.grid, 4224u);
-  EXPECT_EQ(plan_reduction(100, 4096, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);     // short rows
-  EXPECT_EQ(plan_reduction(132, 1 << 20, false, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // a row per SM
+  EXPECT_EQ(plan_reduction(100, 4096, 0, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);     // short rows
+  EXPECT_EQ(plan_reduction(132, 1 << 20, 0, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // a row per SM
 }
 
 TEST(CudaReduceStrategy, FewLongRowsSplitIntoChunksThatFillTheDevice) {
-  const ReducePlan p = plan_reduction(1, int64_t{1} << 26, false, CudaTarget{});
+  const ReducePlan p = plan_reduction(1, int64_t{1} << 26, 0, CudaTarget{});
   EXPECT_EQ(p.strategy, ReduceStrategy::SplitRow);
   EXPECT_EQ(p.splits, 1056);  // 132 SMs x 8 resident blocks of 256
   EXPECT_EQ(p.chunk, 63551);  // ceil(2^26 / 1056)
@@ -71,18 +71,36 @@ TEST(CudaReduceStrategy, FewLongRowsSplitIntoChunksThatFillTheDevice) {
   EXPECT_EQ(p.finish.grid, 1u);
   EXPECT_EQ(p.finish.block, 32u);
   // Chunks keep at least kMinBlockChunk points: 4 rows of 16384 split in 8, not 264.
-  EXPECT_EQ(plan_reduction(4, 16384, false, CudaTarget{}).splits, 8);
+  EXPECT_EQ(plan_reduction(4, 16384, 0, CudaTarget{}).splits, 8);
 }
 
-TEST(CudaReduceStrategy, ColumnsGetAThreadPerColumnAndChunkOfRows) {
-  const ReducePlan p = plan_reduction(1024, 65536, true, CudaTarget{});
+TEST(CudaReduceStrategy, ColumnsGetABlockPerColumnRunAndChunkOfRows) {
+  // [65536,1024] bf16 column sums, 8 columns a thread (a 16-byte load a row): 128 column groups,
+  // 32 of them side by side in a block of 256 with 8 row lanes, 4 blocks across the columns.
+  const ReducePlan p = plan_reduction(1024, 65536, 8, CudaTarget{});
   EXPECT_EQ(p.strategy, ReduceStrategy::ColumnPartials);
-  EXPECT_EQ(p.splits, 264);  // 132 x 2048 resident threads over 1024 columns
-  EXPECT_EQ(p.chunk, 249);
-  EXPECT_EQ(p.partials.grid, 1056u);
+  EXPECT_EQ(p.columns, 8);
+  EXPECT_EQ(p.groups, 32);
+  EXPECT_EQ(p.lanes, 8);
+  EXPECT_EQ(p.splits, 132);  // 4 column blocks x 132 chunks: 4 blocks on each of 132 SMs
+  EXPECT_EQ(p.chunk, 497);   // ceil(65536 / 132)
+  EXPECT_EQ(p.partials.grid, 528u);
+  EXPECT_EQ(p.partials.block, 256u);
   EXPECT_EQ(p.finish.grid, 4u);
-  EXPECT_EQ(plan_reduction(1 << 20, 64, true, CudaTarget{}).splits, 1);  // enough columns alone
-  EXPECT_EQ(plan_reduction(1024, 40, true, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // few rows
+  // A column a thread where the accesses allow no vectors: 1024 groups, 32 a block, 32 blocks.
+  const ReducePlan scalar = plan_reduction(1024, 65536, 1, CudaTarget{});
+  EXPECT_EQ(scalar.groups, 32);
+  EXPECT_EQ(scalar.splits, 17);  // ceil(528 / 32)
+  EXPECT_EQ(scalar.partials.grid, 544u);
+  // Few columns: 3 groups side by side (rounded up to 4), the block's other threads row lanes.
+  const ReducePlan narrow = plan_reduction(12, 1 << 20, 4, CudaTarget{});
+  EXPECT_EQ(narrow.groups, 4);
+  EXPECT_EQ(narrow.lanes, 64);
+  EXPECT_EQ(narrow.splits, 512);  // 528 wanted, at most 2^20 / (64 lanes x 32 rows)
+  // Each lane folds at least kMinColumnChunk rows: 4096 rows over 8 lanes split in 16, not 132.
+  EXPECT_EQ(plan_reduction(1024, 4096, 8, CudaTarget{}).splits, 16);
+  EXPECT_EQ(plan_reduction(1 << 20, 64, 8, CudaTarget{}).splits, 1);                           // enough columns alone
+  EXPECT_EQ(plan_reduction(1024, 40, 8, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // few rows
 }
 
 TEST(CudaPolicy, RowsFitInL2AndThereIsOnePerMultiprocessor) {

@@ -54,17 +54,17 @@ std::string loops_text(const LoopKernel& k) {
   return s;
 }
 
-// The reduction plan of `k`: by cuda_reduce_strategy.h, or its output points in order in one
-// block where its stores may repeat an element.
-ReducePlan reduction_plan(const LoopKernel& k, const CudaTarget& t) {
+// The reduction plan of `k` (of `p`): by cuda_reduce_strategy.h, or its output points in order in
+// one block where its stores may repeat an element.
+ReducePlan reduction_plan(const LoopProgram& p, const LoopKernel& k, const CudaTarget& t) {
   const size_t outer = static_cast<size_t>(k.num_outer_loops());
   const int64_t outputs = points(k.loops, 0, outer), row = points(k.loops, outer, k.loops.size());
   if (!cpp::stores_independent(k, k.num_outer_loops())) {
-    ReducePlan serial = plan_reduction(1, row, false, t);
+    ReducePlan serial = plan_reduction(1, row, 0, t);
     serial.strategy = ReduceStrategy::BlockPerRow;
     return serial;
   }
-  return plan_reduction(outputs, row, is_column_reduction(k), t);
+  return plan_reduction(outputs, row, is_column_reduction(k) ? column_vectors(p, k).width : 0, t);
 }
 
 // How a pointwise kernel of vector plan `v` spreads its points over threads.
@@ -131,7 +131,7 @@ class KernelWriter {
       });
       return std::move(out_);
     }
-    const ReducePlan plan = reduction_plan(k_, target_);
+    const ReducePlan plan = reduction_plan(p_, k_, target_);
     narrow(std::max(plan.partials.grid * int64_t{plan.partials.block}, plan.finish.grid * int64_t{plan.finish.block}));
     const int outer = k_.num_outer_loops();
     switch (plan.strategy) {
@@ -164,15 +164,8 @@ class KernelWriter {
         finish(symbol, plan);
         break;
       case ReduceStrategy::ColumnPartials:
-        function(
-            symbol + "_partials", plan.partials, split_text(plan, "a thread per column and chunk of rows"), true, [&] {
-              scratch_arrays(plan);
-              partial_points("w", grid_thread(), grid_threads(), plan, [&](const std::string& o, const std::string& s) {
-                fold(k_, "0", "1", s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
-                for (const BlockAccumulator& a : accs_) line(a.save("g_", partial_slot(o, s)));
-              });
-            });
-        finish(symbol, plan);
+        column_partials(symbol, plan, column_vectors(p_, k_));
+        column_finish(symbol, plan);
         break;
     }
     return std::move(out_);
@@ -527,6 +520,113 @@ class KernelWriter {
     unflatten(k_, "o", 0, k_.num_outer_loops());
     body("o", "s");
     close_block();
+  }
+
+  // The first pass of a column reduction (cuda_reduce_strategy.h's ColumnPartials, vector plan
+  // `v`): a block per (run of plan.groups column groups, chunk of rows), a thread per group of
+  // plan.columns adjacent columns (states t_<acc>[j]) and row lane; each lane folds rows y, y +
+  // lanes, ... of the chunk in order, its loads that walk the columns one vector a row; the lanes
+  // meet in shared memory over halving strides (a fixed tree) and lane 0 stores the partials.
+  void column_partials(const std::string& symbol, const ReducePlan& plan, const ColumnVectors& v) {
+    const int outer = k_.num_outer_loops(), n = static_cast<int>(k_.loops.size()), w = plan.columns;
+    const int64_t outs = outputs(), count = points(k_.loops, static_cast<size_t>(outer), k_.loops.size());
+    const int64_t column_blocks = (outs / w + plan.groups - 1) / plan.groups;
+    const std::string ws = std::to_string(w), lanes = std::to_string(plan.lanes);
+    const std::string how = "a block per " + std::to_string(plan.groups * w) +
+                            " columns and chunk of rows, a thread per " +
+                            (w == 1 ? "column" : ws + " columns (vector loads)") + " and every " + lanes +
+                            "th row of the chunk, the rows combined in shared memory (" + std::to_string(plan.splits) +
+                            " chunks of " + std::to_string(plan.chunk) + " rows), partials into the scratch workspace";
+    block_ = static_cast<int>(plan.partials.block);
+    function(symbol + "_partials", plan.partials, how, true, [&] {
+      scratch_arrays(plan);
+      KILN_CHECK(accs_.size() == 1) << "a column reduction has one reduce op";
+      const BlockAccumulator& a = accs_[0];
+      const std::string type = a.fields()[0].type, mine = "j * " + std::to_string(block_) + " + threadIdx.x";
+      line("__shared__ " + type + " s_" + a.name() + "[" + std::to_string(w * block_) + "];");
+      line("const int x = threadIdx.x % " + std::to_string(plan.groups) + ", y = threadIdx.x / " +
+           std::to_string(plan.groups) + ";  // the thread's column group in the block, its row lane");
+      open_block("for (" + index_ + " b = " + block_index() + "; b < " + std::to_string(column_blocks * plan.splits) +
+                 "; b += " + grid_blocks() + ") {");
+      line("const " + index_ + " o = (b % " + std::to_string(column_blocks) + " * " + std::to_string(plan.groups) +
+           " + x) * " + ws + ", s = b / " + std::to_string(column_blocks) +
+           ";  // the thread's first column (output point), the chunk");
+      line(type + " t_" + a.name() + "[" + ws + "];");
+      lanes_loop(w, [&] { line(a.start_at("t_", "j")); });
+      open_block("if (o < " + std::to_string(outs) + ") {");
+      unflatten(k_, "o", 0, outer);
+      line("const " + index_ + " end = s * " + std::to_string(plan.chunk) + " + " + std::to_string(plan.chunk) + " < " +
+           std::to_string(count) + " ? s * " + std::to_string(plan.chunk) + " + " + std::to_string(plan.chunk) + " : " +
+           std::to_string(count) + ";");
+      line("#pragma unroll 4");
+      open_block("for (" + index_ + " r = s * " + std::to_string(plan.chunk) + " + y; r < end; r += " + lanes + ") {");
+      unflatten(k_, "r", outer, n);
+      const size_t red = static_cast<size_t>(k_.reduce_op);
+      std::vector<std::string> element(red);
+      std::vector<IndexExpr> here;  // the thread's first column: the loop variables as they are
+      for (int d = 0; d < n; ++d) here.push_back(IndexExpr::var(d));
+      for (size_t i = 0; w > 1 && i < red; ++i) {
+        const BodyOp& op = k_.body[i];
+        const DType t = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
+        if (v.access[i] == VectorAccess::Broadcast) {
+          element[i] = "l" + std::to_string(i);
+          line("const " + std::string(cpp::storage_type(t)) + " " + element[i] + " = " + buffer_pointer(p_, op.buffer) +
+               "[" + cpp::index_cpp(op.index) + "];  // the same for the row");
+        } else if (v.access[i] == VectorAccess::Contiguous) {
+          element[i] = "l" + std::to_string(i) + ".e[j]";
+          line(vector_union("l" + std::to_string(i), w, t) + ";");
+          vector_copy("l" + std::to_string(i), w, t, op, here, true);
+        }
+      }
+      lanes_loop(w, [&] {
+        for (size_t i = 0; i < red; ++i) line(body_op_text(p_, k_, static_cast<int>(i), element[i]));
+        line(a.update_at("t_", "j", value_name(k_.body[red].args.at(0))));
+      });
+      close_block();
+      close_block();
+      lanes_loop(w, [&] { line(a.copy("s_", mine, "t_", "j")); });
+      line("__syncthreads();");
+      if (plan.lanes > 1) {
+        open_block("for (int h = " + std::to_string(plan.lanes / 2) + "; h > 0; h /= 2) {");
+        open_block("if (y < h) {");
+        lanes_loop(w, [&] { line(a.combine("s_", mine, mine + " + h * " + std::to_string(plan.groups))); });
+        close_block();
+        line("__syncthreads();");
+        close_block();
+      }
+      open_block("if (y == 0 && o < " + std::to_string(outs) + ") {");
+      lanes_loop(w, [&] { line(a.copy("g_", partial_slot("o + j", "s"), "s_", mine)); });
+      close_block();
+      line("__syncthreads();");
+      close_block();
+    });
+  }
+  // `body` for lanes j = 0 .. w-1 of a thread's columns, unrolled.
+  void lanes_loop(int w, const std::function<void()>& body) {
+    line("#pragma unroll");
+    open_block("for (int j = 0; j < " + std::to_string(w) + "; ++j) {");
+    body();
+    close_block();
+  }
+
+  // The second pass of a column reduction: a thread per output point folds its partials in chunk
+  // order in a register (the loads independent of the folds, so unrolled they overlap), then
+  // stores the total in chunk 0's slot and runs the epilogue.
+  void column_finish(const std::string& symbol, const ReducePlan& plan) {
+    function(symbol + "_finish", plan.finish,
+             "a thread per output point folding its " + std::to_string(plan.splits) + " partials in order", true, [&] {
+               scratch_arrays(plan);
+               for_points(k_, "o", 0, k_.num_outer_loops(), grid_thread(), grid_threads(), [&] {
+                 const BlockAccumulator& a = accs_.at(0);
+                 line(a.declare());
+                 line("#pragma unroll 8");
+                 open_block("for (" + index_ + " s = 0; s < " + std::to_string(plan.splits) + "; ++s) {");
+                 line(a.update("g_" + a.name() + "[" + partial_slot("o", "s") + "]", ""));
+                 close_block();
+                 line(a.save("g_", "o"));
+                 epilogue(k_, "g_", "o");
+               });
+             });
   }
 
   // The second pass of a split reduction: a thread per output folds its partials in chunk

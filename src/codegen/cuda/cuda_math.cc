@@ -24,6 +24,14 @@ std::string infix(const std::vector<std::string>& a, const char* op) {
 
 std::string helper(const char* name, const std::vector<std::string>& a) { return fn(name, false, a); }
 
+// Where a result of dtype `out` computed in float (`single`) may come from the hardware's
+// approximate functions (docs/CUDA_CODEGEN.md, "Approximate functions for half-precision
+// results"): its value is only ever rounded to bf16's 8 or f16's 11 significant bits, so a bound
+// of at most a quarter of half an ulp (2^-9 or 2^-12 relative at its smallest) is allowed: exp
+// and sigmoid through ex2.approx (2^-16), tanh.approx (2^-10.987) for bf16 only.
+bool approximate_exp(DType out, bool single) { return single && (out == DType::BF16 || out == DType::F16); }
+bool approximate_tanh(DType out, bool single) { return single && out == DType::BF16; }
+
 // `op` on its path (cpp_math.h's ComputeOperands): a floating expression in the compute type,
 // an int64_t one, or a bool.
 std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, const AttrMap& attrs) {
@@ -67,7 +75,7 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
       const std::string q = "(" + a[0] + " / " + a[1] + ")";
       return fn("trunc", single, {rnd == "kiln_keepf" || rnd == "kiln_keep" ? q : rnd + q});
     }
-    case ComputeOp::Exp: return fn("exp", single, a);
+    case ComputeOp::Exp: return approximate_exp(out, single) ? helper("kiln_exp_approx", a) : fn("exp", single, a);
     case ComputeOp::Log: return fn("log", single, a);
     case ComputeOp::Log1p: return fn("log1p", single, a);
     case ComputeOp::Expm1: return fn("expm1", single, a);
@@ -78,8 +86,10 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
     case ComputeOp::Cos: return fn("cos", single, a);
     case ComputeOp::Tan: return fn("tan", single, a);
     case ComputeOp::Atan: return fn("atan", single, a);
-    case ComputeOp::Tanh: return fn("tanh", single, a);
-    case ComputeOp::Sigmoid: return "(" + one + " / (" + one + " + " + fn("exp", single, {"-" + a[0]}) + "))";
+    case ComputeOp::Tanh: return approximate_tanh(out, single) ? helper("kiln_tanh_approx", a) : fn("tanh", single, a);
+    case ComputeOp::Sigmoid:
+      if (approximate_exp(out, single)) return helper("kiln_sigmoid_approx", a);
+      return "(" + one + " / (" + one + " + " + fn("exp", single, {"-" + a[0]}) + "))";
     case ComputeOp::Erf: return fn("erf", single, a);
     case ComputeOp::Atan2: return fn("atan2", single, a);
     case ComputeOp::Lerp: return helper("kiln_lerp", a);

@@ -3,8 +3,9 @@
 // build. The compute types and operand conversions are the C++ printer's (cpp_math.h's
 // compute_expr_with): f32/f16/bf16 in float, f64 and mixed floating work in double, integers
 // in int64_t. Floating functions are CUDA's (expf, erff, ... in float; exp, erf, ... in
-// double: within 2 ulp, docs/CUDA_CODEGEN.md); helpers with no CUDA function are the
-// prelude's (cuda_prelude.h).
+// double: within 2 ulp, docs/CUDA_CODEGEN.md), but for results rounded to bf16 or f16, where
+// exp, sigmoid (and tanh for bf16) use the hardware's approximate functions, whose error is far
+// below that rounding; helpers with no CUDA function are the prelude's (cuda_prelude.h).
 #pragma once
 
 #include <span>

@@ -49,30 +49,17 @@ __device__ inline int64_t kiln_f64_to_i64(double v) {
 }
 )";
 
-// f16 and bf16 as core/half.cc converts them (the C++ prelude's functions, bit for bit).
+// f16 and bf16 as core/half.cc converts them: the hardware's round-to-nearest-even conversion
+// (cvt.rn, sm_80 for bf16) gives core/half.cc's bits for every input but a NaN, which becomes
+// the canonical NaN 0x7fff instead of keeping its sign and payload (docs/CUDA_CODEGEN.md,
+// "Approximate functions for half-precision results"); the software rounding before sm_80.
 constexpr const char* kHalves = R"(
-// IEEE binary16 and bfloat16 storage, rounding to nearest even (core/half.cc's bits).
+// IEEE binary16 and bfloat16 storage, rounding to nearest even (core/half.cc's bits; a NaN as
+// the hardware's canonical NaN).
 __device__ inline uint16_t kiln_f32_to_f16(float f) {
-  const uint32_t x = __float_as_uint(f);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t mag = x & 0x7fffffffu;
-  if (mag > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
-  if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (mag < 0x38800000u) {
-    if (mag < 0x33000000u) return (uint16_t)sign;
-    const uint32_t exp = mag >> 23;
-    const uint32_t mant = (mag & 0x7fffffu) | 0x800000u;
-    const uint32_t drop = 126 - exp;
-    uint32_t r = mant >> drop;
-    const uint32_t rem = mant & ((1u << drop) - 1);
-    const uint32_t halfway = 1u << (drop - 1);
-    if (rem > halfway || (rem == halfway && (r & 1))) ++r;
-    return (uint16_t)(sign | r);
-  }
-  uint32_t r = (mag >> 13) - (112u << 10);
-  const uint32_t rem = mag & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1))) ++r;
-  return (uint16_t)(sign | r);
+  uint16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
 }
 __device__ inline float kiln_f16_to_f32(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -81,13 +68,37 @@ __device__ inline float kiln_f16_to_f32(uint16_t h) {
   return __uint_as_float(sign | ((em << 13) + (em >= 0x7c00u ? 0x70000000u : 0x38000000u)));
 }
 __device__ inline uint16_t kiln_f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  uint16_t b;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+  return b;
+#else
   const uint32_t u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+#endif
 }
 __device__ inline float kiln_bf16_to_f32(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
 __device__ inline float kiln_f16_round(float f) { return kiln_f16_to_f32(kiln_f32_to_f16(f)); }
 __device__ inline float kiln_bf16_round(float f) { return kiln_bf16_to_f32(kiln_f32_to_bf16(f)); }
+// Approximate functions for results rounded to bf16 or f16 (cuda_math.h): one or two of the
+// hardware's special-function instructions, subnormals kept (no .ftz). exp and sigmoid within
+// 2^-16 relative for |x| <= 88, tanh within 2^-10.987 (bf16 results only).
+__device__ inline float kiln_exp_approx(float x) {
+  float y = __fmul_rn(x, 1.44269504f);  // log2(e)
+  asm("ex2.approx.f32 %0, %0;" : "+f"(y));
+  return y;
+}
+__device__ inline float kiln_tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ inline float kiln_sigmoid_approx(float x) {
+  float y = __fadd_rn(1.0f, kiln_exp_approx(-x));
+  asm("rcp.approx.f32 %0, %0;" : "+f"(y));
+  return y;
+}
 )";
 
 // The compute ops' helpers (cuda_math.h), as ops/elementwise_scalar.h computes them.

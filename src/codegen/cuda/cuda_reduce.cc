@@ -49,33 +49,56 @@ std::vector<BlockAccumulator::Field> BlockAccumulator::fields() const {
   }
 }
 
-std::string BlockAccumulator::declare() const {
+std::string BlockAccumulator::identity() const {
   const bool single = type_ == "float";
   switch (kind_) {
     case ReduceKind::Sum:
-    case ReduceKind::WelfordMean: return type_ + " " + name_ + " = " + (type_ == "double" ? "0.0" : "0") + ";";
-    case ReduceKind::Prod: return type_ + " " + name_ + " = " + (type_ == "double" ? "1.0" : "1") + ";";
-    case ReduceKind::Max:
-      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(-INFINITY, single) : "INT64_MIN") +
-             ";";
-    case ReduceKind::Min:
-      return type_ + " " + name_ + " = " + (is_floating(held_) ? cpp::float_literal(INFINITY, single) : "INT64_MAX") +
-             ";";
+    case ReduceKind::WelfordMean: return type_ == "double" ? "0.0" : "0";
+    case ReduceKind::Prod: return type_ == "double" ? "1.0" : "1";
+    case ReduceKind::Max: return is_floating(held_) ? cpp::float_literal(-INFINITY, single) : "INT64_MIN";
+    case ReduceKind::Min: return is_floating(held_) ? cpp::float_literal(INFINITY, single) : "INT64_MAX";
+    default: break;
+  }
+  KILN_UNREACHABLE("a state of several fields has no single identity");
+}
+
+std::string BlockAccumulator::declare() const {
+  switch (kind_) {
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return type_ + " " + name_ + " = 0;\nint64_t " + name_ + "_i = -1;";
     case ReduceKind::WelfordM2: return "double " + name_ + "_n = 0.0, " + name_ + "_m = 0.0, " + name_ + " = 0.0;";
+    default: return type_ + " " + name_ + " = " + identity() + ";";
   }
-  KILN_UNREACHABLE("bad reduce kind");
+}
+
+std::string BlockAccumulator::start_at(const std::string& prefix, const std::string& at) const {
+  return slot(prefix, "", at) + " = " + identity() + ";";
+}
+
+std::string BlockAccumulator::fold(const std::string& state, const std::string& x) const {
+  switch (kind_) {
+    case ReduceKind::Sum:
+    case ReduceKind::WelfordMean: return state + " += " + x + ";";
+    case ReduceKind::Prod: return state + " *= " + x + ";";
+    case ReduceKind::Max: return state + " = kiln_max_nan(" + state + ", " + x + ");";
+    case ReduceKind::Min: return state + " = kiln_min_nan(" + state + ", " + x + ");";
+    default: break;
+  }
+  KILN_UNREACHABLE("a state of several fields folds through update or combine");
+}
+
+std::string BlockAccumulator::update_at(const std::string& prefix, const std::string& at, const std::string& v) const {
+  return fold(slot(prefix, "", at), "(" + type_ + ")" + v);
 }
 
 std::string BlockAccumulator::update(const std::string& v, const std::string& ix) const {
   const std::string x = "(" + type_ + ")" + v;
   switch (kind_) {
     case ReduceKind::Sum:
-    case ReduceKind::WelfordMean: return name_ + " += " + x + ";";
-    case ReduceKind::Prod: return name_ + " *= " + x + ";";
-    case ReduceKind::Max: return name_ + " = kiln_max_nan(" + name_ + ", " + x + ");";
-    case ReduceKind::Min: return name_ + " = kiln_min_nan(" + name_ + ", " + x + ");";
+    case ReduceKind::WelfordMean:
+    case ReduceKind::Prod:
+    case ReduceKind::Max:
+    case ReduceKind::Min: return fold(name_, x);
     case ReduceKind::Argmax:
     case ReduceKind::Argmin:
       return "if (kiln_arg_before(" + x + ", (int64_t)" + ix + ", " + name_ + ", " + name_ + "_i, " +
@@ -111,10 +134,10 @@ std::string BlockAccumulator::combine(const std::string& prefix, const std::stri
   const std::string mine = slot(prefix, "", into), other = slot(prefix, "", from);
   switch (kind_) {
     case ReduceKind::Sum:
-    case ReduceKind::WelfordMean: return mine + " += " + other + ";";
-    case ReduceKind::Prod: return mine + " *= " + other + ";";
-    case ReduceKind::Max: return mine + " = kiln_max_nan(" + mine + ", " + other + ");";
-    case ReduceKind::Min: return mine + " = kiln_min_nan(" + mine + ", " + other + ");";
+    case ReduceKind::WelfordMean:
+    case ReduceKind::Prod:
+    case ReduceKind::Max:
+    case ReduceKind::Min: return fold(mine, other);
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: {
       const std::string mi = slot(prefix, "_i", into), oi = slot(prefix, "_i", from);

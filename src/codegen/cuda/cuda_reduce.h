@@ -34,6 +34,10 @@ class BlockAccumulator {
   std::string declare() const;
   // Folds the point's value `v` (and index `ix` for argmax/argmin) into the state.
   std::string update(const std::string& v, const std::string& ix) const;
+  // A state of one field (sum, prod, max, min) held in slot `at` of array `<prefix><name>`
+  // (a thread's states of several columns): started at the fold's identity, or folding `v`.
+  std::string start_at(const std::string& prefix, const std::string& at) const;
+  std::string update_at(const std::string& prefix, const std::string& at, const std::string& v) const;
   // States by slot live in arrays `<prefix><name><suffix>` ("s_a0[...]"); `at`, `into` and
   // `from` are slot expressions.
   // The thread's state into slot `at`.
@@ -48,6 +52,9 @@ class BlockAccumulator {
 
  private:
   std::string slot(const std::string& prefix, const std::string& field, const std::string& at) const;
+  std::string identity() const;  // a one-field state's start
+  // `state` (one field) folding value `x` of the state's type.
+  std::string fold(const std::string& state, const std::string& x) const;
 
   ReduceKind kind_;
   DType value_;

@@ -1,6 +1,7 @@
 #include "codegen/cuda/cuda_reduce_strategy.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace kiln::cuda {
 
@@ -15,19 +16,33 @@ int64_t splits_for(int64_t outputs, int64_t row_points, int64_t wanted, int64_t 
   return std::clamp<int64_t>(ceil_div(wanted, std::max<int64_t>(1, outputs)), 1, most);
 }
 
+// Column groups of `columns` side by side in a block of kMaxBlockThreads, the rest of the block
+// row lanes; chunks of rows enough to give each multiprocessor kColumnBlocksPerMultiprocessor
+// blocks, each lane folding at least kMinColumnChunk rows.
+ReducePlan plan_columns(int64_t outputs, int64_t row_points, int columns, const CudaTarget& target) {
+  ReducePlan plan;
+  plan.strategy = ReduceStrategy::ColumnPartials;
+  plan.columns = columns;
+  const int64_t groups = ceil_div(outputs, columns);
+  plan.groups =
+      static_cast<int>(std::min<int64_t>(kColumnGroupsPerBlock, std::bit_ceil(static_cast<uint64_t>(groups))));
+  plan.lanes = kMaxBlockThreads / plan.groups;
+  const int64_t column_blocks = ceil_div(groups, plan.groups);
+  plan.splits = splits_for(column_blocks, row_points, target.multiprocessors * kColumnBlocksPerMultiprocessor,
+                           plan.lanes * kMinColumnChunk);
+  plan.chunk = ceil_div(row_points, plan.splits);
+  plan.partials = row_launch(column_blocks * plan.splits, kMaxBlockThreads, target);
+  plan.finish = pointwise_launch(outputs, target);
+  return plan;
+}
+
 }  // namespace
 
-ReducePlan plan_reduction(int64_t outputs, int64_t row_points, bool column, const CudaTarget& target) {
+ReducePlan plan_reduction(int64_t outputs, int64_t row_points, int columns, const CudaTarget& target) {
   ReducePlan plan;
   const int64_t resident_threads = int64_t{target.multiprocessors} * target.max_threads_per_multiprocessor;
-  if (column && outputs > 0 && row_points >= 2 * kMinColumnChunk) {
-    plan.strategy = ReduceStrategy::ColumnPartials;
-    plan.splits = splits_for(outputs, row_points, resident_threads, kMinColumnChunk);
-    plan.chunk = ceil_div(row_points, plan.splits);
-    plan.partials = pointwise_launch(outputs * plan.splits, target);
-    plan.finish = pointwise_launch(outputs, target);
-    return plan;
-  }
+  if (columns > 0 && outputs > 0 && row_points >= 2 * kMinColumnChunk)
+    return plan_columns(outputs, row_points, columns, target);
   if (outputs > 0 && outputs < target.multiprocessors && row_points >= kSplitMinPoints) {
     plan.strategy = ReduceStrategy::SplitRow;
     const int64_t resident_blocks = resident_threads / kMaxBlockThreads;

@@ -5,9 +5,12 @@
 //  * SplitRow: few outputs (fewer than the device's multiprocessors) over long rows: each row
 //    in `splits` chunks, a block per (output, chunk) writing its partial state to the scratch
 //    workspace, then a thread per output folding its partials in chunk order;
-//  * ColumnPartials: a column reduction (lower/loop_ir.h's is_column_reduction): a thread per
-//    (column, chunk of rows), neighbouring threads on neighbouring columns (coalesced), each
-//    folding its rows in order into a partial, then a thread per column folding the partials.
+//  * ColumnPartials: a column reduction (lower/loop_ir.h's is_column_reduction): a block per
+//    (run of neighbouring columns, chunk of rows); each thread takes `columns` adjacent columns
+//    (one 16-byte load a row where the accesses allow it) and every `lanes`-th row of the
+//    chunk, neighbouring threads on neighbouring columns (coalesced); the block's row lanes
+//    combine in a fixed tree in shared memory into one partial per column and chunk, then a
+//    thread per column folds the partials in chunk order.
 // Every strategy combines in a fixed order: no atomics, the same bits run after run.
 #pragma once
 
@@ -24,18 +27,30 @@ enum class ReduceStrategy : uint8_t { BlockPerRow, SplitRow, ColumnPartials };
 inline constexpr int64_t kSplitMinPoints = 8192;
 // Points a block (SplitRow) or a thread (ColumnPartials) folds at least, so partials stay few.
 inline constexpr int64_t kMinBlockChunk = 2048;
-inline constexpr int64_t kMinColumnChunk = 32;
+inline constexpr int64_t kMinColumnChunk = 32;  // rows per row lane (ColumnPartials)
+// ColumnPartials: column groups side by side in a block (a warp's worth: 32 x 16 bytes of a row
+// per load), and blocks per multiprocessor the chunks of rows aim at: 1024 threads an SM, each
+// with 4 16-byte loads in flight (unrolled), keep the memory busy, and the chunks (132 for
+// [65536,1024] bf16) are few enough that the second pass is short. Measured on an H200 for
+// [65536,1024] bf16 (docs/PERF.md): 2 blocks 75% of copy, 4 blocks 81%, either unrolled by 8
+// 53% and 71%.
+inline constexpr int64_t kColumnGroupsPerBlock = 32;
+inline constexpr int64_t kColumnBlocksPerMultiprocessor = 4;
 
 struct ReducePlan {
   ReduceStrategy strategy = ReduceStrategy::BlockPerRow;
   int64_t splits = 1;    // chunks per output (SplitRow, ColumnPartials)
   int64_t chunk = 0;     // reduce points per chunk: ceil(row_points / splits)
+  int columns = 1;       // ColumnPartials: adjacent columns (output points) a thread takes
+  int groups = 1;        // ColumnPartials: column groups of a block (a power of two) ...
+  int lanes = 1;         // ... times row lanes (a power of two): the block's threads
   LaunchShape partials;  // the first launch (BlockPerRow: the only one)
   LaunchShape finish;    // SplitRow, ColumnPartials: a thread per output
 };
 
-// The plan for `outputs` output points of `row_points` reduce points each; `column`: a column
-// reduction.
-ReducePlan plan_reduction(int64_t outputs, int64_t row_points, bool column, const CudaTarget& target);
+// The plan for `outputs` output points of `row_points` reduce points each; `columns` > 0: a
+// column reduction whose threads may take that many adjacent columns (codegen/cuda's
+// column_vectors), 0: another reduction.
+ReducePlan plan_reduction(int64_t outputs, int64_t row_points, int columns, const CudaTarget& target);
 
 }  // namespace kiln::cuda

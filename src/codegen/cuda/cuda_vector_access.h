@@ -41,6 +41,18 @@ struct PointwiseVectors {
 // The vector plan of pointwise kernel `k` (its loops collapsed) of program `p`.
 PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k);
 
+// Column reduction `k` (lower/loop_ir.h's is_column_reduction, its loops collapsed) of program
+// `p`: the adjacent columns each thread takes, the width at which its narrowest load that walks
+// the columns (the last outer loop) moves 16 bytes a row, under the conditions above with the
+// column loop as the innermost (its extent a multiple of the width); and per body op before the
+// reduce op how it loads (Contiguous: one vector a row, Broadcast: one value a row). Width 1
+// where an access or the extent forbids it.
+struct ColumnVectors {
+  int width = 1;
+  std::vector<VectorAccess> access;  // per body op (width > 1)
+};
+ColumnVectors column_vectors(const LoopProgram& p, const LoopKernel& k);
+
 // One vector access of `width` elements of `t`: `count` pieces of `bytes` (at most 16) each.
 struct VectorPieces {
   int bytes = 0;
