@@ -21,8 +21,8 @@ constexpr auto contains = &test::has_text;
 LoopProgram max_shift(int64_t rows, int64_t cols, const std::string& buffers = "", const std::string& kernels = "") {
   const std::string r = std::to_string(rows), c = std::to_string(cols);
   return parse("loops @m(%x: f32[" + r + "," + c + "]) -> (%out0) {\n  buffer %t0 : f32[" + r +
-               "] strides [1]\n  buffer %out0 : f32[" + r + "," + c + "] strides [" + c +
-               ", 1]\n" + buffers + "  kernel @k0 fused {\n    for i0 in range(" + r + ") {\n      part reduction {\n" +
+               "] strides [1]\n  buffer %out0 : f32[" + r + "," + c + "] strides [" + c + ", 1]\n" + buffers +
+               "  kernel @k0 fused {\n    for i0 in range(" + r + ") {\n      part reduction {\n" +
                "        for i1 in range(" + c + ") reduce {\n          %0 = load %x[" + c + "*i0 + i1]\n        }\n" +
                "        %1 = reduce max %0 : f32\n        store %t0[i0], %1\n      }\n      part pointwise {\n" +
                "        for i1 in range(" + c + ") {\n          %0 = load %x[" + c + "*i0 + i1]\n" +
@@ -50,10 +50,9 @@ TEST(CudaHeldRow, TheRowIsLoadedOnceAndItsStatisticStaysInARegister) {
 }
 
 TEST(CudaHeldRow, AStatisticAnotherKernelReadsIsStoredToo) {
-  const LoopProgram p =
-      max_shift(64, 8, "  buffer %out1 : f32[64] strides [1]\n",
-                "  kernel @k1 pointwise {\n    for i0 in range(64) {\n      %0 = load %t0[i0]\n"
-                "      store %out1[i0], %0\n    }\n  }\n");
+  const LoopProgram p = max_shift(64, 8, "  buffer %out1 : f32[64] strides [1]\n",
+                                  "  kernel @k1 pointwise {\n    for i0 in range(64) {\n      %0 = load %t0[i0]\n"
+                                  "      store %out1[i0], %0\n    }\n  }\n");
   const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
   ASSERT_EQ(h.reason, "");
   EXPECT_TRUE(h.values.at(1).store_to_memory);
@@ -90,8 +89,9 @@ TEST(CudaHeldRow, PartsOverDifferentRowsStayInMemory) {
 TEST(CudaHeldRow, TheKernelReadsTheRowOnceWithVectorsAndNoBarrierBetweenParts) {
   const CudaProgramSource s = emit_cuda_program(max_shift(4096, 1024));
   const std::string& k = s.kernel_text.at(0);
-  EXPECT_TRUE(contains(k, "a block per row held in registers (4 groups of 4 points a thread), its parts in order, "
-                          "grid 4096 x block 64"))
+  EXPECT_TRUE(contains(k,
+                       "a block per row held in registers (4 groups of 4 points a thread), its parts in order, "
+                       "grid 4096 x block 64"))
       << k;
   EXPECT_TRUE(contains(k, "union { kiln_v16 v[1]; float e[4]; } h0[4];")) << k;
   // x's groups loaded once, in part 0; out0's stored as vectors; the max never stored.
