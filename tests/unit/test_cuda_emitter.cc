@@ -11,19 +11,14 @@
 
 #include "codegen/cuda/cuda_emitter.h"
 #include "core/random_constants.h"
-#include "lower/loop_text.h"
+#include "loop_text_util.h"
 #include "runtime/cuda/nvrtc.h"
 
 namespace kiln {
 namespace {
 
-LoopProgram parse(const std::string& text) {
-  auto p = parse_loops(text);
-  EXPECT_TRUE(p) << p.error().to_string();
-  return p ? *p : LoopProgram{};
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+constexpr auto parse = &test::parse_loop_program;
+constexpr auto contains = &test::has_text;
 
 // out0[i] = exp(x[i]) * 2 over `n` points; out1[r] = sum of x over row r of 8.
 LoopProgram exp_and_row_sums(int64_t n) {
@@ -57,7 +52,11 @@ TEST(CudaEmitter, EachKernelTakesTheBuffersItTouchesInBufferOrder) {
   const CudaLaunch& k1 = s.launches[1].at(0);
   EXPECT_EQ(k1.grid[0], 128u);
   EXPECT_EQ(k1.block[0], 32u);
-  EXPECT_TRUE(contains(s.kernel_text[1], "__shared__ double s_a0[32];")) << s.kernel_text[1];
+  // One warp: its states combine by shuffles, with no shared memory or barrier.
+  EXPECT_TRUE(contains(s.kernel_text[1], "const double sh_a0 = __shfl_down_sync(0xffffffffu, a0, step);"))
+      << s.kernel_text[1];
+  EXPECT_FALSE(contains(s.kernel_text[1], "__shared__")) << s.kernel_text[1];
+  EXPECT_FALSE(contains(s.kernel_text[1], "__syncthreads")) << s.kernel_text[1];
   EXPECT_EQ(s.scratch_bytes, 0);
 }
 

@@ -52,6 +52,34 @@ TEST(CudaLaunch, ATargetWithSmallerBlocksIsRespected) {
   EXPECT_EQ(row_launch(10, 1 << 20, t).block, 64u);
 }
 
+TEST(CudaLaunch, AHeldRowTakesTheFewestThreadsThatHoldSixteenValuesOfAnArray) {
+  const CudaTarget h100;
+  // softmax over rows of 1024 bf16: 128 groups of 8, the input and output held.
+  const HeldRowLaunch softmax = held_row_launch(16384, 128, 8, 2, h100);
+  EXPECT_EQ(softmax.shape.block, 64u);  // 32 threads would hold 32 values of each
+  EXPECT_EQ(softmax.groups_per_thread, 2);
+  EXPECT_EQ(softmax.shape.grid, 16384u);  // under 4 waves of 132 x 32 resident blocks
+  // A short row: a warp, a group each (a thread past the row's 5 groups holds none).
+  EXPECT_EQ(held_row_launch(100, 5, 4, 2, h100).shape.block, 32u);
+  EXPECT_EQ(held_row_launch(100, 5, 4, 2, h100).groups_per_thread, 1);
+  EXPECT_EQ(held_row_launch(1 << 20, 5, 4, 2, h100).shape.grid, 132u * 64 * 4);
+}
+
+TEST(CudaLaunch, AHeldRowOfManyArraysTakesMoreThreads) {
+  // 6 arrays of 256 groups of 4: 16 values each at 64 threads is 96 in all, past 64.
+  const HeldRowLaunch l = held_row_launch(4096, 256, 4, 6, CudaTarget{});
+  EXPECT_EQ(l.shape.block, 128u);
+  EXPECT_EQ(l.groups_per_thread, 2);
+}
+
+TEST(CudaLaunch, ARowTooLongToHoldHasNoHeldLaunch) {
+  // 50257 scalar points (an odd extent: no vectors) need 197 a thread at 256 threads.
+  EXPECT_EQ(held_row_launch(8192, 50257, 1, 2, CudaTarget{}).groups_per_thread, 0);
+  // The longest held bf16 row: 512 groups of 8 at 256 threads, 16 values a thread.
+  EXPECT_EQ(held_row_launch(8192, 512, 8, 2, CudaTarget{}).groups_per_thread, 2);
+  EXPECT_EQ(held_row_launch(8192, 513, 8, 2, CudaTarget{}).groups_per_thread, 0);
+}
+
 TEST(CudaReduceStrategy, ManyRowsGetABlockEach) {
   const ReducePlan p = plan_reduction(16384, 1024, 0, CudaTarget{});
   EXPECT_EQ(p.strategy, ReduceStrategy::BlockPerRow);

@@ -10,6 +10,7 @@
 #include "codegen/cpp/cpp_scalar.h"
 #include "codegen/cpp/cpp_schedule.h"
 #include "codegen/cuda/cuda_body.h"
+#include "codegen/cuda/cuda_held_row.h"
 #include "codegen/cuda/cuda_index_width.h"
 #include "codegen/cuda/cuda_launch.h"
 #include "codegen/cuda/cuda_reduce.h"
@@ -20,6 +21,8 @@
 namespace kiln::cuda {
 
 namespace {
+
+constexpr int kWarpThreads = 32;
 
 // Points of loops [first, last) of `loops` (INT64_MAX past it).
 int64_t points(const std::vector<int64_t>& loops, size_t first, size_t last) {
@@ -74,9 +77,17 @@ std::string vector_text(const PointwiseVectors& v) {
   return v.tail == 0 ? s : s + ", the last " + std::to_string(v.tail) + " a thread each";
 }
 
-// The one launch of a pointwise (of vector plan `v`), scan or fused kernel, and how it spreads
-// the work.
-std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const PointwiseVectors& v, const CudaTarget& t) {
+// How a fused kernel of plan `h` holds its row.
+std::string held_text(const HeldRow& h) {
+  if (!h.reason.empty()) return "a block per row, its parts in order (the row in memory: " + h.reason + ")";
+  return "a block per row held in registers (" + std::to_string(h.launch.groups_per_thread) + " groups of " +
+         std::to_string(h.width) + " points a thread), its parts in order";
+}
+
+// The one launch of a pointwise (of vector plan `v`), scan or fused (of plan `h`) kernel, and
+// how it spreads the work.
+std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const PointwiseVectors& v, const HeldRow& h,
+                                                  const CudaTarget& t) {
   const size_t n = k.loops.size();
   switch (k.kind) {
     case KernelKind::Pointwise:
@@ -90,7 +101,8 @@ std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const Poi
       int64_t row = 0;
       for (const LoopKernel& part : k.parts) row = std::max(row, points(part.loops, n, part.loops.size()));
       if (!cpp::fused_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
-      return {row_launch(points(k.loops, 0, n), row, t), "a block per row, its parts in order"};
+      if (h.reason.empty()) return {h.launch.shape, held_text(h)};
+      return {row_launch(points(k.loops, 0, n), row, t), held_text(h)};
     }
     default: break;
   }
@@ -106,7 +118,8 @@ class KernelWriter {
     const int n = static_cast<int>(k_.loops.size());
     if (k_.kind != KernelKind::Reduction) {
       const PointwiseVectors vectors = pointwise_vectors(p_, k_);
-      const auto [shape, how] = single_launch(k_, vectors, target_);
+      const HeldRow held = k_.kind == KernelKind::Fused ? plan_held_row(p_, original_, target_) : HeldRow{};
+      const auto [shape, how] = single_launch(k_, vectors, held, target_);
       narrow(shape.grid * int64_t{shape.block});
       function(symbol, shape, how, false, [&] {
         switch (k_.kind) {
@@ -126,7 +139,12 @@ class KernelWriter {
             break;
           default:
             block_ = static_cast<int>(shape.block);
-            for_points(k_, "row", 0, n, block_index(), grid_blocks(), [&] { parts(); });
+            for_points(k_, "row", 0, n, block_index(), grid_blocks(), [&] {
+              if (held.reason.empty())
+                held_parts(held);
+              else
+                parts();
+            });
         }
       });
       return std::move(out_);
@@ -144,7 +162,8 @@ class KernelWriter {
                  false, [&] {
                    for_points(k_, "row", 0, outer, block_index(), grid_blocks(), [&] {
                      fold(k_, thread_index(), block_threads(), "", "");
-                     block_tree([&] { epilogue(k_, "s_", "0"); });
+                     block_reduce(ResultFor::ThreadZero,
+                                  [&](const std::string& prefix, const std::string& at) { epilogue(k_, prefix, at); });
                    });
                  });
         break;
@@ -156,8 +175,8 @@ class KernelWriter {
               partial_points("w", block_index(), grid_blocks(), plan, [&](const std::string& o, const std::string& s) {
                 fold(k_, thread_index(), block_threads(), s + " * " + std::to_string(plan.chunk),
                      std::to_string(plan.chunk));
-                block_tree([&] {
-                  for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), "s_", "0"));
+                block_reduce(ResultFor::ThreadZero, [&](const std::string& prefix, const std::string& at) {
+                  for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), prefix, at));
                 });
               });
             });
@@ -378,7 +397,156 @@ class KernelWriter {
   }
 
   void ops(const LoopKernel& k, size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) line(body_op_text(p_, k, static_cast<int>(i)));
+    for (size_t i = from; i < to; ++i) {
+      if (held_ == nullptr) {
+        line(body_op_text(p_, k, static_cast<int>(i)));
+        continue;
+      }
+      held_op(k, static_cast<int>(i));
+    }
+  }
+
+  // Held row h_ (cuda_held_row.h): part held_part_'s op `i`, reading and writing the thread's
+  // registers where the plan holds its element; a held store that memory needs too goes there
+  // as well (a row's vector pieces after the group's points instead, in held_points).
+  void held_op(const LoopKernel& part, int i) {
+    const int v = held_->value_of[static_cast<size_t>(held_part_)][static_cast<size_t>(i)];
+    if (v < 0) {
+      line(body_op_text(p_, part, i));
+      return;
+    }
+    const HeldValue& hv = held_->values[static_cast<size_t>(v)];
+    const std::string element = held_element(v);
+    line(body_op_text(p_, part, i, element));
+    const BodyOp& op = part.body[static_cast<size_t>(i)];
+    if (op.kind != BodyOp::Kind::Store || !hv.store_to_memory || (hv.row && held_->width > 1)) return;
+    const std::string store = buffer_pointer(p_, op.buffer) + "[" + cpp::index_cpp(op.index) + "] = " + element + ";";
+    line(hv.row ? store : "if (threadIdx.x == 0) " + store);
+  }
+  std::string held_element(int v) const {
+    const std::string name = "h" + std::to_string(v);
+    if (!held_->values[static_cast<size_t>(v)].row) return name;
+    return held_->width > 1 ? name + "[j].e[l]" : name + "[j]";
+  }
+
+  // A fused kernel's parts over a row held in registers (plan `h`): the held values declared
+  // (a statistic loaded first from memory here), then each part over the thread's groups, a
+  // reduction part's state combined so that every thread has the row's result. No barrier
+  // between parts: a part reads only registers, and statistics every thread computed.
+  void held_parts(const HeldRow& h) {
+    held_ = &h;
+    for (size_t v = 0; v < h.values.size(); ++v) {
+      const HeldValue& hv = h.values[v];
+      const DType t = p_.buffers[static_cast<size_t>(hv.buffer)].dtype;
+      const std::string name = "h" + std::to_string(v), count = std::to_string(h.launch.groups_per_thread);
+      if (hv.row) {
+        line((h.width > 1 ? vector_union(name + "[" + count + "]", h.width, t)
+                          : std::string(cpp::storage_type(t)) + " " + name + "[" + count + "]") +
+             ";  // " + buffer_pointer(p_, hv.buffer) + ", the thread's points of the row");
+        continue;
+      }
+      const BodyOp& op = first_access(static_cast<int>(v));
+      line(std::string(cpp::storage_type(t)) + " " + name + " = " +
+           (hv.load_first ? buffer_pointer(p_, hv.buffer) + "[" + cpp::index_cpp(op.index) + "]" : "0") + ";  // " +
+           buffer_pointer(p_, hv.buffer) + ", the row's");
+    }
+    std::vector<bool> loaded(h.values.size(), false);
+    for (size_t j = 0; j < k_.parts.size(); ++j) {
+      const LoopKernel& part = k_.parts[j];
+      held_part_ = static_cast<int>(j);
+      const bool reduction = part.kind == KernelKind::Reduction;
+      if (is_scalar_part(part, k_.loops.size())) {
+        open_block("{  // part " + std::to_string(j) + ": pointwise over one point, in every thread");
+        for (size_t d = k_.loops.size(); d < part.loops.size(); ++d)
+          line("const " + index_ + " i" + std::to_string(d) + " = 0;");
+        ops(part, 0, part.body.size());
+        close_block();
+        continue;
+      }
+      open_block("{  // part " + std::to_string(j) + ": " + (reduction ? "reduction" : "pointwise"));
+      const size_t stop = reduction ? static_cast<size_t>(part.reduce_op) : part.body.size();
+      if (reduction) {
+        make_accumulators(part);
+        for (const BlockAccumulator& a : accs_) line(a.declare());
+      }
+      held_points(h, part, loaded, [&] {
+        ops(part, 0, stop);
+        if (!reduction) return;
+        for (size_t r = stop; r < cpp::reduce_ops_end(part); ++r) {
+          const BodyOp& rop = part.body[r];
+          line(accs_[r - stop].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
+        }
+      });
+      if (reduction)
+        block_reduce(ResultFor::EveryThread,
+                     [&](const std::string& prefix, const std::string& at) { epilogue(part, prefix, at); });
+      close_block();
+    }
+    held_ = nullptr;
+  }
+  const BodyOp& first_access(int v) const {
+    for (size_t j = 0; j < k_.parts.size(); ++j)
+      for (size_t i = 0; i < k_.parts[j].body.size(); ++i)
+        if (held_->value_of[j][i] == v) return k_.parts[j].body[i];
+    KILN_UNREACHABLE("a held value has an access");
+  }
+
+  // `body` at each of the thread's points of the row (groups threadIdx.x + j * block, each
+  // `width` points, unrolled), the row's loop variables set; before a group's points, the
+  // values `part` loads first from memory (`loaded` marks them); after them, the vector pieces
+  // of its held stores that memory needs.
+  void held_points(const HeldRow& h, const LoopKernel& part, std::vector<bool>& loaded,
+                   const std::function<void()>& body) {
+    const int n = static_cast<int>(k_.loops.size()), m = static_cast<int>(part.loops.size()), w = h.width;
+    const std::string start = "i" + std::to_string(m), inner = "i" + std::to_string(m - 1);
+    const std::vector<int>& of = h.value_of[static_cast<size_t>(held_part_)];
+    std::vector<int64_t> groups = part.loops;
+    groups.back() /= w;
+    std::vector<IndexExpr> to_start;  // an index at the group's first point
+    for (int d = 0; d < m; ++d) to_start.push_back(IndexExpr::var(d == m - 1 ? m : d));
+    line("#pragma unroll");
+    open_block("for (int j = 0; j < " + std::to_string(h.launch.groups_per_thread) + "; ++j) {");
+    line("const " + index_ + " g = " + thread_index() + " + j * " + std::to_string(block_) + ";  // the group");
+    const bool ragged = int64_t{h.launch.groups_per_thread} * block_ != h.groups;
+    if (ragged) open_block("if (g < " + std::to_string(h.groups) + ") {");
+    const std::string per_row = std::to_string(groups.back());
+    if (m - 1 > n) unflatten(groups, "(g / " + per_row + ")", n, m - 1);
+    line("const " + index_ + " " + start + " = " + (m - 1 > n ? "(g % " + per_row + ")" : "g") +
+         (w > 1 ? " * " + std::to_string(w) : "") + ";  // the group's first point of loop " + std::to_string(m - 1));
+    for (size_t i = 0; i < part.body.size(); ++i) {
+      const int v = of[i];
+      if (v < 0 || loaded[static_cast<size_t>(v)]) continue;
+      loaded[static_cast<size_t>(v)] = true;
+      const HeldValue& hv = h.values[static_cast<size_t>(v)];
+      if (!hv.row || !hv.load_first) continue;
+      const BodyOp& op = part.body[i];
+      if (w > 1)
+        vector_copy("h" + std::to_string(v) + "[j]", w, p_.buffers[static_cast<size_t>(op.buffer)].dtype, op, to_start,
+                    true);
+      else
+        line(held_element(v) + " = " + buffer_pointer(p_, op.buffer) + "[" +
+             cpp::index_cpp(op.index.substitute(to_start)) + "];");
+    }
+    if (w > 1) {
+      line("#pragma unroll");
+      open_block("for (int l = 0; l < " + std::to_string(w) + "; ++l) {");
+      line("const " + index_ + " " + inner + " = " + start + " + l;");
+    } else {
+      open_block("{");
+      line("const " + index_ + " " + inner + " = " + start + ";");
+    }
+    body();
+    close_block();
+    for (size_t i = 0; i < part.body.size() && w > 1; ++i) {
+      const int v = of[i];
+      if (v < 0 || part.body[i].kind != BodyOp::Kind::Store) continue;
+      const HeldValue& hv = h.values[static_cast<size_t>(v)];
+      if (!hv.row || !hv.store_to_memory) continue;  // a statistic's store is in the epilogue
+      vector_copy("h" + std::to_string(v) + "[j]", w, p_.buffers[static_cast<size_t>(part.body[i].buffer)].dtype,
+                  part.body[i], to_start, false);
+    }
+    if (ragged) close_block();
+    close_block();
   }
 
   // A fused kernel's parts, in order, for the row; a barrier after each, so a part reads what
@@ -392,7 +560,8 @@ class KernelWriter {
       if (part.kind == KernelKind::Reduction) {
         for_points(part, "q", rows, part.num_outer_loops(), "0", "1", [&] {
           fold(part, thread_index(), block_threads(), "", "");
-          block_tree([&] { epilogue(part, "s_", "0"); });
+          block_reduce(ResultFor::ThreadZeroThenBarrier,
+                       [&](const std::string& prefix, const std::string& at) { epilogue(part, prefix, at); });
         });
       } else {
         for_points(part, "q", rows, static_cast<int>(part.loops.size()), thread_index(), block_threads(),
@@ -434,27 +603,102 @@ class KernelWriter {
     close_block();
   }
 
-  // The block's states combined in shared memory over halving strides (a fixed tree); then
-  // thread 0 runs `at_zero` (slot 0 of arrays s_ holds the row's state); a barrier after.
-  void block_tree(const std::function<void()>& at_zero) {
+  // Where block_reduce leaves the block's state for its `result` callback: `prefix` and slot
+  // `at` of BlockAccumulator's arrays ("" and "": the thread's registers).
+  using AtResult = std::function<void(const std::string& prefix, const std::string& at)>;
+  // Who runs block_reduce's `result`: thread 0 (a barrier after it when `then_barrier`, so
+  // the block sees what it stored), or every thread.
+  enum class ResultFor : uint8_t { ThreadZero, ThreadZeroThenBarrier, EveryThread };
+
+  // The block's states combined in a fixed order (no atomics: the same bits run after run):
+  // in each warp by shuffles, lane l joining lane l + d for d = 16, 8, ..., 1, so lane 0 holds
+  // the warp's state; then lane 0 of each warp into a shared slot, and warp 0 joins those
+  // slots the same way into slot <warps>. Then `result` runs with the block's state.
+  void block_reduce(ResultFor who, const AtResult& result) {
+    const int warps = block_ / kWarpThreads;
+    if (block_ < kWarpThreads) {  // a block of one thread (points in order): its own state
+      KILN_CHECK(block_ == 1) << "a reduction's block is one thread or whole warps";
+      result("", "");
+      return;
+    }
+    if (std::any_of(accs_.begin(), accs_.end(), [](const BlockAccumulator& a) { return a.joins_by_division(); })) {
+      shared_tree(who, result);
+      return;
+    }
+    warp_join(kWarpThreads);
+    if (warps == 1) {
+      if (who == ResultFor::EveryThread) {
+        for (const BlockAccumulator& a : accs_) line(a.broadcast_lane_zero());
+        result("", "");
+        return;
+      }
+      open_block("if (threadIdx.x == 0) {");
+      result("", "");
+      close_block();
+      if (who == ResultFor::ThreadZeroThenBarrier) line("__syncthreads();");
+      return;
+    }
+    const std::string total = std::to_string(warps);
+    for (const BlockAccumulator& a : accs_)
+      for (const BlockAccumulator::Field& f : a.fields())
+        line("__shared__ " + f.type + " s_" + name_of(a, f) + "[" + std::to_string(warps + 1) +
+             "];  // a slot per warp, then the block's");
+    open_block("if (threadIdx.x % " + std::to_string(kWarpThreads) + " == 0) {");
+    for (const BlockAccumulator& a : accs_) line(a.save("s_", "threadIdx.x / " + std::to_string(kWarpThreads)));
+    close_block();
+    line("__syncthreads();");
+    open_block("if (threadIdx.x < " + std::to_string(kWarpThreads) + ") {");
+    open_block("if (threadIdx.x < " + total + ") {");
+    for (const BlockAccumulator& a : accs_) line(a.restore("s_", "threadIdx.x"));
+    close_block();
+    warp_join(warps);
+    open_block("if (threadIdx.x == 0) {");
+    for (const BlockAccumulator& a : accs_) line(a.save("s_", total));
+    close_block();
+    close_block();
+    line("__syncthreads();");
+    if (who == ResultFor::EveryThread) {
+      result("s_", total);
+      return;
+    }
+    open_block("if (threadIdx.x == 0) {");
+    result("s_", total);
+    close_block();
+    if (who == ResultFor::ThreadZeroThenBarrier) line("__syncthreads();");
+  }
+  // block_reduce for states whose join divides (Chan's): the states meet in shared memory and
+  // combine over halving strides (a fixed tree, a barrier a step), so no state is live in
+  // registers around the division's call; the result in slot 0.
+  void shared_tree(ResultFor who, const AtResult& result) {
     for (const BlockAccumulator& a : accs_) {
       for (const BlockAccumulator::Field& f : a.fields())
         line("__shared__ " + f.type + " s_" + name_of(a, f) + "[" + std::to_string(block_) + "];");
       line(a.save("s_", "threadIdx.x"));
     }
     line("__syncthreads();");
-    if (block_ > 1) {
-      open_block("for (int h = " + std::to_string(block_ / 2) + "; h > 0; h /= 2) {");
-      open_block("if (threadIdx.x < h) {");
-      for (const BlockAccumulator& a : accs_) line(a.combine("s_", "threadIdx.x", "threadIdx.x + h"));
-      close_block();
-      line("__syncthreads();");
-      close_block();
-    }
-    open_block("if (threadIdx.x == 0) {");
-    at_zero();
+    open_block("for (int h = " + std::to_string(block_ / 2) + "; h > 0; h /= 2) {");
+    open_block("if (threadIdx.x < h) {");
+    for (const BlockAccumulator& a : accs_) line(a.combine("s_", "threadIdx.x", "threadIdx.x + h"));
     close_block();
     line("__syncthreads();");
+    close_block();
+    if (who == ResultFor::EveryThread) {
+      result("s_", "0");
+      return;
+    }
+    open_block("if (threadIdx.x == 0) {");
+    result("s_", "0");
+    close_block();
+    line("__syncthreads();");  // slot 0 is read before the next row's states overwrite it
+  }
+  // Each lane's state joins the lane `step` above it for step = lanes / 2, ..., 1: lane 0 then holds
+  // the join of lanes [0, lanes) in a fixed tree.
+  void warp_join(int lanes) {
+    if (lanes < 2) return;
+    line("#pragma unroll");
+    open_block("for (int step = " + std::to_string(lanes / 2) + "; step > 0; step /= 2) {");
+    for (const BlockAccumulator& a : accs_) line(a.shuffle_join("step"));
+    close_block();
   }
 
   // The reduce ops' values from slot `at` of arrays `prefix`, then the epilogue (its stores).
@@ -653,6 +897,8 @@ class KernelWriter {
   const bool checks_;
   std::string index_ = "int64_t";  // "int" or "int64_t": loop variables and index arithmetic
   int block_ = 1;                  // threads of the block in the function being written
+  const HeldRow* held_ = nullptr;  // the row held in registers, while its parts are written
+  int held_part_ = -1;             // the part of held_ being written
   std::vector<BlockAccumulator> accs_;
   CudaKernel out_;
   int depth_ = 0;

@@ -33,4 +33,15 @@ LaunchShape row_launch(int64_t rows, int64_t row_points, const CudaTarget& targe
   return {grid_for(rows, block, target), static_cast<uint32_t>(block)};
 }
 
+HeldRowLaunch held_row_launch(int64_t rows, int64_t groups, int width, int arrays, const CudaTarget& target) {
+  const int max_block = std::min(kMaxBlockThreads, target.max_threads_per_block);
+  for (int block = kWarp; block <= max_block; block *= 2) {
+    const int64_t per_array = (groups + block - 1) / block * width;
+    if (per_array <= kMostHeldValuesPerArray && per_array * std::max(arrays, 1) <= kMostHeldValues)
+      return {.shape = {grid_for(rows, block, target), static_cast<uint32_t>(block)},
+              .groups_per_thread = static_cast<int>((groups + block - 1) / block)};
+  }
+  return {};
+}
+
 }  // namespace kiln::cuda

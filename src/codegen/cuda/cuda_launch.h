@@ -31,6 +31,25 @@ LaunchShape pointwise_launch(int64_t points, const CudaTarget& target);
 // that gives each thread a point; as many blocks as rows, at most kWavesPerGrid waves.
 LaunchShape row_launch(int64_t rows, int64_t row_points, const CudaTarget& target);
 
+// A fused row held in registers (cuda_held_row.h): a thread holds at most this many values of
+// each array the row keeps (its points of a loaded or stored row buffer) ...
+inline constexpr int kMostHeldValuesPerArray = 16;
+// ... and at most this many in all, so a row's values and the work on them fit the registers
+// __launch_bounds__(256) leaves without spilling (tests/nvrtc's cuda_no_spill checks).
+inline constexpr int kMostHeldValues = 64;
+
+struct HeldRowLaunch {
+  LaunchShape shape;
+  int groups_per_thread = 0;  // 0: the row does not fit any block
+};
+
+// `rows` rows of `groups` groups of `width` points each, `arrays` arrays held: a block per
+// row, the fewest threads (a power of two from a warp to kMaxBlockThreads) at which each
+// thread holds at most kMostHeldValuesPerArray values of an array and kMostHeldValues in
+// all; thread t takes groups t, t + block, ...; as many blocks as rows, at most
+// kWavesPerGrid waves.
+HeldRowLaunch held_row_launch(int64_t rows, int64_t groups, int width, int arrays, const CudaTarget& target);
+
 // A kernel whose points must run in order (stores that repeat an element): one thread.
 inline constexpr LaunchShape kSerialLaunch = {1, 1};
 

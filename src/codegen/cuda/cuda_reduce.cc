@@ -37,7 +37,7 @@ BlockAccumulator::BlockAccumulator(const BodyOp& rop, DType value, std::string n
 }
 
 std::string BlockAccumulator::slot(const std::string& prefix, const std::string& field, const std::string& at) const {
-  return prefix + name_ + field + "[" + at + "]";
+  return prefix + name_ + field + (at.empty() ? "" : "[" + at + "]");
 }
 
 std::vector<BlockAccumulator::Field> BlockAccumulator::fields() const {
@@ -129,9 +129,9 @@ std::string BlockAccumulator::copy(const std::string& prefix, const std::string&
   return s;
 }
 
-std::string BlockAccumulator::combine(const std::string& prefix, const std::string& into,
-                                      const std::string& from) const {
-  const std::string mine = slot(prefix, "", into), other = slot(prefix, "", from);
+template <typename Into, typename From>
+std::string BlockAccumulator::join(const Into& into, const From& from) const {
+  const std::string mine = into(""), other = from("");
   switch (kind_) {
     case ReduceKind::Sum:
     case ReduceKind::WelfordMean:
@@ -140,21 +140,55 @@ std::string BlockAccumulator::combine(const std::string& prefix, const std::stri
     case ReduceKind::Min: return fold(mine, other);
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: {
-      const std::string mi = slot(prefix, "_i", into), oi = slot(prefix, "_i", from);
+      const std::string mi = into("_i"), oi = from("_i");
       return "if (kiln_arg_before(" + other + ", " + oi + ", " + mine + ", " + mi + ", " +
              (kind_ == ReduceKind::Argmax ? "true" : "false") + ")) {\n  " + mine + " = " + other + ";\n  " + mi +
              " = " + oi + ";\n}";
     }
     case ReduceKind::WelfordM2: {
       // Chan et al.'s join of two (count, mean, m2) states.
-      const std::string na = slot(prefix, "_n", into), nb = slot(prefix, "_n", from);
-      const std::string ma = slot(prefix, "_m", into), mb = slot(prefix, "_m", from);
+      const std::string na = into("_n"), nb = from("_n"), ma = into("_m"), mb = from("_m");
       return "if (" + nb + " > 0.0) {\n  const double n = " + na + " + " + nb + ", d = " + mb + " - " + ma + ";\n  " +
              mine + " += " + other + " + d * d * (" + na + " * " + nb + " / n);\n  " + ma + " += d * (" + nb +
              " / n);\n  " + na + " = n;\n}";
     }
   }
   KILN_UNREACHABLE("bad reduce kind");
+}
+
+std::string BlockAccumulator::combine(const std::string& prefix, const std::string& into,
+                                      const std::string& from) const {
+  return join([&](const std::string& f) { return slot(prefix, f, into); },
+              [&](const std::string& f) { return slot(prefix, f, from); });
+}
+
+std::string BlockAccumulator::shuffle_join(const std::string& offset) const {
+  std::string s = "{";
+  for (const Field& f : fields())
+    s += "\n  const " + f.type + " " + slot("sh_", f.suffix, "") + " = __shfl_down_sync(0xffffffffu, " +
+         slot("", f.suffix, "") + ", " + offset + ");";
+  const std::string joined = join([&](const std::string& f) { return slot("", f, ""); },
+                                  [&](const std::string& f) { return slot("sh_", f, ""); });
+  size_t start = 0;
+  while (start <= joined.size()) {  // indented one level, line by line
+    const size_t end = joined.find('\n', start);
+    s += "\n  " + joined.substr(start, end - start);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return s + "\n}";
+}
+
+std::string BlockAccumulator::broadcast_lane_zero() const {
+  std::string s;
+  for (const Field& f : fields())
+    s += (s.empty() ? "" : "\n") + slot("", f.suffix, "") + " = __shfl_sync(0xffffffffu, " + slot("", f.suffix, "") +
+         ", 0);";
+  return s;
+}
+
+std::string BlockAccumulator::restore(const std::string& prefix, const std::string& at) const {
+  return copy("", "", prefix, at);
 }
 
 std::string BlockAccumulator::result(const std::string& prefix, const std::string& at, DType out) const {

@@ -39,14 +39,25 @@ class BlockAccumulator {
   std::string start_at(const std::string& prefix, const std::string& at) const;
   std::string update_at(const std::string& prefix, const std::string& at, const std::string& v) const;
   // States by slot live in arrays `<prefix><name><suffix>` ("s_a0[...]"); `at`, `into` and
-  // `from` are slot expressions.
+  // `from` are slot expressions. An empty slot names the thread's own state (prefix "" and
+  // slot "": the registers a0, a0_n, ...).
   // The thread's state into slot `at`.
   std::string save(const std::string& prefix, const std::string& at) const;
+  // Slot `at` of arrays `prefix` into the thread's state.
+  std::string restore(const std::string& prefix, const std::string& at) const;
   // Slot `from` of arrays `from_prefix` copied into slot `at` of arrays `prefix`.
   std::string copy(const std::string& prefix, const std::string& at, const std::string& from_prefix,
                    const std::string& from) const;
   // Slot `into` joins slot `from` (which folded later points, or any for argmax/argmin).
   std::string combine(const std::string& prefix, const std::string& into, const std::string& from) const;
+  // The thread's state joins that of the lane `offset` above it in its warp (which folded later
+  // points), read by a shuffle: every lane of the warp runs it.
+  std::string shuffle_join(const std::string& offset) const;
+  // Whether joining divides in double (Chan's formula): a call on the GPU whose saved registers
+  // ptxas counts as spills when the states being joined are live in registers around it.
+  bool joins_by_division() const { return kind_ == ReduceKind::WelfordM2; }
+  // The thread's state replaced by lane 0's: every lane of the warp runs it.
+  std::string broadcast_lane_zero() const;
   // The reduce op's value of dtype `out` from slot `at`.
   std::string result(const std::string& prefix, const std::string& at, DType out) const;
 
@@ -55,6 +66,9 @@ class BlockAccumulator {
   std::string identity() const;  // a one-field state's start
   // `state` (one field) folding value `x` of the state's type.
   std::string fold(const std::string& state, const std::string& x) const;
+  // `into` joins `from`, each a function from a field's suffix to its expression.
+  template <typename Into, typename From>
+  std::string join(const Into& into, const From& from) const;
 
   ReduceKind kind_;
   DType value_;

@@ -14,24 +14,25 @@ constexpr int kMostBytesPerGroup = 64;  // a group's widest access, in pieces of
 
 bool is_access(const BodyOp& op) { return op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store; }
 
-// The points each thread takes: the narrowest access that moves with innermost loop `inner`
-// moves kVectorBytes, the widest at most kMostBytesPerGroup.
-int group_width(const LoopProgram& p, const LoopKernel& k, int inner) {
+}  // namespace
+
+// The narrowest access that moves with innermost loop `inner` moves kVectorBytes, the widest at
+// most kMostBytesPerGroup.
+int vector_group_width(const LoopProgram& p, const std::vector<const LoopKernel*>& kernels, int inner) {
   int narrowest = 8, widest = 1;
-  for (const BodyOp& op : k.body)
-    if (is_access(op) && op.index.uses_var(inner)) {
-      const int size = dtype_size(p.buffers[static_cast<size_t>(op.buffer)].dtype);
-      narrowest = std::min(narrowest, size);
-      widest = std::max(widest, size);
-    }
+  for (const LoopKernel* k : kernels)
+    for (const BodyOp& op : k->body)
+      if (is_access(op) && op.index.uses_var(inner)) {
+        const int size = dtype_size(p.buffers[static_cast<size_t>(op.buffer)].dtype);
+        narrowest = std::min(narrowest, size);
+        widest = std::max(widest, size);
+      }
   int width = kVectorBytes / narrowest;
   while (width > 1 && width * widest > kMostBytesPerGroup) width /= 2;
   return width;
 }
 
-// How access `op` may run `width` points at a time in innermost loop `inner`, or None with the
-// reason it cannot in `why`.
-VectorAccess access_of(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why) {
+VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why) {
   const std::string name = "%" + p.buffers[static_cast<size_t>(op.buffer)].name;
   if (!op.indirect.empty() || op.masked) {
     why = name + ": an indirect or masked access";
@@ -57,8 +58,6 @@ VectorAccess access_of(const LoopProgram& p, const BodyOp& op, int inner, int wi
   return VectorAccess::Contiguous;
 }
 
-}  // namespace
-
 PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k) {
   PointwiseVectors plan;
   const int n = static_cast<int>(k.loops.size());
@@ -70,7 +69,7 @@ PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k) {
     plan.scalar_reason = "stores repeat elements";
     return plan;
   }
-  const int width = group_width(p, k, n - 1);
+  const int width = vector_group_width(p, {&k}, n - 1);
   const int64_t inner = k.loops.back();
   int64_t points = 1;
   for (int64_t e : k.loops) points *= e;
@@ -85,7 +84,7 @@ PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k) {
   std::vector<VectorAccess> access(k.body.size(), VectorAccess::None);
   for (size_t i = 0; i < k.body.size(); ++i) {
     if (!is_access(k.body[i])) continue;
-    access[i] = access_of(p, k.body[i], n - 1, width, plan.scalar_reason);
+    access[i] = vector_access(p, k.body[i], n - 1, width, plan.scalar_reason);
     if (access[i] == VectorAccess::None) return plan;
   }
   plan.width = width;

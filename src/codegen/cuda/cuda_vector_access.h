@@ -52,6 +52,13 @@ struct ColumnVectors {
   std::vector<VectorAccess> access;  // per body op (width > 1)
 };
 ColumnVectors column_vectors(const LoopProgram& p, const LoopKernel& k);
+// The points a thread takes at once in innermost loop `inner` of `kernels` (a fused kernel's
+// parts share it): the narrowest access moving with it moves 16 bytes, the widest at most 64.
+int vector_group_width(const LoopProgram& p, const std::vector<const LoopKernel*>& kernels, int inner);
+
+// How access `op` may run `width` points at a time in innermost loop `inner`: None, with the
+// reason in `why`, where it cannot.
+VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why);
 
 // One vector access of `width` elements of `t`: `count` pieces of `bytes` (at most 16) each.
 struct VectorPieces {

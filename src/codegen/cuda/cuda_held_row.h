@@ -1,0 +1,50 @@
+// A fused kernel whose row a block holds in registers: each thread loads its points of the row
+// once (vector accesses where they allow it, cuda_vector_access.h), every part reads and
+// writes those registers instead of memory, and the row's statistics (what a reduction part
+// stores at the row's index) stay in a register of every thread. Memory sees a row buffer's
+// stores only where something outside the kernel may read it.
+//
+// The row is held when the kernel's rows are independent (cpp_schedule.h), every part walks
+// the same row loops (a reduction part reduces all of them) or is scalar (a pointwise part
+// whose row loops have one point: a statistic's arithmetic, which every thread runs), no
+// access is indirect or masked,
+// and the thread's values fit (cuda_launch.h's held_row_launch). Thread t of the block holds
+// groups t, t + block, ... of `width` consecutive points of the row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/cuda_launch.h"
+#include "lower/loop_ir.h"
+
+namespace kiln::cuda {
+
+// One buffer element (or row of them) the kernel holds: the accesses at one index of a buffer.
+struct HeldValue {
+  int buffer = -1;
+  // An array of the thread's points (the index moves with the row), else one register for the
+  // row (a statistic a reduction part stores).
+  bool row = false;
+  bool load_first = false;       // the kernel's first access loads it from memory
+  bool store_to_memory = false;  // its stores also go to memory
+};
+
+struct HeldRow {
+  std::string reason;  // empty: held; else why the row is not
+  int width = 1;       // consecutive points a group (vector accesses when > 1)
+  int64_t groups = 0;  // the row's points / width
+  HeldRowLaunch launch;
+  std::vector<HeldValue> values;
+  // Per part, per body op: the HeldValue a load or store reads or writes, -1 for memory.
+  std::vector<std::vector<int>> value_of;
+};
+
+// Whether fused kernel part `part` (after `n` shared loops) is scalar: pointwise over one point.
+bool is_scalar_part(const LoopKernel& part, size_t n);
+
+// The plan of fused kernel `k`, one of `p`'s flat kernels (lower/loop_control.h).
+HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarget& target);
+
+}  // namespace kiln::cuda
