@@ -98,13 +98,13 @@ PointwiseVectors pointwise_vectors(const LoopProgram& p, const LoopKernel& k) {
 ColumnVectors column_vectors(const LoopProgram& p, const LoopKernel& k) {
   ColumnVectors plan;
   const int column = k.num_outer_loops() - 1;
-  const int width = group_width(p, k, column);
+  const int width = vector_group_width(p, {&k}, column);
   if (width == 1 || k.loops[static_cast<size_t>(column)] % width != 0) return plan;
   std::vector<VectorAccess> access(k.body.size(), VectorAccess::None);
   std::string why;
   for (size_t i = 0; i < static_cast<size_t>(k.reduce_op); ++i) {
     if (k.body[i].kind != BodyOp::Kind::Load) continue;
-    access[i] = access_of(p, k.body[i], column, width, why);
+    access[i] = vector_access(p, k.body[i], column, width, why);
     if (access[i] == VectorAccess::None) return plan;
   }
   plan.width = width;
