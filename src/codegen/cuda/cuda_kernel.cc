@@ -811,6 +811,7 @@ class KernelWriter {
       for (int d = 0; d < n; ++d) here.push_back(IndexExpr::var(d));
       for (size_t i = 0; w > 1 && i < red; ++i) {
         const BodyOp& op = k_.body[i];
+        if (v.access[i] == VectorAccess::None) continue;  // not a load (no buffer)
         const DType t = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
         if (v.access[i] == VectorAccess::Broadcast) {
           element[i] = "l" + std::to_string(i);
