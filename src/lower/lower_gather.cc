@@ -116,6 +116,10 @@ Access Lowering::indexed_source(const Value* v, const std::vector<int>& dims) {
 
 int Lowering::checked_index(BodyBuilder& b, const Node& n, const Value* index, const std::vector<IndexExpr>& at,
                             int64_t size, bool wrap, int dim) {
+  // An empty index into an empty dim has no value to check: a read of it sits under a mask that
+  // never holds, whose masked-off 0 would fail the check. Nothing is loaded through it either
+  // (load_indexed reads no dim of size 0).
+  if (size == 0 && numel_of(sizes_of(index)) == 0) return b.constant(Scalar(int64_t{0}), DType::I64);
   const int raw = b.cast(value_at(b, index, at), DType::I64);
   return b.indirect(raw, size, wrap, n.op(), dim, print_node(n));
 }

@@ -119,9 +119,10 @@ class KernelWriter {
     if (k_.kind != KernelKind::Reduction) {
       const PointwiseVectors vectors = pointwise_vectors(p_, k_);
       const HeldRow held = k_.kind == KernelKind::Fused ? plan_held_row(p_, original_, target_) : HeldRow{};
-      const auto [shape, how] = single_launch(k_, vectors, held, target_);
+      const auto launch = single_launch(k_, vectors, held, target_);
+      const auto& shape = launch.first;
       narrow(shape.grid * int64_t{shape.block});
-      function(symbol, shape, how, false, [&] {
+      function(symbol, shape, launch.second, false, [&] {
         switch (k_.kind) {
           case KernelKind::Pointwise:
             if (vectors.width > 1) {

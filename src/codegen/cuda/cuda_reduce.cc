@@ -22,7 +22,7 @@ std::string converted(const std::string& e, DType held, DType out) {
 }  // namespace
 
 BlockAccumulator::BlockAccumulator(const BodyOp& rop, DType value, std::string name, int64_t count)
-    : kind_(rop.reduce), value_(value), name_(std::move(name)), count_(count) {
+    : kind_(rop.reduce), name_(std::move(name)), count_(count) {
   const bool fl = is_floating(value);
   if (kind_ == ReduceKind::WelfordM2 || (sums(kind_) && fl)) {
     type_ = "double";

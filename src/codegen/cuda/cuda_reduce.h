@@ -71,7 +71,6 @@ class BlockAccumulator {
   std::string join(const Into& into, const From& from) const;
 
   ReduceKind kind_;
-  DType value_;
   std::string name_;
   int64_t count_;
   std::string type_;  // the state's type ("double", "float", "int64_t", "uint64_t")
