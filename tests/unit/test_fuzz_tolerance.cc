@@ -175,6 +175,23 @@ TEST(FuzzTolerance, FmodOfADividendMovingPastAPeriodMayBeAnywhereInIt) {
   EXPECT_LT(tol->outputs[0][1], 1e-4);
 }
 
+// atan2(1, 0) rounds to the f32 just above pi/2, where tan is -2.3e7; code keeping the angle in
+// double reaches tan(pi/2) = 1.6e16 (the libFuzzer target): an operand that may lie on either side
+// of a pole leaves tan unconstrained. An angle far from any pole keeps a tight tolerance.
+TEST(FuzzTolerance, TanOfAnAngleThatMayCrossAPoleIsUnconstrained) {
+  auto g = parse_or_fail(R"(graph @g(%y: f32[2], %x: f32[2]) -> (f32[2]) {
+  %0 = atan2(%y, %x) : f32[2]
+  %1 = tan(%0) : f32[2]
+  return %1
+})");
+  const std::vector<Tensor> in = {Tensor::from_doubles({1, 1}, {2}, DType::F32),
+                                  Tensor::from_doubles({0, 1}, {2}, DType::F32)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_TRUE(std::isinf(tol->outputs[0][0]));
+  EXPECT_LT(tol->outputs[0][1], 1e-5);
+}
+
 TEST(FuzzTolerance, AttentionWhoseScoresOverflowItsDtypeIsUnconstrained) {
   // q.k of the last row is 4 * (1e19)^2, past FLT_MAX: compiled code (and torch) give NaN
   // there, the reference kernel in double does not (kiln fuzz-graphs seed 2001838).
