@@ -111,5 +111,43 @@ TEST(CudaHeldRow, TheKernelReadsTheRowOnceWithVectorsAndNoBarrierBetweenParts) {
   }
 }
 
+// out0 = x * m2(x) over rows of 1024: a held row whose reduction part has a welford_m2 and no
+// welford_mean (its own sum gives the mean).
+LoopProgram m2_scale() {
+  return parse(
+      "loops @v(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %out0 : f32[4096,1024] strides [1024, 1]\n  kernel @k0 fused {\n    for i0 in range(4096) {\n"
+      "      part reduction {\n        for i1 in range(1024) reduce {\n          %0 = load %x[1024*i0 + i1]\n"
+      "        }\n        %1 = reduce welford_m2 %0 : f32\n        store %t0[i0], %1\n      }\n"
+      "      part pointwise {\n        for i1 in range(1024) {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = load %t0[i0]\n          %2 = mul %0, %1 : f32\n          store %out0[1024*i0 + i1], %2\n"
+      "        }\n      }\n    }\n  }\n}\n");
+}
+
+TEST(CudaHeldRow, AWelfordM2TakesTwoPassesOverTheRegisters) {
+  const LoopProgram p = m2_scale();
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  EXPECT_EQ(h.two_pass_m2, (std::vector<bool>{true, false}));
+  const CudaProgramSource s = emit_cuda_program(p);
+  const std::string& k = s.kernel_text.at(0);
+  // Pass 1 sums the operand; pass 2 the squared deviations from its mean; no Welford state.
+  EXPECT_TRUE(contains(k, "a0 += (double)v0;")) << k;
+  EXPECT_TRUE(contains(k, "const double a0_mean = a0 * (1.0 / 1024.0);")) << k;
+  EXPECT_TRUE(contains(k, "const double a0_d = (double)v0 - a0_mean;")) << k;
+  EXPECT_TRUE(contains(k, "a0_dev += (double)(a0_d * a0_d);")) << k;
+  EXPECT_TRUE(contains(k, "const float v1 = (float)s_a0_dev[2];")) << k;
+  EXPECT_FALSE(contains(k, "__drcp_rn")) << k;
+  EXPECT_FALSE(contains(k, "a0_n")) << k;
+  EXPECT_EQ(k.find("b0_x +"), k.rfind("b0_x +")) << k;  // both passes read the registers
+  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
+  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  for (const KernelResources& r : cubin->kernels) {
+    EXPECT_FALSE(r.spills()) << r.name;
+    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::cuda

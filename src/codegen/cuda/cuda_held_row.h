@@ -39,6 +39,11 @@ struct HeldRow {
   std::vector<HeldValue> values;
   // Per part, per body op: the HeldValue a load or store reads or writes, -1 for memory.
   std::vector<std::vector<int>> value_of;
+  // Per part: a reduction part with a welford_m2 op, written in two passes over the registers:
+  // the reduce ops' sums (each welford_m2's operand summed, for its mean), then each
+  // welford_m2 as the sum of squared deviations from that mean. Exact two-pass statistics: no
+  // division per point, no join of Welford states (Chan's), a fixed shuffle order.
+  std::vector<bool> two_pass_m2;
 };
 
 // Whether fused kernel part `part` (after `n` shared loops) is scalar: pointwise over one point.
