@@ -149,5 +149,55 @@ TEST(CudaHeldRow, AWelfordM2TakesTwoPassesOverTheRegisters) {
   }
 }
 
+// out0 = f(x) / sum(f(x)) over rows of 1024, f the op `f`: part 1 computes again what part 0
+// computed at the same point.
+LoopProgram normalized(const std::string& f) {
+  return parse(
+      "loops @e(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %out0 : f32[4096,1024] strides [1024, 1]\n  kernel @k0 fused {\n    for i0 in range(4096) {\n"
+      "      part reduction {\n        for i1 in range(1024) reduce {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = " +
+      f +
+      " %0 : f32\n        }\n        %2 = reduce sum %1 : f32\n        store %t0[i0], %2\n"
+      "      }\n      part pointwise {\n        for i1 in range(1024) {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = " +
+      f +
+      " %0 : f32\n          %2 = load %t0[i0]\n          %3 = div %1, %2 : f32\n"
+      "          store %out0[1024*i0 + i1], %3\n        }\n      }\n    }\n  }\n}\n");
+}
+
+TEST(CudaHeldRow, AnExponentialALaterPartComputesAgainIsHeld) {
+  const LoopProgram p = normalized("exp");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  ASSERT_EQ(h.values.size(), 4u);  // x's row, the sum, out0's row, the exponentials
+  EXPECT_EQ(h.values[3].buffer, -1);
+  EXPECT_EQ(h.values[3].part, 0);
+  EXPECT_EQ(h.values[3].op, 1);
+  EXPECT_EQ(h.value_of.at(0).at(1), 3);  // part 0's exp writes it
+  EXPECT_EQ(h.value_of.at(1).at(1), 3);  // part 1's reads it
+  const CudaProgramSource s = emit_cuda_program(p);
+  const std::string& k = s.kernel_text.at(0);
+  EXPECT_TRUE(contains(k, "union { kiln_v16 v[1]; float e[4]; } h3[4];  // part 0's v1, the thread's points")) << k;
+  EXPECT_TRUE(contains(k, "h3[j].e[l] = v1;")) << k;
+  EXPECT_TRUE(contains(k, "const float v1 = h3[j].e[l];  // computed in part 0")) << k;
+  EXPECT_EQ(k.find("expf("), k.rfind("expf(")) << k;  // one exponential a point
+  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
+  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  for (const KernelResources& r : cubin->kernels) {
+    EXPECT_FALSE(r.spills()) << r.name;
+    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
+  }
+}
+
+TEST(CudaHeldRow, PlainArithmeticIsComputedAgainNotHeld) {
+  const LoopProgram p = normalized("neg");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  EXPECT_EQ(h.values.size(), 3u);
+  EXPECT_EQ(h.value_of.at(1).at(1), -1);
+}
+
 }  // namespace
 }  // namespace kiln::cuda

@@ -143,9 +143,12 @@ HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarge
   int64_t rows = 1;
   for (int64_t e : k.loops) rows *= e;
   h.launch = held_row_launch(rows, h.groups, h.width, arrays, target);
-  if (h.launch.groups_per_thread == 0)
+  if (h.launch.groups_per_thread == 0) {
     h.reason = "a row of " + std::to_string(points) + " points in " + std::to_string(arrays) +
                " arrays needs more registers than " + std::to_string(kMaxBlockThreads) + " threads have";
+    return h;
+  }
+  hold_recomputed(k, h);
   return h;
 }
 

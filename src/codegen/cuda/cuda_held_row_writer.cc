@@ -21,11 +21,30 @@ void KernelWriter::held_op(const LoopKernel& part, int i) {
   }
   const HeldValue& hv = held_->values[static_cast<size_t>(v)];
   const std::string element = held_element(v);
+  if (hv.buffer < 0) {  // a computed value: kept where first computed, read where computed again
+    if (hv.part == held_part_) {
+      line(body_op_text(p_, part, i));
+      line(element + " = " + value_name(i) + ";");
+    } else {
+      line("const " + std::string(cpp::value_type(part.body[static_cast<size_t>(i)].dtype)) + " " + value_name(i) +
+           " = " + element + ";  // computed in part " + std::to_string(hv.part));
+    }
+    return;
+  }
   line(body_op_text(p_, part, i, element));
   const BodyOp& op = part.body[static_cast<size_t>(i)];
   if (op.kind != BodyOp::Kind::Store || !hv.store_to_memory || (hv.row && held_->width > 1)) return;
   const std::string store = buffer_pointer(p_, op.buffer) + "[" + cpp::index_cpp(op.index) + "] = " + element + ";";
   line(hv.row ? store : "if (threadIdx.x == 0) " + store);
+}
+
+std::string KernelWriter::held_array(const std::string& name, DType t) const {
+  return held_->width > 1 ? vector_union(name, held_->width, t) : std::string(cpp::storage_type(t)) + " " + name;
+}
+
+DType KernelWriter::computed_dtype(const HeldValue& hv) const {
+  const DType t = k_.parts[static_cast<size_t>(hv.part)].body[static_cast<size_t>(hv.op)].dtype;
+  return t == DType::F64 ? DType::F64 : DType::F32;  // a floating value's C++ type: double or float
 }
 
 std::string KernelWriter::held_element(int v) const {
@@ -38,12 +57,16 @@ void KernelWriter::held_parts(const HeldRow& h) {
   held_ = &h;
   for (size_t v = 0; v < h.values.size(); ++v) {
     const HeldValue& hv = h.values[v];
-    const DType t = p_.buffers[static_cast<size_t>(hv.buffer)].dtype;
     const std::string name = "h" + std::to_string(v), count = std::to_string(h.launch.groups_per_thread);
+    if (hv.buffer < 0) {
+      line(held_array(name + "[" + count + "]", computed_dtype(hv)) + ";  // part " + std::to_string(hv.part) + "'s " +
+           value_name(hv.op) + ", the thread's points");
+      continue;
+    }
+    const DType t = p_.buffers[static_cast<size_t>(hv.buffer)].dtype;
     if (hv.row) {
-      line((h.width > 1 ? vector_union(name + "[" + count + "]", h.width, t)
-                        : std::string(cpp::storage_type(t)) + " " + name + "[" + count + "]") +
-           ";  // " + buffer_pointer(p_, hv.buffer) + ", the thread's points of the row");
+      line(held_array(name + "[" + count + "]", t) + ";  // " + buffer_pointer(p_, hv.buffer) +
+           ", the thread's points of the row");
       continue;
     }
     const BodyOp& op = first_access(static_cast<int>(v));

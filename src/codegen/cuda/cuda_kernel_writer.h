@@ -109,6 +109,11 @@ class KernelWriter {
   // as well (a row's vector pieces after the group's points instead, in held_points).
   void held_op(const LoopKernel& part, int i);
   std::string held_element(int v) const;
+  // `union { kiln_v16 v[1]; uint16_t e[8]; } name` (the row's width a group) or `uint16_t name`
+  // (one point a group): a held array of dtype `t`'s storage type.
+  std::string held_array(const std::string& name, DType t) const;
+  // The dtype whose storage type holds computed value `hv` exactly: its value type's.
+  DType computed_dtype(const HeldValue& hv) const;
 
   // A fused kernel's parts over a row held in registers (plan `h`): the held values declared
   // (a statistic loaded first from memory here), then each part over the thread's groups, a
