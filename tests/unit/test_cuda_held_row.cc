@@ -199,5 +199,30 @@ TEST(CudaHeldRow, PlainArithmeticIsComputedAgainNotHeld) {
   EXPECT_EQ(h.value_of.at(1).at(1), -1);
 }
 
+TEST(CudaHeldRow, AValueWhoseHeldInputIsStoredBetweenIsComputedAgain) {
+  // Parts 0 and 2 both take exp of t1's row, but part 1 stores t1 in between.
+  const std::string row = "[1024*i0 + i1]";
+  const auto part = [&](const std::string& kind, const std::string& body) {
+    return "      part " + kind + " {\n        for i1 in range(1024)" + (kind == "reduction" ? " reduce" : "") +
+           " {\n" + body + "        }\n";
+  };
+  const LoopProgram p = parse(
+      "loops @s(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %t1 : f32[4096,1024] strides [1024, 1]\n  buffer %out0 : f32[4096,1024] strides [1024, 1]\n"
+      "  kernel @k0 fused {\n    for i0 in range(4096) {\n" +
+      part("reduction", "          %0 = load %t1" + row + "\n          %1 = exp %0 : f32\n") +
+      "        %2 = reduce sum %1 : f32\n        store %t0[i0], %2\n      }\n" +
+      part("pointwise", "          %0 = load %x" + row + "\n          store %t1" + row + ", %0\n") + "      }\n" +
+      part("pointwise", "          %0 = load %t1" + row +
+                            "\n          %1 = exp %0 : f32\n          %2 = load %t0[i0]\n"
+                            "          %3 = div %1, %2 : f32\n          store %out0" +
+                            row + ", %3\n") +
+      "      }\n    }\n  }\n}\n");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  for (const HeldValue& v : h.values) EXPECT_GE(v.buffer, 0);
+  EXPECT_EQ(h.value_of.at(2).at(1), -1);
+}
+
 }  // namespace
 }  // namespace kiln::cuda

@@ -72,7 +72,9 @@ std::vector<int> part_keys(const LoopKernel& part, size_t stop, const std::vecto
       case BodyOp::Kind::Const: text = "const " + op.value.to_string(); break;
       case BodyOp::Kind::Index: text = "index " + op.index.to_string(); break;
       case BodyOp::Kind::Cast: text = "cast" + args_text(op); break;
-      case BodyOp::Kind::Compute: text = std::to_string(static_cast<int>(op.op)) + op.attrs.to_string() + args_text(op); break;
+      case BodyOp::Kind::Compute:
+        text = std::to_string(static_cast<int>(op.op)) + op.attrs.to_string() + args_text(op);
+        break;
       default: continue;  // a draw, an index check, a reduce: not repeated
     }
     if (text.find('?') != std::string::npos) continue;
@@ -95,9 +97,9 @@ void hold_recomputed(const LoopKernel& k, HeldRow& h) {
   for (size_t j = 0; j < k.parts.size(); ++j) {
     const LoopKernel& part = k.parts[j];
     const bool row_part = !is_scalar_part(part, n);
-    const size_t stop = !row_part                                 ? 0
+    const size_t stop = !row_part                            ? 0
                         : part.kind == KernelKind::Reduction ? static_cast<size_t>(part.reduce_op)
-                                                                  : part.body.size();
+                                                             : part.body.size();
     const std::vector<int> key = part_keys(part, stop, h.value_of[j], keys, stores);
     for (size_t i = 0; i < stop; ++i) {
       const BodyOp& op = part.body[i];
