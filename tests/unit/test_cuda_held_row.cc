@@ -30,6 +30,18 @@ LoopProgram max_shift(int64_t rows, int64_t cols, const std::string& buffers = "
                "*i0 + i1], %2\n        }\n      }\n    }\n  }\n" + kernels + "}\n");
 }
 
+// `s` compiles with NVRTC to sm_90 without a spill or a stack frame (skipped without NVRTC);
+// the last check of a test.
+void expect_no_spills(const CudaProgramSource& s) {
+  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
+  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  for (const KernelResources& r : cubin->kernels) {
+    EXPECT_FALSE(r.spills()) << r.name;
+    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
+  }
+}
+
 TEST(CudaHeldRow, TheRowIsLoadedOnceAndItsStatisticStaysInARegister) {
   const LoopProgram p = max_shift(64, 8);
   const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
@@ -102,13 +114,7 @@ TEST(CudaHeldRow, TheKernelReadsTheRowOnceWithVectorsAndNoBarrierBetweenParts) {
   // The max: shuffles in each warp, the two warps' states through shared slots.
   EXPECT_TRUE(contains(k, "__shfl_down_sync(0xffffffffu, a0, step)")) << k;
   EXPECT_TRUE(contains(k, "__shared__ float s_a0[3];")) << k;
-  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
-  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
-  ASSERT_TRUE(cubin) << cubin.error().message();
-  for (const KernelResources& r : cubin->kernels) {
-    EXPECT_FALSE(r.spills()) << r.name;
-    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
-  }
+  expect_no_spills(s);
 }
 
 // out0 = x * m2(x) over rows of 1024: a held row whose reduction part has a welford_m2 and no
@@ -140,13 +146,7 @@ TEST(CudaHeldRow, AWelfordM2TakesTwoPassesOverTheRegisters) {
   EXPECT_FALSE(contains(k, "__drcp_rn")) << k;
   EXPECT_FALSE(contains(k, "a0_n")) << k;
   EXPECT_EQ(k.find("b0_x +"), k.rfind("b0_x +")) << k;  // both passes read the registers
-  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
-  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
-  ASSERT_TRUE(cubin) << cubin.error().message();
-  for (const KernelResources& r : cubin->kernels) {
-    EXPECT_FALSE(r.spills()) << r.name;
-    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
-  }
+  expect_no_spills(s);
 }
 
 // out0 = f(x) / sum(f(x)) over rows of 1024, f the op `f`: part 1 computes again what part 0
@@ -182,13 +182,7 @@ TEST(CudaHeldRow, AnExponentialALaterPartComputesAgainIsHeld) {
   EXPECT_TRUE(contains(k, "h3[j].e[l] = v1;")) << k;
   EXPECT_TRUE(contains(k, "const float v1 = h3[j].e[l];  // computed in part 0")) << k;
   EXPECT_EQ(k.find("expf("), k.rfind("expf(")) << k;  // one exponential a point
-  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
-  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
-  ASSERT_TRUE(cubin) << cubin.error().message();
-  for (const KernelResources& r : cubin->kernels) {
-    EXPECT_FALSE(r.spills()) << r.name;
-    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
-  }
+  expect_no_spills(s);
 }
 
 TEST(CudaHeldRow, PlainArithmeticIsComputedAgainNotHeld) {
