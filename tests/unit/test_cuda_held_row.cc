@@ -30,6 +30,18 @@ LoopProgram max_shift(int64_t rows, int64_t cols, const std::string& buffers = "
                "*i0 + i1], %2\n        }\n      }\n    }\n  }\n" + kernels + "}\n");
 }
 
+// `s` compiles with NVRTC to sm_90 without a spill or a stack frame (skipped without NVRTC);
+// the last check of a test.
+void expect_no_spills(const CudaProgramSource& s) {
+  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
+  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  for (const KernelResources& r : cubin->kernels) {
+    EXPECT_FALSE(r.spills()) << r.name;
+    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
+  }
+}
+
 TEST(CudaHeldRow, TheRowIsLoadedOnceAndItsStatisticStaysInARegister) {
   const LoopProgram p = max_shift(64, 8);
   const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
@@ -102,13 +114,108 @@ TEST(CudaHeldRow, TheKernelReadsTheRowOnceWithVectorsAndNoBarrierBetweenParts) {
   // The max: shuffles in each warp, the two warps' states through shared slots.
   EXPECT_TRUE(contains(k, "__shfl_down_sync(0xffffffffu, a0, step)")) << k;
   EXPECT_TRUE(contains(k, "__shared__ float s_a0[3];")) << k;
-  if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
-  Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
-  ASSERT_TRUE(cubin) << cubin.error().message();
-  for (const KernelResources& r : cubin->kernels) {
-    EXPECT_FALSE(r.spills()) << r.name;
-    EXPECT_EQ(r.stack_frame_bytes, 0) << r.name;
-  }
+  expect_no_spills(s);
+}
+
+// out0 = x * m2(x) over rows of 1024: a held row whose reduction part has a welford_m2 and no
+// welford_mean (its own sum gives the mean).
+LoopProgram m2_scale() {
+  return parse(
+      "loops @v(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %out0 : f32[4096,1024] strides [1024, 1]\n  kernel @k0 fused {\n    for i0 in range(4096) {\n"
+      "      part reduction {\n        for i1 in range(1024) reduce {\n          %0 = load %x[1024*i0 + i1]\n"
+      "        }\n        %1 = reduce welford_m2 %0 : f32\n        store %t0[i0], %1\n      }\n"
+      "      part pointwise {\n        for i1 in range(1024) {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = load %t0[i0]\n          %2 = mul %0, %1 : f32\n          store %out0[1024*i0 + i1], %2\n"
+      "        }\n      }\n    }\n  }\n}\n");
+}
+
+TEST(CudaHeldRow, AWelfordM2TakesTwoPassesOverTheRegisters) {
+  const LoopProgram p = m2_scale();
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  EXPECT_EQ(h.two_pass_m2, (std::vector<bool>{true, false}));
+  const CudaProgramSource s = emit_cuda_program(p);
+  const std::string& k = s.kernel_text.at(0);
+  // Pass 1 sums the operand; pass 2 the squared deviations from its mean; no Welford state.
+  EXPECT_TRUE(contains(k, "a0 += (double)v0;")) << k;
+  EXPECT_TRUE(contains(k, "const double a0_mean = a0 * (1.0 / 1024.0);")) << k;
+  EXPECT_TRUE(contains(k, "const double a0_d = (double)v0 - a0_mean;")) << k;
+  EXPECT_TRUE(contains(k, "a0_dev += (double)(a0_d * a0_d);")) << k;
+  EXPECT_TRUE(contains(k, "const float v1 = (float)s_a0_dev[2];")) << k;
+  EXPECT_FALSE(contains(k, "__drcp_rn")) << k;
+  EXPECT_FALSE(contains(k, "a0_n")) << k;
+  EXPECT_EQ(k.find("b0_x +"), k.rfind("b0_x +")) << k;  // both passes read the registers
+  expect_no_spills(s);
+}
+
+// out0 = f(x) / sum(f(x)) over rows of 1024, f the op `f`: part 1 computes again what part 0
+// computed at the same point.
+LoopProgram normalized(const std::string& f) {
+  return parse(
+      "loops @e(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %out0 : f32[4096,1024] strides [1024, 1]\n  kernel @k0 fused {\n    for i0 in range(4096) {\n"
+      "      part reduction {\n        for i1 in range(1024) reduce {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = " +
+      f +
+      " %0 : f32\n        }\n        %2 = reduce sum %1 : f32\n        store %t0[i0], %2\n"
+      "      }\n      part pointwise {\n        for i1 in range(1024) {\n          %0 = load %x[1024*i0 + i1]\n"
+      "          %1 = " +
+      f +
+      " %0 : f32\n          %2 = load %t0[i0]\n          %3 = div %1, %2 : f32\n"
+      "          store %out0[1024*i0 + i1], %3\n        }\n      }\n    }\n  }\n}\n");
+}
+
+TEST(CudaHeldRow, AnExponentialALaterPartComputesAgainIsHeld) {
+  const LoopProgram p = normalized("exp");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  ASSERT_EQ(h.values.size(), 4u);  // x's row, the sum, out0's row, the exponentials
+  EXPECT_EQ(h.values[3].buffer, -1);
+  EXPECT_EQ(h.values[3].part, 0);
+  EXPECT_EQ(h.values[3].op, 1);
+  EXPECT_EQ(h.value_of.at(0).at(1), 3);  // part 0's exp writes it
+  EXPECT_EQ(h.value_of.at(1).at(1), 3);  // part 1's reads it
+  const CudaProgramSource s = emit_cuda_program(p);
+  const std::string& k = s.kernel_text.at(0);
+  EXPECT_TRUE(contains(k, "union { kiln_v16 v[1]; float e[4]; } h3[4];  // part 0's v1, the thread's points")) << k;
+  EXPECT_TRUE(contains(k, "h3[j].e[l] = v1;")) << k;
+  EXPECT_TRUE(contains(k, "const float v1 = h3[j].e[l];  // computed in part 0")) << k;
+  EXPECT_EQ(k.find("expf("), k.rfind("expf(")) << k;  // one exponential a point
+  expect_no_spills(s);
+}
+
+TEST(CudaHeldRow, PlainArithmeticIsComputedAgainNotHeld) {
+  const LoopProgram p = normalized("neg");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  EXPECT_EQ(h.values.size(), 3u);
+  EXPECT_EQ(h.value_of.at(1).at(1), -1);
+}
+
+TEST(CudaHeldRow, AValueWhoseHeldInputIsStoredBetweenIsComputedAgain) {
+  // Parts 0 and 2 both take exp of t1's row, but part 1 stores t1 in between.
+  const std::string row = "[1024*i0 + i1]";
+  const auto part = [&](const std::string& kind, const std::string& body) {
+    return "      part " + kind + " {\n        for i1 in range(1024)" + (kind == "reduction" ? " reduce" : "") +
+           " {\n" + body + "        }\n";
+  };
+  const LoopProgram p = parse(
+      "loops @s(%x: f32[4096,1024]) -> (%out0) {\n  buffer %t0 : f32[4096] strides [1]\n"
+      "  buffer %t1 : f32[4096,1024] strides [1024, 1]\n  buffer %out0 : f32[4096,1024] strides [1024, 1]\n"
+      "  kernel @k0 fused {\n    for i0 in range(4096) {\n" +
+      part("reduction", "          %0 = load %t1" + row + "\n          %1 = exp %0 : f32\n") +
+      "        %2 = reduce sum %1 : f32\n        store %t0[i0], %2\n      }\n" +
+      part("pointwise", "          %0 = load %x" + row + "\n          store %t1" + row + ", %0\n") + "      }\n" +
+      part("pointwise", "          %0 = load %t1" + row +
+                            "\n          %1 = exp %0 : f32\n          %2 = load %t0[i0]\n"
+                            "          %3 = div %1, %2 : f32\n          store %out0" +
+                            row + ", %3\n") +
+      "      }\n    }\n  }\n}\n");
+  const HeldRow h = plan_held_row(p, p.kernels.at(0), CudaTarget{});
+  ASSERT_EQ(h.reason, "");
+  for (const HeldValue& v : h.values) EXPECT_GE(v.buffer, 0);
+  EXPECT_EQ(h.value_of.at(2).at(1), -1);
 }
 
 }  // namespace

@@ -147,10 +147,15 @@ void KernelWriter::warp_join(int lanes) {
 }
 
 void KernelWriter::epilogue(const LoopKernel& k, const std::string& prefix, const std::string& at) {
+  const size_t red = static_cast<size_t>(k.reduce_op);
+  epilogue(k, [&](size_t r) { return accs_[r - red].result(prefix, at, k.body[r].dtype); });
+}
+
+void KernelWriter::epilogue(const LoopKernel& k, const std::function<std::string(size_t)>& result_of) {
   const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
   for (size_t r = red; r < end; ++r)
     line("const " + std::string(cpp::value_type(k.body[r].dtype)) + " " + value_name(static_cast<int>(r)) + " = " +
-         accs_[r - red].result(prefix, at, k.body[r].dtype) + ";");
+         result_of(r) + ";");
   ops(k, end, k.body.size());
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_schedule.h"
 #include "codegen/cuda/cuda_vector_access.h"
 #include "lower/loop_control.h"
@@ -26,6 +27,13 @@ bool moves_with_row(const BodyOp& op, int first, int last) {
 
 std::vector<int64_t> row_loops(const LoopKernel& part, size_t n) {
   return {part.loops.begin() + static_cast<std::ptrdiff_t>(n), part.loops.end()};
+}
+
+bool has_m2(const LoopKernel& part) {
+  if (part.kind != KernelKind::Reduction) return false;
+  for (size_t r = static_cast<size_t>(part.reduce_op); r < cpp::reduce_ops_end(part); ++r)
+    if (part.body[r].reduce == ReduceKind::WelfordM2) return true;
+  return false;
 }
 
 int64_t product(const std::vector<int64_t>& loops) {
@@ -110,6 +118,7 @@ HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarge
   std::map<std::string, int> index_of;
   int arrays = 0;
   for (const LoopKernel& part : k.parts) {
+    h.two_pass_m2.push_back(has_m2(part));
     std::vector<int>& of = h.value_of.emplace_back(part.body.size(), -1);
     for (size_t i = 0; i < part.body.size(); ++i) {
       const BodyOp& op = part.body[i];
@@ -134,9 +143,12 @@ HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarge
   int64_t rows = 1;
   for (int64_t e : k.loops) rows *= e;
   h.launch = held_row_launch(rows, h.groups, h.width, arrays, target);
-  if (h.launch.groups_per_thread == 0)
+  if (h.launch.groups_per_thread == 0) {
     h.reason = "a row of " + std::to_string(points) + " points in " + std::to_string(arrays) +
                " arrays needs more registers than " + std::to_string(kMaxBlockThreads) + " threads have";
+    return h;
+  }
+  hold_recomputed(k, h);
   return h;
 }
 

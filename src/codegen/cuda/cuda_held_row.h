@@ -21,9 +21,13 @@
 
 namespace kiln::cuda {
 
-// One buffer element (or row of them) the kernel holds: the accesses at one index of a buffer.
+// One buffer element (or row of them) the kernel holds: the accesses at one index of a buffer;
+// or a value the kernel computes at each point, held so that later parts read it.
 struct HeldValue {
-  int buffer = -1;
+  int buffer = -1;  // -1: a computed value
+  // A computed value: body op `op` of part `part` computes it; a later part's op that computes
+  // the same (same ops from the same held and read-only inputs) reads it instead.
+  int part = -1, op = -1;
   // An array of the thread's points (the index moves with the row), else one register for the
   // row (a statistic a reduction part stores).
   bool row = false;
@@ -37,8 +41,14 @@ struct HeldRow {
   int64_t groups = 0;  // the row's points / width
   HeldRowLaunch launch;
   std::vector<HeldValue> values;
-  // Per part, per body op: the HeldValue a load or store reads or writes, -1 for memory.
+  // Per part, per body op: the HeldValue a load or store reads or writes (-1 for memory), a
+  // computed value's op writes, or a recomputing op reads (-1: computed in place).
   std::vector<std::vector<int>> value_of;
+  // Per part: a reduction part with a welford_m2 op, written in two passes over the registers:
+  // the reduce ops' sums (each welford_m2's operand summed, for its mean), then each
+  // welford_m2 as the sum of squared deviations from that mean. Exact two-pass statistics: no
+  // division per point, no join of Welford states (Chan's), a fixed shuffle order.
+  std::vector<bool> two_pass_m2;
 };
 
 // Whether fused kernel part `part` (after `n` shared loops) is scalar: pointwise over one point.
@@ -46,5 +56,15 @@ bool is_scalar_part(const LoopKernel& part, size_t n);
 
 // The plan of fused kernel `k`, one of `p`'s flat kernels (lower/loop_control.h).
 HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarget& target);
+
+// Whether computing op `op` costs more than reading a register: a transcendental function or a
+// division (softmax's exponentials), not the plain arithmetic a point does anyway.
+bool worth_holding(OpKind op);
+
+// Held row `h` of fused kernel `k` (its launch chosen) with computed values added
+// (cuda_held_reuse.cc): each floating value worth holding that a row part computes and a later
+// row part computes again at the same point, while the thread's held values stay within
+// kMostHeldValues at h's launch (the budget the launch was chosen for; cuda_no_spill checks).
+void hold_recomputed(const LoopKernel& k, HeldRow& h);
 
 }  // namespace kiln::cuda

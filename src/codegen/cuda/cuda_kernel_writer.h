@@ -109,6 +109,11 @@ class KernelWriter {
   // as well (a row's vector pieces after the group's points instead, in held_points).
   void held_op(const LoopKernel& part, int i);
   std::string held_element(int v) const;
+  // `union { kiln_v16 v[1]; uint16_t e[8]; } name` (the row's width a group) or `uint16_t name`
+  // (one point a group): a held array of dtype `t`'s storage type.
+  std::string held_array(const std::string& name, DType t) const;
+  // The dtype whose storage type holds computed value `hv` exactly: its value type's.
+  DType computed_dtype(const HeldValue& hv) const;
 
   // A fused kernel's parts over a row held in registers (plan `h`): the held values declared
   // (a statistic loaded first from memory here), then each part over the thread's groups, a
@@ -116,6 +121,11 @@ class KernelWriter {
   // between parts: a part reads only registers, and statistics every thread computed.
   void held_parts(const HeldRow& h);
   const BodyOp& first_access(int v) const;
+  // Reduction part `part` of held row `h` whose welford_m2 ops take two passes (HeldRow's
+  // two_pass_m2): the reduce ops' sums over the thread's points combined for the block, each
+  // welford_m2's mean from its sum, then the squared deviations from it combined the same way;
+  // every thread then runs the epilogue.
+  void held_two_pass(const HeldRow& h, const LoopKernel& part, std::vector<bool>& loaded);
 
   // `body` at each of the thread's points of the row (groups threadIdx.x + j * block, each
   // `width` points, unrolled), the row's loop variables set; before a group's points, the
@@ -156,6 +166,8 @@ class KernelWriter {
 
   // The reduce ops' values from slot `at` of arrays `prefix`, then the epilogue (its stores).
   void epilogue(const LoopKernel& k, const std::string& prefix, const std::string& at);
+  // The same, reduce op `r`'s value the expression `result_of(r)`.
+  void epilogue(const LoopKernel& k, const std::function<std::string(size_t)>& result_of);
 
   static std::string name_of(const BlockAccumulator& a, const BlockAccumulator::Field& f);
 
