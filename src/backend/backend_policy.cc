@@ -25,7 +25,7 @@ std::string policy_text(const BackendPolicy& policy) {
   const ScheduleOptions& s = policy.schedule;
   out += std::string("merges pointwise kernels: ") + (s.merge_pointwise ? "yes" : "no") + "\n";
   out += std::string("fuses rows: ") + (s.fuse_rows ? "yes" : "no") + ", rows of at most " +
-         std::to_string(s.max_row_elements) + " elements, at least " + std::to_string(s.min_rows) +
+         std::to_string(s.max_row_bytes) + " bytes read a part, at least " + std::to_string(s.min_rows) +
          " rows to run in parallel\n";
   return out;
 }

@@ -155,8 +155,8 @@ class Scheduler {
     if (a.kind == KernelKind::Fused && rows != sa.size()) return false;
     if (rows == 0 || product(sa, 0) / std::max<int64_t>(1, product(sa, rows)) < o_.min_rows) return false;
     for (const LoopKernel* p : loop_kernel_parts(a))
-      if (product(p->loops, rows) > o_.max_row_elements) return false;
-    if (product(b.loops, rows) > o_.max_row_elements) return false;
+      if (part_row_bytes(*p, rows) > o_.max_row_bytes) return false;
+    if (part_row_bytes(b, rows) > o_.max_row_bytes) return false;
     if (!row_local(a, b, rows)) return false;
     if (a.kind != KernelKind::Fused) {
       LoopKernel fused;
@@ -276,6 +276,23 @@ void schedule_list(std::vector<LoopKernel>& kernels, const Scheduler& scheduler)
 }
 
 }  // namespace
+
+int64_t part_row_bytes(const LoopKernel& part, size_t rows) {
+  const auto uses_any = [](const IndexExpr& index, size_t from, size_t to) {
+    for (size_t v = from; v < to; ++v)
+      if (index.uses_var(static_cast<int>(v))) return true;
+    return false;
+  };
+  std::map<int, int64_t> row_buffers;  // buffer -> its element's bytes
+  for (const BodyOp& op : part.body) {
+    if (op.kind != BodyOp::Kind::Load || !uses_any(op.index, rows, part.loops.size())) continue;
+    if (op.args.empty() && !uses_any(op.index, 0, rows)) continue;
+    row_buffers[op.buffer] = dtype_size(op.dtype);
+  }
+  int64_t bytes_per_point = 0;
+  for (const auto& [buffer, bytes] : row_buffers) bytes_per_point += bytes;
+  return product(part.loops, rows) * bytes_per_point;
+}
 
 void schedule_kernels(LoopProgram& p, const ScheduleOptions& options) {
   schedule_list(p.kernels, Scheduler(options));

@@ -24,10 +24,17 @@ struct ScheduleOptions {
   bool fuse_rows = true;
   // A fused kernel needs this many rows (points of its shared loops) to run in parallel ...
   int64_t min_rows = 16;
-  // ... and each part's row (points of its own loops) must be at most this many elements, so
-  // that it stays in cache between parts.
-  int64_t max_row_elements = 32768;
+  // ... and each part's row must read at most this many bytes (part_row_bytes), so that it
+  // stays in cache between parts (32768 4-byte elements).
+  int64_t max_row_bytes = 131072;
 };
+
+// The bytes one row of `part` reads from memory, the part fused over its first `rows` loops:
+// for each buffer it loads, the points of its own loops times the buffer's dtype size. A load
+// whose index moves with no own loop (a row's statistic: one element a row) or, direct, with
+// no row loop (a layer_norm's weight: what every row reads alike, in cache once for all) is
+// not counted.
+int64_t part_row_bytes(const LoopKernel& part, size_t rows);
 
 void schedule_kernels(LoopProgram& p, const ScheduleOptions& options = {});
 

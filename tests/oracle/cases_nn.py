@@ -20,6 +20,14 @@ add("softmax_dim0_noncontig", "softmax(%t) {dim=0}", [randn(3, 4)], lambda a: to
 add("softmax_dtype", "softmax(%a) {dim=1, dtype=f64}", [randn(2, 3)], lambda a: torch.softmax(a, 1, dtype=torch.float64))
 add("softmax_neg_inf", "softmax(%a) {dim=1}", [NEG_INF_ROW], lambda a: torch.softmax(a, 1))
 add("softmax_bf16", "softmax(%a) {dim=0}", [randn(6, dtype=torch.bfloat16)], lambda a: torch.softmax(a, 0), **LOW)
+# Rows of 50257 bf16 (a GPT-2 vocabulary), 136 of them: the CUDA backend fuses each into one
+# kernel whose parts re-read the row in memory, walked from each row's first 16-byte boundary
+# (rows start at any 2-byte one: docs/CUDA_CODEGEN.md), head and tail a point a thread.
+add("softmax_long_rows_bf16", "softmax(%a) {dim=-1}", [randn(136, 50257, dtype=torch.bfloat16)],
+    lambda a: torch.softmax(a, -1), **LOW)
+add("layer_norm_long_rows_bf16", "layer_norm(%a, %b, %c) {normalized_shape=[50257]}",
+    [randn(136, 50257, dtype=torch.bfloat16), randn(50257, dtype=torch.bfloat16), randn(50257, dtype=torch.bfloat16)],
+    lambda x, w, b: F.layer_norm(x, [50257], w, b), **LOW)
 add("log_softmax", "log_softmax(%a) {dim=1}", [randn(2, 5, 3)], lambda a: torch.log_softmax(a, 1))
 add("log_softmax_empty", "log_softmax(%a) {dim=0}", [randn(0, 3)], lambda a: torch.log_softmax(a, 0))
 add("layer_norm", "layer_norm(%a, %b, %c) {normalized_shape=[4]}", [randn(2, 3, 4), randn(4), randn(4)],

@@ -19,15 +19,28 @@ void KernelWriter::parts() {
     const LoopKernel& part = k_.parts[j];
     open_block("{  // part " + std::to_string(j) + ": " +
                (part.kind == KernelKind::Reduction ? "reduction" : "pointwise"));
+    const RowVectors vectors = row_vectors(p_, part, rows);
     if (part.kind == KernelKind::Reduction) {
       for_points(part, "q", rows, part.num_outer_loops(), "0", "1", [&] {
-        fold(part, thread_index(), block_threads(), "", "");
+        if (vectors.width == 1) {
+          fold(part, thread_index(), block_threads(), "", "");
+        } else {
+          make_accumulators(part);
+          for (const BlockAccumulator& a : accs_) line(a.declare());
+          row_walk(part, rows, vectors, [&](const std::vector<std::string>& element) { fold_point(part, element); });
+        }
         block_reduce(ResultFor::ThreadZeroThenBarrier,
                      [&](const std::string& prefix, const std::string& at) { epilogue(part, prefix, at); });
       });
     } else {
-      for_points(part, "q", rows, static_cast<int>(part.loops.size()), thread_index(), block_threads(),
-                 [&] { ops(part, 0, part.body.size()); });
+      if (vectors.width == 1) {
+        for_points(part, "q", rows, static_cast<int>(part.loops.size()), thread_index(), block_threads(),
+                   [&] { ops(part, 0, part.body.size()); });
+      } else {
+        row_walk(part, rows, vectors, [&](const std::vector<std::string>& element) {
+          for (size_t i = 0; i < part.body.size(); ++i) line(body_op_text(p_, part, static_cast<int>(i), element[i]));
+        });
+      }
       line("__syncthreads();");
     }
     close_block();
@@ -37,17 +50,10 @@ void KernelWriter::parts() {
 void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std::string& stride,
                         const std::string& start, const std::string& chunk) {
   const int outer = k.num_outer_loops(), n = static_cast<int>(k.loops.size());
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
   const int64_t count = points(k.loops, static_cast<size_t>(outer), k.loops.size());
   make_accumulators(k);
   for (const BlockAccumulator& a : accs_) line(a.declare());
-  const auto body = [&] {
-    ops(k, 0, red);
-    for (size_t r = red; r < end; ++r) {
-      const BodyOp& rop = k.body[r];
-      line(accs_[r - red].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
-    }
-  };
+  const auto body = [&] { fold_point(k, {}); };
   if (chunk.empty()) {
     for_points(k, "r", outer, n, first, stride, body);
     return;
@@ -60,6 +66,16 @@ void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std
   unflatten(k, "r", outer, n);
   body();
   close_block();
+}
+
+void KernelWriter::fold_point(const LoopKernel& k, const std::vector<std::string>& element) {
+  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  if (element.empty()) ops(k, 0, red);
+  for (size_t i = 0; i < red && !element.empty(); ++i) line(body_op_text(p_, k, static_cast<int>(i), element[i]));
+  for (size_t r = red; r < end; ++r) {
+    const BodyOp& rop = k.body[r];
+    line(accs_[r - red].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
+  }
 }
 
 void KernelWriter::block_reduce(ResultFor who, const AtResult& result) {

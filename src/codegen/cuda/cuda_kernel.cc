@@ -11,6 +11,7 @@
 #include "codegen/cpp/cpp_scalar.h"
 #include "codegen/cpp/cpp_schedule.h"
 #include "codegen/cuda/cuda_body.h"
+#include "lower/schedule.h"
 #include "support/check.h"
 
 namespace kiln::cuda {
@@ -58,11 +59,14 @@ std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const Poi
       if (n > 1 && !cpp::scan_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
       return {pointwise_launch(points(k.loops, 0, n - 1), t), "a thread per row, its steps in order"};
     case KernelKind::Fused: {
-      int64_t row = 0;
-      for (const LoopKernel& part : k.parts) row = std::max(row, points(part.loops, n, part.loops.size()));
+      int64_t row = 0, row_bytes = 0;
+      for (const LoopKernel& part : k.parts) {
+        row = std::max(row, points(part.loops, n, part.loops.size()));
+        row_bytes = std::max(row_bytes, part_row_bytes(part, n));
+      }
       if (!cpp::fused_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
       if (h.reason.empty()) return {h.launch.shape, held_text(h)};
-      return {row_launch(points(k.loops, 0, n), row, t), held_text(h)};
+      return {memory_row_launch(points(k.loops, 0, n), row, row_bytes, t), held_text(h)};
     }
     default: break;
   }

@@ -7,6 +7,7 @@
 //  * cuda_held_row_writer.cc: fused kernels whose row is held in registers;
 //  * cuda_block_reduce.cc: a block's reduction (fold, warp shuffles, shared slots), fused parts
 //    in memory;
+//  * cuda_row_walk.cc: a fused part's row in memory walked with vectors from its first boundary;
 //  * cuda_split_reduce.cc: reductions in two passes (split rows, column partials, their finish).
 // Private to src/codegen/cuda.
 #pragma once
@@ -22,6 +23,7 @@
 #include "codegen/cuda/cuda_launch.h"
 #include "codegen/cuda/cuda_reduce.h"
 #include "codegen/cuda/cuda_reduce_strategy.h"
+#include "codegen/cuda/cuda_row_vectors.h"
 #include "codegen/cuda/cuda_vector_access.h"
 
 namespace kiln::cuda {
@@ -135,8 +137,20 @@ class KernelWriter {
                    const std::function<void()>& body);
 
   // A fused kernel's parts, in order, for the row; a barrier after each, so a part reads what
-  // an earlier part stored.
+  // an earlier part stored. A part walks its row with vectors where row_vectors allows.
   void parts();
+
+  // `body` at each of the block's thread's points of `part`'s row (its one own loop i<rows>)
+  // by plan `v` (cuda_row_vectors.h): the head and the tail a point a thread, between them a
+  // group of v.width points a thread, its Contiguous loads as vector pieces before the lanes,
+  // its Contiguous stores after them. `element[i]` names op i's element in a lane ("": its
+  // buffer's at the point).
+  void row_walk(const LoopKernel& part, int rows, const RowVectors& v,
+                const std::function<void(const std::vector<std::string>& element)>& body);
+
+  // Reduction `k`'s ops before its reduce ops at one point (op i's element `element[i]` where
+  // given, as body_op_text takes it), then its accumulators' updates.
+  void fold_point(const LoopKernel& k, const std::vector<std::string>& element);
 
   // The accumulators of reduction `k`'s reduce ops (accs_), declared, and the thread's fold of
   // its reduce points: `first`, + `stride`, ... over all of them, or with `chunk` nonempty over

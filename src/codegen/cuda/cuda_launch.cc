@@ -1,6 +1,7 @@
 #include "codegen/cuda/cuda_launch.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace kiln::cuda {
 
@@ -8,17 +9,29 @@ namespace {
 
 constexpr int kWarp = 32;
 
-// Blocks of `block` threads resident on the whole device, times the waves a grid covers.
-int64_t grid_cap(int block, const CudaTarget& target) {
-  const int64_t per_sm = std::max(1, target.max_threads_per_multiprocessor / block);
-  return std::max<int64_t>(1, per_sm * target.multiprocessors * kWavesPerGrid);
-}
-
 uint32_t grid_for(int64_t blocks, int block, const CudaTarget& target) {
-  return static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, grid_cap(block, target)));
+  return static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, resident_blocks(block, target) * kWavesPerGrid));
 }
 
 }  // namespace
+
+int64_t resident_blocks(int block, const CudaTarget& target) {
+  const int64_t per_sm = std::max(1, target.max_threads_per_multiprocessor / block);
+  return std::max<int64_t>(1, per_sm * target.multiprocessors);
+}
+
+int64_t max_fused_row_bytes(const CudaTarget& target) {
+  const int block = std::min(kLongRowBlockThreads, target.max_threads_per_block);
+  return static_cast<int64_t>(
+      std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, target.l2_bytes / resident_blocks(block, target)))));
+}
+
+LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_bytes, const CudaTarget& target) {
+  const LaunchShape shape = row_launch(rows, row_points, target);
+  if (resident_blocks(static_cast<int>(shape.block), target) * row_bytes <= target.l2_bytes) return shape;
+  const int block = std::min(kLongRowBlockThreads, target.max_threads_per_block);
+  return {grid_for(rows, block, target), static_cast<uint32_t>(block)};
+}
 
 LaunchShape pointwise_launch(int64_t points, const CudaTarget& target) {
   const int max_block = std::min(kMaxBlockThreads, target.max_threads_per_block);

@@ -31,6 +31,23 @@ LaunchShape pointwise_launch(int64_t points, const CudaTarget& target);
 // that gives each thread a point; as many blocks as rows, at most kWavesPerGrid waves.
 LaunchShape row_launch(int64_t rows, int64_t row_points, const CudaTarget& target);
 
+// Blocks of `block` threads the device holds resident at once (by threads).
+int64_t resident_blocks(int block, const CudaTarget& target);
+
+// A fused kernel's parts re-read its row from L2 (cuda_block_reduce.cc's parts), so the rows of
+// every resident block must fit L2 together. A row too long for the resident blocks of
+// row_launch's block takes a block of this many threads: fewer rows in flight, each walked by
+// more threads.
+inline constexpr int kLongRowBlockThreads = 1024;
+
+// The CUDA backend's fusion limit: the most bytes a fused part's row may read (part_row_bytes)
+// so that the rows of the resident blocks of kLongRowBlockThreads fit L2 (a power of two).
+int64_t max_fused_row_bytes(const CudaTarget& target);
+
+// A block per fused row read from memory, each reading `row_bytes`: row_launch's, or a block of
+// kLongRowBlockThreads when the rows of row_launch's resident blocks would not fit L2 together.
+LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_bytes, const CudaTarget& target);
+
 // A fused row held in registers (cuda_held_row.h): a thread holds at most this many values of
 // each array the row keeps (its points of a loaded or stored row buffer) ...
 inline constexpr int kMostHeldValuesPerArray = 16;

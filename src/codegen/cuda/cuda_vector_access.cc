@@ -14,6 +14,10 @@ constexpr int kMostBytesPerGroup = 64;  // a group's widest access, in pieces of
 
 bool is_access(const BodyOp& op) { return op.kind == BodyOp::Kind::Load || op.kind == BodyOp::Kind::Store; }
 
+std::string buffer_name(const LoopProgram& p, const BodyOp& op) {
+  return "%" + p.buffers[static_cast<size_t>(op.buffer)].name;
+}
+
 }  // namespace
 
 // The narrowest access that moves with innermost loop `inner` moves kVectorBytes, the widest at
@@ -32,8 +36,8 @@ int vector_group_width(const LoopProgram& p, const std::vector<const LoopKernel*
   return width;
 }
 
-VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why) {
-  const std::string name = "%" + p.buffers[static_cast<size_t>(op.buffer)].name;
+VectorAccess unaligned_vector_access(const LoopProgram& p, const BodyOp& op, int inner, std::string& why) {
+  const std::string name = buffer_name(p, op);
   if (!op.indirect.empty() || op.masked) {
     why = name + ": an indirect or masked access";
     return VectorAccess::None;
@@ -48,11 +52,18 @@ VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, in
     why = name + ": stride " + std::to_string(stride) + " in the innermost loop";
     return VectorAccess::None;
   }
+  return VectorAccess::Contiguous;
+}
+
+VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why) {
+  const VectorAccess access = unaligned_vector_access(p, op, inner, why);
+  if (access != VectorAccess::Contiguous) return access;
   bool aligned = op.index.constant % width == 0;
   for (const IndexTerm& t : op.index.terms)
     if (!(t.kind == IndexTerm::Kind::Var && t.var == inner)) aligned = aligned && t.coeff % width == 0;
   if (!aligned) {
-    why = name + ": a group's first element " + op.index.to_string() + " is not a multiple of " + std::to_string(width);
+    why = buffer_name(p, op) + ": a group's first element " + op.index.to_string() + " is not a multiple of " +
+          std::to_string(width);
     return VectorAccess::None;
   }
   return VectorAccess::Contiguous;

@@ -59,6 +59,9 @@ int vector_group_width(const LoopProgram& p, const std::vector<const LoopKernel*
 // How access `op` may run `width` points at a time in innermost loop `inner`: None, with the
 // reason in `why`, where it cannot.
 VectorAccess vector_access(const LoopProgram& p, const BodyOp& op, int inner, int width, std::string& why);
+// The same without the alignment of a group's first element (Contiguous: direct, at unit stride
+// in `inner`), for a walk that finds its first aligned group at run time (cuda_row_vectors.h).
+VectorAccess unaligned_vector_access(const LoopProgram& p, const BodyOp& op, int inner, std::string& why);
 
 // One vector access of `width` elements of `t`: `count` pieces of `bytes` (at most 16) each.
 struct VectorPieces {

@@ -1,7 +1,5 @@
 #include "runtime/cuda/cuda_backend.h"
 
-#include <bit>
-
 #include "codegen/cuda/cuda_launch.h"
 #include "runtime/cuda/cuda_device_target.h"
 #include "runtime/cuda/cuda_target_report.h"
@@ -16,12 +14,9 @@ BackendPolicy cuda_policy(const CudaTarget& target) {
   for (OpKind op : {OpKind::Var, OpKind::Std})
     p.kept_whole.push_back({op, "one Welford pass over the data, a mean beside it from the same accumulator"});
   // A fused kernel runs a block per row, its parts re-reading the row from L2 (codegen/cuda):
-  // the rows of every resident block must fit in L2 together (4-byte elements, a power of two),
-  // and there must be a row per multiprocessor, or separate kernels spread wider.
-  const int64_t resident_blocks =
-      static_cast<int64_t>(target.multiprocessors) * (target.max_threads_per_multiprocessor / cuda::kMaxBlockThreads);
-  p.schedule.max_row_elements =
-      static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(target.l2_bytes / resident_blocks / 4)));
+  // the rows of every resident block must fit in L2 together, and there must be a row per
+  // multiprocessor, or separate kernels spread wider.
+  p.schedule.max_row_bytes = cuda::max_fused_row_bytes(target);
   p.schedule.min_rows = target.multiprocessors;
   return p;
 }

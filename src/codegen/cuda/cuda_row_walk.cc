@@ -1,0 +1,56 @@
+#include "codegen/cpp/cpp_index.h"
+#include "codegen/cuda/cuda_body.h"
+#include "codegen/cuda/cuda_kernel_writer.h"
+
+namespace kiln::cuda {
+
+void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v,
+                            const std::function<void(const std::vector<std::string>& element)>& body) {
+  const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
+  const std::string point = "i" + std::to_string(rows), start = "i" + std::to_string(rows + 1);
+  const std::vector<std::string> at_points(part.body.size());
+  const auto one_a_thread = [&](const std::string& first, const std::string& end) {
+    open_block("for (" + index_ + " p = " + first + thread_index() + "; p < " + end + "; p += " + block_threads() +
+               ") {");
+    line("const " + index_ + " " + point + " = p;");
+    body(at_points);
+    close_block();
+  };
+  line("const " + index_ + " first = " + cpp::index_cpp(v.row_start) + ";  // the row's first element in its vectors");
+  line("const " + index_ + " head = (" + w + " - first % " + w + ") % " + w + ";  // its points before a multiple of " +
+       w);
+  line("const " + index_ + " groups = (" + n + " - head) / " + w + ";");
+  one_a_thread("", "head");
+  open_block("for (" + index_ + " g = " + thread_index() + "; g < groups; g += " + block_threads() + ") {");
+  line("const " + index_ + " " + start + " = head + g * " + w + ";  // the group's first point of loop " +
+       std::to_string(rows));
+  std::vector<IndexExpr> to_start;
+  for (int d = 0; d <= rows; ++d) to_start.push_back(IndexExpr::var(d == rows ? rows + 1 : d));
+  std::vector<std::string> element(part.body.size());
+  bool lane_point = false;  // whether an op outside the vectors reads the lane's point
+  for (size_t i = 0; i < v.access.size(); ++i) {
+    const BodyOp& op = part.body[i];
+    if (v.access[i] != VectorAccess::Contiguous) {
+      lane_point = lane_point || op.index.uses_var(rows);
+      continue;
+    }
+    const DType t = p_.buffers[static_cast<size_t>(op.buffer)].dtype;
+    const std::string name = (op.kind == BodyOp::Kind::Load ? "l" : "s") + std::to_string(i);
+    element[i] = name + ".e[j]";
+    line(vector_union(name, v.width, t) + ";");
+    if (op.kind == BodyOp::Kind::Load) vector_copy(name, v.width, t, op, to_start, true);
+  }
+  line("#pragma unroll");
+  open_block("for (int j = 0; j < " + w + "; ++j) {");
+  if (lane_point) line("const " + index_ + " " + point + " = " + start + " + j;");
+  body(element);
+  close_block();
+  for (size_t i = 0; i < v.access.size(); ++i)
+    if (v.access[i] == VectorAccess::Contiguous && part.body[i].kind == BodyOp::Kind::Store)
+      vector_copy("s" + std::to_string(i), v.width, p_.buffers[static_cast<size_t>(part.body[i].buffer)].dtype,
+                  part.body[i], to_start, false);
+  close_block();
+  one_a_thread("head + groups * " + w + " + ", n);
+}
+
+}  // namespace kiln::cuda
