@@ -37,7 +37,7 @@ void KernelWriter::parts() {
 void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std::string& stride,
                         const std::string& start, const std::string& chunk) {
   const int outer = k.num_outer_loops(), n = static_cast<int>(k.loops.size());
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   const int64_t count = points(k.loops, static_cast<size_t>(outer), k.loops.size());
   make_accumulators(k);
   for (const BlockAccumulator& a : accs_) line(a.declare());
@@ -147,7 +147,7 @@ void KernelWriter::warp_join(int lanes) {
 }
 
 void KernelWriter::epilogue(const LoopKernel& k, const std::string& prefix, const std::string& at) {
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   for (size_t r = red; r < end; ++r)
     line("const " + std::string(cpp::value_type(k.body[r].dtype)) + " " + value_name(static_cast<int>(r)) + " = " +
          accs_[r - red].result(prefix, at, k.body[r].dtype) + ";");
@@ -159,7 +159,7 @@ std::string KernelWriter::name_of(const BlockAccumulator& a, const BlockAccumula
 }
 
 void KernelWriter::make_accumulators(const LoopKernel& k) {
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   const int64_t count = points(k.loops, static_cast<size_t>(k.num_outer_loops()), k.loops.size());
   accs_.clear();
   for (size_t r = red; r < end; ++r) {

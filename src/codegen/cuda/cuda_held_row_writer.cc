@@ -73,7 +73,7 @@ void KernelWriter::held_parts(const HeldRow& h) {
     held_points(h, part, loaded, [&] {
       ops(part, 0, stop);
       if (!reduction) return;
-      for (size_t r = stop; r < cpp::reduce_ops_end(part); ++r) {
+      for (size_t r = stop; r < reduce_ops_end(part); ++r) {
         const BodyOp& rop = part.body[r];
         line(accs_[r - stop].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
       }
