@@ -41,6 +41,23 @@ void copy_ops(const LoopKernel& k, size_t from, size_t to, BodyBuilder& builder,
   }
 }
 
+// Copies reduce ops [from, to) of `k` after those already in `merged`, an op identical to one
+// there (the same fold of the same value: avg_pool2d twice over one input) becoming that one.
+void copy_reduce_ops(const LoopKernel& k, size_t from, size_t to, LoopKernel& merged, std::vector<int>& map) {
+  for (size_t i = from; i < to; ++i) {
+    BodyOp op = k.body[i];
+    for (int& arg : op.args) arg = map[static_cast<size_t>(arg)];
+    map[i] = -1;
+    for (size_t r = static_cast<size_t>(merged.reduce_op); r < merged.body.size() && map[i] < 0; ++r) {
+      const BodyOp& there = merged.body[r];
+      if (there.reduce == op.reduce && there.dtype == op.dtype && there.args == op.args) map[i] = static_cast<int>(r);
+    }
+    if (map[i] >= 0) continue;
+    map[i] = static_cast<int>(merged.body.size());
+    merged.body.push_back(std::move(op));
+  }
+}
+
 }  // namespace
 
 bool merge_reductions(LoopKernel& a, const LoopKernel& b) {
@@ -59,10 +76,11 @@ bool merge_reductions(LoopKernel& a, const LoopKernel& b) {
   copy_ops(a, 0, red_a, builder, map_a);  // the reduce loops' values, loads of one element once
   copy_ops(b, 0, red_b, builder, map_b);
   merged.reduce_op = static_cast<int>(merged.body.size());
-  copy_ops(a, red_a, end_a, builder, map_a);  // each reduce op its own state
-  copy_ops(b, red_b, end_b, builder, map_b);
-  copy_ops(a, end_a, a.body.size(), builder, map_a);  // the epilogues
-  copy_ops(b, end_b, b.body.size(), builder, map_b);
+  copy_reduce_ops(a, red_a, end_a, merged, map_a);  // each fold its own state
+  copy_reduce_ops(b, red_b, end_b, merged, map_b);
+  BodyBuilder epilogue(merged);  // merges the epilogues' common ops
+  copy_ops(a, end_a, a.body.size(), epilogue, map_a);
+  copy_ops(b, end_b, b.body.size(), epilogue, map_b);
   a = std::move(merged);
   return true;
 }

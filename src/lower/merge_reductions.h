@@ -2,7 +2,8 @@
 // become one kernel whose reduce loops fold every value into its own reduce op (several reduce
 // ops in a row, loop_ir.h), so the buffer is read once: sum, amax and prod of one tensor over
 // one dim, a single pass. Each reduce op keeps its own state, updated in the order it was
-// before, so no output's order of accumulation changes.
+// before, so no output's order of accumulation changes (two identical folds of one value, as
+// avg_pool2d twice over one input, become one).
 //
 // Only plain folds (sum, prod, max, min) merge: an accumulator that joins by division (Welford)
 // or carries an index changes how a GPU block joins every accumulator beside it. Column
