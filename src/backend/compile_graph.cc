@@ -51,6 +51,7 @@ Expected<LoopProgram> lowered(const Graph& g, const Backend& backend, const Grap
   LowerOptions unscheduled{.fuse = o.fuse};
   unscheduled.schedule.merge_pointwise = false;
   unscheduled.schedule.fuse_rows = false;
+  unscheduled.schedule.merge_reductions = false;
   auto t0 = std::chrono::steady_clock::now();
   KILN_ASSIGN_OR_RETURN(LoopProgram p, lower_graph(g, unscheduled));
   t.lowering = seconds_since(t0);
@@ -59,6 +60,7 @@ Expected<LoopProgram> lowered(const Graph& g, const Backend& backend, const Grap
   if (!o.schedule) {
     schedule.merge_pointwise = false;
     schedule.fuse_rows = false;
+    schedule.merge_reductions = false;
   }
   if (o.fuse) schedule_kernels(p, schedule);
   t.scheduling = seconds_since(t0);

@@ -81,12 +81,17 @@ std::set<int> kernel_buffers_written(const LoopKernel& k) {
   return out;
 }
 
+size_t reduce_ops_end(const LoopKernel& k) {
+  size_t end = static_cast<size_t>(k.reduce_op);
+  while (end < k.body.size() && k.body[end].kind == BodyOp::Kind::Reduce) ++end;
+  return end;
+}
+
 bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
   // One sum, prod, max or min: the interchanged loops keep one accumulator per column.
   const size_t red = static_cast<size_t>(k.reduce_op);
-  if (static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min) ||
-      (red + 1 < k.body.size() && k.body[red + 1].kind == BodyOp::Kind::Reduce))
+  if (static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min) || reduce_ops_end(k) != red + 1)
     return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
   bool unit = false;

@@ -223,6 +223,9 @@ struct LoopProgram {
   int find_buffer(std::string_view name) const;  // -1 if none
 };
 
+// The index one past the last reduce op of reduction `k` (its reduce ops run from reduce_op).
+size_t reduce_ops_end(const LoopKernel& k);
+
 // The pointwise and reduction kernels that make up `k`: a fused kernel's parts, else `k`.
 std::vector<const LoopKernel*> loop_kernel_parts(const LoopKernel& k);
 

@@ -1,5 +1,6 @@
 #include "lower/schedule.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "lower/body_builder.h"
 #include "lower/loop_control.h"
+#include "lower/merge_reductions.h"
 
 namespace kiln {
 
@@ -44,6 +46,22 @@ bool overwrites(const LoopKernel& a, const LoopKernel& b) {
   return false;
 }
 
+// Whether `b` may run before `k`: it reads nothing `k` writes, and writes nothing `k` reads or
+// writes.
+bool independent(const LoopKernel& k, const LoopKernel& b) {
+  if (overwrites(k, b)) return false;
+  const std::set<int> written = kernel_buffers_written(k);
+  for (int r : kernel_buffers_read(b))
+    if (written.count(r)) return false;
+  return true;
+}
+
+bool checks_indices(const LoopKernel& k) {
+  for (const BodyOp& op : k.body)
+    if (op.kind == BodyOp::Kind::Indirect) return true;
+  return false;
+}
+
 struct StoreAt {
   IndexExpr index;
   int value = -1;
@@ -73,14 +91,12 @@ bool same_element(const StoreAt& at, const BodyOp& load) {
   return at.direct && load.args.empty() && at.index == load.index;
 }
 
-// The most body ops a merge of pointwise kernels makes: each merge rebuilds the merged body, so
-// merging a chain of n kernels into one cost n^2 (a chain of 100,000 negs: minutes), and a body
-// that long only slows the C++ compiler down.
-constexpr size_t kMaxMergedBodyOps = 512;
-
 // The most parts a fused kernel takes: each join walks every part, so joining a chain of n
 // row kernels into one cost n^2 (2,000 levels of a row sum and a subtraction: 18 s).
 constexpr size_t kMaxFusedParts = 64;
+
+// How many kernels back a reduction looks for one to merge with (the search is quadratic in it).
+constexpr size_t kMaxReductionLookBack = 16;
 
 // Pointwise `b` appended to pointwise `a` over the same loops: b's loads of what a stores (at
 // the same index) become a's stored values. False, leaving `a` alone, when b reads what a
@@ -142,6 +158,20 @@ class Scheduler {
     if (o_.merge_pointwise && a.kind == KernelKind::Pointwise && b.kind == KernelKind::Pointwise && a.loops == b.loops)
       return merge_pointwise(a, b);
     return o_.fuse_rows && join_rows(a, b);
+  }
+
+  // Merges reduction `b` into the nearest of the last kernels of `earlier` it may move up to
+  // and fold beside (merge_reductions.h). One that checks indices moves past no kernel: its
+  // error would come before theirs.
+  bool merge_reduction(std::vector<LoopKernel>& earlier, const LoopKernel& b) const {
+    if (!o_.merge_reductions || b.kind != KernelKind::Reduction) return false;
+    const size_t stop = earlier.size() - std::min(earlier.size(), kMaxReductionLookBack);
+    for (size_t i = earlier.size(); i-- > stop;) {
+      if (!independent(earlier[i], b)) return false;
+      if (merge_reductions(earlier[i], b)) return true;
+      if (checks_indices(b)) return false;
+    }
+    return false;
   }
 
  private:
@@ -269,6 +299,7 @@ void schedule_list(std::vector<LoopKernel>& kernels, const Scheduler& scheduler)
   std::vector<LoopKernel> out;
   for (LoopKernel& k : kernels) {
     for (std::vector<LoopKernel>& region : k.regions) schedule_list(region, scheduler);
+    if (scheduler.merge_reduction(out, k)) continue;
     if (!out.empty() && scheduler.join(out.back(), k)) continue;
     out.push_back(std::move(k));
   }

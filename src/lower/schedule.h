@@ -7,7 +7,11 @@
 //  - kernels over the same rows into one fused kernel: when their outer loops share a prefix
 //    (the rows) and each later kernel reads what an earlier one wrote only in the same row,
 //    the parts run one after another per row, so a row comes from memory once (softmax,
-//    layer_norm: reductions then a pointwise epilogue).
+//    layer_norm: reductions then a pointwise epilogue);
+//  - reductions over the same loops that read a buffer in common into one kernel of several
+//    reduce ops, each with its own state (merge_reductions.h): the buffer is read once. A
+//    later reduction may move up to an earlier one past the kernels between them when it
+//    reads nothing they write and writes nothing they read or write.
 // Temporaries no kernel reads any more disappear with the ops that computed them. The kernels
 // of each region of a control kernel (loop_control.h) are scheduled as a list of their own:
 // nothing joins across a region's boundary.
@@ -22,6 +26,7 @@ namespace kiln {
 struct ScheduleOptions {
   bool merge_pointwise = true;
   bool fuse_rows = true;
+  bool merge_reductions = true;
   // A fused kernel needs this many rows (points of its shared loops) to run in parallel ...
   int64_t min_rows = 16;
   // ... and each part's row must read at most this many bytes (part_row_bytes), so that it

@@ -89,12 +89,6 @@ std::string welford_value(const std::string& acc, DType out) {
 
 }  // namespace
 
-size_t reduce_ops_end(const LoopKernel& k) {
-  size_t end = static_cast<size_t>(k.reduce_op);
-  while (end < k.body.size() && k.body[end].kind == BodyOp::Kind::Reduce) ++end;
-  return end;
-}
-
 bool uses_lanes(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.reduce_op < 0) return false;
   const size_t red = static_cast<size_t>(k.reduce_op);

@@ -96,7 +96,4 @@ std::vector<WelfordChunks> welford_chunks(const LoopKernel& k);
 // named a0, a1, ...
 std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k);
 
-// The index one past the last reduce op of reduction `k` (its reduce ops run from reduce_op).
-size_t reduce_ops_end(const LoopKernel& k);
-
 }  // namespace kiln::cpp

@@ -69,7 +69,7 @@ void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std
 }
 
 void KernelWriter::fold_point(const LoopKernel& k, const std::vector<std::string>& element) {
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   if (element.empty()) ops(k, 0, red);
   for (size_t i = 0; i < red && !element.empty(); ++i) line(body_op_text(p_, k, static_cast<int>(i), element[i]));
   for (size_t r = red; r < end; ++r) {
@@ -168,7 +168,7 @@ void KernelWriter::epilogue(const LoopKernel& k, const std::string& prefix, cons
 }
 
 void KernelWriter::epilogue(const LoopKernel& k, const std::function<std::string(size_t)>& result_of) {
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   for (size_t r = red; r < end; ++r)
     line("const " + std::string(cpp::value_type(k.body[r].dtype)) + " " + value_name(static_cast<int>(r)) + " = " +
          result_of(r) + ";");
@@ -180,7 +180,7 @@ std::string KernelWriter::name_of(const BlockAccumulator& a, const BlockAccumula
 }
 
 void KernelWriter::make_accumulators(const LoopKernel& k) {
-  const size_t red = static_cast<size_t>(k.reduce_op), end = cpp::reduce_ops_end(k);
+  const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
   const int64_t count = points(k.loops, static_cast<size_t>(k.num_outer_loops()), k.loops.size());
   accs_.clear();
   for (size_t r = red; r < end; ++r) {

@@ -31,7 +31,7 @@ std::vector<int64_t> row_loops(const LoopKernel& part, size_t n) {
 
 bool has_m2(const LoopKernel& part) {
   if (part.kind != KernelKind::Reduction) return false;
-  for (size_t r = static_cast<size_t>(part.reduce_op); r < cpp::reduce_ops_end(part); ++r)
+  for (size_t r = static_cast<size_t>(part.reduce_op); r < reduce_ops_end(part); ++r)
     if (part.body[r].reduce == ReduceKind::WelfordM2) return true;
   return false;
 }

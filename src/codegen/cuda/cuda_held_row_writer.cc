@@ -101,7 +101,7 @@ void KernelWriter::held_parts(const HeldRow& h) {
     held_points(h, part, loaded, [&] {
       ops(part, 0, stop);
       if (!reduction) return;
-      for (size_t r = stop; r < cpp::reduce_ops_end(part); ++r) {
+      for (size_t r = stop; r < reduce_ops_end(part); ++r) {
         const BodyOp& rop = part.body[r];
         line(accs_[r - stop].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));
       }
@@ -115,7 +115,7 @@ void KernelWriter::held_parts(const HeldRow& h) {
 }
 
 void KernelWriter::held_two_pass(const HeldRow& h, const LoopKernel& part, std::vector<bool>& loaded) {
-  const size_t red = static_cast<size_t>(part.reduce_op), end = cpp::reduce_ops_end(part);
+  const size_t red = static_cast<size_t>(part.reduce_op), end = reduce_ops_end(part);
   const int64_t count = points(part.loops, k_.loops.size(), part.loops.size());
   const auto is_m2 = [&](size_t r) { return part.body[r].reduce == ReduceKind::WelfordM2; };
   const auto operand = [&](size_t r) { return part.body[r].args.at(0); };

@@ -95,8 +95,13 @@ class KernelWriter {
   // past the loops', is the group's first point. Then, for a kernel of one loop, its last
   // points one a thread.
   void vector_groups(const PointwiseVectors& v);
-  // `union { kiln_v16 v[2]; float e[8]; } l3`: `width` elements of dtype `t` as vector pieces.
+  // `union { kiln_v16 v[2]; float e[8]; } l3`: `width` elements of dtype `t` as vector pieces
+  // (bf16: also as 32-bit words `w`, two elements each).
   static std::string vector_union(const std::string& name, int width, DType t);
+  // Element `j` of vector_union `name` as a loaded value is read: bf16 as the low or high half
+  // of its word, so that its conversion to float is one shift or one mask (SASS: SHF or LOP3,
+  // where the upper 16-bit element costs a PRMT and a shift); others `name.e[j]`.
+  static std::string vector_element(const std::string& name, const std::string& j, int width, DType t);
   // The pieces of union `name` loaded from (`load`) or stored to op's elements at the group's
   // first point (its index with `to_start` substituted).
   void vector_copy(const std::string& name, int width, DType t, const BodyOp& op,

@@ -96,7 +96,7 @@ void KernelWriter::column_partials(const std::string& symbol, const ReducePlan& 
         line("const " + std::string(cpp::storage_type(t)) + " " + element[i] + " = " + buffer_pointer(p_, op.buffer) +
              "[" + cpp::index_cpp(op.index) + "];  // the same for the row");
       } else if (v.access[i] == VectorAccess::Contiguous) {
-        element[i] = "l" + std::to_string(i) + ".e[j]";
+        element[i] = vector_element("l" + std::to_string(i), "j", w, t);
         line(vector_union("l" + std::to_string(i), w, t) + ";");
         vector_copy("l" + std::to_string(i), w, t, op, here, true);
       }

@@ -13,6 +13,13 @@
 
 namespace kiln::cuda {
 
+namespace {
+
+// Whether a union of `width` elements of dtype `t` also has 32-bit words (vector_element).
+bool has_words(int width, DType t) { return t == DType::BF16 && width % 2 == 0; }
+
+}  // namespace
+
 void KernelWriter::vector_groups(const PointwiseVectors& v) {
   const int n = static_cast<int>(k_.loops.size()), w = v.width;
   const std::string start = "i" + std::to_string(n), inner = "i" + std::to_string(n - 1);
@@ -38,7 +45,7 @@ void KernelWriter::vector_groups(const PointwiseVectors& v) {
       continue;
     }
     const std::string name = (op.kind == BodyOp::Kind::Load ? "l" : "s") + std::to_string(i);
-    element[i] = name + ".e[j]";
+    element[i] = op.kind == BodyOp::Kind::Load ? vector_element(name, "j", w, t) : name + ".e[j]";
     line(vector_union(name, w, t) + ";");
     if (op.kind == BodyOp::Kind::Load) vector_copy(name, w, t, op, to_start, true);
   }
@@ -61,8 +68,14 @@ void KernelWriter::vector_groups(const PointwiseVectors& v) {
 
 std::string KernelWriter::vector_union(const std::string& name, int width, DType t) {
   const VectorPieces pieces = vector_pieces(width, t);
+  const std::string words = has_words(width, t) ? " uint32_t w[" + std::to_string(width / 2) + "];" : "";
   return "union { kiln_v" + std::to_string(pieces.bytes) + " v[" + std::to_string(pieces.count) + "]; " +
-         std::string(cpp::storage_type(t)) + " e[" + std::to_string(width) + "]; } " + name;
+         std::string(cpp::storage_type(t)) + " e[" + std::to_string(width) + "];" + words + " } " + name;
+}
+
+std::string KernelWriter::vector_element(const std::string& name, const std::string& j, int width, DType t) {
+  if (!has_words(width, t)) return name + ".e[" + j + "]";
+  return "(uint16_t)(" + name + ".w[" + j + " >> 1] >> (16 * (" + j + " & 1)))";
 }
 
 void KernelWriter::vector_copy(const std::string& name, int width, DType t, const BodyOp& op,

@@ -77,7 +77,7 @@ extern "C" void kiln_layer_norm_joint_backward_k1(char* const* buffers) {
   }
 }
 
-// kernel @k2: fused, rows [64], 3 parts run per row
+// kernel @k2: fused, rows [64], 2 parts run per row
 extern "C" void kiln_layer_norm_joint_backward_k2(char* const* buffers) {
   const float* __restrict__ b0_w = (const float*)buffers[0];
   const float* __restrict__ b1_saved1 = (const float*)buffers[1];
@@ -88,36 +88,36 @@ extern "C" void kiln_layer_norm_joint_backward_k2(char* const* buffers) {
   float* __restrict__ b8_out0 = (float*)buffers[8];
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {  // part 0: reduction
-      float acc = 0.0f;
-      #pragma omp simd reduction(+:acc)
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b3_tangent0[128 * i0 + i1];
-        const float v1 = b0_w[i1];
-        const float v2 = (v0 * v1);
-        const float v3 = b1_saved1[128 * i0 + i1];
-        const float v4 = (v2 * v3);
-        acc += v4;
+      float a0[16];
+      float a0_t = 0.0f;
+      for (int64_t l = 0; l < 16; ++l) { a0[l] = 0.0f; }
+      float a1[16];
+      float a1_t = 0.0f;
+      for (int64_t l = 0; l < 16; ++l) { a1[l] = 0.0f; }
+      for (int64_t blk = 0; blk < 8; ++blk) {
+        #pragma omp simd
+        for (int64_t l = 0; l < 16; ++l) {
+          const int64_t i1 = blk * 16 + l;
+          const float v0 = b3_tangent0[128 * i0 + i1];
+          const float v1 = b0_w[i1];
+          const float v2 = (v0 * v1);
+          const float v3 = b1_saved1[128 * i0 + i1];
+          const float v4 = (v2 * v3);
+          a0[l] += v4;
+          a1[l] += v2;
+        }
       }
-      const float v5 = acc;
-      const float v6 = 128.0f;
-      const float v7 = (v5 / v6);
-      b6_t0[i0] = v7;
+      for (int64_t l = 0; l < 16; ++l) { a0_t += a0[l]; }
+      const float v5 = a0_t;
+      for (int64_t l = 0; l < 16; ++l) { a1_t += a1[l]; }
+      const float v6 = a1_t;
+      const float v7 = 128.0f;
+      const float v8 = (v5 / v7);
+      b6_t0[i0] = v8;
+      const float v10 = (v6 / v7);
+      b7_t1[i0] = v10;
     }
-    {  // part 1: reduction
-      float acc = 0.0f;
-      #pragma omp simd reduction(+:acc)
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        const float v0 = b3_tangent0[128 * i0 + i1];
-        const float v1 = b0_w[i1];
-        const float v2 = (v0 * v1);
-        acc += v2;
-      }
-      const float v3 = acc;
-      const float v4 = 128.0f;
-      const float v5 = (v3 / v4);
-      b7_t1[i0] = v5;
-    }
-    {  // part 2: pointwise
+    {  // part 1: pointwise
       const float v3 = b7_t1[i0];
       const float v6 = b6_t0[i0];
       const float v9 = b2_saved2[i0];
