@@ -18,6 +18,7 @@
 
 #include "backend/compile_graph.h"
 #include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda/cuda_prelude.h"
 #include "ir/parser.h"
 #include "lower/compute_op.h"
 #include "lower/loop_control.h"
@@ -55,15 +56,16 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
-// One NVRTC program of `batch`'s kernels; the problems found, one a line.
+// One NVRTC program of `batch`'s kernels, after the prelude they call (each program's prelude
+// holds only its own kernels' helpers); the problems found, one a line.
 std::string compile_batch(const std::vector<const Emitted*>& batch) {
-  std::string text = batch.front()->source.prelude;
+  std::string kernel_text;
   std::map<std::string, std::pair<std::string, bool>> kernels;  // symbol -> where, trig
   for (const Emitted* e : batch) {
-    for (const std::string& k : e->source.kernel_text) text += k;
+    for (const std::string& k : e->source.kernel_text) kernel_text += k;
     for (const auto& [symbol, trig] : e->trig) kernels[symbol] = {e->where, trig};
   }
-  Expected<Cubin> cubin = compile_cuda_to_cubin(text);
+  Expected<Cubin> cubin = compile_cuda_to_cubin(cuda::cuda_prelude_for(kernel_text) + kernel_text);
   if (!cubin) {
     std::string names;
     for (const Emitted* e : batch) names += " " + e->where;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda/cuda_prelude.h"
 #include "core/random_constants.h"
 #include "loop_text_util.h"
 #include "runtime/cuda/nvrtc.h"
@@ -115,7 +116,7 @@ TEST(CudaEmitter, ExternKernelsHaveNoTextAndNoLaunch) {
 }
 
 TEST(CudaEmitter, ThePreludeDrawsWithCoreRandomsConstants) {
-  const std::string prelude = emit_cuda_program(exp_and_row_sums(8)).prelude;
+  const std::string prelude = cuda::cuda_prelude();
   for (uint64_t c : {uint64_t{kPhiloxMultiplier0}, uint64_t{kPhiloxMultiplier1}, uint64_t{kPhiloxWeyl0},
                      uint64_t{kPhiloxWeyl1}, kMix64Increment, kMix64Multiplier0, kMix64Multiplier1}) {
     char hex[24];

@@ -159,6 +159,17 @@ TEST(CubinChunks, KernelsWithTextSplitIntoContiguousChunks) {
   EXPECT_EQ(cubin_chunk_source(s, {3, 4}), s.prelude + s.kernel_text[3] + s.kernel_text[4]);
 }
 
+// NVRTC's fixed cost per program is paid at once on each core: a kernel per chunk while there are jobs.
+TEST(CubinChunks, ByDefaultEachKernelIsAChunkWhileThereAreJobs) {
+  const CudaProgramSource s = five_kernels();
+  const CubinChunkOptions defaults;
+  EXPECT_EQ(split_cubin_chunks(s, 8, defaults.min_kernels_per_chunk),
+            (std::vector<std::vector<int>>{{0}, {1}, {3}, {4}, {5}}));
+  EXPECT_EQ(split_cubin_chunks(s, 2, defaults.min_kernels_per_chunk),
+            (std::vector<std::vector<int>>{{0, 1}, {3, 4, 5}}));
+  EXPECT_EQ(CudaRunOptions{}.min_kernels_per_chunk, defaults.min_kernels_per_chunk);
+}
+
 TEST(CubinChunks, ASecondCompileIsAllHitsWithTheSameReport) {
   SKIP_WITHOUT_NVRTC();
   TempDir dir("chunks");

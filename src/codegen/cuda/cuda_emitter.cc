@@ -20,7 +20,6 @@ std::string CudaEmitOptions::to_string() const {
 
 CudaProgramSource emit_cuda_program(const LoopProgram& p, const CudaEmitOptions& o) {
   CudaProgramSource out;
-  out.prelude = "// loops @" + p.name + ", options: " + o.to_string() + ".\n" + cuda::cuda_prelude();
   // The symbols are the C++ backend's (kiln_<program>_<kernel>): one naming rule for both.
   const std::vector<std::string> symbols = cpp_kernel_symbols(p);
   const std::vector<const LoopKernel*> flat = flat_kernels(p);
@@ -36,6 +35,9 @@ CudaProgramSource emit_cuda_program(const LoopProgram& p, const CudaEmitOptions&
     // Kernels run one after another, each its partials' only reader: they share the workspace.
     out.scratch_bytes = std::max(out.scratch_bytes, k.scratch_bytes);
   }
+  std::string kernels;
+  for (const std::string& text : out.kernel_text) kernels += text;
+  out.prelude = "// loops @" + p.name + ", options: " + o.to_string() + ".\n" + cuda::cuda_prelude_for(kernels);
   return out;
 }
 

@@ -1,8 +1,13 @@
 #include "codegen/cuda/cuda_prelude.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "codegen/c_integer_helpers.h"
 #include "codegen/cpp/cpp_scalar.h"
@@ -228,12 +233,64 @@ __device__ inline double kiln_random_normal(uint64_t key, uint64_t offset, int64
 )";
 }
 
+// The helpers after the types, in declaration order: a piece calls only its own and earlier
+// pieces' functions (C++ declares before use).
+std::vector<std::string> helper_pieces() {
+  const std::string q = "__device__ inline";
+  return {
+      c_index_and_wrap_helpers(q), kFloatToInt, kHalves, kMath, c_integer_op_helpers(q), kReduce, random_functions(),
+  };
+}
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The identifiers of `text` that start with kiln_, outside // comments (a piece's comment may
+// name a helper of a later piece).
+std::set<std::string, std::less<>> kiln_names(std::string_view text) {
+  std::set<std::string, std::less<>> names;
+  size_t line_end = 0;
+  for (size_t line = 0; line < text.size(); line = line_end + 1) {
+    line_end = std::min(text.find('\n', line), text.size());
+    const std::string_view code = text.substr(line, std::min(text.find("//", line), line_end) - line);
+    for (size_t at = code.find("kiln_"); at != std::string_view::npos; at = code.find("kiln_", at + 1)) {
+      if (at > 0 && is_identifier_char(code[at - 1])) continue;
+      size_t end = at;
+      while (end < code.size() && is_identifier_char(code[end])) ++end;
+      names.emplace(code.substr(at, end - at));
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string cuda_prelude() {
-  const std::string q = "__device__ inline";
-  return std::string(kBasics) + c_index_and_wrap_helpers(q) + kFloatToInt + kHalves + kMath + c_integer_op_helpers(q) +
-         kReduce + random_functions();
+  std::string text = kBasics;
+  for (const std::string& piece : helper_pieces()) text += piece;
+  return text;
+}
+
+std::string cuda_prelude_for(std::string_view kernel_text) {
+  const std::vector<std::string> pieces = helper_pieces();
+  // A piece defines the names it is the first to mention.
+  std::vector<std::set<std::string, std::less<>>> defined(pieces.size());
+  std::set<std::string, std::less<>> seen = kiln_names(kBasics);
+  for (size_t i = 0; i < pieces.size(); ++i)
+    for (const std::string& name : kiln_names(pieces[i]))
+      if (seen.insert(name).second) defined[i].insert(name);
+  // From the last piece back, as each calls only earlier ones: a piece is taken when the kernels
+  // or a piece taken call a name it defines.
+  std::set<std::string, std::less<>> called = kiln_names(kernel_text);
+  std::vector<bool> taken(pieces.size(), false);
+  for (size_t i = pieces.size(); i-- > 0;) {
+    taken[i] = std::any_of(defined[i].begin(), defined[i].end(),
+                           [&](const std::string& name) { return called.count(name) > 0; });
+    if (taken[i]) called.merge(kiln_names(pieces[i]));
+  }
+  std::string text = kBasics;
+  for (size_t i = 0; i < pieces.size(); ++i)
+    if (taken[i]) text += pieces[i];
+  return text;
 }
 
 }  // namespace kiln::cuda

@@ -6,9 +6,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace kiln::cuda {
 
+// The whole prelude: the types and every helper.
 std::string cuda_prelude();
+
+// The types and the helpers `kernel_text` calls, with the helpers they call, in the whole
+// prelude's order. NVRTC parses each program's prelude: the helpers a program never calls
+// cost its compile time for nothing (docs/CUDA.md, "Cold compile").
+std::string cuda_prelude_for(std::string_view kernel_text);
 
 }  // namespace kiln::cuda

@@ -59,8 +59,9 @@ struct CudaLaunch {
 };
 
 struct CudaProgramSource {
-  // What every NVRTC program of this loop program starts with: kiln's bf16/f16 helpers, math
-  // and Philox functions (no CUDA headers: NVRTC -minimal).
+  // What every NVRTC program of this loop program starts with: the types and those of kiln's
+  // bf16/f16, math and Philox helpers that the kernels call (cuda_prelude.h's cuda_prelude_for;
+  // no CUDA headers: NVRTC -minimal).
   std::string prelude;
   // Per flat kernel index: the text of its __global__ functions ("" for extern and control
   // kernels). The runtime compiles the prelude with any subset of these as one NVRTC program,

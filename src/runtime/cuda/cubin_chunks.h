@@ -15,10 +15,14 @@
 namespace kiln {
 
 struct CubinChunkOptions {
-  std::string arch = "sm_90";     // the device's (CudaDeviceProperties::arch())
-  std::string cache_dir = {};     // "": CubinCache::open_default()
-  int jobs = 0;                   // most chunks (compiled at once); 0: hardware threads
-  int min_kernels_per_chunk = 4;  // no chunk smaller, unless the program is
+  std::string arch = "sm_90";  // the device's (CudaDeviceProperties::arch())
+  std::string cache_dir = {};  // "": CubinCache::open_default()
+  int jobs = 0;                // most chunks (compiled at once); 0: hardware threads
+  // No chunk smaller, unless the program is. 1: a kernel per chunk while there are cores, as
+  // each NVRTC program costs a fixed start (the prelude parsed, NVVM and ptxas started: about
+  // 48 ms on the GPU machine) that a chunk of its own pays on a core of its own at once, where a
+  // chunk of several compiles its kernels one after another (docs/CUDA.md, "Cold compile").
+  int min_kernels_per_chunk = 1;
 };
 
 struct CubinChunkStats {

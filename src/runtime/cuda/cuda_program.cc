@@ -86,7 +86,6 @@ Expected<std::vector<std::optional<LtMatmul>>> create_matmuls(const std::vector<
 
 struct CudaProgram::Device {
   const CudaDriver* driver = nullptr;
-  int ordinal = 0;
   std::optional<CudaContext> context;  // first: it outlives everything below
   std::vector<CudaModule> modules;     // per chunk
   std::optional<DeviceBuffer> arena;
@@ -156,7 +155,6 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
   Expected<const CudaDriver*> driver = CudaDriver::get();
   if (!driver) return driver.error().add_context(where);
   d->driver = *driver;
-  d->ordinal = o.device;
   Expected<CudaDeviceProperties> props = query_cuda_device(*d->driver, o.device);
   if (!props) return props.error().add_context(where);
   Expected<CudaContext> context = CudaContext::open(*d->driver, o.device);
@@ -221,8 +219,9 @@ Expected<std::vector<Tensor>> CudaProgram::run(std::span<const Tensor> inputs) c
   KILN_TRY(check_loop_inputs_on_host(p_, inputs, "a compiled CUDA program's run"));
   Device& d = *device_;
   std::lock_guard<std::mutex> lock(d.mutex);
-  // The program's context, current on this thread for the run.
-  KILN_ASSIGN_OR_RETURN(CudaContext current, CudaContext::open(*d.driver, d.ordinal));
+  // The program's context (retained at load), current on this thread for the run: one driver
+  // call, not a retain and a release per run.
+  KILN_TRY(d.context->make_current());
   std::copy(d.planned.begin(), d.planned.end(), d.addresses.begin());  // in place: launches point into it
   static const int kNoError = 0;
   KILN_TRY(d.to_device(d.error_slot, &kNoError, sizeof kNoError));
@@ -238,7 +237,7 @@ Expected<ResidentTiming> CudaProgram::time_resident(std::span<const Tensor> inpu
   KILN_TRY(check_loop_inputs(p_, inputs));
   Device& d = *device_;
   std::lock_guard<std::mutex> lock(d.mutex);
-  KILN_ASSIGN_OR_RETURN(CudaContext current, CudaContext::open(*d.driver, d.ordinal));
+  KILN_TRY(d.context->make_current());
   std::copy(d.planned.begin(), d.planned.end(), d.addresses.begin());
   static const int kNoError = 0;
   KILN_TRY(d.to_device(d.error_slot, &kNoError, sizeof kNoError));

@@ -33,10 +33,11 @@
 namespace kiln {
 
 struct CudaRunOptions {
-  int device = 0;                 // the device ordinal
-  std::string cache_dir = {};     // the cubin cache: "" for CubinCache::open_default()
-  int jobs = 0;                   // most chunks compiled at once; 0: hardware threads
-  int min_kernels_per_chunk = 4;  // no chunk smaller, unless the program is
+  int device = 0;              // the device ordinal
+  std::string cache_dir = {};  // the cubin cache: "" for CubinCache::open_default()
+  int jobs = 0;                // most chunks compiled at once; 0: hardware threads
+  // No chunk smaller, unless the program is (CubinChunkOptions says why a kernel a chunk).
+  int min_kernels_per_chunk = CubinChunkOptions{}.min_kernels_per_chunk;
   // f32 matmuls through TF32 tensor cores. Off: TF32 keeps 10 bits of each operand's mantissa
   // (a relative error near 1e-3 on a product of length 1000), far outside the f32 tolerances
   // kiln holds every backend to against the interpreter; f32 FMA on the GPU stays within them.
