@@ -3,7 +3,11 @@
 Python checker with full_check=True, run in ONNX Runtime (and, with --onnx-reference, also in
 ONNX's reference evaluator), and compared with kiln's interpreter on the same inputs with
 kiln::onnx::verify's defaults: rtol 1e-3, atol 1e-7, NaN equal to NaN, the same dtype and
-shape. A case whose graph holds an op that kiln documents as not exportable (docs/ONNX.md)
+shape; bf16 outputs with rtol 2^-7, one bf16 unit in the last place, since rtol 1e-3 is finer
+than bf16 holds: ONNX Runtime computes bf16 softmax and layer_norm in float and kiln's
+interpreter in double, each rounding once to bf16, so a value near a rounding boundary lands on
+either neighbour (88 and 1423 of 6.8M elements of cases_nn.py's 50257-wide rows, each one unit
+apart). A case whose graph holds an op that kiln documents as not exportable (docs/ONNX.md)
 is skipped with kiln's reason; every other export error fails."""
 import os
 import subprocess
@@ -16,6 +20,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "onnx"))
 import run_onnx  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-7
+BF16_RTOL = 2.0**-7  # one unit in the last place of a bf16 in [1, 2)
 
 # What `kiln export` says for an op it documents as not exportable (onnx/export.cc and the
 # exporters): such a case is skipped, with the message.
@@ -36,17 +41,19 @@ def compare(i, got, want):
     if got.size == 0:
         return None
     if want.dtype.kind == "f" or want.dtype.names:
+        rtol = RTOL
         if want.dtype.names:  # bf16 bits
             g = (got["bf16"].astype(np.uint32) << 16).view(np.float32).astype(np.float64)
             w = (want["bf16"].astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+            rtol = BF16_RTOL
         else:
             g, w = got.astype(np.float64), want.astype(np.float64)
-        close = np.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True)
+        close = np.isclose(g, w, rtol=rtol, atol=ATOL, equal_nan=True)
         if close.all():
             return None
         err = np.where(close, 0.0, np.nan_to_num(np.abs(g - w), nan=np.inf))
         idx = np.unravel_index(int(err.argmax()), g.shape)
-        return (f"{name}: {int((~close).sum())} of {g.size} elements differ (rtol={RTOL}, atol={ATOL}); "
+        return (f"{name}: {int((~close).sum())} of {g.size} elements differ (rtol={rtol}, atol={ATOL}); "
                 f"worst at {list(map(int, idx))}: ONNX {g[idx]!r}, kiln {w[idx]!r}")
     if np.array_equal(got, want):
         return None
