@@ -24,7 +24,10 @@ std::string policy_text(const BackendPolicy& policy) {
   for (OpKind op : decomposed_ops(policy)) out += "decomposes: " + std::string(op_info(op).name()) + "\n";
   const ScheduleOptions& s = policy.schedule;
   out += std::string("merges pointwise kernels: ") + (s.merge_pointwise ? "yes" : "no") + "\n";
-  out += std::string("merges reductions reading one buffer: ") + (s.merge_reductions ? "yes" : "no") + "\n";
+  out +=
+      std::string("merges reductions reading one buffer: ") + (s.merge_reductions ? "yes" : "no") +
+      (s.merge_reductions ? std::string(", column reductions ") + (s.merge_column_reductions ? "too" : "apart") : "") +
+      "\n";
   out += std::string("fuses rows: ") + (s.fuse_rows ? "yes" : "no") + ", rows of at most " +
          std::to_string(s.max_row_bytes) + " bytes read a part, at least " + std::to_string(s.min_rows) +
          " rows to run in parallel\n";

@@ -89,10 +89,9 @@ size_t reduce_ops_end(const LoopKernel& k) {
 
 bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
-  // One sum, prod, max or min: the interchanged loops keep one accumulator per column.
-  const size_t red = static_cast<size_t>(k.reduce_op);
-  if (static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min) || reduce_ops_end(k) != red + 1)
-    return false;
+  // Sums, prods, maxes and mins: the interchanged loops keep an accumulator per column for each.
+  for (size_t r = static_cast<size_t>(k.reduce_op); r < reduce_ops_end(k); ++r)
+    if (static_cast<int>(k.body[r].reduce) > static_cast<int>(ReduceKind::Min)) return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
   bool unit = false;
   for (int i = 0; i < k.reduce_op; ++i) {

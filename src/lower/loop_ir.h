@@ -243,7 +243,8 @@ std::set<int> kernel_buffers_written(const LoopKernel& k);
 // those loads (loads that do not depend on the column may be anything affine). Such a
 // kernel runs fastest with the loops interchanged (many columns accumulated at once while the
 // rows stream by), which code generation does; the scheduler keeps it out of fused kernels.
-// Only kernels with one sum, prod, max or min reduce op qualify.
+// Only kernels whose reduce ops are all sum, prod, max or min qualify (several of them: each
+// keeps its own accumulator per column).
 bool is_column_reduction(const LoopKernel& k);
 
 }  // namespace kiln

@@ -4,13 +4,14 @@
 #include <vector>
 
 #include "lower/body_builder.h"
+#include "support/check.h"
 
 namespace kiln {
 
 namespace {
 
 bool plain_folds(const LoopKernel& k) {
-  if (k.kind != KernelKind::Reduction || k.reduce_op < 0 || is_column_reduction(k)) return false;
+  if (k.kind != KernelKind::Reduction || k.reduce_op < 0) return false;
   for (const BodyOp& op : k.body)
     if (op.kind == BodyOp::Kind::Reduce && static_cast<int>(op.reduce) > static_cast<int>(ReduceKind::Min))
       return false;
@@ -60,9 +61,11 @@ void copy_reduce_ops(const LoopKernel& k, size_t from, size_t to, LoopKernel& me
 
 }  // namespace
 
-bool merge_reductions(LoopKernel& a, const LoopKernel& b) {
+bool merge_reductions(LoopKernel& a, const LoopKernel& b, bool columns) {
   if (!plain_folds(a) || !plain_folds(b) || a.loops != b.loops || a.num_reduce_loops != b.num_reduce_loops)
     return false;
+  const bool column = is_column_reduction(a);
+  if (column != is_column_reduction(b) || (column && !columns)) return false;
   if (a.body.size() + b.body.size() > kMaxMergedBodyOps || !read_in_common(a, b)) return false;
   LoopKernel merged;
   merged.name = a.name;
@@ -81,6 +84,8 @@ bool merge_reductions(LoopKernel& a, const LoopKernel& b) {
   BodyBuilder epilogue(merged);  // merges the epilogues' common ops
   copy_ops(a, end_a, a.body.size(), epilogue, map_a);
   copy_ops(b, end_b, b.body.size(), epilogue, map_b);
+  // Each load walks the columns as it did alone: the merged kernel reduces columns as they did.
+  KILN_CHECK(is_column_reduction(merged) == column) << "merged reductions @" << a.name << " changed their shape";
   a = std::move(merged);
   return true;
 }

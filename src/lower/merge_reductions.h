@@ -7,7 +7,9 @@
 //
 // Only plain folds (sum, prod, max, min) merge: an accumulator that joins by division (Welford)
 // or carries an index changes how a GPU block joins every accumulator beside it. Column
-// reductions (loop_ir.h) stay apart: their interchanged loops hold one accumulator per column.
+// reductions (loop_ir.h) merge only with column reductions, and only where `columns` says the
+// backend's interchanged loops hold several reduce ops (layer_norm's backward: the bias's and
+// the weight's gradients, both sums over the rows of the tangent, read it once).
 // The caller checks the order: `b` runs after `a` and may move up to it (it reads nothing `a`
 // or a kernel between them writes, and writes nothing they read or write).
 #pragma once
@@ -25,7 +27,8 @@ inline constexpr size_t kMaxMergedBodyOps = 512;
 
 // Appends `b`'s reduce loops, reduce ops and epilogue to those of `a` (loads both make of one
 // element merge) when both are reductions over the same loops of plain folds that read a
-// buffer in common within their reduce loops; false, leaving `a` alone, otherwise.
-bool merge_reductions(LoopKernel& a, const LoopKernel& b);
+// buffer in common within their reduce loops, and both reduce rows or both (with `columns`)
+// columns; false, leaving `a` alone, otherwise.
+bool merge_reductions(LoopKernel& a, const LoopKernel& b, bool columns);
 
 }  // namespace kiln

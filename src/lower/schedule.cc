@@ -168,8 +168,22 @@ class Scheduler {
     const size_t stop = earlier.size() - std::min(earlier.size(), kMaxReductionLookBack);
     for (size_t i = earlier.size(); i-- > stop;) {
       if (!independent(earlier[i], b)) return false;
-      if (merge_reductions(earlier[i], b)) return true;
+      if (merge_reductions(earlier[i], b, o_.merge_column_reductions)) return true;
       if (checks_indices(b)) return false;
+    }
+    return false;
+  }
+
+  // Joins `b` to the kernel before the column reductions that end `earlier` (two at least: the
+  // last one `join` tried), when `b` may move up past them (independent): a column reduction
+  // joins nothing after it, so a row's pointwise or reduction behind one (layer_norm's
+  // backward: rstd between the bias's gradient and the weight's) would otherwise start a kernel
+  // of its own. One that checks indices moves past no kernel (merge_reduction).
+  bool join_past_column_reductions(std::vector<LoopKernel>& earlier, const LoopKernel& b) const {
+    if (checks_indices(b)) return false;
+    for (size_t i = earlier.size(); i-- > 0;) {
+      if (!is_column_reduction(earlier[i])) return i + 1 < earlier.size() && join(earlier[i], b);
+      if (!independent(earlier[i], b)) return false;
     }
     return false;
   }
@@ -301,6 +315,7 @@ void schedule_list(std::vector<LoopKernel>& kernels, const Scheduler& scheduler)
     for (std::vector<LoopKernel>& region : k.regions) schedule_list(region, scheduler);
     if (scheduler.merge_reduction(out, k)) continue;
     if (!out.empty() && scheduler.join(out.back(), k)) continue;
+    if (scheduler.join_past_column_reductions(out, k)) continue;
     out.push_back(std::move(k));
   }
   kernels = std::move(out);

@@ -11,7 +11,9 @@
 //  - reductions over the same loops that read a buffer in common into one kernel of several
 //    reduce ops, each with its own state (merge_reductions.h): the buffer is read once. A
 //    later reduction may move up to an earlier one past the kernels between them when it
-//    reads nothing they write and writes nothing they read or write.
+//    reads nothing they write and writes nothing they read or write;
+//  - a kernel behind column reductions (which join nothing after them) into the kernel before
+//    them, under the same condition.
 // Temporaries no kernel reads any more disappear with the ops that computed them. The kernels
 // of each region of a control kernel (loop_control.h) are scheduled as a list of their own:
 // nothing joins across a region's boundary.
@@ -27,6 +29,9 @@ struct ScheduleOptions {
   bool merge_pointwise = true;
   bool fuse_rows = true;
   bool merge_reductions = true;
+  // ... column reductions among them (loop_ir.h's is_column_reduction), for a backend whose
+  // interchanged loops hold several reduce ops (the CUDA one; the C++ one keeps one).
+  bool merge_column_reductions = false;
   // A fused kernel needs this many rows (points of its shared loops) to run in parallel ...
   int64_t min_rows = 16;
   // ... and each part's row must read at most this many bytes (part_row_bytes), so that it

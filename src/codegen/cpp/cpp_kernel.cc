@@ -75,8 +75,8 @@ class KernelWriter {
     if (checks_) line("int kiln_bad = 0;");
     if (k_.kind == KernelKind::Fused)
       fused();
-    else if (is_column_reduction(k_) && !checks_)
-      column_reduction();
+    else if (is_column_reduction(k_) && reduce_ops_end(k_) == static_cast<size_t>(k_.reduce_op) + 1 && !checks_)
+      column_reduction();  // one accumulator array: one reduce op
     else if (streams_its_store() && !checks_)
       streaming_nest();
     else
@@ -717,7 +717,7 @@ class KernelWriter {
     for (int d = first_; d < outer; ++d) close_block();
   }
 
-  // A column reduction (is_column_reduction) with its loops interchanged: for each block of
+  // A column reduction (is_column_reduction) of one reduce op with its loops interchanged: for each block of
   // kColumnBlock columns, accumulators for every column of the block, the reduce loops outside
   // and the columns inside (vectorized, unit stride), then the epilogue per column. Blocks
   // (with the other outer loops) run in parallel when the kernel is large.

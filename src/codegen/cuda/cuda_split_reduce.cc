@@ -62,10 +62,10 @@ void KernelWriter::column_partials(const std::string& symbol, const ReducePlan& 
   block_ = static_cast<int>(plan.partials.block);
   function(symbol + "_partials", plan.partials, how, true, [&] {
     scratch_arrays(plan);
-    KILN_CHECK(accs_.size() == 1) << "a column reduction has one reduce op";
-    const BlockAccumulator& a = accs_[0];
-    const std::string type = a.fields()[0].type, mine = "j * " + std::to_string(block_) + " + threadIdx.x";
-    line("__shared__ " + type + " s_" + a.name() + "[" + std::to_string(w * block_) + "];");
+    // Each reduce op (several: reductions merged over one buffer) its own one-field states.
+    const std::string mine = "j * " + std::to_string(block_) + " + threadIdx.x";
+    for (const BlockAccumulator& a : accs_)
+      line("__shared__ " + a.fields()[0].type + " s_" + a.name() + "[" + std::to_string(w * block_) + "];");
     line("const int x = threadIdx.x % " + std::to_string(plan.groups) + ", y = threadIdx.x / " +
          std::to_string(plan.groups) + ";  // the thread's column group in the block, its row lane");
     open_block("for (" + index_ + " b = " + block_index() + "; b < " + std::to_string(column_blocks * plan.splits) +
@@ -73,8 +73,10 @@ void KernelWriter::column_partials(const std::string& symbol, const ReducePlan& 
     line("const " + index_ + " o = (b % " + std::to_string(column_blocks) + " * " + std::to_string(plan.groups) +
          " + x) * " + ws + ", s = b / " + std::to_string(column_blocks) +
          ";  // the thread's first column (output point), the chunk");
-    line(type + " t_" + a.name() + "[" + ws + "];");
-    lanes_loop(w, [&] { line(a.start_at("t_", "j")); });
+    for (const BlockAccumulator& a : accs_) line(a.fields()[0].type + " t_" + a.name() + "[" + ws + "];");
+    lanes_loop(w, [&] {
+      for (const BlockAccumulator& a : accs_) line(a.start_at("t_", "j"));
+    });
     open_block("if (o < " + std::to_string(outs) + ") {");
     unflatten(k_, "o", 0, outer);
     line("const " + index_ + " end = s * " + std::to_string(plan.chunk) + " + " + std::to_string(plan.chunk) + " < " +
@@ -84,8 +86,8 @@ void KernelWriter::column_partials(const std::string& symbol, const ReducePlan& 
     open_block("for (" + index_ + " r = s * " + std::to_string(plan.chunk) + " + y; r < end; r += " + lanes + ") {");
     unflatten(k_, "r", outer, n);
     const size_t red = static_cast<size_t>(k_.reduce_op);
-    std::vector<std::string> element(red);
-    std::vector<IndexExpr> here;  // the thread's first column: the loop variables as they are
+    std::vector<std::string> element(red);  // by body op: its value in the thread's column j
+    std::vector<IndexExpr> here;            // the thread's first column: the loop variables as they are
     for (int d = 0; d < n; ++d) here.push_back(IndexExpr::var(d));
     for (size_t i = 0; w > 1 && i < red; ++i) {
       const BodyOp& op = k_.body[i];
@@ -103,22 +105,30 @@ void KernelWriter::column_partials(const std::string& symbol, const ReducePlan& 
     }
     lanes_loop(w, [&] {
       for (size_t i = 0; i < red; ++i) line(body_op_text(p_, k_, static_cast<int>(i), element[i]));
-      line(a.update_at("t_", "j", value_name(k_.body[red].args.at(0))));
+      for (size_t r = 0; r < accs_.size(); ++r)
+        line(accs_[r].update_at("t_", "j", value_name(k_.body[red + r].args.at(0))));
     });
     close_block();
     close_block();
-    lanes_loop(w, [&] { line(a.copy("s_", mine, "t_", "j")); });
+    lanes_loop(w, [&] {
+      for (const BlockAccumulator& a : accs_) line(a.copy("s_", mine, "t_", "j"));
+    });
     line("__syncthreads();");
     if (plan.lanes > 1) {
       open_block("for (int h = " + std::to_string(plan.lanes / 2) + "; h > 0; h /= 2) {");
       open_block("if (y < h) {");
-      lanes_loop(w, [&] { line(a.combine("s_", mine, mine + " + h * " + std::to_string(plan.groups))); });
+      lanes_loop(w, [&] {
+        for (const BlockAccumulator& a : accs_)
+          line(a.combine("s_", mine, mine + " + h * " + std::to_string(plan.groups)));
+      });
       close_block();
       line("__syncthreads();");
       close_block();
     }
     open_block("if (y == 0 && o < " + std::to_string(outs) + ") {");
-    lanes_loop(w, [&] { line(a.copy("g_", partial_slot("o + j", "s"), "s_", mine)); });
+    lanes_loop(w, [&] {
+      for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot("o + j", "s"), "s_", mine));
+    });
     close_block();
     line("__syncthreads();");
     close_block();
@@ -137,13 +147,13 @@ void KernelWriter::column_finish(const std::string& symbol, const ReducePlan& pl
            "a thread per output point folding its " + std::to_string(plan.splits) + " partials in order", true, [&] {
              scratch_arrays(plan);
              for_points(k_, "o", 0, k_.num_outer_loops(), grid_thread(), grid_threads(), [&] {
-               const BlockAccumulator& a = accs_.at(0);
-               line(a.declare());
+               for (const BlockAccumulator& a : accs_) line(a.declare());
                line("#pragma unroll 8");
                open_block("for (" + index_ + " s = 0; s < " + std::to_string(plan.splits) + "; ++s) {");
-               line(a.update("g_" + a.name() + "[" + partial_slot("o", "s") + "]", ""));
+               for (const BlockAccumulator& a : accs_)
+                 line(a.update("g_" + a.name() + "[" + partial_slot("o", "s") + "]", ""));
                close_block();
-               line(a.save("g_", "o"));
+               for (const BlockAccumulator& a : accs_) line(a.save("g_", "o"));
                epilogue(k_, "g_", "o");
              });
            });

@@ -18,6 +18,7 @@ BackendPolicy cuda_policy(const CudaTarget& target) {
   // multiprocessor, or separate kernels spread wider.
   p.schedule.max_row_bytes = cuda::max_fused_row_bytes(target);
   p.schedule.min_rows = target.multiprocessors;
+  p.schedule.merge_column_reductions = true;  // column partials hold several reduce ops
   return p;
 }
 
