@@ -63,10 +63,8 @@ struct HeldRowLaunch {
 // `rows` rows of `groups` groups of `width` points each, `arrays` arrays held: a block per
 // row, the fewest threads (a power of two from a warp to kMaxBlockThreads) at which each
 // thread holds at most kMostHeldValuesPerArray values of an array and kMostHeldValues in
-// all; thread t takes groups t, t + block, ...; a block per row, with no cap of waves: a held
-// row's block reads and writes its row once and retires, and the hardware's scheduler balances
-// single-row blocks better than a grid of kWavesPerGrid waves striding over 1 or 2 rows each
-// (softmax over f32[32768,1024]: 5% faster, docs/PERF.md "Golden chain and softmax").
+// all; thread t takes groups t, t + block, ...; a block per row, with no cap of waves (a held
+// row's block retires once its row is written: docs/CUDA_CODEGEN.md, "Launch cost model").
 HeldRowLaunch held_row_launch(int64_t rows, int64_t groups, int width, int arrays, const CudaTarget& target);
 
 // A kernel whose points must run in order (stores that repeat an element): one thread.
