@@ -67,6 +67,13 @@ add("hardtanh_bounds", "hardtanh(%a) {max_val=0.5, min_val=-0.25}", [EDGE()], la
 # reference kernel ignored it, the compiled clamp did not).
 add("hardtanh_nan_bound", "hardtanh(%a) {max_val=-2.5, min_val=nan}", [EDGE()],
     lambda a: F.hardtanh(a, float("nan"), -2.5))
+# sigmoid's f32 tail (docs/CUDA_CODEGEN.md, "sigmoid of f32 results"): results down to 2^-126 held
+# to rtol 1e-5 (the default atol would pass anything below 1e-6, x < -13.8), the CUDA form's
+# subnormal results (x < -87.3, within one ulp of its quotient) and its 0 where expf(-x) overflows
+# (x < -88.7, the true value below 3e-39) inside atol 1e-38; the reference in float64.
+add("sigmoid_f32_tail", "sigmoid(%a)", [torch.linspace(-104.0, 20.0, 4097)],
+    lambda a: torch.sigmoid(a.double()).float(), atol=1e-38,
+    onnx_skip="ONNX Runtime's f32 Sigmoid is an approximation: 1.2% off near x = -11.6 (9.507e-06 for 9.396e-06)")
 add("bitwise_not_i16", "bitwise_not(%a)", [randint(-100, 100, 6, dtype=torch.int16)], torch.bitwise_not)
 add("bitwise_not_u8", "bitwise_not(%a)", [randint(0, 255, 6, dtype=torch.uint8)], torch.bitwise_not)
 add("bitwise_not_bool", "bitwise_not(%a)", [rand_bool(6)], torch.bitwise_not)

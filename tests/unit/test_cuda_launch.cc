@@ -58,11 +58,19 @@ TEST(CudaLaunch, AHeldRowTakesTheFewestThreadsThatHoldSixteenValuesOfAnArray) {
   const HeldRowLaunch softmax = held_row_launch(16384, 128, 8, 2, h100);
   EXPECT_EQ(softmax.shape.block, 64u);  // 32 threads would hold 32 values of each
   EXPECT_EQ(softmax.groups_per_thread, 2);
-  EXPECT_EQ(softmax.shape.grid, 16384u);  // under 4 waves of 132 x 32 resident blocks
+  EXPECT_EQ(softmax.shape.grid, 16384u);  // a block per row
   // A short row: a warp, a group each (a thread past the row's 5 groups holds none).
   EXPECT_EQ(held_row_launch(100, 5, 4, 2, h100).shape.block, 32u);
   EXPECT_EQ(held_row_launch(100, 5, 4, 2, h100).groups_per_thread, 1);
-  EXPECT_EQ(held_row_launch(1 << 20, 5, 4, 2, h100).shape.grid, 132u * 64 * 4);
+}
+
+TEST(CudaLaunch, AHeldRowLaunchTakesABlockPerRowPastFourWaves) {
+  const CudaTarget h100;
+  // softmax over f32[32768,1024]: 256 groups of 4 at 64 threads, past 4 waves of 132 x 32 blocks.
+  const HeldRowLaunch softmax = held_row_launch(32768, 256, 4, 2, h100);
+  EXPECT_EQ(softmax.shape.block, 64u);
+  EXPECT_EQ(softmax.shape.grid, 32768u);
+  EXPECT_EQ(held_row_launch(1 << 20, 5, 4, 2, h100).shape.grid, 1u << 20);
 }
 
 TEST(CudaLaunch, AHeldRowOfManyArraysTakesMoreThreads) {

@@ -8,6 +8,7 @@ namespace kiln::cuda {
 namespace {
 
 constexpr int kWarp = 32;
+constexpr int64_t kMostGridBlocks = 2147483647;  // CUDA's limit on gridDim.x
 
 uint32_t grid_for(int64_t blocks, int block, const CudaTarget& target) {
   return static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, resident_blocks(block, target) * kWavesPerGrid));
@@ -51,8 +52,9 @@ HeldRowLaunch held_row_launch(int64_t rows, int64_t groups, int width, int array
   for (int block = kWarp; block <= max_block; block *= 2) {
     const int64_t per_array = (groups + block - 1) / block * width;
     if (per_array <= kMostHeldValuesPerArray && per_array * std::max(arrays, 1) <= kMostHeldValues)
-      return {.shape = {grid_for(rows, block, target), static_cast<uint32_t>(block)},
-              .groups_per_thread = static_cast<int>((groups + block - 1) / block)};
+      return {
+          .shape = {static_cast<uint32_t>(std::clamp<int64_t>(rows, 1, kMostGridBlocks)), static_cast<uint32_t>(block)},
+          .groups_per_thread = static_cast<int>((groups + block - 1) / block)};
   }
   return {};
 }

@@ -63,8 +63,8 @@ struct HeldRowLaunch {
 // `rows` rows of `groups` groups of `width` points each, `arrays` arrays held: a block per
 // row, the fewest threads (a power of two from a warp to kMaxBlockThreads) at which each
 // thread holds at most kMostHeldValuesPerArray values of an array and kMostHeldValues in
-// all; thread t takes groups t, t + block, ...; as many blocks as rows, at most
-// kWavesPerGrid waves.
+// all; thread t takes groups t, t + block, ...; a block per row, with no cap of waves (a held
+// row's block retires once its row is written: docs/CUDA_CODEGEN.md, "Launch cost model").
 HeldRowLaunch held_row_launch(int64_t rows, int64_t groups, int width, int arrays, const CudaTarget& target);
 
 // A kernel whose points must run in order (stores that repeat an element): one thread.

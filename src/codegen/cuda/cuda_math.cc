@@ -89,6 +89,7 @@ std::string op_expr(ComputeOp op, const cpp::ComputeOperands& x, DType out, cons
     case ComputeOp::Tanh: return approximate_tanh(out, single) ? helper("kiln_tanh_approx", a) : fn("tanh", single, a);
     case ComputeOp::Sigmoid:
       if (approximate_exp(out, single)) return helper("kiln_sigmoid_approx", a);
+      if (single) return helper("kiln_sigmoid", a);  // f32: the rounded division without its branch
       return "(" + one + " / (" + one + " + " + fn("exp", single, {"-" + a[0]}) + "))";
     case ComputeOp::Erf: return fn("erf", single, a);
     case ComputeOp::Atan2: return fn("atan2", single, a);

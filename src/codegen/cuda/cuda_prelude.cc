@@ -112,6 +112,21 @@ __device__ inline float kiln_sigmoid_approx(float x) {
 }
 )";
 
+// Exact functions of f32 results that spare a branch of CUDA's own (cuda_math.h).
+constexpr const char* kPreciseFloat = R"(
+// sigmoid of an f32 result, 1 / (1 + expf(-x)) with no branch (docs/CUDA_CODEGEN.md, "sigmoid of
+// f32 results"). rcp.rn's quotient, save its out-of-line path: s = (1 + expf(-x)) / 4 (exact) is
+// below 2^126 wherever it is finite, so rcp.approx and one Newton step (ptxas's in-range path of
+// rcp.rn) round 1 / s correctly, and / 4 is exact for every normal result; a result below 2^-126
+// (x < -87.3) is rounded twice, within one ulp (2^-149); an infinite s gives rcp's 0.
+__device__ inline float kiln_sigmoid(float x) {
+  const float s = __fmul_rn(0.25f, 1.0f + expf(-x));
+  float q;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(q) : "f"(s));
+  return __fmul_rn(0.25f, s < __int_as_float(0x7f800000) ? __fmaf_rn(q, __fmaf_rn(-s, q, 1.0f), q) : q);
+}
+)";
+
 // The compute ops' helpers (cuda_math.h), as ops/elementwise_scalar.h computes them.
 constexpr const char* kMath = R"(
 // maximum/minimum: NaN when either operand is NaN, the first operand between equal ones.
@@ -238,7 +253,8 @@ __device__ inline double kiln_random_normal(uint64_t key, uint64_t offset, int64
 std::vector<std::string> helper_pieces() {
   const std::string q = "__device__ inline";
   return {
-      c_index_and_wrap_helpers(q), kFloatToInt, kHalves, kMath, c_integer_op_helpers(q), kReduce, random_functions(),
+      c_index_and_wrap_helpers(q), kFloatToInt, kHalves, kPreciseFloat, kMath, c_integer_op_helpers(q), kReduce,
+      random_functions(),
   };
 }
 
