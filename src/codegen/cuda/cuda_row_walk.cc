@@ -4,6 +4,18 @@
 
 namespace kiln::cuda {
 
+KernelWriter::PointWalk KernelWriter::row_points(const LoopKernel& part, int rows) {
+  return [this, &part, rows](const PointFold& at_point) {
+    const RowVectors vectors = row_vectors(p_, part, rows);
+    if (vectors.width > 1) {
+      row_walk(part, rows, vectors, at_point);
+      return;
+    }
+    for_points(part, "r", part.num_outer_loops(), static_cast<int>(part.loops.size()), thread_index(), block_threads(),
+               [&] { at_point({}); });
+  };
+}
+
 void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v,
                             const std::function<void(const std::vector<std::string>& element)>& body) {
   const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
