@@ -9,7 +9,6 @@
 #include "codegen/cpp/cpp_scalar.h"
 #include "codegen/cpp/cpp_schedule.h"
 #include "codegen/cuda/cuda_body.h"
-#include "codegen/cuda/cuda_online_softmax.h"
 #include "support/check.h"
 
 namespace kiln::cuda {
@@ -18,13 +17,6 @@ void KernelWriter::parts() {
   const int rows = static_cast<int>(k_.loops.size());
   for (size_t j = 0; j < k_.parts.size(); ++j) {
     const LoopKernel& part = k_.parts[j];
-    if (j + 1 < k_.parts.size() && folds_online(p_, part, k_.parts[j + 1])) {
-      open_block("{  // parts " + std::to_string(j) + " and " + std::to_string(j + 1) +
-                 ": the row's max and sum of exponentials in one pass");
-      online_max_sum(part, k_.parts[++j], rows);
-      close_block();
-      continue;
-    }
     open_block("{  // part " + std::to_string(j) + ": " +
                (part.kind == KernelKind::Reduction ? "reduction" : "pointwise"));
     const RowVectors vectors = row_vectors(p_, part, rows);

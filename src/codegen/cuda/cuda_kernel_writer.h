@@ -8,7 +8,7 @@
 //  * cuda_block_reduce.cc: a block's reduction (fold, warp shuffles, shared slots), fused parts
 //    in memory;
 //  * cuda_row_walk.cc: a fused part's row in memory walked with vectors from its first boundary;
-//  * cuda_online_softmax_writer.cc: a row's max and sum of exponentials in one pass;
+//  * cuda_two_pass_m2.cc: a fused row's welford_m2 in two passes (held or in memory);
 //  * cuda_split_reduce.cc: reductions in two passes (split rows, column partials, their finish).
 // Private to src/codegen/cuda.
 #pragma once
@@ -146,11 +146,6 @@ class KernelWriter {
   using PointFold = std::function<void(const std::vector<std::string>& element)>;
   // Runs `at_point` at each of the thread's points of a row: a held row's, a row in memory.
   using PointWalk = std::function<void(const PointFold& at_point)>;
-
-  // Parts `max_part` and `sum_part` that fold online (cuda_online_softmax.h's folds_online):
-  // each thread folds `max_part`'s value at its points into the online pair, the block joins
-  // the pairs (block_reduce), then thread 0 runs both parts' epilogues (the max's, the sum's).
-  void online_max_sum(const LoopKernel& max_part, const LoopKernel& sum_part, int rows);
 
   // `body` at each of the block's thread's points of `part`'s row (its one own loop i<rows>)
   // by plan `v` (cuda_row_vectors.h): the head and the tail a point a thread, between them a

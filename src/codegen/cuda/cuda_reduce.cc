@@ -43,20 +43,11 @@ BlockAccumulator::BlockAccumulator(const BodyOp& rop, DType value, std::string n
   }
 }
 
-BlockAccumulator BlockAccumulator::online_max_sum(std::string name) {
-  BlockAccumulator a;
-  a.online_ = true;
-  a.name_ = std::move(name);
-  a.type_ = "double";
-  return a;
-}
-
 std::string BlockAccumulator::slot(const std::string& prefix, const std::string& field, const std::string& at) const {
   return prefix + name_ + field + (at.empty() ? "" : "[" + at + "]");
 }
 
 std::vector<BlockAccumulator::Field> BlockAccumulator::fields() const {
-  if (online_) return {{"float", "_m"}, {"double", ""}};
   switch (kind_) {
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return {{type_, ""}, {"int64_t", "_i"}};
@@ -79,7 +70,6 @@ std::string BlockAccumulator::identity() const {
 }
 
 std::string BlockAccumulator::declare() const {
-  if (online_) return "float " + name_ + "_m = -__builtin_inff();\ndouble " + name_ + " = 0.0;";
   switch (kind_) {
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return type_ + " " + name_ + " = 0;\nint64_t " + name_ + "_i = -1;";
@@ -109,13 +99,6 @@ std::string BlockAccumulator::update_at(const std::string& prefix, const std::st
 }
 
 std::string BlockAccumulator::update(const std::string& v, const std::string& ix) const {
-  if (online_) {
-    // A NaN becomes the max (and stays: nothing is above it); -inf adds nothing.
-    const std::string m = name_ + "_m";
-    return "if (" + v + " > " + m + ") {\n  " + name_ + " = " + name_ + " * (double)expf(" + m + " - " + v +
-           ") + 1.0;\n  " + m + " = " + v + ";\n} else if (" + v + " != " + v + ") {\n  " + m + " = " + v +
-           ";\n} else if (" + v + " > -__builtin_inff()) {\n  " + name_ + " += (double)expf(" + v + " - " + m + ");\n}";
-  }
   const std::string x = "(" + type_ + ")" + v;
   switch (kind_) {
     case ReduceKind::Sum:
@@ -156,16 +139,6 @@ std::string BlockAccumulator::copy(const std::string& prefix, const std::string&
 template <typename Into, typename From>
 std::string BlockAccumulator::join(const Into& into, const From& from) const {
   const std::string mine = into(""), other = from("");
-  if (online_) {
-    // Each sum rescaled to the joined max (not at all where its max is that max: two maxima of
-    // -inf, no point added, keep their sums of 0).
-    const std::string ma = into("_m"), mb = from("_m");
-    const auto rescaled = [](const std::string& sum, const std::string& max) {
-      return "(" + max + " == m ? " + sum + " : " + sum + " * (double)expf(" + max + " - m))";
-    };
-    return "{\n  const float m = kiln_max_nan(" + ma + ", " + mb + ");\n  " + mine + " = " + rescaled(mine, ma) +
-           " + " + rescaled(other, mb) + ";\n  " + ma + " = m;\n}";
-  }
   switch (kind_) {
     case ReduceKind::Sum:
     case ReduceKind::WelfordMean:
@@ -225,15 +198,8 @@ std::string BlockAccumulator::restore(const std::string& prefix, const std::stri
   return copy("", "", prefix, at);
 }
 
-std::string BlockAccumulator::online_max(const std::string& prefix, const std::string& at) const {
-  return slot(prefix, "_m", at);
-}
-
 std::string BlockAccumulator::result(const std::string& prefix, const std::string& at, DType out) const {
   const std::string total = slot(prefix, "", at);
-  if (online_)
-    return converted("(isfinite(" + online_max(prefix, at) + ") ? " + total + " : __builtin_nan(\"\"))", DType::F64,
-                     out);
   switch (kind_) {
     case ReduceKind::Argmax:
     case ReduceKind::Argmin: return converted(slot(prefix, "_i", at), DType::I64, out);

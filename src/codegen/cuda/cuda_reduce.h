@@ -7,8 +7,7 @@
 // NaN; argmax/argmin as (value, index), the smallest index among the extreme values;
 // welford_mean as a double sum over the count, welford_m2 as Welford's (count, mean, m2)
 // per thread joined by Chan's formula (a fused row's welford_m2 is two sums instead:
-// KernelWriter::two_pass_m2). A softmax's max and sum of exponentials folded into one pass
-// (cuda_online_softmax.h) keep the online pair: the max in float, the sum in double.
+// KernelWriter::two_pass_m2).
 #pragma once
 
 #include <string>
@@ -27,12 +26,6 @@ class BlockAccumulator {
   // Reduce op `rop` (its operands of dtypes `value`, and `index` for argmax/argmin), its
   // state named `name` ("a0"), over `count` points in all.
   BlockAccumulator(const BodyOp& rop, DType value, std::string name, int64_t count);
-  // The online (max, sum of exp(x - max)) pair of f32 values x, named `name`: fields
-  // <name>_m (float: the max so far, kiln_max_nan's) and <name> (double: the sum of exp(x - m)
-  // over the points so far, m the max so far). A point above m first rescales the sum by
-  // exp(m - x); a point of -inf adds nothing (its exp(-inf - m) is 0 wherever m is finite);
-  // joins rescale both sums to the larger max.
-  static BlockAccumulator online_max_sum(std::string name);
 
   // One field of the state: its type and the suffix of its name (a0, a0_i, a0_n, ...).
   struct Field {
@@ -69,11 +62,8 @@ class BlockAccumulator {
   bool joins_by_division() const { return kind_ == ReduceKind::WelfordM2; }
   // The thread's state replaced by lane 0's: every lane of the warp runs it.
   std::string broadcast_lane_zero() const;
-  // The reduce op's value of dtype `out` from slot `at` (online_max_sum: the sum, NaN where
-  // the max is not finite, as the sum of exp(x - max) over the row would be).
+  // The reduce op's value of dtype `out` from slot `at`.
   std::string result(const std::string& prefix, const std::string& at, DType out) const;
-  // online_max_sum's max (a float) from slot `at`.
-  std::string online_max(const std::string& prefix, const std::string& at) const;
 
  private:
   std::string slot(const std::string& prefix, const std::string& field, const std::string& at) const;
@@ -84,14 +74,11 @@ class BlockAccumulator {
   template <typename Into, typename From>
   std::string join(const Into& into, const From& from) const;
 
-  BlockAccumulator() = default;
-
-  ReduceKind kind_ = ReduceKind::Sum;
-  bool online_ = false;  // online_max_sum's pair
+  ReduceKind kind_;
   std::string name_;
-  int64_t count_ = 0;
-  std::string type_;         // the state's type ("double", "float", "int64_t", "uint64_t")
-  DType held_ = DType::F64;  // the dtype whose value type `type_` is (I64 for uint64_t)
+  int64_t count_;
+  std::string type_;  // the state's type ("double", "float", "int64_t", "uint64_t")
+  DType held_;        // the dtype whose value type `type_` is (I64 for uint64_t)
 };
 
 }  // namespace kiln::cuda
