@@ -152,8 +152,7 @@ class KernelWriter {
   // group of v.width points a thread, its Contiguous loads as vector pieces before the lanes,
   // its Contiguous stores after them. `element[i]` names op i's element in a lane ("": its
   // buffer's at the point).
-  void row_walk(const LoopKernel& part, int rows, const RowVectors& v,
-                const std::function<void(const std::vector<std::string>& element)>& body);
+  void row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body);
 
   // The walk of the block's thread's points of reduction part `part`'s row in memory: by
   // row_walk where row_vectors gives a vector width, else a point a thread (threadIdx.x, +

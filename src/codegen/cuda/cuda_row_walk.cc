@@ -16,8 +16,7 @@ KernelWriter::PointWalk KernelWriter::row_points(const LoopKernel& part, int row
   };
 }
 
-void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v,
-                            const std::function<void(const std::vector<std::string>& element)>& body) {
+void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body) {
   const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
   const std::string point = "i" + std::to_string(rows), start = "i" + std::to_string(rows + 1);
   const std::vector<std::string> at_points(part.body.size());
