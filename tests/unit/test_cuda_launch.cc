@@ -131,31 +131,25 @@ TEST(CudaReduceStrategy, ColumnsGetABlockPerColumnRunAndChunkOfRows) {
   EXPECT_EQ(plan_reduction(1024, 40, 8, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // few rows
 }
 
-TEST(CudaLaunch, AFusedRowTooLongForL2At256ThreadsTakes512TwoAnSM) {
+TEST(CudaLaunch, AFusedRowTooLongForL2At256ThreadsTakes1024) {
   const CudaTarget h100;
   EXPECT_EQ(resident_blocks(256, h100), 132 * 8);
   EXPECT_EQ(resident_blocks(1024, h100), 132 * 2);
   // 1056 resident rows of 4 KB fit the 50 MiB L2: row_launch's block.
   EXPECT_EQ(memory_row_launch(16384, 1024, 4096, h100).block, 256u);
   // Up to 49648 bytes a row (50 MiB / 1056) too; a row of 50257 bf16 (100514 bytes) does not:
-  // blocks of 512 threads at 64 registers a thread, 2 resident an SM (by registers: 65536 / (512
-  // * 64); by threads 4): 264 rows in flight (26.5 MB), the grid 4 waves of them.
+  // 264 rows in flight in blocks of 1024 threads (26.5 MB), the grid 4 waves of them.
   EXPECT_EQ(memory_row_launch(8192, 12412, 49648, h100).block, 256u);
-  EXPECT_EQ(memory_row_launch(8192, 12412, 49648, h100).min_blocks, 0u);
-  const LaunchShape long_row = memory_row_launch(8192, 50257, 100514, h100);
-  EXPECT_EQ(long_row.block, 512u);
-  EXPECT_EQ(long_row.min_blocks, 2u);
-  EXPECT_EQ(long_row.grid, 132u * 2 * 4);
+  EXPECT_EQ(memory_row_launch(8192, 50257, 100514, h100).block, 1024u);
+  EXPECT_EQ(memory_row_launch(8192, 50257, 100514, h100).grid, 132u * 2 * 4);
   CudaTarget t = h100;
-  t.max_threads_per_block = 256;
-  t.registers_per_multiprocessor = 32768;
-  EXPECT_EQ(long_row_blocks_per_multiprocessor(t), 2);  // 32768 / (256 * 64)
-  EXPECT_EQ(memory_row_launch(8192, 50257, 100514, t).block, 256u);
+  t.max_threads_per_block = 512;
+  EXPECT_EQ(memory_row_launch(8192, 50257, 100514, t).block, 512u);
 }
 
 TEST(CudaPolicy, RowsFitInL2AndThereIsOnePerMultiprocessor) {
   const BackendPolicy p = cuda_policy(CudaTarget{});
-  // 50 MiB of L2 over 132 * 2 resident blocks of 512 threads: 198593 bytes a row, down to a
+  // 50 MiB of L2 over 132 * 2 resident blocks of 1024 threads: 198593 bytes a row, down to a
   // power of two: a row of 50257 bf16 (100514 bytes) is fused, of 50257 f32 not.
   EXPECT_EQ(p.schedule.max_row_bytes, 131072);
   EXPECT_EQ(p.schedule.min_rows, 132);

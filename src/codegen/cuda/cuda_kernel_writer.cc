@@ -88,9 +88,8 @@ void KernelWriter::function(const std::string& symbol, const LaunchShape& shape,
     params += ", char* __restrict__ kiln_scratch";
     launch.args.push_back({.kind = CudaArg::Kind::Scratch, .buffer = -1, .offset = 0});
   }
-  const std::string bounds =
-      std::to_string(shape.block) + (shape.min_blocks > 0 ? ", " + std::to_string(shape.min_blocks) : "");
-  open_block("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + symbol + "(" + params + ") {");
+  open_block("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.block) + ") " + symbol + "(" +
+             params + ") {");
   if (checks_) line("int kiln_bad = 0;  // an indirect index was out of range");
   body();
   if (checks_) line("if (kiln_bad) *kiln_error = 1;");

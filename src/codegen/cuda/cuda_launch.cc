@@ -20,27 +20,17 @@ int64_t resident_blocks(int block, const CudaTarget& target) {
   return std::max<int64_t>(1, per_sm * target.multiprocessors);
 }
 
-int long_row_blocks_per_multiprocessor(const CudaTarget& target) {
-  const int block = std::min(kLongRowBlockThreads, target.max_threads_per_block);
-  const int by_threads = target.max_threads_per_multiprocessor / block;
-  const int by_registers = target.registers_per_multiprocessor / (block * kLongRowRegistersPerThread);
-  return std::max(1, std::min(by_threads, by_registers));
-}
-
 int64_t max_fused_row_bytes(const CudaTarget& target) {
-  const int64_t resident = int64_t{long_row_blocks_per_multiprocessor(target)} * target.multiprocessors;
-  return static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, target.l2_bytes / resident))));
+  const int block = std::min(kLongRowBlockThreads, target.max_threads_per_block);
+  return static_cast<int64_t>(
+      std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, target.l2_bytes / resident_blocks(block, target)))));
 }
 
 LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_bytes, const CudaTarget& target) {
   const LaunchShape shape = row_launch(rows, row_points, target);
   if (resident_blocks(static_cast<int>(shape.block), target) * row_bytes <= target.l2_bytes) return shape;
   const int block = std::min(kLongRowBlockThreads, target.max_threads_per_block);
-  const int per_sm = long_row_blocks_per_multiprocessor(target);
-  const int64_t waves = int64_t{per_sm} * target.multiprocessors * kWavesPerGrid;
-  return {.grid = static_cast<uint32_t>(std::clamp<int64_t>(rows, 1, waves)),
-          .block = static_cast<uint32_t>(block),
-          .min_blocks = static_cast<uint32_t>(per_sm)};
+  return {grid_for(rows, block, target), static_cast<uint32_t>(block)};
 }
 
 LaunchShape pointwise_launch(int64_t points, const CudaTarget& target) {

@@ -19,9 +19,6 @@ inline constexpr int kWavesPerGrid = 4;
 struct LaunchShape {
   uint32_t grid = 1;
   uint32_t block = 1;
-  // Blocks a multiprocessor must hold resident at once (__launch_bounds__' second argument,
-  // capping each thread's registers); 0: none asked.
-  uint32_t min_blocks = 0;
 };
 
 // One thread per point, grid-stride: a block of kMaxBlockThreads (fewer, a multiple of the warp,
@@ -40,24 +37,15 @@ int64_t resident_blocks(int block, const CudaTarget& target);
 // A fused kernel's parts re-read its row from L2 (cuda_block_reduce.cc's parts), so the rows of
 // every resident block must fit L2 together. A row too long for the resident blocks of
 // row_launch's block takes a block of this many threads: fewer rows in flight, each walked by
-// more threads ...
-inline constexpr int kLongRowBlockThreads = 512;
-// ... at most this many registers a thread (what the long rows' kernels use without spilling),
-// so that several such blocks stay resident on a multiprocessor and one block's barrier leaves
-// the others running: 2 blocks of 512 on an SM's 65536 registers.
-inline constexpr int kLongRowRegistersPerThread = 64;
-
-// Blocks of a long row (kLongRowBlockThreads, at most kLongRowRegistersPerThread registers a
-// thread) one multiprocessor holds resident: by threads and by registers.
-int long_row_blocks_per_multiprocessor(const CudaTarget& target);
+// more threads.
+inline constexpr int kLongRowBlockThreads = 1024;
 
 // The CUDA backend's fusion limit: the most bytes a fused part's row may read (part_row_bytes)
-// so that the rows of the resident long-row blocks fit L2 (a power of two).
+// so that the rows of the resident blocks of kLongRowBlockThreads fit L2 (a power of two).
 int64_t max_fused_row_bytes(const CudaTarget& target);
 
 // A block per fused row read from memory, each reading `row_bytes`: row_launch's, or a block of
-// kLongRowBlockThreads, long_row_blocks_per_multiprocessor of them resident (min_blocks), when
-// the rows of row_launch's resident blocks would not fit L2 together.
+// kLongRowBlockThreads when the rows of row_launch's resident blocks would not fit L2 together.
 LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_bytes, const CudaTarget& target);
 
 // A fused row held in registers (cuda_held_row.h): a thread holds at most this many values of
