@@ -22,13 +22,18 @@ void KernelWriter::parts() {
     const RowVectors vectors = row_vectors(p_, part, rows);
     if (part.kind == KernelKind::Reduction) {
       for_points(part, "q", rows, part.num_outer_loops(), "0", "1", [&] {
-        if (vectors.width == 1) {
-          fold(part, thread_index(), block_threads(), "", "");
-        } else {
-          make_accumulators(part);
-          for (const BlockAccumulator& a : accs_) line(a.declare());
-          row_walk(part, rows, vectors, [&](const std::vector<std::string>& element) { fold_point(part, element); });
+        const PointWalk walk = row_points(part, rows);
+        if (has_welford_m2(part)) {  // each pass's walk in a block of its own (its head, groups)
+          two_pass_m2(part, ResultFor::ThreadZeroThenBarrier, [&](const PointFold& at_point) {
+            open_block("{");
+            walk(at_point);
+            close_block();
+          });
+          return;
         }
+        make_accumulators(part);
+        for (const BlockAccumulator& a : accs_) line(a.declare());
+        walk([&](const std::vector<std::string>& element) { fold_point(part, element); });
         block_reduce(ResultFor::ThreadZeroThenBarrier,
                      [&](const std::string& prefix, const std::string& at) { epilogue(part, prefix, at); });
       });
@@ -68,10 +73,14 @@ void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std
   close_block();
 }
 
+void KernelWriter::row_ops(const LoopKernel& k, size_t to, const std::vector<std::string>& element) {
+  if (element.empty()) ops(k, 0, to);
+  for (size_t i = 0; i < to && !element.empty(); ++i) line(body_op_text(p_, k, static_cast<int>(i), element[i]));
+}
+
 void KernelWriter::fold_point(const LoopKernel& k, const std::vector<std::string>& element) {
   const size_t red = static_cast<size_t>(k.reduce_op), end = reduce_ops_end(k);
-  if (element.empty()) ops(k, 0, red);
-  for (size_t i = 0; i < red && !element.empty(); ++i) line(body_op_text(p_, k, static_cast<int>(i), element[i]));
+  row_ops(k, red, element);
   for (size_t r = red; r < end; ++r) {
     const BodyOp& rop = k.body[r];
     line(accs_[r - red].update(value_name(rop.args.at(0)), rop.args.size() > 1 ? value_name(rop.args[1]) : ""));

@@ -5,6 +5,7 @@
 
 #include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cpp/cpp_schedule.h"
+#include "codegen/cuda/cuda_reduce.h"
 #include "codegen/cuda/cuda_vector_access.h"
 #include "lower/loop_control.h"
 
@@ -27,13 +28,6 @@ bool moves_with_row(const BodyOp& op, int first, int last) {
 
 std::vector<int64_t> row_loops(const LoopKernel& part, size_t n) {
   return {part.loops.begin() + static_cast<std::ptrdiff_t>(n), part.loops.end()};
-}
-
-bool has_m2(const LoopKernel& part) {
-  if (part.kind != KernelKind::Reduction) return false;
-  for (size_t r = static_cast<size_t>(part.reduce_op); r < reduce_ops_end(part); ++r)
-    if (part.body[r].reduce == ReduceKind::WelfordM2) return true;
-  return false;
 }
 
 int64_t product(const std::vector<int64_t>& loops) {
@@ -118,7 +112,7 @@ HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarge
   std::map<std::string, int> index_of;
   int arrays = 0;
   for (const LoopKernel& part : k.parts) {
-    h.two_pass_m2.push_back(has_m2(part));
+    h.two_pass_m2.push_back(has_welford_m2(part));
     std::vector<int>& of = h.value_of.emplace_back(part.body.size(), -1);
     for (size_t i = 0; i < part.body.size(); ++i) {
       const BodyOp& op = part.body[i];

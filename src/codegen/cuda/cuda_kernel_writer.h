@@ -8,6 +8,7 @@
 //  * cuda_block_reduce.cc: a block's reduction (fold, warp shuffles, shared slots), fused parts
 //    in memory;
 //  * cuda_row_walk.cc: a fused part's row in memory walked with vectors from its first boundary;
+//  * cuda_two_pass_m2.cc: a fused row's welford_m2 in two passes (held or in memory);
 //  * cuda_split_reduce.cc: reductions in two passes (split rows, column partials, their finish).
 // Private to src/codegen/cuda.
 #pragma once
@@ -128,11 +129,6 @@ class KernelWriter {
   // between parts: a part reads only registers, and statistics every thread computed.
   void held_parts(const HeldRow& h);
   const BodyOp& first_access(int v) const;
-  // Reduction part `part` of held row `h` whose welford_m2 ops take two passes (HeldRow's
-  // two_pass_m2): the reduce ops' sums over the thread's points combined for the block, each
-  // welford_m2's mean from its sum, then the squared deviations from it combined the same way;
-  // every thread then runs the epilogue.
-  void held_two_pass(const HeldRow& h, const LoopKernel& part, std::vector<bool>& loaded);
 
   // `body` at each of the thread's points of the row (groups threadIdx.x + j * block, each
   // `width` points, unrolled), the row's loop variables set; before a group's points, the
@@ -145,17 +141,30 @@ class KernelWriter {
   // an earlier part stored. A part walks its row with vectors where row_vectors allows.
   void parts();
 
+  // What runs at one of a thread's points of a row, op i's element `element[i]` where given
+  // (as row_walk gives them; empty: each op's own).
+  using PointFold = std::function<void(const std::vector<std::string>& element)>;
+  // Runs `at_point` at each of the thread's points of a row: a held row's, a row in memory.
+  using PointWalk = std::function<void(const PointFold& at_point)>;
+
   // `body` at each of the block's thread's points of `part`'s row (its one own loop i<rows>)
   // by plan `v` (cuda_row_vectors.h): the head and the tail a point a thread, between them a
   // group of v.width points a thread, its Contiguous loads as vector pieces before the lanes,
   // its Contiguous stores after them. `element[i]` names op i's element in a lane ("": its
   // buffer's at the point).
-  void row_walk(const LoopKernel& part, int rows, const RowVectors& v,
-                const std::function<void(const std::vector<std::string>& element)>& body);
+  void row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body);
+
+  // The walk of the block's thread's points of reduction part `part`'s row in memory: by
+  // row_walk where row_vectors gives a vector width, else a point a thread (threadIdx.x, +
+  // blockDim.x, ...) over its reduce points.
+  PointWalk row_points(const LoopKernel& part, int rows);
 
   // Reduction `k`'s ops before its reduce ops at one point (op i's element `element[i]` where
   // given, as body_op_text takes it), then its accumulators' updates.
   void fold_point(const LoopKernel& k, const std::vector<std::string>& element);
+  // Ops [0, to) of `k` at one point, op i's element `element[i]` where given (empty: each
+  // op's own, or the held row's).
+  void row_ops(const LoopKernel& k, size_t to, const std::vector<std::string>& element);
 
   // The accumulators of reduction `k`'s reduce ops (accs_), declared, and the thread's fold of
   // its reduce points: `first`, + `stride`, ... over all of them, or with `chunk` nonempty over
@@ -182,6 +191,13 @@ class KernelWriter {
   // Each lane's state joins the lane `step` above it for step = lanes / 2, ..., 1: lane 0 then holds
   // the join of lanes [0, lanes) in a fixed tree.
   void warp_join(int lanes);
+
+  // Reduction part `part` whose welford_m2 ops take two passes over the row (`walk`): the reduce
+  // ops' sums over the thread's points combined for the block (every thread has them), each
+  // welford_m2's mean from its sum, then the squared deviations from it combined the same way;
+  // `who` runs the epilogue. No division per point, no Chan join: exact two-pass statistics
+  // (docs/CUDA_CODEGEN.md), a held row's (HeldRow's two_pass_m2) and a row in memory's alike.
+  void two_pass_m2(const LoopKernel& part, ResultFor who, const PointWalk& walk);
 
   // The reduce ops' values from slot `at` of arrays `prefix`, then the epilogue (its stores).
   void epilogue(const LoopKernel& k, const std::string& prefix, const std::string& at);

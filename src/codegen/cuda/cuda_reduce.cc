@@ -21,6 +21,13 @@ std::string converted(const std::string& e, DType held, DType out) {
 
 }  // namespace
 
+bool has_welford_m2(const LoopKernel& part) {
+  if (part.kind != KernelKind::Reduction) return false;
+  for (size_t r = static_cast<size_t>(part.reduce_op); r < reduce_ops_end(part); ++r)
+    if (part.body[r].reduce == ReduceKind::WelfordM2) return true;
+  return false;
+}
+
 BlockAccumulator::BlockAccumulator(const BodyOp& rop, DType value, std::string name, int64_t count)
     : kind_(rop.reduce), name_(std::move(name)), count_(count) {
   const bool fl = is_floating(value);

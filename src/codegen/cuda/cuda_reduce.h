@@ -6,8 +6,8 @@
 // products accumulate in double (the evaluator's type); max/min in the value's type, keeping a
 // NaN; argmax/argmin as (value, index), the smallest index among the extreme values;
 // welford_mean as a double sum over the count, welford_m2 as Welford's (count, mean, m2)
-// per thread joined by Chan's formula (a held row's welford_m2 is two sums instead:
-// cuda_held_row.h's two_pass_m2).
+// per thread joined by Chan's formula (a fused row's welford_m2 is two sums instead:
+// KernelWriter::two_pass_m2).
 #pragma once
 
 #include <string>
@@ -17,6 +17,9 @@
 #include "lower/loop_ir.h"
 
 namespace kiln::cuda {
+
+// Whether `part` is a reduction with a welford_m2 op.
+bool has_welford_m2(const LoopKernel& part);
 
 class BlockAccumulator {
  public:

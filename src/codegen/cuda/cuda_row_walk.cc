@@ -4,8 +4,19 @@
 
 namespace kiln::cuda {
 
-void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v,
-                            const std::function<void(const std::vector<std::string>& element)>& body) {
+KernelWriter::PointWalk KernelWriter::row_points(const LoopKernel& part, int rows) {
+  return [this, &part, rows](const PointFold& at_point) {
+    const RowVectors vectors = row_vectors(p_, part, rows);
+    if (vectors.width > 1) {
+      row_walk(part, rows, vectors, at_point);
+      return;
+    }
+    for_points(part, "r", part.num_outer_loops(), static_cast<int>(part.loops.size()), thread_index(), block_threads(),
+               [&] { at_point({}); });
+  };
+}
+
+void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body) {
   const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
   const std::string point = "i" + std::to_string(rows), start = "i" + std::to_string(rows + 1);
   const std::vector<std::string> at_points(part.body.size());
