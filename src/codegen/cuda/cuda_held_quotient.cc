@@ -53,8 +53,9 @@ void KernelWriter::row_reciprocals(const LoopKernel& part) {
   const std::vector<int>& of = held_->value_of[static_cast<size_t>(held_part_)];
   std::set<int> written;
   for (size_t i = 0; i < part.body.size(); ++i) {
-    const int d = part.body[i].args.empty() ? -1 : part.body[i].args.back();
-    if (!marked[i] || !written.insert(d).second) continue;
+    if (!marked[i]) continue;
+    const int d = part.body[i].args.at(1);
+    if (!written.insert(d).second) continue;  // another quotient by the same divisor wrote it
     const std::string s = value_name(d) + "_row", k = value_name(d) + "_k";
     line("const float " + s + " = " +
          loaded_value(p_, part.body[static_cast<size_t>(d)], held_element(of[static_cast<size_t>(d)])) +
