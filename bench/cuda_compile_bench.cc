@@ -6,7 +6,9 @@
 // per chunk (the GPU machine's 16), which a loaded 2-core machine cannot show directly.
 //
 //     kiln_bench_cuda_compile [--runs N] [--only TEXT] [--jobs J] [--min-kernels-per-chunk K]
+//                             [--fast-compile min|mid|max]
 //
+// --fast-compile passes NVRTC's --Ofast-compile (CubinChunkOptions::fast_compile; off unless given).
 // Exits 77 where NVRTC is not installed.
 #include <unistd.h>
 
@@ -58,7 +60,9 @@ Row measure(const bench::Workload& w, const CubinChunkOptions& options, const st
     double slowest = 0, sum = 0;
     for (const std::vector<int>& kernels : chunks.kernels) {
       const auto c0 = std::chrono::steady_clock::now();
-      or_die(compile_cuda_to_cubin(cubin_chunk_source(source, kernels), cubin_options(options.arch)), "alone");
+      or_die(
+          compile_cuda_to_cubin(cubin_chunk_source(source, kernels), or_die(chunk_nvrtc_options(options), "options")),
+          "alone");
       const double s = seconds_since(c0);
       slowest = std::max(slowest, s);
       sum += s;
@@ -84,6 +88,8 @@ int main(int argc, char** argv) {
       options.jobs = std::atoi(argv[i + 1]);
     else if (flag == "--min-kernels-per-chunk")
       options.min_kernels_per_chunk = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--fast-compile")
+      options.fast_compile = argv[i + 1];
     else
       return std::fprintf(stderr, "unknown option %s\n", flag.c_str()), 2;
   }
@@ -91,8 +97,12 @@ int main(int argc, char** argv) {
   if (!version) return std::printf("skipped: %s\n", version.error().message().c_str()), 77;
   const std::string cache_root =
       (std::filesystem::temp_directory_path() / ("kiln-cuda-compile-bench-" + std::to_string(::getpid()))).string();
-  std::printf("NVRTC %s, %s, jobs %d (0: every core), at least %d kernels a chunk; best of %d cold compiles\n",
-              version->c_str(), options.arch.c_str(), options.jobs, options.min_kernels_per_chunk, runs);
+  or_die(chunk_nvrtc_options(options), "--fast-compile");
+  std::printf(
+      "NVRTC %s, %s, jobs %d (0: every core), at least %d kernels a chunk, fast-compile %s; best of %d cold "
+      "compiles\n",
+      version->c_str(), options.arch.c_str(), options.jobs, options.min_kernels_per_chunk,
+      options.fast_compile.empty() ? "off" : options.fast_compile.c_str(), runs);
   std::printf("%-27s %4s %4s %6s | %8s %8s | %9s %9s %9s\n", "case", "lnch", "krnl", "chunks", "wall ms", "ms/lnch",
               "alone max", "ms/lnch", "alone sum");
   for (const bench::Workload& w : bench::cuda_workloads()) {

@@ -19,7 +19,11 @@
 // on, as `kiln run --device=cuda` chooses them.
 //
 //     kiln_bench_cuda_kernels [--runs N] [--only TEXT] [--python PATH] [--torch-script PATH | --torch-json FILE]
+//                             [--nvrtc-fast-compile min|mid|max]
 //
+// --nvrtc-fast-compile measures each case a second time compiled with NVRTC's --Ofast-compile at
+// that level (CudaRunOptions::fast_compile, off by default), its row named "<case> fc=<level>":
+// kernel time and cold compile of both in one run.
 // --only measures the cases whose name contains TEXT (and asks the torch script for those).
 // --torch-json reads the script's output saved by a run of its own (a time limit of its own:
 // torch.compile's cold compiles can be slow) instead of running it.
@@ -44,6 +48,7 @@
 #include "cuda_copy_baseline.h"
 #include "cuda_workloads.h"
 #include "runtime/cpu/process.h"
+#include "runtime/cuda/cubin_chunks.h"
 #include "runtime/cuda/cuda_backend.h"
 
 namespace {
@@ -90,6 +95,7 @@ bool bitwise_equal(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 
 struct Row {
   std::string key;
+  std::string fast_compile;  // NVRTC's --Ofast-compile level the case compiled with; "": off
   int launches = 0;
   int64_t bytes = 0;
   double kiln = 0, copy = 0;  // seconds per run; copy: the same bytes through cuMemcpyDtoDAsync
@@ -97,12 +103,15 @@ struct Row {
   std::string note;  // a check that failed: not one kernel, not deterministic, outputs differ
 };
 
-Row measure(const Workload& w, const CudaContext& context, const std::string& cache_root, int runs) {
+Row measure(const Workload& w, const CudaContext& context, const std::string& cache_root, int runs,
+            const std::string& fast_compile) {
   Row r;
   r.key = w.key;
+  r.fast_compile = fast_compile;
   r.bytes = io_bytes(*w.graph);
   CudaBackendOptions options;
-  options.run.cache_dir = cache_root + "/" + w.key;
+  options.run.cache_dir = cache_root + "/" + w.key + "-fc" + fast_compile;
+  options.run.fast_compile = fast_compile;
   options.run.jobs = static_cast<int>(std::thread::hardware_concurrency());
   const CudaBackend backend(Device::cuda(), options);
   const std::vector<Tensor> in = inputs_of(*w.graph);
@@ -174,7 +183,8 @@ void print_table(const std::vector<Row>& rows, const std::string& torch) {
       return seconds <= 0 ? std::string("-")
                           : figure(100.0 * static_cast<double>(r.bytes) / seconds / copy_bw, "%.0f%%");
     };
-    std::printf("%-27s %4d %9.3f %7.0f %6s | %9s %6s | %9s %6s %8s %7s | %8.1f %8.2f %8.2f%s\n", r.key.c_str(),
+    const std::string name = r.fast_compile.empty() ? r.key : r.key + " fc=" + r.fast_compile;
+    std::printf("%-27s %4d %9.3f %7.0f %6s | %9s %6s | %9s %6s %8s %7s | %8.1f %8.2f %8.2f%s\n", name.c_str(),
                 r.launches, 1e3 * r.kiln, static_cast<double>(r.bytes) / r.kiln / 1e9, of_copy(r.kiln).c_str(),
                 figure(1e3 * eager, "%.3f").c_str(), of_copy(eager).c_str(), figure(1e3 * compiled, "%.3f").c_str(),
                 of_copy(compiled).c_str(), figure(compiled / r.kiln, "%.2fx").c_str(),
@@ -188,6 +198,7 @@ void print_table(const std::vector<Row>& rows, const std::string& torch) {
 int main(int argc, char** argv) {
   int runs = 20;
   std::string python = "python3", script = std::string(KILN_SOURCE_DIR) + "/bench/torch_cuda_kernels.py", json, only;
+  std::string fast_compile;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--runs")
@@ -200,9 +211,14 @@ int main(int argc, char** argv) {
       json = argv[i + 1];
     else if (flag == "--only")
       only = argv[i + 1];
+    else if (flag == "--nvrtc-fast-compile")
+      fast_compile = argv[i + 1];
     else
       return std::fprintf(stderr, "unknown option %s\n", flag.c_str()), 2;
   }
+  CubinChunkOptions chosen;
+  chosen.fast_compile = fast_compile;
+  or_die(chunk_nvrtc_options(chosen), "--nvrtc-fast-compile");
   Expected<const CudaDriver*> driver = CudaDriver::get();
   Expected<CudaDeviceProperties> device =
       driver ? query_cuda_device(**driver) : Expected<CudaDeviceProperties>(driver.error());
@@ -216,8 +232,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const Workload& w : cuda_workloads()) {
     if (w.key.find(only) == std::string::npos) continue;
-    rows.push_back(measure(w, context, cache_root, runs));
+    rows.push_back(measure(w, context, cache_root, runs, ""));
     if (w.key == "chain8" && rows.back().launches != 1) rows.back().note += " not one fused kernel;";
+    if (!fast_compile.empty()) rows.push_back(measure(w, context, cache_root, runs, fast_compile));
     std::fprintf(stderr, "measured %s\n", w.key.c_str());
   }
   std::filesystem::remove_all(cache_root);

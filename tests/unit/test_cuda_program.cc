@@ -170,6 +170,34 @@ TEST(CubinChunks, ByDefaultEachKernelIsAChunkWhileThereAreJobs) {
   EXPECT_EQ(CudaRunOptions{}.min_kernels_per_chunk, defaults.min_kernels_per_chunk);
 }
 
+// NVRTC's --Ofast-compile changes the SASS: off unless asked for, and part of the cache key.
+TEST(CubinChunks, FastCompileIsOffByDefaultAndANamedLevelIsPassed) {
+  const CubinChunkOptions defaults;
+  EXPECT_EQ(CudaRunOptions{}.fast_compile, defaults.fast_compile);
+  auto off = chunk_nvrtc_options(defaults);
+  ASSERT_TRUE(off) << off.error().message();
+  EXPECT_EQ(nvrtc_flags(*off), nvrtc_flags(cubin_options()));
+  CubinChunkOptions mid;
+  mid.fast_compile = "mid";
+  auto on = chunk_nvrtc_options(mid);
+  ASSERT_TRUE(on) << on.error().message();
+  std::vector<std::string> expected = nvrtc_flags(cubin_options());
+  expected.push_back("--Ofast-compile=mid");
+  EXPECT_EQ(nvrtc_flags(*on), expected);
+  EXPECT_NE(CubinCache::key("src", CubinBuild{*off, "13.0"}), CubinCache::key("src", CubinBuild{*on, "13.0"}));
+}
+
+TEST(CubinChunks, AnUnknownFastCompileLevelIsAnError) {
+  CubinChunkOptions options;
+  options.fast_compile = "fastest";
+  auto nvrtc = chunk_nvrtc_options(options);
+  ASSERT_FALSE(nvrtc);
+  EXPECT_EQ(nvrtc.error().message(), "unknown NVRTC fast-compile level 'fastest': expected min, mid or max (or none)");
+  auto chunks = compile_cubin_chunks(five_kernels(), options);
+  ASSERT_FALSE(chunks);
+  EXPECT_EQ(chunks.error().message(), nvrtc.error().message());
+}
+
 TEST(CubinChunks, ASecondCompileIsAllHitsWithTheSameReport) {
   SKIP_WITHOUT_NVRTC();
   TempDir dir("chunks");

@@ -35,6 +35,11 @@ std::string buffer_pointer(const LoopProgram& p, int b) {
 
 std::string value_name(int i) { return "v" + std::to_string(i); }
 
+std::string loaded_value(const LoopProgram& p, const BodyOp& op, const std::string& element) {
+  const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
+  return converted(cpp::load_value(element, stored), stored, op.dtype);
+}
+
 std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const std::string& element) {
   const BodyOp& op = k.body[static_cast<size_t>(i)];
   auto elem = [&] { return element.empty() ? buffer_pointer(p, op.buffer) + "[" + access(op) + "]" : element; };
@@ -44,12 +49,13 @@ std::string body_op_text(const LoopProgram& p, const LoopKernel& k, int i, const
   };
   switch (op.kind) {
     case BodyOp::Kind::Load: {
-      const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
-      std::string x = converted(cpp::load_value(elem(), stored), stored, op.dtype);
+      std::string x = loaded_value(p, op, elem());
       // A masked load reads nothing where its mask is false.
-      if (op.masked)
+      if (op.masked) {
+        const DType stored = p.buffers[static_cast<size_t>(op.buffer)].dtype;
         x = value_name(op.mask()) + " ? " + x + " : " +
             converted(cpp::const_literal(op.value, stored), stored, op.dtype);
+      }
       return define(x);
     }
     case BodyOp::Kind::Const: return define(cpp::const_literal(op.value, op.dtype));

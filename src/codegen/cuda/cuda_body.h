@@ -13,6 +13,10 @@ namespace kiln::cuda {
 std::string buffer_pointer(const LoopProgram& p, int b);  // "b0_x"
 std::string value_name(int i);                            // "v3"
 
+// Load `op`'s value read from `element` (its buffer's storage type), as the load's dtype:
+// `kiln_bf16_to_f32(h0[j].e[l])`. No mask.
+std::string loaded_value(const LoopProgram& p, const BodyOp& op, const std::string& element);
+
 // The statements of body op `i` of `k` (not a Reduce op), one a line, without indentation. A
 // load reads, and a store writes, `element` where given (a lane of a vector), else its
 // buffer's element at its index.

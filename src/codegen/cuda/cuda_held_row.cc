@@ -143,6 +143,7 @@ HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarge
     return h;
   }
   hold_recomputed(k, h);
+  divide_by_reciprocals(k, h);
   return h;
 }
 

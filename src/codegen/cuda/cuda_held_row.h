@@ -49,6 +49,10 @@ struct HeldRow {
   // welford_m2 as the sum of squared deviations from that mean. Exact two-pass statistics: no
   // division per point, no join of Welford states (Chan's), a fixed shuffle order.
   std::vector<bool> two_pass_m2;
+  // Per part, per body op: a float division by a statistic of the row in a pointwise row part,
+  // written as a product with the divisor's reciprocal, computed once a row
+  // (cuda_held_quotient.cc).
+  std::vector<std::vector<bool>> by_reciprocal;
 };
 
 // Whether fused kernel part `part` (after `n` shared loops) is scalar: pointwise over one point.
@@ -66,5 +70,10 @@ bool worth_holding(OpKind op);
 // row part computes again at the same point, while the thread's held values stay within
 // kMostHeldValues at h's launch (the budget the launch was chosen for; cuda_no_spill checks).
 void hold_recomputed(const LoopKernel& k, HeldRow& h);
+
+// Held row `h` of fused kernel `k` with its by_reciprocal divisions marked: each f32 division
+// (no rounding mode) of a pointwise row part whose divisor is a load of a statistic the kernel
+// holds in a register (not stored by that part).
+void divide_by_reciprocals(const LoopKernel& k, HeldRow& h);
 
 }  // namespace kiln::cuda

@@ -16,14 +16,14 @@ namespace kiln::cuda {
 void KernelWriter::held_op(const LoopKernel& part, int i) {
   const int v = held_->value_of[static_cast<size_t>(held_part_)][static_cast<size_t>(i)];
   if (v < 0) {
-    line(body_op_text(p_, part, i));
+    line(held_op_text(part, i));
     return;
   }
   const HeldValue& hv = held_->values[static_cast<size_t>(v)];
   const std::string element = held_element(v);
   if (hv.buffer < 0) {  // a computed value: kept where first computed, read where computed again
     if (hv.part == held_part_) {
-      line(body_op_text(p_, part, i));
+      line(held_op_text(part, i));
       line(element + " = " + value_name(i) + ";");
     } else {
       line("const " + std::string(cpp::value_type(part.body[static_cast<size_t>(i)].dtype)) + " " + value_name(i) +
@@ -131,6 +131,7 @@ void KernelWriter::held_points(const HeldRow& h, const LoopKernel& part, std::ve
   groups.back() /= w;
   std::vector<IndexExpr> to_start;  // an index at the group's first point
   for (int d = 0; d < m; ++d) to_start.push_back(IndexExpr::var(d == m - 1 ? m : d));
+  row_reciprocals(part);
   line("#pragma unroll");
   open_block("for (int j = 0; j < " + std::to_string(h.launch.groups_per_thread) + "; ++j) {");
   line("const " + index_ + " g = " + thread_index() + " + j * " + std::to_string(block_) + ";  // the group");

@@ -5,6 +5,7 @@
 //  * cuda_kernel.cc: which launch a kernel takes (write);
 //  * cuda_vector_groups.cc: pointwise kernels a group of vector accesses at a time;
 //  * cuda_held_row_writer.cc: fused kernels whose row is held in registers;
+//  * cuda_held_quotient.cc: their quotients by a statistic of the row, as products;
 //  * cuda_block_reduce.cc: a block's reduction (fold, warp shuffles, shared slots), fused parts
 //    in memory;
 //  * cuda_row_walk.cc: a fused part's row in memory walked with vectors from its first boundary;
@@ -116,6 +117,12 @@ class KernelWriter {
   // registers where the plan holds its element; a held store that memory needs too goes there
   // as well (a row's vector pieces after the group's points instead, in held_points).
   void held_op(const LoopKernel& part, int i);
+  // Op `i`'s statement as body_op_text writes it, or a by_reciprocal division's product with
+  // its divisor's reciprocal (row_reciprocals).
+  std::string held_op_text(const LoopKernel& part, int i) const;
+  // Before part held_part_'s points: each by_reciprocal divisor's value, scale and reciprocal,
+  // once a row (`v5_row`, `v5_k`, `v5_r`).
+  void row_reciprocals(const LoopKernel& part);
   std::string held_element(int v) const;
   // `union { kiln_v16 v[1]; uint16_t e[8]; } name` (the row's width a group) or `uint16_t name`
   // (one point a group): a held array of dtype `t`'s storage type.

@@ -43,14 +43,24 @@ std::string cubin_chunk_source(const CudaProgramSource& source, const std::vecto
   return text;
 }
 
+Expected<NvrtcOptions> chunk_nvrtc_options(const CubinChunkOptions& options) {
+  NvrtcOptions nvrtc = cubin_options(options.arch);
+  const std::string& level = options.fast_compile;
+  if (level.empty()) return nvrtc;
+  if (level != "min" && level != "mid" && level != "max")
+    return make_error("unknown NVRTC fast-compile level '", level, "': expected min, mid or max (or none)");
+  nvrtc.extra.push_back("--Ofast-compile=" + level);
+  return nvrtc;
+}
+
 Expected<CubinChunks> compile_cubin_chunks(const CudaProgramSource& source, const CubinChunkOptions& options) {
   CubinChunks out;
+  CubinBuild build;
+  KILN_ASSIGN_OR_RETURN(build.options, chunk_nvrtc_options(options));
   out.kernels = split_cubin_chunks(source, options.jobs, options.min_kernels_per_chunk);
   if (out.kernels.empty()) return out;
   KILN_ASSIGN_OR_RETURN(CubinCache cache,
                         options.cache_dir.empty() ? CubinCache::open_default() : CubinCache::open(options.cache_dir));
-  CubinBuild build;
-  build.options = cubin_options(options.arch);
   KILN_ASSIGN_OR_RETURN(build.nvrtc_version, nvrtc_version());
   out.stats.cache_dir = cache.dir();
   out.stats.nvrtc_version = build.nvrtc_version;

@@ -23,6 +23,11 @@ struct CubinChunkOptions {
   // 48 ms on the GPU machine) that a chunk of its own pays on a core of its own at once, where a
   // chunk of several compiles its kernels one after another (docs/CUDA.md, "Cold compile").
   int min_kernels_per_chunk = 1;
+  // NVRTC's --Ofast-compile level for every chunk: "" (off), "min", "mid" or "max". Off by
+  // default: each level trades kernel quality for compile time (other SASS, on the benchmark's
+  // held softmax local memory at "mid" and "max"), a cost only a GPU run weighs, so the
+  // benchmarks time both (docs/CUDA.md, "Cold compile").
+  std::string fast_compile = {};
 };
 
 struct CubinChunkStats {
@@ -59,8 +64,13 @@ std::vector<std::vector<int>> split_cubin_chunks(const CudaProgramSource& source
 // The NVRTC program of one chunk: the prelude, then the kernels' text in order.
 std::string cubin_chunk_source(const CudaProgramSource& source, const std::vector<int>& kernels);
 
+// The NVRTC options each chunk compiles with: cubin_options(options.arch), and
+// --Ofast-compile=<level> where options.fast_compile names one. Errors: any other level.
+Expected<NvrtcOptions> chunk_nvrtc_options(const CubinChunkOptions& options);
+
 // Every chunk's cubin, through the cache. Errors: NVRTC missing or failing (its log, naming
-// the chunk's kernels), a cache directory that cannot be made or written.
+// the chunk's kernels), a cache directory that cannot be made or written, an unknown
+// fast_compile level.
 Expected<CubinChunks> compile_cubin_chunks(const CudaProgramSource& source, const CubinChunkOptions& options);
 
 }  // namespace kiln

@@ -161,7 +161,7 @@ Expected<std::unique_ptr<Executable>> CudaProgram::load(LoopProgram p, CudaProgr
   if (!context) return context.error().add_context(where);
   d->context.emplace(std::move(*context));
 
-  CubinChunkOptions chunk_options{props->arch(), o.cache_dir, o.jobs, o.min_kernels_per_chunk};
+  CubinChunkOptions chunk_options{props->arch(), o.cache_dir, o.jobs, o.min_kernels_per_chunk, o.fast_compile};
   Expected<CubinChunks> chunks = compile_cubin_chunks(source, chunk_options);
   if (!chunks) return chunks.error().add_context(where);
   c->compile_stats_ = chunks->stats;

@@ -38,6 +38,7 @@ struct CudaRunOptions {
   int jobs = 0;                // most chunks compiled at once; 0: hardware threads
   // No chunk smaller, unless the program is (CubinChunkOptions says why a kernel a chunk).
   int min_kernels_per_chunk = CubinChunkOptions{}.min_kernels_per_chunk;
+  std::string fast_compile = {};  // NVRTC's --Ofast-compile level: CubinChunkOptions's, off
   // f32 matmuls through TF32 tensor cores. Off: TF32 keeps 10 bits of each operand's mantissa
   // (a relative error near 1e-3 on a product of length 1000), far outside the f32 tolerances
   // kiln holds every backend to against the interpreter; f32 FMA on the GPU stays within them.
