@@ -38,6 +38,20 @@ std::string_view random_kind_name(RandomKind k) {
 
 int reduce_arity(ReduceKind k) { return k == ReduceKind::Argmax || k == ReduceKind::Argmin ? 2 : 1; }
 
+bool is_plain_fold(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::Sum:
+    case ReduceKind::Prod:
+    case ReduceKind::Max:
+    case ReduceKind::Min: return true;
+    case ReduceKind::Argmax:
+    case ReduceKind::Argmin:
+    case ReduceKind::WelfordMean:
+    case ReduceKind::WelfordM2: return false;
+  }
+  return false;
+}
+
 int LoopProgram::find_buffer(std::string_view name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].name == name) return static_cast<int>(i);
@@ -91,7 +105,7 @@ bool is_column_reduction(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.num_outer_loops() < 1 || k.reduce_op < 0) return false;
   // Sums, prods, maxes and mins: the interchanged loops keep an accumulator per column for each.
   for (size_t r = static_cast<size_t>(k.reduce_op); r < reduce_ops_end(k); ++r)
-    if (static_cast<int>(k.body[r].reduce) > static_cast<int>(ReduceKind::Min)) return false;
+    if (!is_plain_fold(k.body[r].reduce)) return false;
   const int c = k.num_outer_loops() - 1, inner = static_cast<int>(k.loops.size()) - 1;
   bool unit = false;
   for (int i = 0; i < k.reduce_op; ++i) {

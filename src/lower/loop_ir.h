@@ -111,6 +111,9 @@ enum class ReduceKind : uint8_t { Sum, Prod, Max, Min, Argmax, Argmin, WelfordMe
 inline constexpr int kNumReduceKinds = 8;
 std::string_view reduce_kind_name(ReduceKind k);  // "sum"
 int reduce_arity(ReduceKind k);                   // operands: 2 for argmax/argmin, else 1
+// Sum, prod, max or min: one operand folded into one state of its own type, by one associative
+// operation (no index, count or second moment beside it).
+bool is_plain_fold(ReduceKind k);
 
 // A Random op's draw (core/random.h) of element `counter` (its first operand, an i64 value) of
 // the stream of `seed`: Philox key `seed` and counter high half 0 when it has no other

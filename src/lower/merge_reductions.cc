@@ -13,8 +13,7 @@ namespace {
 bool plain_folds(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.reduce_op < 0) return false;
   for (const BodyOp& op : k.body)
-    if (op.kind == BodyOp::Kind::Reduce && static_cast<int>(op.reduce) > static_cast<int>(ReduceKind::Min))
-      return false;
+    if (op.kind == BodyOp::Kind::Reduce && !is_plain_fold(op.reduce)) return false;
   return true;
 }
 

@@ -92,7 +92,7 @@ std::string welford_value(const std::string& acc, DType out) {
 bool uses_lanes(const LoopKernel& k) {
   if (k.kind != KernelKind::Reduction || k.reduce_op < 0) return false;
   const size_t red = static_cast<size_t>(k.reduce_op);
-  return reduce_ops_end(k) != red + 1 || static_cast<int>(k.body[red].reduce) > static_cast<int>(ReduceKind::Min);
+  return reduce_ops_end(k) != red + 1 || !is_plain_fold(k.body[red].reduce);
 }
 
 std::vector<LaneAccumulator> lane_accumulators(const LoopKernel& k) {
