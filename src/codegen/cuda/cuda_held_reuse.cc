@@ -4,33 +4,17 @@
 // compute the same value at the same point. A load's key is the held value it reads and how
 // many stores to it came before; a read-only load's, its buffer and index.
 #include <map>
+#include <optional>
 
 #include "codegen/cpp/cpp_lane_reduce.h"
 #include "codegen/cuda/cuda_held_row.h"
+#include "lower/compute_op.h"
 
 namespace kiln::cuda {
 
 bool worth_holding(OpKind op) {
-  switch (op) {
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Log1p:
-    case OpKind::Expm1:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Reciprocal:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Tan:
-    case OpKind::Atan:
-    case OpKind::Tanh:
-    case OpKind::Sigmoid:
-    case OpKind::Erf:
-    case OpKind::Atan2: return true;
-    default: return false;
-  }
+  const std::optional<ComputeOp> c = find_compute_op(op);
+  return c && compute_op_cost(*c) == ComputeCost::Costly;
 }
 
 namespace {

@@ -61,8 +61,9 @@ bool is_scalar_part(const LoopKernel& part, size_t n);
 // The plan of fused kernel `k`, one of `p`'s flat kernels (lower/loop_control.h).
 HeldRow plan_held_row(const LoopProgram& p, const LoopKernel& k, const CudaTarget& target);
 
-// Whether computing op `op` costs more than reading a register: a transcendental function or a
-// division (softmax's exponentials), not the plain arithmetic a point does anyway.
+// Whether computing op `op` costs more than reading a register: compute_ops.def's Costly ops,
+// the transcendental functions and divisions (softmax's exponentials), not the plain arithmetic
+// a point does anyway.
 bool worth_holding(OpKind op);
 
 // Held row `h` of fused kernel `k` (its launch chosen) with computed values added
