@@ -15,7 +15,6 @@ namespace kiln::cuda {
 
 void KernelWriter::parts() {
   const int rows = static_cast<int>(k_.loops.size());
-  if (shared_ != nullptr) stage_shared_row();
   for (size_t j = 0; j < k_.parts.size(); ++j) {
     const LoopKernel& part = k_.parts[j];
     open_block("{  // part " + std::to_string(j) + ": " +

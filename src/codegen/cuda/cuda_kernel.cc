@@ -47,8 +47,8 @@ std::string held_text(const HeldRow& h) {
 
 // The one launch of a pointwise (of vector plan `v`), scan or fused (of plan `h`) kernel, and
 // how it spreads the work.
-std::pair<LaunchShape, std::string> single_launch(const LoopProgram& p, const LoopKernel& k, const PointwiseVectors& v,
-                                                  const HeldRow& h, const SharedRow& shared, const CudaTarget& t) {
+std::pair<LaunchShape, std::string> single_launch(const LoopKernel& k, const PointwiseVectors& v, const HeldRow& h,
+                                                  const CudaTarget& t) {
   const size_t n = k.loops.size();
   switch (k.kind) {
     case KernelKind::Pointwise:
@@ -66,15 +66,7 @@ std::pair<LaunchShape, std::string> single_launch(const LoopProgram& p, const Lo
       }
       if (!cpp::fused_rows_independent(k)) return {kSerialLaunch, "rows in order (stores repeat elements)"};
       if (h.reason.empty()) return {h.launch.shape, held_text(h)};
-      const int64_t rows = points(k.loops, 0, n);
-      const LaunchShape in_memory = memory_row_launch(rows, row, row_bytes, t);
-      const LaunchShape in_shared = shared_row_launch(rows, shared.bytes, t);
-      // Only rows too long for L2 at row_launch's block (the long rows) move to shared memory.
-      if (shared.buffer < 0 || in_memory.block == row_launch(rows, row, t).block || in_shared.grid == 0)
-        return {in_memory, held_text(h)};
-      return {in_shared, held_text(h) + ", the row of " + buffer_pointer(p, shared.buffer) + " in shared memory (" +
-                             std::to_string(shared.bytes) + " bytes, " + std::to_string(in_shared.min_blocks) +
-                             " blocks an SM)"};
+      return {memory_row_launch(points(k.loops, 0, n), row, row_bytes, t), held_text(h)};
     }
     default: break;
   }
@@ -88,9 +80,7 @@ CudaKernel KernelWriter::write(const std::string& symbol) {
   if (k_.kind != KernelKind::Reduction) {
     const PointwiseVectors vectors = pointwise_vectors(p_, k_);
     const HeldRow held = k_.kind == KernelKind::Fused ? plan_held_row(p_, original_, target_) : HeldRow{};
-    SharedRow shared = k_.kind == KernelKind::Fused && !held.reason.empty() ? plan_shared_row(p_, k_, n) : SharedRow{};
-    const auto launch = single_launch(p_, k_, vectors, held, shared, target_);
-    if (launch.first.shared_bytes == 0) shared = {};
+    const auto launch = single_launch(k_, vectors, held, target_);
     const auto& shape = launch.first;
     narrow(shape.grid * int64_t{shape.block});
     function(symbol, shape, launch.second, false, [&] {
@@ -111,10 +101,6 @@ CudaKernel KernelWriter::write(const std::string& symbol) {
           break;
         default:
           block_ = static_cast<int>(shape.block);
-          if (shared.buffer >= 0) {
-            shared_ = &shared;
-            declare_shared_row();
-          }
           for_points(k_, "row", 0, n, block_index(), grid_blocks(), [&] {
             if (held.reason.empty())
               held_parts(held);

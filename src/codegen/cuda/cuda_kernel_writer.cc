@@ -81,19 +81,15 @@ void KernelWriter::function(const std::string& symbol, const LaunchShape& shape,
   if (k_.loops != original_.loops) head += " (run as " + loops_text(k_).substr(6) + ")";
   line((out_.launches.empty() ? "" : "\n") + head + ": " + how + ", grid " + std::to_string(shape.grid) + " x block " +
        std::to_string(shape.block));
-  CudaLaunch launch{.symbol = symbol,
-                    .grid = {shape.grid, 1, 1},
-                    .block = {shape.block, 1, 1},
-                    .shared_bytes = shape.shared_bytes,
-                    .args = {}};
+  CudaLaunch launch{
+      .symbol = symbol, .grid = {shape.grid, 1, 1}, .block = {shape.block, 1, 1}, .shared_bytes = 0, .args = {}};
   std::string params = parameters(launch.args);
   if (scratch) {
     params += ", char* __restrict__ kiln_scratch";
     launch.args.push_back({.kind = CudaArg::Kind::Scratch, .buffer = -1, .offset = 0});
   }
-  const std::string bounds =
-      std::to_string(shape.block) + (shape.min_blocks > 0 ? ", " + std::to_string(shape.min_blocks) : "");
-  open_block("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + symbol + "(" + params + ") {");
+  open_block("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.block) + ") " + symbol + "(" +
+             params + ") {");
   if (checks_) line("int kiln_bad = 0;  // an indirect index was out of range");
   body();
   if (checks_) line("if (kiln_bad) *kiln_error = 1;");

@@ -9,7 +9,6 @@
 //  * cuda_block_reduce.cc: a block's reduction (fold, warp shuffles, shared slots), fused parts
 //    in memory;
 //  * cuda_row_walk.cc: a fused part's row in memory walked with vectors from its first boundary;
-//  * cuda_shared_row.cc: a fused row in memory copied once into shared memory;
 //  * cuda_two_pass_m2.cc: a fused row's welford_m2 in two passes (held or in memory);
 //  * cuda_split_reduce.cc: reductions in two passes (split rows, column partials, their finish).
 // Private to src/codegen/cuda.
@@ -27,7 +26,6 @@
 #include "codegen/cuda/cuda_reduce.h"
 #include "codegen/cuda/cuda_reduce_strategy.h"
 #include "codegen/cuda/cuda_row_vectors.h"
-#include "codegen/cuda/cuda_shared_row.h"
 #include "codegen/cuda/cuda_vector_access.h"
 
 namespace kiln::cuda {
@@ -150,12 +148,6 @@ class KernelWriter {
   // an earlier part stored. A part walks its row with vectors where row_vectors allows.
   void parts();
 
-  // shared_'s declarations at the top of the function: kiln_row, the dynamic shared row.
-  void declare_shared_row();
-  // The block's copy of shared_'s row from global memory into kiln_row (16-byte vectors between a
-  // head and a tail a point a thread), then a barrier.
-  void stage_shared_row();
-
   // What runs at one of a thread's points of a row, op i's element `element[i]` where given
   // (as row_walk gives them; empty: each op's own).
   using PointFold = std::function<void(const std::vector<std::string>& element)>;
@@ -262,11 +254,10 @@ class KernelWriter {
   const LoopKernel& k_;
   const CudaTarget& target_;
   const bool checks_;
-  std::string index_ = "int64_t";      // "int" or "int64_t": loop variables and index arithmetic
-  int block_ = 1;                      // threads of the block in the function being written
-  const HeldRow* held_ = nullptr;      // the row held in registers, while its parts are written
-  int held_part_ = -1;                 // the part of held_ being written
-  const SharedRow* shared_ = nullptr;  // the row in shared memory, while a fused kernel's parts are written
+  std::string index_ = "int64_t";  // "int" or "int64_t": loop variables and index arithmetic
+  int block_ = 1;                  // threads of the block in the function being written
+  const HeldRow* held_ = nullptr;  // the row held in registers, while its parts are written
+  int held_part_ = -1;             // the part of held_ being written
   std::vector<BlockAccumulator> accs_;
   CudaKernel out_;
   int depth_ = 0;

@@ -34,26 +34,6 @@ LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_byte
   return {grid_for(rows, block, target), static_cast<uint32_t>(block)};
 }
 
-int shared_row_blocks_per_multiprocessor(int64_t row_bytes, const CudaTarget& target) {
-  if (row_bytes <= 0 || row_bytes > target.shared_bytes_per_block_optin) return 0;
-  return static_cast<int>(target.shared_bytes_per_multiprocessor / (row_bytes + kSharedRowReserveBytes));
-}
-
-LaunchShape shared_row_launch(int64_t rows, int64_t row_bytes, const CudaTarget& target) {
-  const int per_sm = shared_row_blocks_per_multiprocessor(row_bytes, target);
-  if (per_sm < kLeastSharedRowBlocks) return {.grid = 0};
-  const int most =
-      std::min({kLongRowBlockThreads, target.max_threads_per_block, target.max_threads_per_multiprocessor / per_sm,
-                target.registers_per_multiprocessor / (per_sm * kSharedRowRegistersPerThread)});
-  if (most < kWarp) return {.grid = 0};
-  const int block = static_cast<int>(std::bit_floor(static_cast<unsigned>(most)));
-  const int64_t waves = int64_t{per_sm} * target.multiprocessors * kWavesPerGrid;
-  return {.grid = static_cast<uint32_t>(std::clamp<int64_t>(rows, 1, waves)),
-          .block = static_cast<uint32_t>(block),
-          .min_blocks = static_cast<uint32_t>(per_sm),
-          .shared_bytes = static_cast<uint32_t>(row_bytes)};
-}
-
 LaunchShape pointwise_launch(int64_t points, const CudaTarget& target) {
   const int max_block = std::min(kMaxBlockThreads, target.max_threads_per_block);
   const int block = static_cast<int>(std::clamp<int64_t>((points + kWarp - 1) / kWarp * kWarp, kWarp, max_block));

@@ -19,10 +19,6 @@ inline constexpr int kWavesPerGrid = 4;
 struct LaunchShape {
   uint32_t grid = 1;
   uint32_t block = 1;
-  // Blocks a multiprocessor must hold resident at once (__launch_bounds__' second argument,
-  // capping each thread's registers); 0: none asked.
-  uint32_t min_blocks = 0;
-  uint32_t shared_bytes = 0;  // dynamic shared memory a block
 };
 
 // One thread per point, grid-stride: a block of kMaxBlockThreads (fewer, a multiple of the warp,
@@ -51,28 +47,6 @@ int64_t max_fused_row_bytes(const CudaTarget& target);
 // A block per fused row read from memory, each reading `row_bytes`: row_launch's, or a block of
 // kLongRowBlockThreads when the rows of row_launch's resident blocks would not fit L2 together.
 LaunchShape memory_row_launch(int64_t rows, int64_t row_points, int64_t row_bytes, const CudaTarget& target);
-
-// A fused row in memory whose loaded row fits shared memory (cuda_shared_row.h) is loaded from
-// global memory once and its parts read it from shared memory: worth it only when at least
-// this many such blocks fit a multiprocessor's shared memory, so one block's barriers and loads
-// overlap another's work ...
-inline constexpr int kLeastSharedRowBlocks = 2;
-// ... each block's static shared slots and the driver's reserve (1 KiB a block) at most this
-// many bytes beside its row ...
-inline constexpr int64_t kSharedRowReserveBytes = 2048;
-// ... and each thread at most this many registers (what the long rows' kernels use without
-// spilling under __launch_bounds__(1024)).
-inline constexpr int kSharedRowRegistersPerThread = 64;
-
-// Blocks of a row of `row_bytes` in shared memory one multiprocessor holds: its shared memory
-// over (row_bytes + kSharedRowReserveBytes); 0 when the row exceeds a block's opt-in maximum.
-int shared_row_blocks_per_multiprocessor(int64_t row_bytes, const CudaTarget& target);
-
-// A block per fused row held in shared memory (`row_bytes` of it): blocks_per_multiprocessor of
-// them resident (min_blocks), each of the most threads (a power of two up to
-// kLongRowBlockThreads) that many blocks hold by threads and by kSharedRowRegistersPerThread
-// registers; grid 0 when fewer than kLeastSharedRowBlocks fit (the row stays in memory).
-LaunchShape shared_row_launch(int64_t rows, int64_t row_bytes, const CudaTarget& target);
 
 // A fused row held in registers (cuda_held_row.h): a thread holds at most this many values of
 // each array the row keeps (its points of a loaded or stored row buffer) ...

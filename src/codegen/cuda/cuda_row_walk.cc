@@ -19,15 +19,7 @@ KernelWriter::PointWalk KernelWriter::row_points(const LoopKernel& part, int row
 void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body) {
   const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
   const std::string point = "i" + std::to_string(rows), start = "i" + std::to_string(rows + 1);
-  const int64_t row_points = part.loops.back();
-  const auto in_shared = [&](size_t i) {
-    return shared_ != nullptr && v.access[i] == VectorAccess::Contiguous &&
-           shared_->holds(part.body[i], v.row_start, row_points);
-  };
-  const std::string lead = "first % " + w;  // kiln_row's element of the row's point 0
-  std::vector<std::string> at_points(part.body.size());
-  for (size_t i = 0; i < v.access.size(); ++i)
-    if (in_shared(i)) at_points[i] = "kiln_row[" + lead + " + " + point + "]";
+  const std::vector<std::string> at_points(part.body.size());
   const auto one_a_thread = [&](const std::string& first, const std::string& end) {
     open_block("for (" + index_ + " p = " + first + thread_index() + "; p < " + end + "; p += " + block_threads() +
                ") {");
@@ -57,10 +49,7 @@ void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& 
     const std::string name = (op.kind == BodyOp::Kind::Load ? "l" : "s") + std::to_string(i);
     element[i] = name + ".e[j]";
     line(vector_union(name, v.width, t) + ";");
-    if (in_shared(i))
-      line(name + ".v[0] = ((const kiln_v16*)(kiln_row + " + lead + " + " + start + "))[0];  // shared memory");
-    else if (op.kind == BodyOp::Kind::Load)
-      vector_copy(name, v.width, t, op, to_start, true);
+    if (op.kind == BodyOp::Kind::Load) vector_copy(name, v.width, t, op, to_start, true);
   }
   line("#pragma unroll");
   open_block("for (int j = 0; j < " + w + "; ++j) {");
