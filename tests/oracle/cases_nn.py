@@ -31,6 +31,18 @@ add("layer_norm_long_rows_bf16", "layer_norm(%a, %b, %c) {normalized_shape=[5025
     onnx_skip="ONNX Runtime's bf16 LayerNormalization is not one rounding of the exact result: where w * (x - mean) * rstd "
               "cancels b, 49 of its 6.8M results are off by more than a unit (5.1e-5 against 4.6e-5); the "
               "smaller layer_norm cases cover the export")
+# Rows of 1024 (and 1000), 136 of them: enough rows for the CUDA backend to fuse each row into one
+# kernel, the row held in registers (codegen/cuda/cuda_held_row.h: its values loaded once, the
+# exponentials held between parts, the quotient by the row's sum as a product with its
+# reciprocal, layer_norm's variance in two passes over the registers); the smaller cases above
+# run as separate kernels there.
+add("softmax_held_rows", "softmax(%a) {dim=-1}", [randn(136, 1024)], lambda a: torch.softmax(a, -1))
+add("softmax_held_rows_bf16", "softmax(%a) {dim=-1}", [randn(136, 1024, dtype=torch.bfloat16)],
+    lambda a: torch.softmax(a, -1), **LOW)
+add("log_softmax_held_rows", "log_softmax(%a) {dim=-1}", [randn(136, 1000)], lambda a: torch.log_softmax(a, -1))
+add("layer_norm_held_rows_bf16", "layer_norm(%a, %b, %c) {normalized_shape=[1024]}",
+    [randn(136, 1024, dtype=torch.bfloat16), randn(1024, dtype=torch.bfloat16), randn(1024, dtype=torch.bfloat16)],
+    lambda x, w, b: F.layer_norm(x, [1024], w, b), **LOW)
 add("log_softmax", "log_softmax(%a) {dim=1}", [randn(2, 5, 3)], lambda a: torch.log_softmax(a, 1))
 add("log_softmax_empty", "log_softmax(%a) {dim=0}", [randn(0, 3)], lambda a: torch.log_softmax(a, 0))
 add("layer_norm", "layer_norm(%a, %b, %c) {normalized_shape=[4]}", [randn(2, 3, 4), randn(4), randn(4)],
