@@ -363,7 +363,13 @@ class Parser {
       next();
     }
     const Token& open = next();
-    if (open.is('{')) KILN_TRY(parse_body(f, open));
+    if (open.is('{')) {
+      // ptxas refuses a second definition of a symbol; the analysis finds a function by its name.
+      for (const PtxFunction& other : module_.functions)
+        if (other.has_body && other.name == f.name)
+          return error_at(open, "a second body for function ", f.name, " (the first at line ", other.loc.line, ")");
+      KILN_TRY(parse_body(f, open));
+    }
     module_.functions.push_back(std::move(f));
     return Status::ok();
   }

@@ -260,6 +260,8 @@ TEST(PtxReader, MalformedInputIsAnErrorAtItsPlace) {
       {".global .u32 g = ;", "t.ptx:1:18", "expected an initializer after '='"},
       {".entry k() { ret; }\x01", "t.ptx:1:20", "unexpected byte 0x01"},
       {".entry k() { mov.u32 %r1, {{{{{{{{{{%r2}}}}}}}}}}; }", "t.ptx:1:36", "operand nested too deeply"},
+      {".entry k() { ret; }\n.entry k(.param .u64 p) { ret; }", "t.ptx:2:25",
+       "a second body for function k (the first at line 1)"},
   };
   for (const Case& c : cases) {
     Expected<PtxModule> m = read_ptx(c.text, "t.ptx");
