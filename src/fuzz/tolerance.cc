@@ -89,14 +89,44 @@ double largest_finite_of(DType t) {
   }
 }
 
-// Whether the operands that result element k reads hold no infinity or NaN: element k of an
-// operand of the result's size (or its one element), any element of another.
-bool finite_operands(std::span<const KernelOperand> operands, size_t k, size_t result_numel) {
+// The element of an operand of `sizes` that element k of a result of `result_sizes` reads where
+// the operand broadcasts to the result (sizes aligned at the right, each 1 or the result's);
+// nullopt where it does not.
+std::optional<size_t> broadcast_source(const std::vector<int64_t>& sizes, const std::vector<int64_t>& result_sizes,
+                                       size_t k) {
+  if (sizes.size() > result_sizes.size()) return std::nullopt;
+  const size_t lead = result_sizes.size() - sizes.size();
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1 && sizes[d] != result_sizes[lead + d]) return std::nullopt;
+  size_t source = 0, stride = 1;
+  auto rest = static_cast<int64_t>(k);
+  for (size_t d = result_sizes.size(); d-- > 0;) {
+    const int64_t at = rest % result_sizes[d];
+    rest /= result_sizes[d];
+    if (d < lead) continue;
+    const int64_t size = sizes[d - lead];
+    if (size != 1) source += static_cast<size_t>(at) * stride;
+    stride *= static_cast<size_t>(size);
+  }
+  return source;
+}
+
+// Whether the operands that result element k (of `result_sizes`) reads hold no infinity or NaN:
+// element k of an operand of the result's size (or its one element), the element it broadcasts
+// to k where the op is elementwise (mul of an f16[5,5,2] by an f16[5,5,1] holding -inf elsewhere
+// overflows at an element reading finite values: the libFuzzer target), any element of another.
+bool finite_operands(std::span<const KernelOperand> operands, bool elementwise, size_t k,
+                     const std::vector<int64_t>& result_sizes, size_t result_numel) {
   for (const KernelOperand& o : operands) {
     if (!o.is_tensor()) continue;
     const std::vector<double> v = element_values(o.tensor);
     if (v.size() == result_numel || v.size() == 1) {
       if (!std::isfinite(v[v.size() == 1 ? 0 : k])) return false;
+      continue;
+    }
+    if (const std::optional<size_t> source =
+            elementwise ? broadcast_source(o.tensor.sizes(), result_sizes, k) : std::nullopt) {
+      if (!std::isfinite(v[*source])) return false;
       continue;
     }
     for (double x : v)
@@ -311,7 +341,9 @@ class Estimate {
       ElementTolerance& a = acc[static_cast<size_t>(r)];
       for (size_t k = 0; k < a.size(); ++k) {
         if (is_floating(result.dtype()) && std::isfinite(scale[k])) a[k] += rel * std::abs(scale[k]) + flush;
-        if (rounds && std::isinf(scale[k]) && finite_operands(exact, k, a.size())) a[k] = kInf;
+        if (rounds && std::isinf(scale[k]) &&
+            finite_operands(exact, n.info().has(kElementwise), k, result.sizes(), a.size()))
+          a[k] = kInf;
         if (intermediate_overflows) a[k] = kInf;
         a[k] *= kSafety;
       }

@@ -85,6 +85,27 @@ TEST(FuzzTolerance, WhatReadsAnUnconstrainedElementIsUnconstrained) {
   EXPECT_LT(tol->outputs[0][1], 1e-3);
 }
 
+// The same where the product broadcasts: element 1 of x * y reads y[0], which is finite, and
+// overflows there, while y's other element is -inf (the fuzz_graphs smoke run of 2026-11-28:
+// only an operand of the result's size was read element by element, and any non-finite element
+// of a broadcast one kept the overflowed element bounded). Element 2 reads y's -inf: inf there
+// and in any code, so it stays bounded.
+TEST(FuzzTolerance, AnOverflowReadingFiniteBroadcastElementsIsUnconstrained) {
+  auto g = parse_or_fail(R"(graph @g(%x: f16[2,2], %y: f16[2,1]) -> (f16[2,2]) {
+  %0 = mul(%x, %y) : f16[2,2]
+  %1 = mul(%0, 0.0) : f16[2,2]
+  %2 = neg(%1) : f16[2,2]
+  return %2
+})");
+  const std::vector<Tensor> in = {Tensor::from_doubles({0.5, 60000, 1, 2}, {2, 2}, DType::F16),
+                                  Tensor::from_doubles({-2, -INFINITY}, {2, 1}, DType::F16)};
+  Expected<GraphTolerance> tol = estimate_tolerance(*g, in);
+  ASSERT_TRUE(tol) << tol.error().to_string();
+  EXPECT_LT(tol->outputs[0][0], 1e-3);
+  EXPECT_TRUE(std::isinf(tol->outputs[0][1]));
+  EXPECT_FALSE(std::isinf(tol->outputs[0][2]));
+}
+
 // var of values equal up to rounding is rounding noise of their size squared, 1e-32 for values
 // near 1: one side's two-pass formula gave that where Welford's gave 0 (--grad long run, seed
 // 4601957: var over a batch of two of attention over a constant value column); the tolerance
