@@ -211,6 +211,11 @@ int Lowering::emit_pad(BodyBuilder& b, const Node& n, const std::vector<IndexExp
   const DType r = n.result()->type().dtype;
   const Scalar value = call.attr_scalar("value");
   const std::vector<int64_t>& pad = call.attr_ints("pad");
+  // A negative pad crops: the elements it drops are never read here, so an operand that checks
+  // indices is computed whole first, its checks on every element as the reference kernel's
+  // (a gather whose only bad index was cropped ran compiled and failed interpreted: the
+  // fuzz_graphs libFuzzer target).
+  if (std::ranges::any_of(pad, [](int64_t p) { return p < 0; }) && checks_indices(self)) realize(self);
   std::vector<IndexExpr> at = c;
   int mask = -1;
   for (size_t p = 0; p < pad.size() / 2; ++p) {
