@@ -49,9 +49,10 @@ Expected<std::vector<int>> select_wrt(const Graph& forward, const JointOptions& 
                         in->type().to_string(), ": only floating inputs have gradients");
     wrt.push_back(found);
   }
-  std::ranges::sort(wrt);
-  auto dup = std::ranges::unique(wrt);
-  wrt.erase(dup.begin(), dup.end());
+  // std::sort and std::unique, not their ranges forms: clang 14 cannot instantiate the
+  // subrange that std::ranges::unique returns from libstdc++ 12.
+  std::sort(wrt.begin(), wrt.end());
+  wrt.erase(std::unique(wrt.begin(), wrt.end()), wrt.end());
   return wrt;
 }
 

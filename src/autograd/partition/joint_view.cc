@@ -12,9 +12,10 @@ namespace kiln::partitioning {
 namespace {
 
 void sort_unique(std::vector<int>& v) {
-  std::ranges::sort(v);
-  auto dup = std::ranges::unique(v);
-  v.erase(dup.begin(), dup.end());
+  // Not the ranges forms: clang 14 cannot instantiate std::ranges::unique's subrange from
+  // libstdc++ 12 (a clang build of the whole tree stopped here).
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
 }  // namespace
