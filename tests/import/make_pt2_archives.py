@@ -1,5 +1,5 @@
 """Writes the .pt2 archives the import tests read (tests/unit/test_import_pt2.cc), with each
-model's input and PyTorch's output as .npy, and the fuzz target's seed (tests/fuzz/corpus_pt2/).
+model's inputs and PyTorch's output as .npy, and the fuzz target's seed (tests/fuzz/corpus_pt2/).
 
 Run with the project's venv (PyTorch 2.15):  .venv/bin/python tests/import/make_pt2_archives.py
 The archives are committed (a few KB each), so the tests need no Python; rerun this script
@@ -71,6 +71,29 @@ class Views(nn.Module):
         return y + self.d.sum() + torch.clamp(x, min=float("-inf"), max=1.0) + self.k * self.nb
 
 
+class Ops(nn.Module):
+    """The rest of the op table in the training IR: embedding, scaled_dot_product_attention
+    (causal), dropout (eval), reshape/view/transpose/t/expand/flatten/unsqueeze/squeeze.dim,
+    clone, cat, mean.dim, sum.dim_IntList, elementwise ops; two user inputs, one of them int64."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.fc = nn.Linear(8, 8)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, idx, x):  # idx: i64[2, 3], x: [2, 3, 8]
+        e = self.emb(idx) + x
+        q = e.view(2, 3, 2, 4).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+        h = a.transpose(1, 2).reshape(2, 3, 8)
+        h = self.drop(torch.sigmoid(h) * torch.tanh(h) - F.silu(h).exp() / 3 + torch.rsqrt(h * h + 1))
+        m = h.mean(dim=-1, keepdim=True)
+        c = torch.cat([h - m, m.expand(2, 3, 8)], dim=-1).flatten(0, 1)
+        u = c.unsqueeze(0).squeeze(0).clone()
+        return self.fc(u[:, :8]).sum(dim=0) + u.t().sum() + torch.sqrt(torch.neg(u) * u + 4).sum()
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -87,17 +110,22 @@ class Tiny(nn.Module):
         return torch.relu(x)
 
 
-def save(name, model, x, outputs=True):
-    """Exports model on x to DATA/name.pt2, with x and PyTorch's output as .npy when `outputs`."""
+def save(name, model, inputs, outputs=True, core_aten=False):
+    """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
+    `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
+    name_output.npy when `outputs`."""
     model.eval()
-    ep = torch.export.export(model, (x,))
+    ep = torch.export.export(model, inputs)
+    if core_aten:
+        ep = ep.run_decompositions()
     path = os.path.join(DATA, name + ".pt2")
     torch.export.save(ep, path)
     if not outputs:
         return path
-    np.save(os.path.join(DATA, name + "_input.npy"), x.numpy())
+    for i, x in enumerate(inputs):
+        np.save(os.path.join(DATA, f"{name}_input{i}.npy"), x.numpy())
     with torch.no_grad():
-        np.save(os.path.join(DATA, name + "_output.npy"), model(x).numpy())
+        np.save(os.path.join(DATA, name + "_output.npy"), model(*inputs).numpy())
     return path
 
 
@@ -114,14 +142,17 @@ def main():
     os.makedirs(DATA, exist_ok=True)
     os.makedirs(CORPUS, exist_ok=True)
     torch.manual_seed(0)
-    save("mlp", Mlp(), torch.randn(2, 4))
-    save("block", Block(), torch.randn(2, 3, 8))
-    save("views", Views(), torch.randn(2, 4))
-    save("unsupported", Unsupported(), torch.randn(3, 5), outputs=False)
+    save("mlp", Mlp(), (torch.randn(2, 4),))
+    save("block", Block(), (torch.randn(2, 3, 8),))
+    save("views", Views(), (torch.randn(2, 4),))
+    save("ops", Ops(), (torch.randint(0, 10, (2, 3)), torch.randn(2, 3, 8)))
+    # The core-ATen (decomposed) form: linear becomes permute + addmm.
+    save("mlp_core", Mlp(), (torch.randn(2, 4),), core_aten=True)
+    save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
-    tiny = save("tiny", Tiny(), torch.randn(3), outputs=False)
+    tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
 

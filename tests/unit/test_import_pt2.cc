@@ -1,6 +1,6 @@
 // kiln::import_pt2 (import/import_pt2.h, docs/IMPORT.md) on archives that PyTorch 2.15's
 // torch.export.save wrote (tests/import/make_pt2_archives.py; committed under
-// tests/import/data with each model's input and PyTorch's output): the imported graphs match
+// tests/import/data with each model's inputs and PyTorch's output): the imported graphs match
 // PyTorch in the interpreter and compiled for the CPU, shared storages stay shared, and every
 // malformed archive is a clear error. Without the .pt2 reader (no libzip or nlohmann-json at
 // configure time) the archive tests skip with the error that says so.
@@ -64,10 +64,15 @@ void expect_matches_pytorch(const Tensor& want, const Tensor& got, const std::st
 void check_matches_pytorch(const std::string& name) {
   ImportedProgram m = import_ok(name + ".pt2");
   ASSERT_TRUE(m.graph);
-  Expected<Tensor> x = read_npy(data_path(name + "_input.npy"));
+  std::vector<Tensor> user;
+  for (size_t i = 0; std::filesystem::exists(data_path(name + "_input" + std::to_string(i) + ".npy")); ++i) {
+    Expected<Tensor> x = read_npy(data_path(name + "_input" + std::to_string(i) + ".npy"));
+    ASSERT_TRUE(x) << x.error().to_string();
+    user.push_back(*x);
+  }
   Expected<Tensor> want = read_npy(data_path(name + "_output.npy"));
-  ASSERT_TRUE(x && want);
-  Expected<std::vector<Tensor>> inputs = m.inputs_with({*x});
+  ASSERT_TRUE(want) << want.error().to_string();
+  Expected<std::vector<Tensor>> inputs = m.inputs_with(user);
   ASSERT_TRUE(inputs) << inputs.error().to_string();
   Expected<std::vector<Tensor>> interpreted = interpret(*m.graph, *inputs);
   ASSERT_TRUE(interpreted) << interpreted.error().to_string();
@@ -107,6 +112,29 @@ TEST(ImportPt2, BlockMatchesPyTorch) {
   EXPECT_NE(text.find("softmax("), std::string::npos) << text;
 }
 
+TEST(ImportPt2, RestOfTheOpTableMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  check_matches_pytorch("ops");
+  ImportedProgram m = import_ok("ops.pt2");
+  EXPECT_EQ(m.user_inputs, (std::vector<std::string>{"idx", "x"}));
+  std::string text = print_graph(*m.graph);
+  // squeeze.dim's int became squeeze's int[]; sdpa's enable_gqa and embedding's
+  // scale_grad_by_freq/sparse were dropped at their defaults.
+  EXPECT_NE(text.find("= squeeze(%24) {dim=[0]} : f32[6,16]"), std::string::npos) << text;
+  EXPECT_NE(text.find("scaled_dot_product_attention(%3, %3, %3, none) {dropout_p=0.0, is_causal=true}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("embedding(%emb.weight, %idx)"), std::string::npos) << text;
+}
+
+TEST(ImportPt2, CoreAtenFormMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  check_matches_pytorch("mlp_core");
+  std::string text = print_graph(*import_ok("mlp_core.pt2").graph);
+  EXPECT_NE(text.find("addmm("), std::string::npos) << text;
+  EXPECT_NE(text.find("permute("), std::string::npos) << text;
+}
+
 TEST(ImportPt2, SharedStorageTiedWeightsAndConstants) {
   SKIP_WITHOUT_PT2();
   check_matches_pytorch("views");
@@ -131,7 +159,7 @@ TEST(ImportPt2, SharedStorageTiedWeightsAndConstants) {
 
 TEST(ImportPt2, GraphTextParsesBack) {
   SKIP_WITHOUT_PT2();
-  for (const char* name : {"mlp.pt2", "block.pt2", "views.pt2"}) {
+  for (const char* name : {"mlp.pt2", "block.pt2", "views.pt2", "ops.pt2", "mlp_core.pt2"}) {
     ImportedProgram m = import_ok(name);
     ASSERT_TRUE(m.graph);
     std::string text = print_graph(*m.graph);
