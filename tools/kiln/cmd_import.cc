@@ -2,7 +2,9 @@
 // Reads a torch.export archive (import/import_pt2.h, docs/IMPORT.md) and writes its graph as
 // IR text to MODEL.kir and each weight input as .npy in the folder MODEL.weights/ beside it
 // (named after the input, "l1.weight.npy"). Prints the `kiln run` line that feeds them back.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -41,8 +43,9 @@ int cmd_import(const Args& args) {
   if (!m) return fail(m.error());
 
   std::ofstream text(out, std::ios::binary);
+  if (!text) return fail(make_error("cannot write ", out, ": ", std::strerror(errno)));
   text << print_graph(*m->graph);
-  if (!text.flush()) return fail(make_error("cannot write ", out));
+  if (!text.flush()) return fail(make_error("cannot write ", out, ": ", std::strerror(errno)));
   std::filesystem::path dir = weights_dir_for(out);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
