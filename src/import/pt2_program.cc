@@ -227,7 +227,8 @@ auto parse_with(std::string_view json, std::string_view entry, Read read)
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json.begin(), json.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for bad syntax, out_of_range for a number past double's range (1e999).
     return make_error(entry, ": corrupt JSON: ", e.what());
   }
   try {

@@ -272,6 +272,18 @@ TEST_F(MalformedPt2, CorruptJson) {
 #endif
 }
 
+// Found by kiln_fuzz_pt2: nlohmann-json reports a number past double's range as out_of_range,
+// not parse_error, and the reader let it escape.
+TEST_F(MalformedPt2, JsonNumberPastDoubleRange) {
+#ifdef KILN_HAVE_PT2
+  std::string e = import_error(rewritten("models/model.json", R"({"schema_version": {"major": 8e999}})"));
+  EXPECT_NE(e.find("mlp/models/model.json: corrupt JSON: [json.exception.out_of_range.406] number overflow parsing "
+                   "'8e999'"),
+            std::string::npos)
+      << e;
+#endif
+}
+
 TEST_F(MalformedPt2, JsonOfTheWrongShapeNamesThePath) {
 #ifdef KILN_HAVE_PT2
   std::string e = import_error(rewritten(
