@@ -41,7 +41,7 @@ class JsonCursor {
   std::optional<JsonCursor> find(std::string_view key) const;
   // The elements of an array.
   std::vector<JsonCursor> elements() const;
-  // The members of an object, in the document's order of keys (sorted: nlohmann's default map).
+  // The members of an object, sorted by key (nlohmann::json keeps objects in a std::map).
   std::vector<std::pair<std::string, JsonCursor>> members() const;
   // The only member of an object that serde writes as a union ({"as_int": 3}): its key and value.
   std::pair<std::string, JsonCursor> union_member() const;
