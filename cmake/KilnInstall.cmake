@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 # kiln's headers are C++20: programs that link kiln::kiln compile as C++20 (or later).
 target_compile_features(kiln INTERFACE cxx_std_20)
 
-install(TARGETS kiln kiln_support kiln_core kiln_ops kiln_ir kiln_interp kiln_frontend kiln_passes kiln_lower kiln_codegen kiln_backend kiln_runtime kiln_autograd kiln_train kiln_patterns kiln_report kiln_onnx kiln_kernels
+install(TARGETS kiln kiln_support kiln_core kiln_ops kiln_ir kiln_interp kiln_frontend kiln_passes kiln_lower kiln_codegen kiln_backend kiln_runtime kiln_autograd kiln_train kiln_patterns kiln_report kiln_onnx kiln_kernels kiln_import
         EXPORT kilnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln

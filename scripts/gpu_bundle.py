@@ -8,7 +8,7 @@
 `pack` takes the tests ctest labels `gpu` in BUILD_DIR (their commands, arguments and working
 directories, from `ctest --show-only=json-v1`), the kiln CLI, every executable those commands
 name, and the shared libraries they load that a machine with only the CUDA toolkit and PyTorch
-lacks (OpenBLAS, oneDNN, Protobuf, ONNX and what those need: LIBRARIES below), strips debug
+lacks (OpenBLAS, oneDNN, Protobuf, ONNX, libzip and what those need: LIBRARIES below), strips debug
 information and writes one archive. `run` unpacks it, points the loader at its libraries and
 runs each test as ctest would (exit 0 passes, SKIP_RETURN_CODE skips, anything else or a
 timeout fails), with the build directory's paths mapped into the bundle and the source
@@ -35,7 +35,9 @@ import tempfile
 import time
 
 # Shared libraries the build links that the GPU machine's image does not have (sonames' prefixes).
-LIBRARIES = ("libopenblas", "libdnnl", "libprotobuf", "libonnx", "libgfortran", "libquadmath", "libOpenCL")
+# libzip: the .pt2 reader (docs/IMPORT.md); its own needs (zlib, bzip2, OpenSSL 3's libcrypto) the
+# image has.
+LIBRARIES = ("libopenblas", "libdnnl", "libprotobuf", "libonnx", "libgfortran", "libquadmath", "libOpenCL", "libzip")
 
 
 def gpu_tests(build_dir):

@@ -20,7 +20,8 @@ APT_PACKAGES=(g++ cmake ninja-build ccache clang-format pkg-config git python3 p
               libgtest-dev libgmock-dev libbenchmark-dev
               clang libclang-rt-14-dev llvm-14-tools libboost-graph-dev
               libopenblas-dev libopenblas-openmp-dev libdnnl-dev graphviz
-              libonnx-dev libprotobuf-dev protobuf-compiler)
+              libonnx-dev libprotobuf-dev protobuf-compiler
+              libzip-dev nlohmann-json3-dev)  # the last two: reading .pt2 archives (docs/IMPORT.md)
 
 say() { echo "setup: $*"; }
 

@@ -2,7 +2,8 @@
 // control flow (cond, while_loop, scan, map), nn modules, the graph IR with its printer and
 // parser, the reference interpreter, compilation (compile for inference, value_and_grad and
 // compile_train_step, each taking one CompileOptions value), the optimizers (optim::SGD,
-// optim::AdamW) and ONNX export and verification (onnx::export_graph, onnx::verify).
+// optim::AdamW), ONNX export and verification (onnx::export_graph, onnx::verify) and
+// torch.export archives read back (import_pt2).
 // Everything README.md's C++ snippets use comes from here: tests/readme compiles them with
 // this include alone.
 #pragma once
@@ -17,6 +18,7 @@
 #include "frontend/control_flow.h"
 #include "frontend/functional.h"
 #include "frontend/nn.h"
+#include "import/import_pt2.h"
 #include "interp/interpreter.h"
 #include "ir/graph.h"
 #include "ir/parser.h"

@@ -34,6 +34,9 @@ filecheck = find_tool("filecheck", "FILECHECK", "FileCheck",
                       ["/usr/lib/llvm-14/bin/FileCheck", "/usr/lib/llvm-15/bin/FileCheck"])
 
 config.substitutions.append(("%kiln", kiln))
+# `REQUIRES: pt2`: kiln was built with .pt2 import (libzip and nlohmann-json; docs/IMPORT.md).
+if lit_config.params.get("pt2") == "ON":
+    config.available_features.add("pt2")
 config.substitutions.append((r"\bFileCheck\b", filecheck))
 # %python: the interpreter running lit (the project's venv, which has numpy), for RUN lines
 # that make .npy inputs or read outputs back.

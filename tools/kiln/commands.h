@@ -26,6 +26,7 @@ int cmd_backend(const Args& args);  // kiln backend --device=cpu
 int cmd_demo(const Args& args);
 int cmd_build(const Args& args);
 int cmd_export(const Args& args);            // kiln export FILE -o model.onnx [--opset N] [--dynamic] ...
+int cmd_import(const Args& args);            // kiln import MODEL.pt2 -o MODEL.kir
 int cmd_kernel_mutations(const Args& args);  // kiln kernel-mutations FILE [--function NAME] [--names-only]
 int cmd_fuzz_graphs(const Args& args);  // kiln fuzz-graphs [--seed S] [--count N | --seconds T] [--emit-dir DIR] ...
 int cmd_verify(const Args& args);       // kiln verify FILE [model.onnx] [--inputs ... | --random-inputs SEED] [--rtol R

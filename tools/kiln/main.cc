@@ -50,6 +50,9 @@ commands:
          [--keep-initializers-as-inputs] [--input-names a,b] [--output-names y]
                        export the first graph to ONNX (checked by ONNX's checker and
                        shape inference; docs/ONNX.md)
+  import MODEL.pt2 -o MODEL.kir
+                       read a torch.export archive (PyTorch 2.15) and write its graph to
+                       MODEL.kir and its weights as .npy to MODEL.weights/ (docs/IMPORT.md)
   verify FILE [model.onnx] [--inputs a.npy,... | --random-inputs SEED [--dim B=4]]
          [--rtol R] [--atol A] [--acceptable-error-percentage P] [--intermediates]
          [--backend=ort|reference] [--opset N] [--dynamic]
@@ -94,6 +97,7 @@ constexpr Command kCommands[] = {
     {"demo", kiln::cli::cmd_demo},
     {"export", kiln::cli::cmd_export},
     {"verify", kiln::cli::cmd_verify},
+    {"import", kiln::cli::cmd_import},
     {"kernel-mutations", kiln::cli::cmd_kernel_mutations},
     {"fuzz-graphs", kiln::cli::cmd_fuzz_graphs},
 };

@@ -1,0 +1,161 @@
+"""Writes the .pt2 archives the import tests read (tests/unit/test_import_pt2.cc), with each
+model's inputs and PyTorch's output as .npy, and the fuzz target's seed (tests/fuzz/corpus_pt2/).
+
+Run with the project's venv (PyTorch 2.15):  .venv/bin/python tests/import/make_pt2_archives.py
+The archives are committed (a few KB each), so the tests need no Python; rerun this script
+only to regenerate them. Weights are seeded, so a rerun changes only torch's own metadata.
+"""
+import os
+import zipfile
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+CORPUS = os.path.join(HERE, "..", "fuzz", "corpus_pt2")
+
+
+class Mlp(nn.Module):
+    """Linear-ReLU-Linear: aten.linear and aten.relu."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(4, 8)
+        self.l2 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.l2(torch.relu(self.l1(x)))
+
+
+class Block(nn.Module):
+    """A transformer-ish block: layer_norm, linear, gelu, attention-like softmax of a product,
+    a buffer, slices and a transpose, and a tanh-approximated gelu."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(8)
+        self.qk = nn.Linear(8, 16)
+        self.proj = nn.Linear(8, 8, bias=False)
+        self.register_buffer("scale", torch.linspace(0.5, 1.5, 8))
+
+    def forward(self, x):  # x: [2, 3, 8]
+        h = self.ln(x)
+        qk = self.qk(h)
+        q, k = qk[..., :8], qk[..., 8:]
+        a = torch.softmax(q @ k.transpose(-1, -2) / 8**0.5, dim=-1)
+        y = F.gelu(self.proj(a @ h), approximate="tanh")
+        return x + F.gelu(y) * self.scale
+
+
+class Views(nn.Module):
+    """Weights that share storage: tied linears, a transposed (non-contiguous) parameter, a
+    buffer viewing the same storage at an offset, a constant, a non-persistent buffer, and a
+    clamp whose bound is -inf (written as the JSON string "-Infinity")."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4, bias=False)
+        self.b = nn.Linear(4, 4, bias=False)
+        self.b.weight = self.a.weight
+        base = torch.randn(4, 6)
+        self.c = nn.Parameter(base.t())
+        self.register_buffer("d", base[1:3, 2:5])
+        self.register_buffer("nb", torch.full((4,), 0.25), persistent=False)
+        self.k = torch.arange(4.0)
+
+    def forward(self, x):  # x: [2, 4]
+        y = self.b(self.a(x)) @ self.c[:4, :4]
+        return y + self.d.sum() + torch.clamp(x, min=float("-inf"), max=1.0) + self.k * self.nb
+
+
+class Ops(nn.Module):
+    """The rest of the op table in the training IR: embedding, scaled_dot_product_attention
+    (causal), dropout (eval), reshape/view/transpose/t/expand/flatten/unsqueeze/squeeze.dim,
+    clone, cat, mean.dim, sum.dim_IntList, elementwise ops; two user inputs, one of them int64."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.fc = nn.Linear(8, 8)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, idx, x):  # idx: i64[2, 3], x: [2, 3, 8]
+        e = self.emb(idx) + x
+        q = e.view(2, 3, 2, 4).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+        h = a.transpose(1, 2).reshape(2, 3, 8)
+        h = self.drop(torch.sigmoid(h) * torch.tanh(h) - F.silu(h).exp() / 3 + torch.rsqrt(h * h + 1))
+        m = h.mean(dim=-1, keepdim=True)
+        c = torch.cat([h - m, m.expand(2, 3, 8)], dim=-1).flatten(0, 1)
+        u = c.unsqueeze(0).squeeze(0).clone()
+        return self.fc(u[:, :8]).sum(dim=0) + u.t().sum() + torch.sqrt(torch.neg(u) * u + 4).sum()
+
+
+class Unsupported(nn.Module):
+    """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
+
+    def forward(self, x):
+        y = torch.sort(x, dim=-1).values
+        z = torch.topk(y, 2).values
+        return torch.relu(z)
+
+
+class Tiny(nn.Module):
+    """The fuzz seed: one op, no weights."""
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def save(name, model, inputs, outputs=True, core_aten=False):
+    """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
+    `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
+    name_output.npy when `outputs`."""
+    model.eval()
+    ep = torch.export.export(model, inputs)
+    if core_aten:
+        ep = ep.run_decompositions()
+    path = os.path.join(DATA, name + ".pt2")
+    torch.export.save(ep, path)
+    if not outputs:
+        return path
+    for i, x in enumerate(inputs):
+        np.save(os.path.join(DATA, f"{name}_input{i}.npy"), x.numpy())
+    with torch.no_grad():
+        np.save(os.path.join(DATA, name + "_output.npy"), model(*inputs).numpy())
+    return path
+
+
+def strip(src, dst, drop=("data/sample_inputs/", ".data/serialization_id")):
+    """A copy of archive src without the entries the reader does not need (a smaller seed)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if any(d in info.filename for d in drop):
+                continue
+            zout.writestr(info.filename, zin.read(info.filename))
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+    os.makedirs(CORPUS, exist_ok=True)
+    torch.manual_seed(0)
+    save("mlp", Mlp(), (torch.randn(2, 4),))
+    save("block", Block(), (torch.randn(2, 3, 8),))
+    save("views", Views(), (torch.randn(2, 4),))
+    save("ops", Ops(), (torch.randint(0, 10, (2, 3)), torch.randn(2, 3, 8)))
+    # The core-ATen (decomposed) form: linear becomes permute + addmm.
+    save("mlp_core", Mlp(), (torch.randn(2, 4),), core_aten=True)
+    save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
+    # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
+    ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+    torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
+    tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
+    strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
+    os.remove(tiny)
+
+
+if __name__ == "__main__":
+    main()
