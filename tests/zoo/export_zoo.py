@@ -7,6 +7,8 @@ reader's tests (issue 21). For each model NAME it writes:
                      (kiln_ops.core_aten_keeping_kiln_ops)
   NAME.inputs.npz    the example inputs, in the order the program takes them
   NAME.outputs.npy   PyTorch's eager output on those inputs (the reference)
+  NAME.grads.npz     training-style entries only: the loss's gradient for every parameter the
+                     loss reaches, by the parameter names of the program's signature
   NAME.json          what was exported: status, errors, inputs, output, timings, cache key
 
 A model whose NAME.json carries the current cache key (this script's, zoo_models.py's and
@@ -40,6 +42,7 @@ import kiln_ops  # noqa: E402
 import zoo_models  # noqa: E402
 
 ARTIFACTS = (".pt2", ".core.pt2", ".inputs.npz", ".outputs.npy")
+TRAIN_ARTIFACTS = ARTIFACTS + (".grads.npz",)
 
 
 def library_versions() -> dict[str, str]:
@@ -70,8 +73,10 @@ def is_cached(outdir: pathlib.Path, name: str, key: str) -> bool:
     meta = json.loads(meta_path.read_text())
     if meta.get("cache_key") != key:
         return False
-    # A failed export leaves no archive, and its recorded error is the cached answer.
-    return meta["status"] != "ok" or all((outdir / f"{name}{ext}").exists() for ext in ARTIFACTS)
+    if meta["status"] != "ok":
+        return True  # a failed export leaves no archive; its recorded error is the answer
+    artifacts = TRAIN_ARTIFACTS if meta["train"] else ARTIFACTS
+    return all((outdir / f"{name}{ext}").exists() for ext in artifacts)
 
 
 def describe(tensor: torch.Tensor) -> dict:
@@ -93,6 +98,21 @@ def reference_output(built: zoo_models.Built) -> torch.Tensor:
         output = built.module(*built.inputs.values())
     assert isinstance(output, torch.Tensor), f"zoo models return one tensor, got {type(output)}"
     return output.detach()
+
+
+def reference_gradients(built: zoo_models.Built) -> dict[str, np.ndarray]:
+    """The gradient of a training-style entry's loss for every parameter it reaches, named as
+    in the exported program's signature. A tied parameter (GPT-2's embedding and LM head) is
+    listed under each of its names with the total gradient, what one shared parameter gets;
+    the archive stores it as two names over one storage."""
+    module = built.module
+    module.zero_grad(set_to_none=True)
+    module(*built.inputs.values()).backward()
+    gradients = {name: parameter.grad.numpy().copy()
+                 for name, parameter in module.named_parameters(remove_duplicate=False)
+                 if parameter.grad is not None}
+    module.zero_grad(set_to_none=True)
+    return gradients
 
 
 def dynamic_shapes(built: zoo_models.Built):
@@ -123,6 +143,7 @@ def export_one(model: zoo_models.ZooModel, outdir: pathlib.Path, key: str, decom
 
     output = reference_output(built)
     meta["output"] = describe(output)
+    gradients = reference_gradients(built) if built.train else None
     meta["dynamic"] = {name: {str(dim): list(spec) for dim, spec in dims.items()}
                        for name, dims in built.dynamic.items()}
 
@@ -141,6 +162,8 @@ def export_one(model: zoo_models.ZooModel, outdir: pathlib.Path, key: str, decom
     # the current key, so the next run redoes this model.
     np.savez(outdir / f"{model.name}.inputs.npz", **{n: t.numpy() for n, t in built.inputs.items()})
     np.save(outdir / f"{model.name}.outputs.npy", output.numpy())
+    if gradients is not None:
+        np.savez(outdir / f"{model.name}.grads.npz", **gradients)
     torch.export.save(program, outdir / f"{model.name}.pt2")
     torch.export.save(core, outdir / f"{model.name}.core.pt2")
     return meta
@@ -154,7 +177,7 @@ def export_or_record_failure(model, outdir, key, decompositions) -> dict:
         meta = {"name": model.name, "family": model.family, "cache_key": key,
                 "status": "failed", "error": short_error(error),
                 "traceback": traceback.format_exc(limit=-8)}
-        for ext in ARTIFACTS:  # no stale archive next to a failed entry
+        for ext in TRAIN_ARTIFACTS:  # no stale archive next to a failed entry
             (outdir / f"{model.name}{ext}").unlink(missing_ok=True)
     meta["seconds"] = round(time.perf_counter() - started, 2)
     (outdir / f"{model.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -168,6 +191,33 @@ def selected_models(only: list[str] | None) -> list[zoo_models.ZooModel]:
     if unknown:
         sys.exit(f"export_zoo: unknown model(s) {', '.join(unknown)}; --list shows the zoo")
     return [zoo_models.ZOO[name] for name in only]
+
+
+def export_zoo(outdir: pathlib.Path, models: list[zoo_models.ZooModel],
+               force: bool = False) -> list[str]:
+    """Exports `models` into `outdir` (those not cached), printing one line each and a summary;
+    returns the names of those that failed."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    kiln = kiln_ops.kiln_op_names()
+    key = cache_key(kiln)
+    decompositions = kiln_ops.core_aten_keeping_kiln_ops(kiln)
+    started = time.perf_counter()
+    failed = []
+    for model in models:
+        if not force and is_cached(outdir, model.name, key):
+            meta = json.loads((outdir / f"{model.name}.json").read_text())
+            state = "cached" if meta["status"] == "ok" else "cached failure: " + meta["error"]
+        else:
+            meta = export_or_record_failure(model, outdir, key, decompositions)
+            state = (f"ok {meta['seconds']:.1f}s, {meta['nodes']} nodes, {meta['core_nodes']} core"
+                     if meta["status"] == "ok" else "FAILED: " + meta["error"])
+        if meta["status"] != "ok":
+            failed.append(model.name)
+        print(f"{model.name:28} {state}", flush=True)
+    print(f"export_zoo: {len(models) - len(failed)} exported, {len(failed)} failed"
+          f"{' (' + ', '.join(failed) + ')' if failed else ''}, "
+          f"{time.perf_counter() - started:.1f}s", flush=True)
+    return failed
 
 
 def main() -> int:
@@ -185,28 +235,8 @@ def main() -> int:
         return 0
     if args.outdir is None:
         parser.error("OUTDIR is required (unless --list)")
-    args.outdir.mkdir(parents=True, exist_ok=True)
     warnings.filterwarnings("ignore")  # library deprecation chatter hides the report
-
-    kiln = kiln_ops.kiln_op_names()
-    key = cache_key(kiln)
-    decompositions = kiln_ops.core_aten_keeping_kiln_ops(kiln)
-    started = time.perf_counter()
-    failed = []
-    for model in selected_models(args.only):
-        if not args.force and is_cached(args.outdir, model.name, key):
-            meta = json.loads((args.outdir / f"{model.name}.json").read_text())
-            state = "cached" if meta["status"] == "ok" else "cached failure: " + meta["error"]
-        else:
-            meta = export_or_record_failure(model, args.outdir, key, decompositions)
-            state = (f"ok {meta['seconds']:.1f}s, {meta['nodes']} nodes, {meta['core_nodes']} core"
-                     if meta["status"] == "ok" else "FAILED: " + meta["error"])
-        if meta["status"] != "ok":
-            failed.append(model.name)
-        print(f"{model.name:28} {state}", flush=True)
-    total = time.perf_counter() - started
-    print(f"export_zoo: {len(selected_models(args.only)) - len(failed)} exported, "
-          f"{len(failed)} failed{' (' + ', '.join(failed) + ')' if failed else ''}, {total:.1f}s")
+    failed = export_zoo(args.outdir, selected_models(args.only), force=args.force)
     return 1 if failed and args.strict else 0
 
 
