@@ -9,6 +9,9 @@ reader's tests (issue 21). For each model NAME it writes:
   NAME.outputs.npy   PyTorch's eager output on those inputs (the reference)
   NAME.grads.npz     training-style entries only: the loss's gradient for every parameter the
                      loss reaches, by the parameter names of the program's signature
+  NAME.other.inputs.npz, NAME.other.outputs.npy
+                     dynamic entries only: inputs of other sizes within the program's ranges
+                     and PyTorch's output on them
   NAME.json          what was exported: status, errors, inputs, output, timings, cache key
 
 A model whose NAME.json carries the current cache key (this script's, zoo_models.py's and
@@ -42,7 +45,15 @@ import kiln_ops  # noqa: E402
 import zoo_models  # noqa: E402
 
 ARTIFACTS = (".pt2", ".core.pt2", ".inputs.npz", ".outputs.npy")
-TRAIN_ARTIFACTS = ARTIFACTS + (".grads.npz",)
+TRAIN_ARTIFACTS = (".grads.npz",)
+DYNAMIC_ARTIFACTS = (".other.inputs.npz", ".other.outputs.npy")
+ALL_ARTIFACTS = ARTIFACTS + TRAIN_ARTIFACTS + DYNAMIC_ARTIFACTS
+
+
+def artifacts(meta: dict) -> tuple[str, ...]:
+    """The files an exported entry has, by what NAME.json says it is."""
+    return (ARTIFACTS + (TRAIN_ARTIFACTS if meta["train"] else ())
+            + (DYNAMIC_ARTIFACTS if meta["dynamic"] else ()))
 
 
 def library_versions() -> dict[str, str]:
@@ -75,8 +86,7 @@ def is_cached(outdir: pathlib.Path, name: str, key: str) -> bool:
         return False
     if meta["status"] != "ok":
         return True  # a failed export leaves no archive; its recorded error is the answer
-    artifacts = TRAIN_ARTIFACTS if meta["train"] else ARTIFACTS
-    return all((outdir / f"{name}{ext}").exists() for ext in artifacts)
+    return all((outdir / f"{name}{ext}").exists() for ext in artifacts(meta))
 
 
 def describe(tensor: torch.Tensor) -> dict:
@@ -93,9 +103,9 @@ def count_calls(program) -> int:
     return sum(1 for node in program.graph.nodes if node.op == "call_function")
 
 
-def reference_output(built: zoo_models.Built) -> torch.Tensor:
+def reference_output(built: zoo_models.Built, inputs: dict[str, torch.Tensor]) -> torch.Tensor:
     with torch.no_grad():
-        output = built.module(*built.inputs.values())
+        output = built.module(*inputs.values())
     assert isinstance(output, torch.Tensor), f"zoo models return one tensor, got {type(output)}"
     return output.detach()
 
@@ -141,7 +151,8 @@ def export_one(model: zoo_models.ZooModel, outdir: pathlib.Path, key: str, decom
     meta["inputs"] = [{"name": name, **describe(t)} for name, t in built.inputs.items()]
     meta["build_seconds"] = round(time.perf_counter() - started, 2)
 
-    output = reference_output(built)
+    output = reference_output(built, built.inputs)
+    other_output = reference_output(built, built.other_inputs) if built.other_inputs else None
     meta["output"] = describe(output)
     gradients = reference_gradients(built) if built.train else None
     meta["dynamic"] = {name: {str(dim): list(spec) for dim, spec in dims.items()}
@@ -164,6 +175,10 @@ def export_one(model: zoo_models.ZooModel, outdir: pathlib.Path, key: str, decom
     np.save(outdir / f"{model.name}.outputs.npy", output.numpy())
     if gradients is not None:
         np.savez(outdir / f"{model.name}.grads.npz", **gradients)
+    if other_output is not None:
+        np.savez(outdir / f"{model.name}.other.inputs.npz",
+                 **{n: t.numpy() for n, t in built.other_inputs.items()})
+        np.save(outdir / f"{model.name}.other.outputs.npy", other_output.numpy())
     torch.export.save(program, outdir / f"{model.name}.pt2")
     torch.export.save(core, outdir / f"{model.name}.core.pt2")
     return meta
@@ -177,7 +192,7 @@ def export_or_record_failure(model, outdir, key, decompositions) -> dict:
         meta = {"name": model.name, "family": model.family, "cache_key": key,
                 "status": "failed", "error": short_error(error),
                 "traceback": traceback.format_exc(limit=-8)}
-        for ext in TRAIN_ARTIFACTS:  # no stale archive next to a failed entry
+        for ext in ALL_ARTIFACTS:  # no stale archive next to a failed entry
             (outdir / f"{model.name}{ext}").unlink(missing_ok=True)
     meta["seconds"] = round(time.perf_counter() - started, 2)
     (outdir / f"{model.name}.json").write_text(json.dumps(meta, indent=1) + "\n")

@@ -3,8 +3,9 @@
 export_zoo.py (a model that fails to export fails the test), then checks every archive:
 
   - NAME.pt2 and NAME.core.pt2 load back with torch.export.load and reproduce NAME.outputs.npy
-    (PyTorch's eager output) on NAME.inputs.npz, and for training-style entries the gradients
-    of NAME.grads.npz when the loaded program is differentiated;
+    (PyTorch's eager output) on NAME.inputs.npz, dynamic ones also NAME.other.outputs.npy on
+    inputs of other sizes, and training-style ones the gradients of NAME.grads.npz when the
+    loaded program is differentiated;
   - the core form holds no overload that the decomposition table decomposes, and every kiln
     op of the exported program is still whole in it (the table really kept them).
 
@@ -34,8 +35,8 @@ RTOL, ATOL = 1e-4, 1e-5  # float32: the same kernels, at most reordered by the d
 GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-6  # the backward of the same kernels, also at most reordered
 
 
-def load_inputs(outdir: pathlib.Path, name: str) -> list[torch.Tensor]:
-    with np.load(outdir / f"{name}.inputs.npz") as inputs:
+def load_inputs(outdir: pathlib.Path, name: str, prefix: str = "") -> list[torch.Tensor]:
+    with np.load(outdir / f"{name}{prefix}.inputs.npz") as inputs:
         return [torch.from_numpy(inputs[key]) for key in inputs.files]
 
 
@@ -151,6 +152,9 @@ def main() -> int:
         gradients = dict(np.load(gradients_path)) if gradients_path.exists() else None
         for archive in (outdir / f"{name}.pt2", outdir / f"{name}.core.pt2"):
             errors += archive_errors(archive, inputs, expected, gradients)
+            if (outdir / f"{name}.other.inputs.npz").exists():  # a dynamic program, resized
+                errors += archive_errors(archive, load_inputs(outdir, name, ".other"),
+                                         np.load(outdir / f"{name}.other.outputs.npy"), None)
         errors += decomposition_errors(outdir, name, kiln)
     for error in errors:
         print(f"zoo_export: {error}", file=sys.stderr)

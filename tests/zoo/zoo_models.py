@@ -41,6 +41,9 @@ class Built:
     train: bool = False  # export in train mode (the training-style programs)
     # Dynamic dims: input name -> {dim: (symbol name, min, max)}; empty for a static program.
     dynamic: dict[str, dict[int, tuple[str, int, int]]] = dataclasses.field(default_factory=dict)
+    # For a dynamic program, inputs of other sizes within its ranges: the reader's tests run
+    # the imported program at a size it was not traced at.
+    other_inputs: dict[str, torch.Tensor] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,16 +98,17 @@ class DictOut(nn.Module):
         return self.model(x)[self.key]
 
 
-def image_batch(size: int = IMAGE, channels: int = 3) -> dict[str, torch.Tensor]:
-    return {"pixel_values": torch.randn(BATCH, channels, size, size)}
+def image_batch(size: int = IMAGE, channels: int = 3,
+                batch: int = BATCH) -> dict[str, torch.Tensor]:
+    return {"pixel_values": torch.randn(batch, channels, size, size)}
 
 
-def token_batch(vocab: int = VOCAB, seq: int = SEQ) -> dict[str, torch.Tensor]:
+def token_batch(vocab: int = VOCAB, seq: int = SEQ, batch: int = BATCH) -> dict[str, torch.Tensor]:
     """Token ids with an attention mask that pads the second sequence's last 3 positions
     (right padding: every query still sees at least one key, so no softmax row is fully
     masked and the reference output has no NaN or arbitrary fill)."""
-    input_ids = torch.randint(1, vocab, (BATCH, seq))
-    attention_mask = torch.ones(BATCH, seq, dtype=torch.long)
+    input_ids = torch.randint(1, vocab, (batch, seq))
+    attention_mask = torch.ones(batch, seq, dtype=torch.long)
     attention_mask[1, -3:] = 0
     return {"input_ids": input_ids, "attention_mask": attention_mask}
 
@@ -337,14 +341,16 @@ def gpt2_dynamic() -> Built:
     model = hf_model("GPT2LMHeadModel", gpt2_config())
     dims = {0: ("batch", 1, 16), 1: ("seq", 2, 128)}
     return Built(PickField(model, list(inputs), "logits"), inputs,
-                 dynamic={"input_ids": dims, "attention_mask": dims})
+                 dynamic={"input_ids": dims, "attention_mask": dims},
+                 other_inputs=token_batch(batch=3, seq=9))
 
 
 def resnet18_dynamic_batch() -> Built:
     import torchvision.models as models
     inputs = {"x": image_batch()["pixel_values"]}
     return Built(models.resnet18(weights=None, num_classes=CLASSES), inputs,
-                 dynamic={"x": {0: ("batch", 1, 64)}})
+                 dynamic={"x": {0: ("batch", 1, 64)}},
+                 other_inputs={"x": image_batch(batch=5)["pixel_values"]})
 
 
 register("gpt2_dynamic", "transformers", gpt2_dynamic)
