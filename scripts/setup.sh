@@ -5,7 +5,7 @@
 #     Graphviz (compile reports), ONNX's C++ library and protobuf (ONNX export);
 #   - a project-local Python virtual environment at .venv (Debian's /usr/bin/python3) with
 #     pinned torch, numpy and lit (oracle and lit tests), onnx and onnxruntime (the runner that
-#     verifies ONNX exports).
+#     verifies ONNX exports), torchvision, transformers and timm (the model zoo, tests/zoo).
 # Run as root, or as a user with sudo. A re-run installs nothing and takes about a second.
 set -euo pipefail
 
@@ -14,7 +14,13 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Pinned Python packages (PyPI). torch from PyPI is the CUDA build: it pulls nvidia-* wheels
 # (about 5.5 GB in .venv, ~75 s to install); kiln only uses it on the CPU as the oracle.
-PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5 onnx==1.23.2 onnxruntime==1.31.1)  # pip itself is pinned below
+# torchvision, transformers and timm build the model zoo of tests/zoo (issue 21: random weights,
+# configs written in code, nothing downloaded); pinned with their direct pure-Python deps (and
+# pillow, torchvision's) so every clone exports the same programs.
+PY_PACKAGES=(torch==2.15.0 numpy==2.4.6 lit==23.1.5 onnx==1.23.2 onnxruntime==1.31.1  # pip itself is pinned below
+             torchvision==0.29.2 transformers==5.24.0 timm==1.0.24
+             huggingface_hub==2.4.0 safetensors==0.8.0 tokenizers==0.23.3 regex==2026.11.19
+             PyYAML==6.0.4 tqdm==4.70.1 typer==0.29.2 pillow==13.0.0)
 
 APT_PACKAGES=(g++ cmake ninja-build ccache clang-format pkg-config git python3 python3-venv
               libgtest-dev libgmock-dev libbenchmark-dev
@@ -67,7 +73,7 @@ else
   say "pip install $WANT (torch is large: ~75 s, ~5.5 GB)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check pip==26.3
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
-  "$VENV/bin/python" -c "import torch, numpy, lit, onnx, onnxruntime"
+  "$VENV/bin/python" -W ignore -c "import torch, numpy, lit, onnx, onnxruntime, torchvision, transformers, timm"
   echo "$WANT" > "$STAMP"
 fi
 say "done"
