@@ -16,6 +16,8 @@ constexpr DroppedArg kMemoryFormatDropped[] = {{"memory_format", D::NoneOrContig
 constexpr DroppedArg kSdpaDropped[] = {{"enable_gqa", D::False}};
 constexpr DroppedArg kEmbeddingDropped[] = {{"scale_grad_by_freq", D::False}, {"sparse", D::False}};
 
+constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
+
 constexpr std::array kTable = {
     // Linear algebra.
     AtenOpMapping{"aten.linear.default", "linear"},
@@ -70,6 +72,14 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.dropout.default", "dropout"},
     AtenOpMapping{"aten.embedding.default", "embedding", kEmbeddingDropped},
     AtenOpMapping{"aten.scaled_dot_product_attention.default", "scaled_dot_product_attention", kSdpaDropped},
+    // Networks: vision. convolution, _native_batch_norm_legit_no_training, the in-place forms,
+    // hardswish, hardsigmoid and relu6 go through convert_vision.cc instead.
+    AtenOpMapping{"aten.conv2d.default", "conv2d"},
+    AtenOpMapping{"aten.batch_norm.default", "batch_norm", kBatchNormDropped},
+    AtenOpMapping{"aten.max_pool2d.default", "max_pool2d"},
+    AtenOpMapping{"aten.avg_pool2d.default", "avg_pool2d"},
+    AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
+    AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
 };
 
 }  // namespace

@@ -110,6 +110,51 @@ class Tiny(nn.Module):
         return torch.relu(x)
 
 
+class VisionNet(nn.Module):
+    """The vision rows and converters (docs/IMPORT.md, "Networks: vision"): conv2d (strided,
+    padded, depthwise with groups, 1x1 without bias), batch norm in eval with nontrivial running
+    statistics, in-place relu_/hardtanh_ (ReLU6)/silu_/add_/dropout_, max/avg/adaptive-avg
+    pooling, hardswish, hardsigmoid, relu6, mean over H and W, cat, flatten, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.pw = nn.Conv2d(16, 8, 1, bias=False)
+        self.se = nn.Conv2d(8, 8, 1)
+        self.fc = nn.Linear(16, 5)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        for bn in (self.bn1, self.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+            bn.weight.data.uniform_(0.5, 1.5)
+            bn.bias.data.uniform_(-0.2, 0.2)
+
+    def forward(self, x):  # x: [2, 3, 16, 16]
+        x = F.relu(self.bn1(self.conv1(x)), inplace=True)
+        x = F.max_pool2d(x, 3, stride=2, padding=1)  # [2, 8, 4, 4]
+        y = F.relu6(self.bn2(self.dw(x)), inplace=True)
+        y += x
+        z = F.hardswish(self.pw(torch.cat([y, F.silu(x, inplace=True)], dim=1)))
+        z = z * F.hardsigmoid(self.se(z.mean((2, 3), keepdim=True)))
+        z = F.relu6(z)
+        p = F.avg_pool2d(z, 2)  # [2, 8, 2, 2]
+        h = torch.cat([F.adaptive_avg_pool2d(p, 1).flatten(1), z.mean((2, 3))], dim=1)
+        return self.fc(self.drop(h))
+
+
+class MutatedThenRead(nn.Module):
+    """relu_ whose input is read again after the mutation: kiln must refuse it, not compute
+    relu(x) + x."""
+
+    def forward(self, x):
+        x = x * 2
+        y = torch.relu_(x)
+        return y + x
+
+
 def save(name, model, inputs, outputs=True, core_aten=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
@@ -152,9 +197,22 @@ def main():
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
+    save_vision()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
+
+
+def save_vision():
+    """The vision archives alone (`python -c "import make_pt2_archives as m; m.save_vision()"`
+    from tests/import regenerates just these)."""
+    torch.manual_seed(21)
+    net = VisionNet()
+    x = torch.randn(2, 3, 16, 16)
+    save("vision", net, (x,))
+    # The core form: convolution, _native_batch_norm_legit_no_training, the decomposed rest.
+    save("vision_core", net, (x,), core_aten=True)
+    save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
 
 
 if __name__ == "__main__":
