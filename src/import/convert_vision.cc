@@ -80,9 +80,27 @@ Expected<std::string> first_tensor(const Node& n) {
   return *n.inputs[0].arg.names[0];
 }
 
+// Overloads whose result may share its input's memory: a mutation of one shows in the other.
+constexpr std::array<std::string_view, 27> kAliasing = {
+    "aten.view.default",        "aten.reshape.default",     "aten._reshape_alias.default", "aten.permute.default",
+    "aten.transpose.int",       "aten.t.default",           "aten.expand.default",         "aten.expand_as.default",
+    "aten.slice.Tensor",        "aten.select.int",          "aten.unsqueeze.default",      "aten.squeeze.dim",
+    "aten.squeeze.dims",        "aten.squeeze.default",     "aten.flatten.using_ints",     "aten.unflatten.int",
+    "aten.alias.default",       "aten.as_strided.default",  "aten.chunk.default",          "aten.split.Tensor",
+    "aten.split_with_sizes.default", "aten.unbind.int",     "aten.narrow.default",         "aten.detach.default",
+    "aten.contiguous.default",  "aten.view_as.default",     "aten.diagonal.default",
+};
+
+bool is_aliasing(std::string_view target) {
+  target = strip_prefix(target);
+  return std::find(kAliasing.begin(), kAliasing.end(), target) != kAliasing.end();
+}
+
 // An in-place op becomes its functional form when nothing can observe the mutation: the
-// mutated tensor is not a graph input and no later node or output reads it (the later graph
-// reads only the node's result, which holds the same values).
+// mutated tensor is not a graph input, no later node or output reads it (the later graph
+// reads only the node's result, which holds the same values), and it shares memory with no
+// other value: it is not made by a view op and no view op reads it (torch.export leaves a
+// view taken before the mutation as the later readers' value).
 Expected<ConvertedNode> convert_inplace(const Program& p, size_t index, const InplaceForm& form) {
   const Node& n = p.nodes[index];
   KILN_ASSIGN_OR_RETURN(std::string self, first_tensor(n));
@@ -92,6 +110,17 @@ Expected<ConvertedNode> convert_inplace(const Program& p, size_t index, const In
     return make_error("a later node reads '", self,
                       "' after this in-place op mutates it; kiln imports an in-place op only when its "
                       "result is the only later reader");
+  for (size_t j = 0; j < p.nodes.size(); ++j) {
+    const Node& other = p.nodes[j];
+    if (!is_aliasing(other.target)) continue;
+    bool views_self = std::any_of(other.inputs.begin(), other.inputs.end(),
+                                  [&](const NamedArgument& a) { return names_value(a.arg, self); });
+    bool makes_self = std::any_of(other.outputs.begin(), other.outputs.end(),
+                                  [&](const Argument& a) { return names_value(a, self); });
+    if (views_self || makes_self)
+      return make_error("it mutates '", self, "', which shares memory with the view %", other.name,
+                        "; kiln imports an in-place op only on a tensor no view aliases");
+  }
   Node out = n;
   out.target = std::string(form.functional);
   if (!form.renamed_self.empty()) out.inputs[0].name = std::string(form.renamed_self);

@@ -146,13 +146,14 @@ class VisionNet(nn.Module):
 
 
 class MutatedThenRead(nn.Module):
-    """relu_ whose input is read again after the mutation: kiln must refuse it, not compute
-    relu(x) + x."""
+    """relu_ on a tensor whose view, taken before, is read after the mutation: torch.export
+    keeps reading %view, so kiln must refuse the in-place op, not compute x * 2 + 1."""
 
     def forward(self, x):
         x = x * 2
-        y = torch.relu_(x)
-        return y + x
+        v = x.view(-1)
+        torch.relu_(x)
+        return v + 1
 
 
 def save(name, model, inputs, outputs=True, core_aten=False):
