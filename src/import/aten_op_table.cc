@@ -73,13 +73,16 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.embedding.default", "embedding", kEmbeddingDropped},
     AtenOpMapping{"aten.scaled_dot_product_attention.default", "scaled_dot_product_attention", kSdpaDropped},
     // Networks: vision. convolution, _native_batch_norm_legit_no_training, the in-place forms,
-    // hardswish, hardsigmoid and relu6 go through convert_vision.cc instead.
+    // hardswish, hardsigmoid, relu6, unbind, split_with_sizes and unflatten go through convert_vision.cc.
     AtenOpMapping{"aten.conv2d.default", "conv2d"},
     AtenOpMapping{"aten.batch_norm.default", "batch_norm", kBatchNormDropped},
     AtenOpMapping{"aten.max_pool2d.default", "max_pool2d"},
     AtenOpMapping{"aten.avg_pool2d.default", "avg_pool2d"},
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
+    AtenOpMapping{"aten.select.int", "select"},
+    AtenOpMapping{"aten.chunk.default", "chunk"},
+    AtenOpMapping{"aten.split.Tensor", "split"},
 };
 
 }  // namespace

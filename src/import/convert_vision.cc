@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
+#include "import/pt2_dtype.h"
+#include "import/pt2_weights.h"
 #include "ops/schema_check.h"
 
 namespace kiln::pt2 {
@@ -48,6 +51,9 @@ constexpr std::string_view kConvolution = "aten.convolution.default";
 constexpr std::string_view kHardswish = "aten.hardswish.default";
 constexpr std::string_view kHardsigmoid = "aten.hardsigmoid.default";
 constexpr std::string_view kRelu6 = "aten.relu6.default";
+constexpr std::string_view kUnbind = "aten.unbind.int";
+constexpr std::string_view kUnflatten = "aten.unflatten.int";
+constexpr std::string_view kSplitWithSizes = "aten.split_with_sizes.default";
 
 const InplaceForm* find_inplace(std::string_view target) {
   for (const InplaceForm& f : kInplace)
@@ -96,30 +102,47 @@ bool is_aliasing(std::string_view target) {
   return std::find(kAliasing.begin(), kAliasing.end(), target) != kAliasing.end();
 }
 
-// An in-place op becomes its functional form when nothing can observe the mutation: the
-// mutated tensor is not a graph input, no later node or output reads it (the later graph
-// reads only the node's result, which holds the same values), and it shares memory with no
-// other value: it is not made by a view op and no view op reads it (torch.export leaves a
-// view taken before the mutation as the later readers' value).
+// The values that share memory with `self`: walking up through the view ops that made it to
+// the tensor they view, and down through every view op taken of any of them.
+std::set<std::string> alias_class(const Program& p, const std::string& self) {
+  std::set<std::string> members{self};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Node& n : p.nodes) {
+      if (!is_aliasing(n.target) || n.inputs.empty() || n.inputs[0].arg.kind != Argument::Kind::Tensor ||
+          !n.inputs[0].arg.names[0])
+        continue;
+      const std::string& base = *n.inputs[0].arg.names[0];
+      std::vector<std::string> results;
+      for (const Argument& out : n.outputs)
+        for (const auto& name : out.names)
+          if (name) results.push_back(*name);
+      bool base_in = members.count(base) > 0;
+      bool result_in = std::any_of(results.begin(), results.end(), [&](const auto& r) { return members.count(r); });
+      if (!base_in && !result_in) continue;
+      grew |= members.insert(base).second;
+      for (const std::string& r : results) grew |= members.insert(r).second;
+    }
+  }
+  return members;
+}
+
+// An in-place op becomes its functional form when nothing can observe the mutation: no tensor
+// sharing memory with the mutated one (itself, the tensor it views, the views of either) is a
+// graph input, and no later node or graph output reads one (the later graph reads only the
+// node's result, which holds the same values). torch.export leaves a view taken before the
+// mutation as its later readers' value, so the views must be followed.
 Expected<ConvertedNode> convert_inplace(const Program& p, size_t index, const InplaceForm& form) {
   const Node& n = p.nodes[index];
   KILN_ASSIGN_OR_RETURN(std::string self, first_tensor(n));
-  if (std::find(p.inputs.begin(), p.inputs.end(), self) != p.inputs.end())
-    return make_error("it mutates the graph input '", self, "', which kiln does not import");
-  if (read_after(p, index, self))
-    return make_error("a later node reads '", self,
-                      "' after this in-place op mutates it; kiln imports an in-place op only when its "
-                      "result is the only later reader");
-  for (size_t j = 0; j < p.nodes.size(); ++j) {
-    const Node& other = p.nodes[j];
-    if (!is_aliasing(other.target)) continue;
-    bool views_self = std::any_of(other.inputs.begin(), other.inputs.end(),
-                                  [&](const NamedArgument& a) { return names_value(a.arg, self); });
-    bool makes_self = std::any_of(other.outputs.begin(), other.outputs.end(),
-                                  [&](const Argument& a) { return names_value(a, self); });
-    if (views_self || makes_self)
-      return make_error("it mutates '", self, "', which shares memory with the view %", other.name,
-                        "; kiln imports an in-place op only on a tensor no view aliases");
+  for (const std::string& member : alias_class(p, self)) {
+    const std::string shares = member == self ? "" : " (which shares memory with '" + self + "')";
+    if (std::find(p.inputs.begin(), p.inputs.end(), member) != p.inputs.end())
+      return make_error("it mutates the graph input '", member, "'", shares, ", which kiln does not import");
+    if (read_after(p, index, member))
+      return make_error("a later node reads '", member, "'", shares,
+                        " after this in-place op mutates it; kiln imports an in-place op only when its result is "
+                        "the only later reader of the mutated memory");
   }
   Node out = n;
   out.target = std::string(form.functional);
@@ -178,7 +201,7 @@ Expected<ConvertedNode> convert_convolution(const Program& p, size_t index) {
   return ConvertedNode(std::move(out));
 }
 
-// Appends `op` on `operands` with `attrs`, of the type of `like`.
+// Appends `op` on `operands` with `attrs`, of type `type`.
 Expected<Value*> append(Graph& g, std::string_view op_name, std::vector<Operand> operands,
                         std::vector<std::pair<std::string_view, AttrValue>> attrs, const TensorType& type,
                         const SourceLoc& loc) {
@@ -223,12 +246,98 @@ Expected<ConvertedNode> convert_hard(Graph& g, const Node& n, std::map<std::stri
   return ConvertedNode();
 }
 
+// The type the archive records for value `name`.
+Expected<TensorType> archive_type(const Program& p, const std::string& name) {
+  auto it = p.tensor_values.find(name);
+  if (it == p.tensor_values.end()) return make_error("value '", name, "' has no entry in tensor_values");
+  std::optional<DType> dtype = dtype_from_archive(it->second.dtype);
+  if (!dtype) return make_error("value '", name, "' has a dtype kiln does not support");
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, static_sizes(it->second.sizes, "value '" + name + "'"));
+  return TensorType{*dtype, Shape::from_sizes(sizes)};
+}
+
+Expected<int64_t> int_input(const Node& n, std::string_view name, std::optional<int64_t> fallback) {
+  const NamedArgument* a = find_input(n, name);
+  if (!a) {
+    if (fallback) return *fallback;
+    return make_error("its argument '", name, "' is missing");
+  }
+  if (a->arg.kind != Argument::Kind::Int || a->arg.symbolic) return make_error("its argument '", name, "' is not an int");
+  return a->arg.ints[0];
+}
+
+// unbind(self, dim) -> Tensor[] is one select(self, dim, i) per result; split_with_sizes(self,
+// split_sizes, dim) -> Tensor[] one narrow(self, dim, start, size) per size. Each result gets
+// the type the archive records.
+Expected<ConvertedNode> convert_pieces(Graph& g, const Program& p, size_t index, std::map<std::string, Value*>& values,
+                                       const SourceLoc& loc) {
+  const Node& n = p.nodes[index];
+  const bool unbind = strip_prefix(n.target) == kUnbind;
+  KILN_ASSIGN_OR_RETURN(std::string input, first_tensor(n));
+  auto it = values.find(input);
+  if (it == values.end()) return make_error("uses the value '", input, "', which no earlier node or input defines");
+  Value* x = it->second;
+  KILN_ASSIGN_OR_RETURN(int64_t dim, int_input(n, "dim", 0));
+  const int64_t rank = static_cast<int64_t>(x->type().shape.rank());
+  if (dim < -rank || dim >= rank) return make_error("dim ", dim, " is out of range for rank ", rank);
+  if (dim < 0) dim += rank;
+  std::vector<int64_t> sizes;
+  if (!unbind) {
+    const NamedArgument* split = find_input(n, "split_sizes");
+    if (!split || split->arg.kind != Argument::Kind::Ints || split->arg.symbolic)
+      return make_error("its split_sizes are not a list of ints");
+    sizes = split->arg.ints;
+  }
+  if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensors)
+    return make_error("it does not have one list of tensors as its result");
+  const auto& names = n.outputs[0].names;
+  if (!unbind && names.size() != sizes.size())
+    return make_error("it has ", names.size(), " results for ", sizes.size(), " split sizes");
+  int64_t start = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!names[i]) continue;
+    KILN_ASSIGN_OR_RETURN(TensorType type, archive_type(p, *names[i]));
+    Value* piece = nullptr;
+    if (unbind) {
+      KILN_ASSIGN_OR_RETURN(piece, append(g, "select", {x},
+                                          {{"dim", AttrValue(dim)}, {"index", AttrValue(static_cast<int64_t>(i))}},
+                                          type, loc));
+    } else {
+      KILN_ASSIGN_OR_RETURN(piece, append(g, "narrow", {x},
+                                          {{"dim", AttrValue(dim)}, {"start", AttrValue(start)},
+                                           {"length", AttrValue(sizes[i])}},
+                                          type, loc));
+    }
+    values[*names[i]] = piece;
+    if (!unbind) start += sizes[i];
+  }
+  return ConvertedNode();
+}
+
+// unflatten(self, dim, sizes) is reshape(self, the shape the archive records for its result).
+Expected<ConvertedNode> convert_unflatten(Graph& g, const Program& p, size_t index,
+                                          std::map<std::string, Value*>& values, const SourceLoc& loc) {
+  const Node& n = p.nodes[index];
+  KILN_ASSIGN_OR_RETURN(std::string input, first_tensor(n));
+  auto it = values.find(input);
+  if (it == values.end()) return make_error("uses the value '", input, "', which no earlier node or input defines");
+  if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensor || !n.outputs[0].names[0])
+    return make_error("it does not have one tensor result");
+  KILN_ASSIGN_OR_RETURN(TensorType type, archive_type(p, *n.outputs[0].names[0]));
+  AttrValue::Ints shape;
+  for (int64_t size : type.shape.sizes()) shape.push_back(size);
+  KILN_ASSIGN_OR_RETURN(Value * result, append(g, "reshape", {it->second}, {{"shape", AttrValue(shape)}}, type, loc));
+  values[*n.outputs[0].names[0]] = result;
+  return ConvertedNode();
+}
+
 }  // namespace
 
 bool has_vision_converter(std::string_view target) {
   target = strip_prefix(target);
   return find_inplace(target) || find_first_result(target) || target == kConvolution || target == kHardswish ||
-         target == kHardsigmoid || target == kRelu6;
+         target == kHardsigmoid || target == kRelu6 || target == kUnbind || target == kSplitWithSizes ||
+         target == kUnflatten;
 }
 
 Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t index,
@@ -243,6 +352,8 @@ Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t i
   if (const FirstResultForm* form = find_first_result(target)) return convert_first_result(p, index, *form);
   if (target == kConvolution) return convert_convolution(p, index);
   if (target == kHardswish || target == kHardsigmoid || target == kRelu6) return convert_hard(g, p.nodes[index], values, loc);
+  if (target == kUnbind || target == kSplitWithSizes) return convert_pieces(g, p, index, values, loc);
+  if (target == kUnflatten) return convert_unflatten(g, p, index, values, loc);
   return make_error("no vision converter for ", target);
 }
 

@@ -145,6 +145,19 @@ class VisionNet(nn.Module):
         return self.fc(self.drop(h))
 
 
+class Pieces(nn.Module):
+    """Ops with several results (ShuffleNet's chunk, ViT's select of the class token and
+    unbind of q/k/v, EfficientFormer's split_with_sizes): chunk, split_with_sizes, unbind,
+    select.int."""
+
+    def forward(self, x):  # x: [2, 6, 3, 3]
+        a, b = x.chunk(2, dim=1)
+        p, q, r = torch.split(x, [1, 2, 3], dim=1)
+        u, v = x.unbind(0)
+        s = x[:, 4]
+        return torch.cat([b, a], dim=1) * 2 + torch.cat([r, p, q], dim=1) + (u - v) + s.unsqueeze(1)
+
+
 class MutatedThenRead(nn.Module):
     """relu_ on a tensor whose view, taken before, is read after the mutation: torch.export
     keeps reading %view, so kiln must refuse the in-place op, not compute x * 2 + 1."""
@@ -213,6 +226,9 @@ def save_vision():
     save("vision", net, (x,))
     # The core form: convolution, _native_batch_norm_legit_no_training, the decomposed rest.
     save("vision_core", net, (x,), core_aten=True)
+    x = torch.randn(2, 6, 3, 3)
+    save("pieces", Pieces(), (x,))
+    save("pieces_core", Pieces(), (x,), core_aten=True)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
 
 

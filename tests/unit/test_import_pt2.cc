@@ -211,6 +211,17 @@ TEST(ImportPt2, VisionCoreFormMatchesPyTorch) {
   EXPECT_NE(text.find("max_pool2d("), std::string::npos) << text;
 }
 
+TEST(ImportPt2, SeveralResultsMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // chunk and select by their rows; unbind as selects and split_with_sizes as narrows
+  // (convert_vision.cc), each result of the archive bound to its own piece.
+  check_matches_pytorch("pieces");
+  check_matches_pytorch("pieces_core");
+  std::string text = print_graph(*import_ok("pieces.pt2").graph);
+  for (const char* op : {"chunk(", "select(", "narrow("})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+}
+
 TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
   SKIP_WITHOUT_PT2();
   std::string e = import_error(data_path("mutated_then_read.pt2"));
