@@ -141,21 +141,24 @@ class VisionNet(nn.Module):
         z = z * F.hardsigmoid(self.se(z.mean((2, 3), keepdim=True)))
         z = F.relu6(z)
         p = F.avg_pool2d(z, 2)  # [2, 8, 2, 2]
-        h = torch.cat([F.adaptive_avg_pool2d(p, 1).flatten(1), z.mean((2, 3))], dim=1)
-        return self.fc(self.drop(h))
+        h = torch.cat([F.adaptive_avg_pool2d(p, 1), z.mean((2, 3), keepdim=True)], dim=1)
+        return self.fc(self.drop(h.flatten(1)))  # dropout_ on a view nothing reads later: imported
 
 
 class Pieces(nn.Module):
     """Ops with several results (ShuffleNet's chunk, ViT's select of the class token and
-    unbind of q/k/v, EfficientFormer's split_with_sizes): chunk, split_with_sizes, unbind,
-    select.int."""
+    unbind of q/k/v, EfficientFormer's split_with_sizes) and ViT's unflatten: chunk,
+    split.Tensor, split_with_sizes, unbind, select.int, unflatten."""
 
     def forward(self, x):  # x: [2, 6, 3, 3]
         a, b = x.chunk(2, dim=1)
         p, q, r = torch.split(x, [1, 2, 3], dim=1)
+        e, f, g = torch.split(x, 2, dim=1)
         u, v = x.unbind(0)
         s = x[:, 4]
-        return torch.cat([b, a], dim=1) * 2 + torch.cat([r, p, q], dim=1) + (u - v) + s.unsqueeze(1)
+        w = x.flatten(2).unflatten(2, (3, 3)) * 0.5
+        return (torch.cat([b, a], dim=1) * 2 + torch.cat([r, p, q], dim=1) + (u - v) + s.unsqueeze(1)
+                + torch.cat([g, e, f], dim=1) + w)
 
 
 class MutatedThenRead(nn.Module):

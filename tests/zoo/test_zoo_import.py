@@ -59,11 +59,10 @@ ENTRIES = VISION + OTHERS
 EXPECTED = [
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "timm_convnext_atto",
-    "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1", "timm_mixer_s16",
-    "vit_b_16",
+    "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1",
 ]
 EXPECTED += [name + ".core" for name in EXPECTED if name not in (
-    "timm_vit_tiny", "timm_mobilevit_xxs", "vit_b_16")]
+    "timm_vit_tiny", "timm_mobilevit_xxs")]
 
 
 def first_line(text: str) -> str:
@@ -101,7 +100,7 @@ class Row:
         self.seconds = 0.0
 
     def passed(self) -> bool:
-        return self.imported and all(e is not None and e <= TOLERANCE for e in self.errors.values())
+        return self.imported and not self.message and all(e is not None and e <= TOLERANCE for e in self.errors.values())
 
 
 def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, work: pathlib.Path) -> Row:
@@ -125,6 +124,10 @@ def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, wor
         for key in inputs.files:
             np.save(out / f"{key}.npy", inputs[key])
     want = np.load(zoo / f"{entry}.outputs.npy")
+    if want.size and not np.any(want):
+        # torchvision's ViT and timm's Mixer zero their classifier heads: any graph that ends
+        # in that head matches, so the comparison says nothing.
+        row.message = "PyTorch's output is all zeros (a zero-initialized head): a match would prove nothing"
     argv[0] = kiln
     for mode, extra in (("interp", []), ("cpu", ["--device=cpu"])):
         result = subprocess.run(argv + extra + ["--outputs", mode], cwd=out, capture_output=True, text=True)
