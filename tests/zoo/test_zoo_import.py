@@ -18,8 +18,8 @@ the output by 1e-2 or more).
 
 Prints a table (model, imported?, interpreter error, cpu error, or the error's first line) and
 exits 1 when an entry of EXPECTED whose archive is present fails to import or to match in
-either mode (an EXPECTED entry without an archive is reported, not failed: the ctest exports
-only a subset).
+either mode (an EXPECTED entry without an archive is reported, not failed, unless --export
+just exported it: the ctest exports only a subset).
 
 With --export the entries are first exported into ZOO_DIR with export_zoo.py --only (which
 skips an entry whose archives are current): the ctest `zoo_import` runs it so on SUBSET.
@@ -189,6 +189,8 @@ def main() -> int:
     present = {r.name: r for r in rows}
     failed = [name for name in EXPECTED if name in present and not present[name].passed()]
     print(f"\n{sum(r.passed() for r in rows)} of {len(rows)} archives import and match within {TOLERANCE:g}")
+    if args.export and missing:
+        failed += missing  # exported just now: a missing archive is a failed export
     if failed:
         print(f"FAILED: expected to import and match: {', '.join(failed)}")
         return 1
