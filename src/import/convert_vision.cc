@@ -88,13 +88,15 @@ Expected<std::string> first_tensor(const Node& n) {
 
 // Overloads whose result may share its input's memory: a mutation of one shows in the other.
 constexpr std::array<std::string_view, 27> kAliasing = {
-    "aten.view.default",        "aten.reshape.default",     "aten._reshape_alias.default", "aten.permute.default",
-    "aten.transpose.int",       "aten.t.default",           "aten.expand.default",         "aten.expand_as.default",
-    "aten.slice.Tensor",        "aten.select.int",          "aten.unsqueeze.default",      "aten.squeeze.dim",
-    "aten.squeeze.dims",        "aten.squeeze.default",     "aten.flatten.using_ints",     "aten.unflatten.int",
-    "aten.alias.default",       "aten.as_strided.default",  "aten.chunk.default",          "aten.split.Tensor",
-    "aten.split_with_sizes.default", "aten.unbind.int",     "aten.narrow.default",         "aten.detach.default",
-    "aten.contiguous.default",  "aten.view_as.default",     "aten.diagonal.default",
+    "aten.view.default",       "aten.reshape.default",   "aten._reshape_alias.default",
+    "aten.permute.default",    "aten.transpose.int",     "aten.t.default",
+    "aten.expand.default",     "aten.expand_as.default", "aten.slice.Tensor",
+    "aten.select.int",         "aten.unsqueeze.default", "aten.squeeze.dim",
+    "aten.squeeze.dims",       "aten.squeeze.default",   "aten.flatten.using_ints",
+    "aten.unflatten.int",      "aten.alias.default",     "aten.as_strided.default",
+    "aten.chunk.default",      "aten.split.Tensor",      "aten.split_with_sizes.default",
+    "aten.unbind.int",         "aten.narrow.default",    "aten.detach.default",
+    "aten.contiguous.default", "aten.view_as.default",   "aten.diagonal.default",
 };
 
 bool is_aliasing(std::string_view target) {
@@ -193,7 +195,8 @@ Expected<ConvertedNode> convert_convolution(const Program& p, size_t index) {
   auto meta = p.tensor_values.find(input);
   if (meta == p.tensor_values.end()) return make_error("value '", input, "' has no entry in tensor_values");
   if (meta->second.sizes.size() != 4)
-    return make_error("a ", meta->second.sizes.size(), "-D convolution; kiln imports 2-D convolutions (4-D input) only");
+    return make_error("a ", meta->second.sizes.size(),
+                      "-D convolution; kiln imports 2-D convolutions (4-D input) only");
   Node out = n;
   out.target = "aten.conv2d.default";
   std::erase_if(out.inputs,
@@ -230,12 +233,13 @@ Expected<ConvertedNode> convert_hard(Graph& g, const Node& n, std::map<std::stri
   const TensorType& type = x->type();
   Value* result = nullptr;
   if (target == kRelu6) {
-    KILN_ASSIGN_OR_RETURN(result,
-                          append(g, "hardtanh", {x}, {{"min_val", AttrValue(0.0)}, {"max_val", AttrValue(6.0)}}, type, loc));
+    KILN_ASSIGN_OR_RETURN(
+        result, append(g, "hardtanh", {x}, {{"min_val", AttrValue(0.0)}, {"max_val", AttrValue(6.0)}}, type, loc));
   } else {
     KILN_ASSIGN_OR_RETURN(Value * shifted, append(g, "add", {x, Scalar(3.0)}, {}, type, loc));
-    KILN_ASSIGN_OR_RETURN(Value * clipped, append(g, "hardtanh", {shifted},
-                                                  {{"min_val", AttrValue(0.0)}, {"max_val", AttrValue(6.0)}}, type, loc));
+    KILN_ASSIGN_OR_RETURN(
+        Value * clipped,
+        append(g, "hardtanh", {shifted}, {{"min_val", AttrValue(0.0)}, {"max_val", AttrValue(6.0)}}, type, loc));
     Value* numerator = clipped;
     if (target == kHardswish) {
       KILN_ASSIGN_OR_RETURN(numerator, append(g, "mul", {x, clipped}, {}, type, loc));
@@ -262,7 +266,8 @@ Expected<int64_t> int_input(const Node& n, std::string_view name, std::optional<
     if (fallback) return *fallback;
     return make_error("its argument '", name, "' is missing");
   }
-  if (a->arg.kind != Argument::Kind::Int || a->arg.symbolic) return make_error("its argument '", name, "' is not an int");
+  if (a->arg.kind != Argument::Kind::Int || a->arg.symbolic)
+    return make_error("its argument '", name, "' is not an int");
   return a->arg.ints[0];
 }
 
@@ -299,14 +304,14 @@ Expected<ConvertedNode> convert_pieces(Graph& g, const Program& p, size_t index,
     KILN_ASSIGN_OR_RETURN(TensorType type, archive_type(p, *names[i]));
     Value* piece = nullptr;
     if (unbind) {
-      KILN_ASSIGN_OR_RETURN(piece, append(g, "select", {x},
-                                          {{"dim", AttrValue(dim)}, {"index", AttrValue(static_cast<int64_t>(i))}},
-                                          type, loc));
+      KILN_ASSIGN_OR_RETURN(
+          piece, append(g, "select", {x}, {{"dim", AttrValue(dim)}, {"index", AttrValue(static_cast<int64_t>(i))}},
+                        type, loc));
     } else {
-      KILN_ASSIGN_OR_RETURN(piece, append(g, "narrow", {x},
-                                          {{"dim", AttrValue(dim)}, {"start", AttrValue(start)},
-                                           {"length", AttrValue(sizes[i])}},
-                                          type, loc));
+      KILN_ASSIGN_OR_RETURN(
+          piece,
+          append(g, "narrow", {x},
+                 {{"dim", AttrValue(dim)}, {"start", AttrValue(start)}, {"length", AttrValue(sizes[i])}}, type, loc));
     }
     values[*names[i]] = piece;
     if (!unbind) start += sizes[i];
@@ -351,7 +356,8 @@ Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t i
   }
   if (const FirstResultForm* form = find_first_result(target)) return convert_first_result(p, index, *form);
   if (target == kConvolution) return convert_convolution(p, index);
-  if (target == kHardswish || target == kHardsigmoid || target == kRelu6) return convert_hard(g, p.nodes[index], values, loc);
+  if (target == kHardswish || target == kHardsigmoid || target == kRelu6)
+    return convert_hard(g, p.nodes[index], values, loc);
   if (target == kUnbind || target == kSplitWithSizes) return convert_pieces(g, p, index, values, loc);
   if (target == kUnflatten) return convert_unflatten(g, p, index, values, loc);
   return make_error("no vision converter for ", target);

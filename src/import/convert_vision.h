@@ -26,9 +26,9 @@ bool has_vision_converter(std::string_view target);
 using ConvertedNode = std::optional<Node>;
 
 // Converts node `index` of `p` (whose target has a converter). `values` maps the archive's
-// value names to graph values; appended nodes get the location `loc`. Errors: a form kiln's op cannot express (a transposed or 1-D
-// convolution, an in-place op whose input a later node reads, a batch norm whose statistics
-// results are used).
+// value names to graph values; appended nodes get the location `loc`. Errors: a form kiln's op cannot express (a
+// transposed or 1-D convolution, an in-place op whose input a later node reads, a batch norm whose statistics results
+// are used).
 Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t index,
                                             std::map<std::string, Value*>& values, const SourceLoc& loc);
 
