@@ -152,6 +152,13 @@ Expected<ConvertedNode> convert_inplace(const Program& p, size_t index, const In
   return ConvertedNode(std::move(out));
 }
 
+// "aten.max_pool2d.default" -> "max_pool2d".
+std::string_view kiln_name(std::string_view aten) {
+  aten = strip_prefix(aten);
+  if (aten.substr(0, 5) == "aten.") aten.remove_prefix(5);
+  return aten.substr(0, aten.rfind('.'));
+}
+
 const FirstResultForm* find_first_result(std::string_view target) {
   for (const FirstResultForm& f : kFirstResult)
     if (f.aten == target) return &f;
@@ -168,7 +175,7 @@ Expected<ConvertedNode> convert_first_result(const Program& p, size_t index, con
   for (size_t i = 1; i < n.outputs.size(); ++i)
     for (const auto& name : n.outputs[i].names)
       if (name && read_after(p, index, *name))
-        return make_error("its result ", i, " ('", *name, "') is used; kiln's ", strip_prefix(form.single),
+        return make_error("its result ", i, " ('", *name, "') is used; kiln's ", kiln_name(form.single),
                           " has only the first result");
   Node out = n;
   out.target = std::string(form.single);

@@ -172,6 +172,13 @@ class MutatedThenRead(nn.Module):
         return v + 1
 
 
+class MaxPoolIndices(nn.Module):
+    """max_pool2d with return_indices: the indices are a result kiln's max_pool2d lacks."""
+
+    def forward(self, x):
+        return F.max_pool2d(x, 2, return_indices=True)
+
+
 def save(name, model, inputs, outputs=True, core_aten=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
@@ -232,6 +239,12 @@ def save_vision():
     x = torch.randn(2, 6, 3, 3)
     save("pieces", Pieces(), (x,))
     save("pieces_core", Pieces(), (x,), core_aten=True)
+    # Forms kiln refuses with a message: a transposed and a 1-D convolution (the core form
+    # makes both aten.convolution), max pooling whose indices are used.
+    save("conv_transpose_core", nn.ConvTranspose2d(2, 2, 3), (torch.randn(1, 2, 4, 4),), outputs=False,
+         core_aten=True)
+    save("conv1d_core", nn.Conv1d(2, 2, 3), (torch.randn(1, 2, 6),), outputs=False, core_aten=True)
+    save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
 
 

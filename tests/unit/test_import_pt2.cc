@@ -231,6 +231,24 @@ TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
       << e;
 }
 
+TEST(ImportPt2, ConvolutionsKilnLacksAreRefused) {
+  SKIP_WITHOUT_PT2();
+  std::string e = import_error(data_path("conv_transpose_core.pt2"));
+  EXPECT_NE(e.find("aten.convolution.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("a transposed convolution; kiln has no transposed convolution yet"), std::string::npos) << e;
+  e = import_error(data_path("conv1d_core.pt2"));
+  EXPECT_NE(e.find("a 3-D convolution; kiln imports 2-D convolutions (4-D input) only"), std::string::npos) << e;
+}
+
+TEST(ImportPt2, MaxPoolIndicesInUseAreRefused) {
+  SKIP_WITHOUT_PT2();
+  std::string e = import_error(data_path("max_pool_indices.pt2"));
+  EXPECT_NE(e.find("aten.max_pool2d_with_indices.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("its result 1 ('getitem_1') is used; kiln's max_pool2d has only the first result"),
+            std::string::npos)
+      << e;
+}
+
 // ---- malformed archives: one test per error ----
 
 class MalformedPt2 : public ::testing::Test {
