@@ -87,7 +87,8 @@ Expected<std::string> first_tensor(const Node& n) {
 }
 
 // Overloads whose result may share its input's memory: a mutation of one shows in the other.
-constexpr std::array<std::string_view, 27> kAliasing = {
+// The `to` conversions and `type_as` return their input itself when nothing changes.
+constexpr std::string_view kAliasing[] = {
     "aten.view.default",       "aten.reshape.default",   "aten._reshape_alias.default",
     "aten.permute.default",    "aten.transpose.int",     "aten.t.default",
     "aten.expand.default",     "aten.expand_as.default", "aten.slice.Tensor",
@@ -96,12 +97,14 @@ constexpr std::array<std::string_view, 27> kAliasing = {
     "aten.unflatten.int",      "aten.alias.default",     "aten.as_strided.default",
     "aten.chunk.default",      "aten.split.Tensor",      "aten.split_with_sizes.default",
     "aten.unbind.int",         "aten.narrow.default",    "aten.detach.default",
-    "aten.contiguous.default", "aten.view_as.default",   "aten.diagonal.default",
+    "aten.contiguous.default", "aten.view_as.default",   "aten.reshape_as.default",
+    "aten.diagonal.default",   "aten.to.dtype",          "aten.to.dtype_layout",
+    "aten.to.device",          "aten.to.other",          "aten.type_as.default",
 };
 
 bool is_aliasing(std::string_view target) {
   target = strip_prefix(target);
-  return std::find(kAliasing.begin(), kAliasing.end(), target) != kAliasing.end();
+  return std::find(std::begin(kAliasing), std::end(kAliasing), target) != std::end(kAliasing);
 }
 
 // The values that share memory with `self`: walking up through the view ops that made it to
