@@ -94,6 +94,43 @@ class Ops(nn.Module):
         return self.fc(u[:, :8]).sum(dim=0) + u.t().sum() + torch.sqrt(torch.neg(u) * u + 4).sum()
 
 
+class TextMasks(nn.Module):
+    """Networks: transformers, the mask and position ops: arange (end only, and start/step),
+    new_ones, comparisons (Tensor and Scalar), __and__, index with several index tensors,
+    where, masked_fill, tril/triu, full/zeros/ones, cumsum, any/all, to(dtype), type_as,
+    select, pow, min.other; _assert_tensor_metadata comes from .to(dtype)."""
+
+    def forward(self, x, mask):  # x: f32[2, 5, 5], mask: i64[2, 5]
+        n = x.shape[-1]
+        pos = torch.arange(n)
+        causal = pos[None, :] <= pos[:, None]
+        keep = mask.new_ones((1, 1, n, n), dtype=torch.bool) & causal[None, None]
+        pad = mask.to(torch.bool)[torch.arange(2)[:, None, None, None], pos[None, None, None, :]]
+        attn = keep & pad  # [2, 1, 5, 5]
+        s = x.unsqueeze(1).masked_fill(~attn, -1e4).squeeze(1)
+        s = torch.where(s > 0.5, s, 0.0) + torch.where(mask[:, None, :] != 0, 1.0, s)
+        t = torch.tril(s) - torch.triu(s, diagonal=1) * 0.5
+        steps = torch.arange(1, 2 * n, 2, dtype=torch.float32)
+        c = torch.cumsum(mask, dim=-1).to(torch.float32)
+        flags = torch.any(x > 1.0, dim=-1) | torch.all(x < 2.0, dim=-1)
+        f = torch.full((2, 5), 0.5) + torch.zeros(2, 5) + torch.ones(2, 5) * flags.type_as(x)
+        y = t.pow(2.0) + steps + torch.min(c, f)[..., None] + (mask >= 1).float()[..., None]
+        return y.select(0, 1) + (x.eq(0.25) | x.lt(-1.0)).float().sum()
+
+
+class TextSplits(nn.Module):
+    """Networks: transformers, several results read by getitem: split_with_sizes, split,
+    chunk, unbind; alias (from a detach); sin/cos/abs/log of rotary-style code."""
+
+    def forward(self, x):  # x: f32[2, 3, 10]
+        a, b, c = torch.split(x, [2, 3, 5], dim=-1)
+        d, e = x.split(5, dim=-1)
+        f, g = x.chunk(2, dim=-1)
+        u0, u1 = x.unbind(0)
+        h = torch.cat([a.sin(), b.cos(), c.abs().log1p()], dim=-1)
+        return h + d.repeat(1, 1, 2) * e.sum() + (f - g).sum() + (u0 * u1).detach()
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -148,6 +185,8 @@ def main():
     save("ops", Ops(), (torch.randint(0, 10, (2, 3)), torch.randn(2, 3, 8)))
     # The core-ATen (decomposed) form: linear becomes permute + addmm.
     save("mlp_core", Mlp(), (torch.randn(2, 4),), core_aten=True)
+    save("text_masks", TextMasks(), (torch.randn(2, 5, 5), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])))
+    save("text_splits", TextSplits(), (torch.randn(2, 3, 10),))
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

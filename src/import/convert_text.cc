@@ -1,0 +1,258 @@
+// The transformer nodes' rewrites (convert_text.h).
+#include "import/convert_text.h"
+
+#include <algorithm>
+#include <map>
+
+#include "import/pt2_dtype.h"
+
+namespace kiln::pt2 {
+namespace {
+
+using Renames = std::map<std::string, std::string>;
+
+std::string short_target(const std::string& target) {
+  constexpr std::string_view kPrefix = "torch.ops.";
+  return target.rfind(kPrefix, 0) == 0 ? target.substr(kPrefix.size()) : target;
+}
+
+const Argument* find_input(const Node& n, std::string_view name) {
+  for (const NamedArgument& in : n.inputs)
+    if (in.name == name) return &in.arg;
+  return nullptr;
+}
+
+void erase_input(Node& n, std::string_view name) {
+  std::erase_if(n.inputs, [&](const NamedArgument& in) { return in.name == name; });
+}
+
+void set_input(Node& n, const std::string& name, Argument arg) {
+  for (NamedArgument& in : n.inputs)
+    if (in.name == name) {
+      in.arg = std::move(arg);
+      return;
+    }
+  n.inputs.push_back({name, std::move(arg)});
+}
+
+Argument int_arg(int64_t v) {
+  Argument a;
+  a.kind = Argument::Kind::Int;
+  a.key = "as_int";
+  a.ints = {v};
+  return a;
+}
+
+Argument tensor_arg(const std::string& name) {
+  Argument a;
+  a.kind = Argument::Kind::Tensor;
+  a.key = "as_tensor";
+  a.names = {name};
+  return a;
+}
+
+Argument dtype_arg(int code) {
+  Argument a;
+  a.kind = Argument::Kind::ScalarType;
+  a.key = "as_scalar_type";
+  a.ints = {code};
+  return a;
+}
+
+Expected<const TensorMeta*> meta_of(const Program& p, const std::string& name) {
+  auto it = p.tensor_values.find(name);
+  if (it == p.tensor_values.end()) return make_error("value '", name, "' has no entry in tensor_values");
+  return &it->second;
+}
+
+// The one tensor a node's argument or output names.
+Expected<std::string> tensor_name(const Argument* a, std::string_view what) {
+  if (!a || a->kind != Argument::Kind::Tensor || a->names.size() != 1 || !a->names[0])
+    return make_error(what, " is not a tensor");
+  return *a->names[0];
+}
+
+// The node's single result's archive dtype.
+Expected<int> result_dtype(const Program& p, const Node& n) {
+  if (n.outputs.size() != 1) return make_error("it has ", n.outputs.size(), " outputs, expected one");
+  KILN_ASSIGN_OR_RETURN(std::string name, tensor_name(&n.outputs[0], "its output"));
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* meta, meta_of(p, name));
+  return meta->dtype;
+}
+
+std::string sizes_text(const std::vector<SymSize>& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    s += (i ? "," : "") + (sizes[i].value ? std::to_string(*sizes[i].value) : sizes[i].expr);
+  return s + "]";
+}
+
+// Whether an asserted int list (as_ints) matches recorded sizes or strides.
+bool ints_match(const Argument& a, const std::vector<SymSize>& recorded) {
+  if (a.ints.size() != recorded.size()) return false;
+  for (size_t i = 0; i < recorded.size(); ++i)
+    if (!recorded[i].value || *recorded[i].value != a.ints[i]) return false;
+  return true;
+}
+
+// _assert_tensor_metadata(a, size, stride, dtype, device, layout): every given field must
+// agree with what the archive records for `a`.
+Status check_asserted_metadata(const Program& p, const Node& n) {
+  KILN_ASSIGN_OR_RETURN(std::string name, tensor_name(find_input(n, "a"), "argument 'a'"));
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* meta, meta_of(p, name));
+  using K = Argument::Kind;
+  if (const Argument* d = find_input(n, "dtype"); d && d->kind == K::ScalarType && d->ints[0] != meta->dtype)
+    return make_error("it asserts that '", name, "' is ", archive_dtype_name(static_cast<int>(d->ints[0])),
+                      " but the graph records ", archive_dtype_name(meta->dtype));
+  if (const Argument* s = find_input(n, "size"); s && s->kind == K::Ints && !ints_match(*s, meta->sizes))
+    return make_error("it asserts sizes for '", name, "' that differ from the recorded ", sizes_text(meta->sizes));
+  if (const Argument* s = find_input(n, "stride"); s && s->kind == K::Ints && !ints_match(*s, meta->strides))
+    return make_error("it asserts strides for '", name, "' that differ from the recorded ", sizes_text(meta->strides));
+  if (const Argument* d = find_input(n, "device"); d && d->kind == K::Device && d->string != "cpu")
+    return make_error("it asserts that '", name, "' is on device '", d->string, "'; kiln imports CPU programs");
+  // serde Layout: 7 is torch.strided.
+  if (const Argument* l = find_input(n, "layout"); l && l->kind == K::Layout && l->ints[0] != 7)
+    return make_error("it asserts that '", name, "' has layout ", l->ints[0], "; kiln imports strided tensors");
+  return Status::ok();
+}
+
+// The names of a node's results when it has one list output (split_with_sizes, unbind).
+Expected<std::vector<std::string>> list_results(const Node& n) {
+  if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensors)
+    return make_error("expected one list of tensors as its output");
+  std::vector<std::string> names;
+  for (const std::optional<std::string>& name : n.outputs[0].names) {
+    if (!name) return make_error("an output of the list has no name");
+    names.push_back(*name);
+  }
+  return names;
+}
+
+Expected<int64_t> int_input(const Node& n, std::string_view name, int64_t fallback) {
+  const Argument* a = find_input(n, name);
+  if (!a) return fallback;
+  if (a->kind != Argument::Kind::Int || a->symbolic) return make_error("argument '", name, "' is not a static int");
+  return a->ints[0];
+}
+
+Node derived_node(const Node& n, const std::string& target, const std::string& result) {
+  Node out;
+  out.target = target;
+  out.stack_trace = n.stack_trace;
+  out.name = result;
+  out.outputs = {tensor_arg(result)};
+  return out;
+}
+
+// split_with_sizes(self, split_sizes, dim): slice(self, dim, start, start + size) per result.
+Status split_into_slices(const Node& n, std::vector<Node>& out) {
+  KILN_ASSIGN_OR_RETURN(std::vector<std::string> results, list_results(n));
+  const Argument* sizes = find_input(n, "split_sizes");
+  if (!sizes || sizes->kind != Argument::Kind::Ints || sizes->symbolic)
+    return make_error("argument 'split_sizes' is not a static int list");
+  if (sizes->ints.size() != results.size())
+    return make_error("it has ", sizes->ints.size(), " sizes but ", results.size(), " results");
+  KILN_ASSIGN_OR_RETURN(int64_t dim, int_input(n, "dim", 0));
+  const Argument* self = find_input(n, "self");
+  if (!self) return make_error("argument 'self' is missing");
+  int64_t start = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    Node s = derived_node(n, "torch.ops.aten.slice.Tensor", results[i]);
+    s.inputs = {
+        {"self", *self}, {"dim", int_arg(dim)}, {"start", int_arg(start)}, {"end", int_arg(start + sizes->ints[i])}};
+    start += sizes->ints[i];
+    out.push_back(std::move(s));
+  }
+  return Status::ok();
+}
+
+// unbind(self, dim): select(self, dim, i) per result.
+Status unbind_into_selects(const Node& n, std::vector<Node>& out) {
+  KILN_ASSIGN_OR_RETURN(std::vector<std::string> results, list_results(n));
+  KILN_ASSIGN_OR_RETURN(int64_t dim, int_input(n, "dim", 0));
+  const Argument* self = find_input(n, "self");
+  if (!self) return make_error("argument 'self' is missing");
+  for (size_t i = 0; i < results.size(); ++i) {
+    Node s = derived_node(n, "torch.ops.aten.select.int", results[i]);
+    s.inputs = {{"self", *self}, {"dim", int_arg(dim)}, {"index", int_arg(static_cast<int64_t>(i))}};
+    out.push_back(std::move(s));
+  }
+  return Status::ok();
+}
+
+bool is_creation(const std::string& t) {
+  return t == "aten.arange.start" || t == "aten.arange.start_step" || t == "aten.full.default" ||
+         t == "aten.zeros.default" || t == "aten.ones.default";
+}
+
+// The rewrite of one node, appended to `out`; dropped nodes append nothing.
+Status convert(const Program& p, Node n, std::vector<Node>& out, Renames& renames) {
+  std::string t = short_target(n.target);
+  if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);
+  if (t == "aten.alias.default" || t == "aten.detach.default") {
+    KILN_ASSIGN_OR_RETURN(std::string in, tensor_name(find_input(n, "self"), "argument 'self'"));
+    KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
+    renames[result] = in;
+    return Status::ok();
+  }
+  if (t == "aten.split_with_sizes.default") return split_into_slices(n, out);
+  if (t == "aten.unbind.int") return unbind_into_selects(n, out);
+  if (t == "aten.arange.default") {
+    n.target = "torch.ops.aten.arange.start";
+    n.inputs.insert(n.inputs.begin(), NamedArgument{"start", int_arg(0)});
+    t = "aten.arange.start";
+  }
+  if (t == "aten.new_ones.default" || t == "aten.new_zeros.default" || t == "aten.new_full.default") {
+    erase_input(n, "self");
+    t = t == "aten.new_ones.default"    ? "aten.ones.default"
+        : t == "aten.new_zeros.default" ? "aten.zeros.default"
+                                        : "aten.full.default";
+    n.target = "torch.ops." + t;
+  }
+  if (is_creation(t)) {
+    KILN_ASSIGN_OR_RETURN(int dtype, result_dtype(p, n));
+    set_input(n, "dtype", dtype_arg(dtype));
+  }
+  if (t == "aten.type_as.default") {
+    KILN_ASSIGN_OR_RETURN(int dtype, result_dtype(p, n));
+    erase_input(n, "other");
+    set_input(n, "dtype", dtype_arg(dtype));
+    n.target = "torch.ops.aten._to_copy.default";
+  }
+  out.push_back(std::move(n));
+  return Status::ok();
+}
+
+void rename_uses(Argument& a, const Renames& renames) {
+  for (std::optional<std::string>& name : a.names) {
+    if (!name) continue;
+    auto it = renames.find(*name);
+    if (it != renames.end()) name = it->second;
+  }
+}
+
+}  // namespace
+
+Expected<Program> convert_text_nodes(const Program& program) {
+  Program out = program;
+  out.nodes.clear();
+  Renames renames;
+  for (const Node& original : program.nodes) {
+    Node n = original;
+    for (NamedArgument& in : n.inputs) rename_uses(in.arg, renames);
+    Status converted = convert(program, std::move(n), out.nodes, renames);
+    if (!converted)
+      return make_error("node %", original.name, " (", short_target(original.target),
+                        "): ", converted.error().message());
+  }
+  // An alias chain (alias of alias) resolves through the renames made before it, so one
+  // lookup per use suffices.
+  for (Argument& a : out.outputs) rename_uses(a, renames);
+  for (OutputSpec& spec : out.output_specs) {
+    auto it = renames.find(spec.arg);
+    if (it != renames.end()) spec.arg = it->second;
+  }
+  return out;
+}
+
+}  // namespace kiln::pt2
