@@ -180,14 +180,130 @@ Status unbind_into_selects(const Node& n, std::vector<Node>& out) {
   return Status::ok();
 }
 
+Argument ints_arg(std::vector<int64_t> v) {
+  Argument a;
+  a.kind = Argument::Kind::Ints;
+  a.key = "as_ints";
+  a.ints = std::move(v);
+  return a;
+}
+
+// An int[1] argument of conv1d (a lone int counts too) as the pair {fill, value} of conv2d.
+Expected<Argument> widened(const Node& n, std::string_view name, int64_t fallback, int64_t fill) {
+  const Argument* a = find_input(n, name);
+  if (!a) return ints_arg({fill, fallback});
+  if (a->symbolic || (a->kind != Argument::Kind::Ints && a->kind != Argument::Kind::Int) || a->ints.size() != 1)
+    return make_error("argument '", name, "' is not one static int");
+  return ints_arg({fill, a->ints[0]});
+}
+
+// A new value `name` of sizes `sizes` with the dtype of `like`, recorded in the program.
+void add_value(Program& p, const std::string& name, const TensorMeta& like, const std::vector<int64_t>& sizes) {
+  TensorMeta meta;
+  meta.dtype = like.dtype;
+  for (int64_t s : sizes) meta.sizes.push_back(SymSize{s, ""});
+  p.tensor_values[name] = std::move(meta);
+}
+
+std::vector<int64_t> static_sizes_of(const TensorMeta& m) {
+  std::vector<int64_t> out;
+  for (const SymSize& s : m.sizes) out.push_back(s.value.value_or(-1));
+  return out;
+}
+
+// conv1d(input [N,C,L], weight [O,C/g,K], ...): conv2d on a height of 1, by unsqueeze at -2
+// of input and weight, stride/padding/dilation {1,s}, {0,p}, {1,d}, then squeeze(-2).
+Status conv1d_as_conv2d(Program& p, const Node& n, std::vector<Node>& out) {
+  KILN_ASSIGN_OR_RETURN(std::string input, tensor_name(find_input(n, "input"), "argument 'input'"));
+  KILN_ASSIGN_OR_RETURN(std::string weight, tensor_name(find_input(n, "weight"), "argument 'weight'"));
+  KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* in_meta, meta_of(p, input));
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* w_meta, meta_of(p, weight));
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* out_meta, meta_of(p, result));
+  std::vector<int64_t> in_sizes = static_sizes_of(*in_meta), w_sizes = static_sizes_of(*w_meta),
+                       out_sizes = static_sizes_of(*out_meta);
+  if (in_sizes.size() != 3 || w_sizes.size() != 3 || out_sizes.size() != 3)
+    return make_error("kiln imports conv1d of batched 3-d inputs only");
+  KILN_ASSIGN_OR_RETURN(Argument stride, widened(n, "stride", 1, 1));
+  KILN_ASSIGN_OR_RETURN(Argument padding, widened(n, "padding", 0, 0));
+  KILN_ASSIGN_OR_RETURN(Argument dilation, widened(n, "dilation", 1, 1));
+  const TensorMeta like = *out_meta;
+  auto unsqueezed = [&](const std::string& of, std::vector<int64_t> sizes) {
+    std::string name = result + "_" + of + "_2d";
+    sizes.insert(sizes.end() - 1, 1);
+    add_value(p, name, like, sizes);
+    Node u = derived_node(n, "torch.ops.aten.unsqueeze.default", name);
+    u.inputs = {{"self", tensor_arg(of)}, {"dim", int_arg(-2)}};
+    out.push_back(std::move(u));
+    return name;
+  };
+  std::string input_2d = unsqueezed(input, in_sizes);
+  std::string weight_2d = unsqueezed(weight, w_sizes);
+  std::string conv = result + "_2d";
+  add_value(p, conv, like, {out_sizes[0], out_sizes[1], 1, out_sizes[2]});
+  Node c = derived_node(n, "torch.ops.aten.conv2d.default", conv);
+  c.inputs = {{"input", tensor_arg(input_2d)}, {"weight", tensor_arg(weight_2d)}};
+  if (const Argument* bias = find_input(n, "bias")) c.inputs.push_back({"bias", *bias});
+  c.inputs.push_back({"stride", stride});
+  c.inputs.push_back({"padding", padding});
+  c.inputs.push_back({"dilation", dilation});
+  if (const Argument* groups = find_input(n, "groups")) c.inputs.push_back({"groups", *groups});
+  out.push_back(std::move(c));
+  Node sq = derived_node(n, "torch.ops.aten.squeeze.dim", result);
+  sq.inputs = {{"self", tensor_arg(conv)}, {"dim", int_arg(-2)}};
+  out.push_back(std::move(sq));
+  return Status::ok();
+}
+
+// The ops whose result may share its input's storage: an in-place op on one of their
+// results (or on a graph input) would write through to another value.
+bool makes_views(const std::string& t) {
+  static const char* const kViews[] = {
+      "view",           "reshape",    "permute",          "t",        "transpose", "unsqueeze",  "squeeze",   "expand",
+      "flatten",        "slice",      "select",           "alias",    "detach",    "split",      "chunk",     "unbind",
+      "narrow",         "as_strided", "split_with_sizes", "diagonal", "unfold",    "contiguous", "expand_as", "view_as",
+      "_reshape_alias", "unflatten",  "movedim",          "swapaxes"};
+  std::string op = t.substr(5, t.find('.', 5) - 5);  // "aten.view.default" -> "view"
+  return std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews);
+}
+
+// add_/sub_/mul_/div_ on a fresh intermediate (not a graph input, not a view) is its
+// out-of-place op; later uses of the mutated value read the result.
+Status functionalize_inplace(const std::map<std::string, std::string>& producers, Node& n, std::string& t,
+                             Renames& renames) {
+  KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
+  KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
+  auto producer = producers.find(self);
+  if (producer == producers.end())
+    return make_error("it writes in place to the graph input '", self, "', which kiln does not import");
+  if (makes_views(producer->second))
+    return make_error("it writes in place to '", self, "', a view made by ", producer->second,
+                      ", which kiln does not import");
+  size_t underscore = t.find("_.");
+  t = t.substr(0, underscore) + t.substr(underscore + 1);
+  n.target = "torch.ops." + t;
+  renames[self] = result;
+  return Status::ok();
+}
+
+bool is_inplace_arithmetic(const std::string& t) {
+  for (const char* op : {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_."})
+    if (t.rfind(op, 0) == 0) return true;
+  return false;
+}
+
 bool is_creation(const std::string& t) {
   return t == "aten.arange.start" || t == "aten.arange.start_step" || t == "aten.full.default" ||
          t == "aten.zeros.default" || t == "aten.ones.default";
 }
 
-// The rewrite of one node, appended to `out`; dropped nodes append nothing.
-Status convert(const Program& p, Node n, std::vector<Node>& out, Renames& renames) {
+// The rewrite of one node, appended to `out.nodes`; dropped nodes append nothing.
+// `producers` names the op that made each value so far.
+Status convert(const Program& p, Node n, Program& out, Renames& renames,
+               const std::map<std::string, std::string>& producers) {
   std::string t = short_target(n.target);
+  if (t == "aten.conv1d.default") return conv1d_as_conv2d(out, n, out.nodes);
+  if (is_inplace_arithmetic(t)) KILN_TRY(functionalize_inplace(producers, n, t, renames));
   if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);
   if (t == "aten.alias.default" || t == "aten.detach.default") {
     KILN_ASSIGN_OR_RETURN(std::string in, tensor_name(find_input(n, "self"), "argument 'self'"));
@@ -195,8 +311,8 @@ Status convert(const Program& p, Node n, std::vector<Node>& out, Renames& rename
     renames[result] = in;
     return Status::ok();
   }
-  if (t == "aten.split_with_sizes.default") return split_into_slices(n, out);
-  if (t == "aten.unbind.int") return unbind_into_selects(n, out);
+  if (t == "aten.split_with_sizes.default") return split_into_slices(n, out.nodes);
+  if (t == "aten.unbind.int") return unbind_into_selects(n, out.nodes);
   if (t == "aten.arange.default") {
     n.target = "torch.ops.aten.arange.start";
     n.inputs.insert(n.inputs.begin(), NamedArgument{"start", int_arg(0)});
@@ -219,16 +335,19 @@ Status convert(const Program& p, Node n, std::vector<Node>& out, Renames& rename
     set_input(n, "dtype", dtype_arg(dtype));
     n.target = "torch.ops.aten._to_copy.default";
   }
-  out.push_back(std::move(n));
+  out.nodes.push_back(std::move(n));
   return Status::ok();
 }
 
+// The value `name` stands for now: through aliases and in-place writes, to the last one.
+std::string renamed(std::string name, const Renames& renames) {
+  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
+  return name;
+}
+
 void rename_uses(Argument& a, const Renames& renames) {
-  for (std::optional<std::string>& name : a.names) {
-    if (!name) continue;
-    auto it = renames.find(*name);
-    if (it != renames.end()) name = it->second;
-  }
+  for (std::optional<std::string>& name : a.names)
+    if (name) name = renamed(*name, renames);
 }
 
 }  // namespace
@@ -237,21 +356,20 @@ Expected<Program> convert_text_nodes(const Program& program) {
   Program out = program;
   out.nodes.clear();
   Renames renames;
+  std::map<std::string, std::string> producers;
   for (const Node& original : program.nodes) {
     Node n = original;
     for (NamedArgument& in : n.inputs) rename_uses(in.arg, renames);
-    Status converted = convert(program, std::move(n), out.nodes, renames);
+    Status converted = convert(program, std::move(n), out, renames, producers);
     if (!converted)
       return make_error("node %", original.name, " (", short_target(original.target),
                         "): ", converted.error().message());
+    for (const Argument& o : original.outputs)
+      for (const std::optional<std::string>& name : o.names)
+        if (name) producers[*name] = short_target(original.target);
   }
-  // An alias chain (alias of alias) resolves through the renames made before it, so one
-  // lookup per use suffices.
   for (Argument& a : out.outputs) rename_uses(a, renames);
-  for (OutputSpec& spec : out.output_specs) {
-    auto it = renames.find(spec.arg);
-    if (it != renames.end()) spec.arg = it->second;
-  }
+  for (OutputSpec& spec : out.output_specs) spec.arg = renamed(spec.arg, renames);
   return out;
 }
 

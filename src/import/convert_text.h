@@ -9,7 +9,11 @@
 //     new_ones/new_zeros/new_full get the dtype their result records, which PyTorch inferred
 //     from the scalars or the default dtype;
 //   - type_as: _to_copy to the dtype of `other`;
-//   - split_with_sizes and unbind (several results): one slice or select per result.
+//   - split_with_sizes and unbind (several results): one slice or select per result;
+//   - conv1d: conv2d on a height of 1 between an unsqueeze and a squeeze;
+//   - add_/sub_/mul_/div_ on a value no other value views (made by a non-view op): the
+//     out-of-place op, later uses of the written value reading its result; on a graph input
+//     or a view it is an error.
 // Every other node is kept as it is.
 #pragma once
 

@@ -131,6 +131,23 @@ class TextSplits(nn.Module):
         return h + d.repeat(1, 1, 2) * e.sum() + (f - g).sum() + (u0 * u1).detach()
 
 
+class TextConvInplace(nn.Module):
+    """Networks: transformers, Whisper's and T5's leftovers: conv1d (stride, padding, groups,
+    with and without bias) and add_/mul_ on intermediates that no view shares."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 3, padding=1)
+        self.c2 = nn.Conv1d(6, 6, 3, stride=2, padding=1, groups=2, bias=False)
+
+    def forward(self, x):  # x: f32[2, 4, 9]
+        h = F.gelu(self.c1(x))
+        b = h * 2
+        b.add_(torch.ones_like(h))
+        b.mul_(0.5)
+        return self.c2(b + h)
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -187,6 +204,7 @@ def main():
     save("mlp_core", Mlp(), (torch.randn(2, 4),), core_aten=True)
     save("text_masks", TextMasks(), (torch.randn(2, 5, 5), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])))
     save("text_splits", TextSplits(), (torch.randn(2, 3, 10),))
+    save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

@@ -1,6 +1,6 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
-// (tests/import/make_pt2_archives.py: text_masks, text_splits) match PyTorch in the
+// (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
 #include <gtest/gtest.h>
@@ -89,6 +89,62 @@ TEST(ImportText, SeveralResultsMatchPyTorch) {
   EXPECT_NE(text.find("select(%x) {dim=0, index=1}"), std::string::npos) << text;
   EXPECT_NE(text.find("split(%x)"), std::string::npos) << text;
   EXPECT_NE(text.find("chunk(%x)"), std::string::npos) << text;
+}
+
+TEST(ImportText, Conv1dAndInPlaceArithmeticMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_conv_inplace");
+  // conv1d became conv2d on a height of 1; add_ and mul_ their out-of-place ops.
+  EXPECT_NE(text.find("conv2d("), std::string::npos) << text;
+  EXPECT_NE(text.find("{dilation=[1, 1], groups=2, padding=[0, 1], stride=[1, 2]}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("add_("), std::string::npos) << text;
+  EXPECT_EQ(text.find("mul_("), std::string::npos) << text;
+}
+
+pt2::Argument tensor(const std::string& name) {
+  pt2::Argument a;
+  a.kind = pt2::Argument::Kind::Tensor;
+  a.names = {name};
+  return a;
+}
+
+pt2::Node node(const std::string& target, std::vector<pt2::NamedArgument> inputs, const std::string& result) {
+  pt2::Node n;
+  n.target = "torch.ops.aten." + target;
+  n.name = result;
+  n.inputs = std::move(inputs);
+  n.outputs = {tensor(result)};
+  return n;
+}
+
+TEST(ImportText, InPlaceWritesThroughViewsOrToInputsAreErrors) {
+  pt2::Argument dim;
+  dim.kind = pt2::Argument::Kind::Int;
+  dim.ints = {0};
+  pt2::Program through_view;
+  through_view.nodes = {node("unsqueeze.default", {{"self", tensor("x")}, {"dim", dim}}, "u"),
+                        node("add_.Tensor", {{"self", tensor("u")}, {"other", tensor("x")}}, "add_")};
+  Expected<pt2::Program> e = pt2::convert_text_nodes(through_view);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("node %add_ (aten.add_.Tensor): it writes in place to 'u', a view made by "
+                                     "aten.unsqueeze.default"),
+            std::string::npos)
+      << e.error().message();
+  pt2::Program to_input;
+  to_input.nodes = {node("mul_.Tensor", {{"self", tensor("x")}, {"other", tensor("x")}}, "mul_")};
+  e = pt2::convert_text_nodes(to_input);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("it writes in place to the graph input 'x'"), std::string::npos)
+      << e.error().message();
+  // On a fresh value, later uses read the written result.
+  pt2::Program fresh;
+  fresh.nodes = {node("mul.Tensor", {{"self", tensor("x")}, {"other", tensor("x")}}, "m"),
+                 node("add_.Tensor", {{"self", tensor("m")}, {"other", tensor("x")}}, "add_"),
+                 node("neg.default", {{"self", tensor("m")}}, "n")};
+  Expected<pt2::Program> ok = pt2::convert_text_nodes(fresh);
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  EXPECT_EQ(ok->nodes[1].target, "torch.ops.aten.add.Tensor");
+  EXPECT_EQ(*ok->nodes[2].inputs[0].arg.names[0], "add_");
 }
 
 // A program of one user input `x` (f32[2,3]) and one _assert_tensor_metadata node on it with
