@@ -292,6 +292,38 @@ bool is_inplace_arithmetic(const std::string& t) {
   return false;
 }
 
+// cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing): kiln's
+// cross_entropy, whose reduction is ATen's name rather than its enum (0 none, 1 mean, 2 sum).
+Status cross_entropy_reduction(Node& n) {
+  n.target = "torch.ops.aten.cross_entropy.default";
+  for (NamedArgument& in : n.inputs) {
+    if (in.name != "reduction") continue;
+    if (in.arg.kind != Argument::Kind::Int || in.arg.ints[0] < 0 || in.arg.ints[0] > 2)
+      return make_error("argument 'reduction' is not 0, 1 or 2 (none, mean, sum)");
+    static const char* const kNames[] = {"none", "mean", "sum"};
+    Argument name;
+    name.kind = Argument::Kind::String;
+    name.key = "as_string";
+    name.string = kNames[in.arg.ints[0]];
+    in.arg = std::move(name);
+  }
+  return Status::ok();
+}
+
+// pad(self, pad, mode="constant", value=None): constant_pad_nd(self, pad, value or 0); the
+// other modes (reflect, replicate, circular) are not imported.
+Status pad_as_constant_pad(Node& n) {
+  if (const Argument* mode = find_input(n, "mode"); mode && mode->kind != Argument::Kind::None) {
+    if (mode->kind != Argument::Kind::String || mode->string != "constant")
+      return make_error("pad mode '", mode->string, "' is not imported (kiln has constant_pad_nd only)");
+  }
+  erase_input(n, "mode");
+  if (const Argument* value = find_input(n, "value"); value && value->kind == Argument::Kind::None)
+    erase_input(n, "value");
+  n.target = "torch.ops.aten.constant_pad_nd.default";
+  return Status::ok();
+}
+
 bool is_creation(const std::string& t) {
   return t == "aten.arange.start" || t == "aten.arange.start_step" || t == "aten.full.default" ||
          t == "aten.zeros.default" || t == "aten.ones.default";
@@ -311,6 +343,8 @@ Status convert(const Program& p, Node n, Program& out, Renames& renames,
     renames[result] = in;
     return Status::ok();
   }
+  if (t == "aten.cross_entropy_loss.default") KILN_TRY(cross_entropy_reduction(n));
+  if (t == "aten.pad.default") KILN_TRY(pad_as_constant_pad(n));
   if (t == "aten.split_with_sizes.default") return split_into_slices(n, out.nodes);
   if (t == "aten.unbind.int") return unbind_into_selects(n, out.nodes);
   if (t == "aten.arange.default") {

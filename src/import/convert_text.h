@@ -13,7 +13,9 @@
 //   - conv1d: conv2d on a height of 1 between an unsqueeze and a squeeze;
 //   - add_/sub_/mul_/div_ on a value no other value views (made by a non-view op): the
 //     out-of-place op, later uses of the written value reading its result; on a graph input
-//     or a view it is an error.
+//     or a view it is an error;
+//   - cross_entropy_loss: cross_entropy with the reduction's name; pad (constant mode):
+//     constant_pad_nd.
 // Every other node is kept as it is.
 #pragma once
 

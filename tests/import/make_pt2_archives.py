@@ -148,6 +148,22 @@ class TextConvInplace(nn.Module):
         return self.c2(b + h)
 
 
+class TextLoss(nn.Module):
+    """Networks: transformers, the training forms' loss: labels shifted with F.pad (constant,
+    -100) and cross_entropy with ignore_index (aten.pad, aten.cross_entropy_loss)."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 7)
+
+    def forward(self, x, labels):  # x: f32[2, 5, 8], labels: i64[2, 5]
+        logits = self.head(x)
+        shifted = F.pad(labels, (0, 1), value=-100)[:, 1:]
+        mean = F.cross_entropy(logits.view(-1, 7), shifted.reshape(-1), ignore_index=-100)
+        total = F.cross_entropy(logits.view(-1, 7), labels.view(-1), reduction="sum", label_smoothing=0.1)
+        return mean + total / 100
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -205,6 +221,7 @@ def main():
     save("text_masks", TextMasks(), (torch.randn(2, 5, 5), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])))
     save("text_splits", TextSplits(), (torch.randn(2, 3, 10),))
     save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
+    save("text_loss", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))))
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

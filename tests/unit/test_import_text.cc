@@ -1,6 +1,7 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
-// (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace) match PyTorch in the
+// (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace,
+// text_loss) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
 #include <gtest/gtest.h>
@@ -99,6 +100,15 @@ TEST(ImportText, Conv1dAndInPlaceArithmeticMatchPyTorch) {
   EXPECT_NE(text.find("{dilation=[1, 1], groups=2, padding=[0, 1], stride=[1, 2]}"), std::string::npos) << text;
   EXPECT_EQ(text.find("add_("), std::string::npos) << text;
   EXPECT_EQ(text.find("mul_("), std::string::npos) << text;
+}
+
+TEST(ImportText, TrainingLossMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_loss");
+  // pad became constant_pad_nd; cross_entropy_loss's reduction enum became its name.
+  EXPECT_NE(text.find("constant_pad_nd(%labels) {pad=[0, 1], value=-100.0}"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduction=\"sum\""), std::string::npos) << text;
+  EXPECT_NE(text.find("label_smoothing=0.1"), std::string::npos) << text;
 }
 
 pt2::Argument tensor(const std::string& name) {
