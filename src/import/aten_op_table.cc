@@ -148,6 +148,8 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.argmax.default", "argmax"},
     AtenOpMapping{"aten.amax.default", "amax"},
     AtenOpMapping{"aten.select.int", "select"},
+    AtenOpMapping{"aten.slice_scatter.default", "slice_scatter"},
+    AtenOpMapping{"aten.select_scatter.default", "select_scatter"},
     AtenOpMapping{"aten.index.Tensor", "index"},
     AtenOpMapping{"aten.index_select.default", "index_select"},
     AtenOpMapping{"aten.gather.default", "gather", kGatherDropped},

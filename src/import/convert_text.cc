@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "import/pt2_dtype.h"
 
@@ -267,27 +268,110 @@ bool makes_views(const std::string& t) {
   return std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews);
 }
 
-// add_/sub_/mul_/div_ on a fresh intermediate (not a graph input, not a view) is its
-// out-of-place op; later uses of the mutated value read the result.
-Status functionalize_inplace(const std::map<std::string, std::string>& producers, Node& n, std::string& t,
-                             Renames& renames) {
-  KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
-  KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
-  auto producer = producers.find(self);
-  if (producer == producers.end())
-    return make_error("it writes in place to the graph input '", self, "', which kiln does not import");
-  if (makes_views(producer->second))
-    return make_error("it writes in place to '", self, "', a view made by ", producer->second,
-                      ", which kiln does not import");
-  size_t underscore = t.find("_.");
-  t = t.substr(0, underscore) + t.substr(underscore + 1);
-  n.target = "torch.ops." + t;
-  renames[self] = result;
+// What the rewrite knows of the values so far.
+struct State {
+  Renames renames;
+  std::map<std::string, std::string> producers;  // value -> the op that made it ("aten.add.Tensor")
+  std::map<std::string, std::string> roots;      // a view (or a write through one) -> its base
+  std::map<std::string, Node> slices;            // slice and select nodes, by result
+  std::map<std::string, size_t> last_use;        // by name: the last node reading it (SIZE_MAX: an output)
+  size_t index = 0;                              // the node being rewritten
+};
+
+// The value `name` stands for now: through aliases and in-place writes, to the last one.
+std::string renamed(std::string name, const Renames& renames) {
+  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
+  return name;
+}
+
+// The new value an in-place node computes, as an out-of-place node named after its result;
+// copy_ of a value of the same type is that value (nothing to emit, `result` renamed).
+Status out_of_place(const Program& p, Node& n, const std::string& t, const std::string& self, const std::string& result,
+                    std::vector<Node>& out, State& st) {
+  if (t == "aten.copy_.default") {
+    KILN_ASSIGN_OR_RETURN(std::string src, tensor_name(find_input(n, "src"), "argument 'src'"));
+    KILN_ASSIGN_OR_RETURN(const TensorMeta* src_meta, meta_of(p, src));
+    KILN_ASSIGN_OR_RETURN(const TensorMeta* self_meta, meta_of(p, self));
+    if (src_meta->dtype != self_meta->dtype || static_sizes_of(*src_meta) != static_sizes_of(*self_meta))
+      return make_error("copy_ that broadcasts or converts its source is not imported");
+    st.renames[result] = src;
+    return Status::ok();
+  }
+  if (t == "aten.fill_.Scalar") {
+    const Argument* value = find_input(n, "value");
+    if (!value) return make_error("argument 'value' is missing");
+    Argument v = *value;
+    n.inputs = {{"self", tensor_arg(self)}, {"fill_value", v}};
+    n.target = "torch.ops.aten.full_like.default";
+  } else {
+    size_t underscore = t.find("_.");
+    n.target = "torch.ops." + t.substr(0, underscore) + t.substr(underscore + 1);
+  }
+  out.push_back(n);
   return Status::ok();
 }
 
-bool is_inplace_arithmetic(const std::string& t) {
-  for (const char* op : {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_."})
+// A value sharing `base`'s storage, other than `except`, that a later node reads.
+std::optional<std::string> alias_read_later(const State& st, const std::string& base, const std::string& except) {
+  for (const auto& [name, root] : st.roots) {
+    if (root != base || name == except) continue;
+    auto use = st.last_use.find(name);
+    if (use != st.last_use.end() && use->second > st.index) return name;
+  }
+  return std::nullopt;
+}
+
+// An in-place node (add_/sub_/mul_/div_, masked_fill_, fill_, copy_) as functional nodes:
+// on a fresh value (made by an op that is not a view) its out-of-place op, later uses of the
+// written value reading the result; on a slice or select of a fresh value also a
+// slice_scatter/select_scatter writing the result into the base, later uses of the base
+// reading that, provided no other view of the base is read later. Graph inputs and other
+// views are errors.
+Status functionalize_inplace(const Program& p, Node n, const std::string& t, Program& prog, State& st) {
+  KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
+  KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
+  auto producer = st.producers.find(self);
+  if (producer == st.producers.end())
+    return make_error("it writes in place to the graph input '", self, "', which kiln does not import");
+  if (!st.roots.count(self)) {
+    KILN_TRY(out_of_place(p, n, t, self, result, prog.nodes, st));
+    st.renames[self] = result;
+    return Status::ok();
+  }
+  auto slice = st.slices.find(self);
+  std::string base = st.roots.at(self);
+  Expected<std::string> viewed = slice == st.slices.end() ? Expected<std::string>(make_error("not a slice"))
+                                                          : tensor_name(find_input(slice->second, "self"), "self");
+  if (!viewed || *viewed != base || st.roots.count(base) || !st.producers.count(base) ||
+      renamed(base, st.renames) != base)
+    return make_error("it writes in place to '", self, "', a view made by ", producer->second,
+                      ", which kiln does not import (only a slice or select of a fresh value)");
+  if (std::optional<std::string> other = alias_read_later(st, base, self))
+    return make_error("it writes in place to '", self, "', a view of '", base, "', and '", *other,
+                      "', another view of it, is read later; kiln does not import that");
+  KILN_TRY(out_of_place(p, n, t, self, result, prog.nodes, st));
+  std::string written = renamed(result, st.renames);
+  const Node view = slice->second;
+  bool is_slice = short_target(view.target) == "aten.slice.Tensor";
+  std::string scatter = result + "_into_" + base;
+  Node s = derived_node(n, is_slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default",
+                        scatter);
+  s.inputs = {{"self", tensor_arg(base)}, {"src", tensor_arg(written)}};
+  for (const NamedArgument& in : view.inputs)
+    if (in.name != "self") s.inputs.push_back(in);
+  KILN_ASSIGN_OR_RETURN(const TensorMeta* base_meta, meta_of(prog, base));
+  prog.tensor_values[scatter] = *base_meta;
+  prog.nodes.push_back(std::move(s));
+  st.producers[scatter] = "aten.slice_scatter.default";
+  st.renames[base] = scatter;
+  st.renames[self] = written;
+  st.roots[result] = base;
+  return Status::ok();
+}
+
+bool is_inplace(const std::string& t) {
+  for (const char* op :
+       {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_.", "aten.masked_fill_.", "aten.fill_.", "aten.copy_."})
     if (t.rfind(op, 0) == 0) return true;
   return false;
 }
@@ -331,11 +415,11 @@ bool is_creation(const std::string& t) {
 
 // The rewrite of one node, appended to `out.nodes`; dropped nodes append nothing.
 // `producers` names the op that made each value so far.
-Status convert(const Program& p, Node n, Program& out, Renames& renames,
-               const std::map<std::string, std::string>& producers) {
+Status convert(const Program& p, Node n, Program& out, State& st) {
+  Renames& renames = st.renames;
   std::string t = short_target(n.target);
   if (t == "aten.conv1d.default") return conv1d_as_conv2d(out, n, out.nodes);
-  if (is_inplace_arithmetic(t)) KILN_TRY(functionalize_inplace(producers, n, t, renames));
+  if (is_inplace(t)) return functionalize_inplace(p, std::move(n), t, out, st);
   if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);
   if (t == "aten.alias.default" || t == "aten.detach.default") {
     KILN_ASSIGN_OR_RETURN(std::string in, tensor_name(find_input(n, "self"), "argument 'self'"));
@@ -373,12 +457,6 @@ Status convert(const Program& p, Node n, Program& out, Renames& renames,
   return Status::ok();
 }
 
-// The value `name` stands for now: through aliases and in-place writes, to the last one.
-std::string renamed(std::string name, const Renames& renames) {
-  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
-  return name;
-}
-
 void rename_uses(Argument& a, const Renames& renames) {
   for (std::optional<std::string>& name : a.names)
     if (name) name = renamed(*name, renames);
@@ -389,19 +467,33 @@ void rename_uses(Argument& a, const Renames& renames) {
 Expected<Program> convert_text_nodes(const Program& program) {
   Program out = program;
   out.nodes.clear();
-  Renames renames;
-  std::map<std::string, std::string> producers;
+  State st;
+  for (size_t i = 0; i < program.nodes.size(); ++i)
+    for (const NamedArgument& in : program.nodes[i].inputs)
+      for (const std::optional<std::string>& name : in.arg.names)
+        if (name) st.last_use[*name] = i;
+  for (const OutputSpec& spec : program.output_specs) st.last_use[spec.arg] = SIZE_MAX;
   for (const Node& original : program.nodes) {
     Node n = original;
-    for (NamedArgument& in : n.inputs) rename_uses(in.arg, renames);
-    Status converted = convert(program, std::move(n), out, renames, producers);
-    if (!converted)
-      return make_error("node %", original.name, " (", short_target(original.target),
-                        "): ", converted.error().message());
+    for (NamedArgument& in : n.inputs) rename_uses(in.arg, st.renames);
+    std::string t = short_target(original.target);
+    if (makes_views(t) && !n.inputs.empty() && !n.inputs[0].arg.names.empty() && n.inputs[0].arg.names[0]) {
+      const std::string& of = *n.inputs[0].arg.names[0];
+      std::string root = st.roots.count(of) ? st.roots.at(of) : of;
+      for (const Argument& o : n.outputs)
+        for (const std::optional<std::string>& name : o.names)
+          if (name) st.roots[*name] = root;
+      if ((t == "aten.slice.Tensor" || t == "aten.select.int") && !n.outputs.empty() && !n.outputs[0].names.empty())
+        st.slices[*n.outputs[0].names[0]] = n;
+    }
+    Status converted = convert(program, std::move(n), out, st);
+    if (!converted) return make_error("node %", original.name, " (", t, "): ", converted.error().message());
     for (const Argument& o : original.outputs)
       for (const std::optional<std::string>& name : o.names)
-        if (name) producers[*name] = short_target(original.target);
+        if (name && !st.producers.count(*name)) st.producers[*name] = t;
+    ++st.index;
   }
+  const Renames& renames = st.renames;
   for (Argument& a : out.outputs) rename_uses(a, renames);
   for (OutputSpec& spec : out.output_specs) spec.arg = renamed(spec.arg, renames);
   return out;

@@ -164,6 +164,23 @@ class TextLoss(nn.Module):
         return mean + total / 100
 
 
+class TextShiftRight(nn.Module):
+    """Networks: transformers, T5's and BART's shift_right in the training forms: writes in
+    place through a slice and a select of a fresh tensor (copy_, fill_ -> slice_scatter,
+    select_scatter) and masked_fill_ on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+
+    def forward(self, labels):  # labels: i64[2, 6] with some -100
+        shifted = labels.new_zeros(labels.shape)
+        shifted[:, 1:] = labels[:, :-1].clone()
+        shifted[:, 0] = 3
+        shifted.masked_fill_(shifted == -100, 1)
+        return self.emb(shifted)
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -222,6 +239,7 @@ def main():
     save("text_splits", TextSplits(), (torch.randn(2, 3, 10),))
     save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
     save("text_loss", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))))
+    save("text_shift_right", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),))
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

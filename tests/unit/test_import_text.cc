@@ -1,7 +1,7 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
 // (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace,
-// text_loss) match PyTorch in the
+// text_loss, text_shift_right) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
 #include <gtest/gtest.h>
@@ -111,6 +111,16 @@ TEST(ImportText, TrainingLossMatchesPyTorch) {
   EXPECT_NE(text.find("label_smoothing=0.1"), std::string::npos) << text;
 }
 
+TEST(ImportText, WritesThroughSlicesMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_shift_right");
+  // copy_ into a slice and fill_ into a select of new_zeros became scatters into it.
+  EXPECT_NE(text.find("slice_scatter("), std::string::npos) << text;
+  EXPECT_NE(text.find("select_scatter("), std::string::npos) << text;
+  EXPECT_NE(text.find("masked_fill("), std::string::npos) << text;
+  EXPECT_EQ(text.find("fill_("), std::string::npos) << text;
+}
+
 pt2::Argument tensor(const std::string& name) {
   pt2::Argument a;
   a.kind = pt2::Argument::Kind::Tensor;
@@ -145,6 +155,21 @@ TEST(ImportText, InPlaceWritesThroughViewsOrToInputsAreErrors) {
   e = pt2::convert_text_nodes(to_input);
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().message().find("it writes in place to the graph input 'x'"), std::string::npos)
+      << e.error().message();
+  // A write through one slice while another view of the same base is read later.
+  pt2::Argument one;
+  one.kind = pt2::Argument::Kind::Int;
+  one.ints = {1};
+  pt2::Program two_views;
+  two_views.tensor_values["s"] = pt2::TensorMeta{7, {{2, ""}}, {{1, ""}}, {0, ""}};
+  two_views.nodes = {node("mul.Tensor", {{"self", tensor("x")}, {"other", tensor("x")}}, "m"),
+                     node("slice.Tensor", {{"self", tensor("m")}, {"dim", dim}, {"end", one}}, "s"),
+                     node("select.int", {{"self", tensor("m")}, {"dim", dim}, {"index", one}}, "v"),
+                     node("fill_.Scalar", {{"self", tensor("s")}, {"value", one}}, "fill_"),
+                     node("neg.default", {{"self", tensor("v")}}, "n")};
+  e = pt2::convert_text_nodes(two_views);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("a view of 'm', and 'v', another view of it, is read later"), std::string::npos)
       << e.error().message();
   // On a fresh value, later uses read the written result.
   pt2::Program fresh;
