@@ -369,6 +369,26 @@ Status functionalize_inplace(const Program& p, Node n, const std::string& t, Pro
   return Status::ok();
 }
 
+// view(x) where x comes from an op that lays its result out by strides (transpose, permute,
+// expand, slice, ...) becomes reshape: PyTorch may have laid x out otherwise than kiln does
+// (the CPU sdpa returns [B,S,H,D]-strided memory, so the core form's transpose(1, 2) of it is
+// contiguous and PyTorch views it, where kiln's transpose of its contiguous sdpa result is
+// not). The values are the same, and the imported graph writes nothing in place.
+Status view_of_relaid_value(Node& n, const State& st) {
+  KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
+  auto producer = st.producers.find(self);
+  if (producer == st.producers.end()) return Status::ok();
+  static const char* const kRelaying[] = {"aten.transpose.int",  "aten.permute.default",   "aten.t.default",
+                                          "aten.expand.default", "aten.slice.Tensor",      "aten.select.int",
+                                          "aten.narrow.default", "aten.as_strided.default"};
+  if (std::find(std::begin(kRelaying), std::end(kRelaying), producer->second) == std::end(kRelaying))
+    return Status::ok();
+  n.target = "torch.ops.aten.reshape.default";
+  for (NamedArgument& in : n.inputs)
+    if (in.name == "size") in.name = "shape";
+  return Status::ok();
+}
+
 bool is_inplace(const std::string& t) {
   for (const char* op :
        {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_.", "aten.masked_fill_.", "aten.fill_.", "aten.copy_."})
@@ -420,6 +440,7 @@ Status convert(const Program& p, Node n, Program& out, State& st) {
   std::string t = short_target(n.target);
   if (t == "aten.conv1d.default") return conv1d_as_conv2d(out, n, out.nodes);
   if (is_inplace(t)) return functionalize_inplace(p, std::move(n), t, out, st);
+  if (t == "aten.view.default") KILN_TRY(view_of_relaid_value(n, st));
   if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);
   if (t == "aten.alias.default" || t == "aten.detach.default") {
     KILN_ASSIGN_OR_RETURN(std::string in, tensor_name(find_input(n, "self"), "argument 'self'"));

@@ -15,7 +15,9 @@
 //     out-of-place op, later uses of the written value reading its result; on a graph input
 //     or a view it is an error;
 //   - cross_entropy_loss: cross_entropy with the reduction's name; pad (constant mode):
-//     constant_pad_nd.
+//     constant_pad_nd;
+//   - view of a transpose, permute, expand, slice, ...: reshape (PyTorch's strides of that
+//     value may differ from kiln's; the core forms view the transpose of the CPU sdpa's result).
 // Every other node is kept as it is.
 #pragma once
 

@@ -181,6 +181,21 @@ class TextShiftRight(nn.Module):
         return self.emb(shifted)
 
 
+class TextCoreAttention(nn.Module):
+    """Networks: transformers, the core-ATen form of attention: the CPU sdpa's result is
+    [B,S,H,D]-strided, so the decomposition views its transpose(1, 2), which kiln's layout of
+    the same value cannot view (imported as reshape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):  # x: f32[2, 5, 8]
+        q, k, v = self.qkv(x).view(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return a.transpose(1, 2).reshape(2, 5, 8)
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -197,13 +212,21 @@ class Tiny(nn.Module):
         return torch.relu(x)
 
 
-def save(name, model, inputs, outputs=True, core_aten=False):
+def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
-    `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
+    `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
+    `keep_kiln_ops`), with each input as name_input<i>.npy and PyTorch's output as
     name_output.npy when `outputs`."""
     model.eval()
     ep = torch.export.export(model, inputs)
-    if core_aten:
+    if core_aten and keep_kiln_ops:
+        import sys
+
+        sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
+        import kiln_ops
+
+        ep = ep.run_decompositions(kiln_ops.core_aten_keeping_kiln_ops(kiln_ops.kiln_op_names()))
+    elif core_aten:
         ep = ep.run_decompositions()
     path = os.path.join(DATA, name + ".pt2")
     torch.export.save(ep, path)
@@ -240,6 +263,7 @@ def main():
     save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
     save("text_loss", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))))
     save("text_shift_right", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),))
+    save("text_core_attention", TextCoreAttention(), (torch.randn(2, 5, 8),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

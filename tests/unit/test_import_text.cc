@@ -1,7 +1,7 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
 // (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace,
-// text_loss, text_shift_right) match PyTorch in the
+// text_loss, text_shift_right, text_core_attention) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
 #include <gtest/gtest.h>
@@ -119,6 +119,13 @@ TEST(ImportText, WritesThroughSlicesMatchPyTorch) {
   EXPECT_NE(text.find("select_scatter("), std::string::npos) << text;
   EXPECT_NE(text.find("masked_fill("), std::string::npos) << text;
   EXPECT_EQ(text.find("fill_("), std::string::npos) << text;
+}
+
+TEST(ImportText, CoreFormViewOfTransposedAttentionMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_core_attention");
+  // PyTorch viewed the transpose of the CPU sdpa's [B,S,H,D]-strided result; kiln reshapes it.
+  EXPECT_NE(text.find("= reshape(%"), std::string::npos) << text;
 }
 
 pt2::Argument tensor(const std::string& name) {
