@@ -84,7 +84,7 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.scaled_dot_product_attention.default", "scaled_dot_product_attention", kSdpaDropped},
     // Networks: transformers (masks, positions, rotary embeddings, dtype conversions). Nodes
     // that need more than a row (arange.default, new_ones, type_as, alias, detach,
-    // split_with_sizes, unbind, conv1d, add_ and friends, pad, cross_entropy_loss,
+    // split_with_sizes, unbind, conv1d, add_ and friends, copy, pad, cross_entropy_loss, nll_loss,
     // _assert_tensor_metadata) are rewritten into these first (convert_text.h).
     AtenOpMapping{"aten.arange.start", "arange", kCreationDropped},
     AtenOpMapping{"aten.arange.start_step", "arange", kCreationDropped},
@@ -159,6 +159,7 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.log_softmax.int", "log_softmax"},
     AtenOpMapping{"aten.constant_pad_nd.default", "constant_pad_nd"},
     AtenOpMapping{"aten.cross_entropy.default", "cross_entropy"},
+    AtenOpMapping{"aten.nll_loss.default", "nll_loss"},
     AtenOpMapping{"aten.conv2d.default", "conv2d"},
     AtenOpMapping{"aten.rms_norm.default", "rms_norm"},
 };

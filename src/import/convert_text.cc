@@ -396,10 +396,11 @@ bool is_inplace(const std::string& t) {
   return false;
 }
 
-// cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing): kiln's
-// cross_entropy, whose reduction is ATen's name rather than its enum (0 none, 1 mean, 2 sum).
-Status cross_entropy_reduction(Node& n) {
-  n.target = "torch.ops.aten.cross_entropy.default";
+// cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing) and
+// nll_loss (the core forms'): kiln's cross_entropy and nll_loss, whose reduction is ATen's
+// name rather than its enum (0 none, 1 mean, 2 sum).
+Status loss_reduction(Node& n, const std::string& kiln_target) {
+  n.target = kiln_target;
   for (NamedArgument& in : n.inputs) {
     if (in.name != "reduction") continue;
     if (in.arg.kind != Argument::Kind::Int || in.arg.ints[0] < 0 || in.arg.ints[0] > 2)
@@ -448,7 +449,14 @@ Status convert(const Program& p, Node n, Program& out, State& st) {
     renames[result] = in;
     return Status::ok();
   }
-  if (t == "aten.cross_entropy_loss.default") KILN_TRY(cross_entropy_reduction(n));
+  if (t == "aten.cross_entropy_loss.default") KILN_TRY(loss_reduction(n, "torch.ops.aten.cross_entropy.default"));
+  if (t == "aten.nll_loss.default") KILN_TRY(loss_reduction(n, "torch.ops.aten.nll_loss.default"));
+  if (t == "aten.copy.default") {
+    // copy(self, src), functional: src when it has self's type (the core form of copy_).
+    KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
+    KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
+    return out_of_place(p, n, "aten.copy_.default", self, result, out.nodes, st);
+  }
   if (t == "aten.pad.default") KILN_TRY(pad_as_constant_pad(n));
   if (t == "aten.split_with_sizes.default") return split_into_slices(n, out.nodes);
   if (t == "aten.unbind.int") return unbind_into_selects(n, out.nodes);

@@ -14,7 +14,8 @@
 //   - add_/sub_/mul_/div_ on a value no other value views (made by a non-view op): the
 //     out-of-place op, later uses of the written value reading its result; on a graph input
 //     or a view it is an error;
-//   - cross_entropy_loss: cross_entropy with the reduction's name; pad (constant mode):
+//   - copy (functional, of a source of the same type): that source;
+//   - cross_entropy_loss, nll_loss: kiln's with the reduction's name; pad (constant mode):
 //     constant_pad_nd;
 //   - view of a transpose, permute, expand, slice, ...: reshape (PyTorch's strides of that
 //     value may differ from kiln's; the core forms view the transpose of the CPU sdpa's result).

@@ -263,6 +263,11 @@ def main():
     save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
     save("text_loss", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))))
     save("text_shift_right", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),))
+    # Their core forms (as the zoo's NAME.core.pt2): nll_loss, and the functional copy.
+    save("text_loss_core", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))), core_aten=True,
+         keep_kiln_ops=True)
+    save("text_shift_right_core", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),),
+         core_aten=True, keep_kiln_ops=True)
     save("text_core_attention", TextCoreAttention(), (torch.randn(2, 5, 8),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).

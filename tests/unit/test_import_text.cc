@@ -1,7 +1,8 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
 // (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace,
-// text_loss, text_shift_right, text_core_attention) match PyTorch in the
+// text_loss, text_shift_right, text_core_attention and the core forms text_loss_core,
+// text_shift_right_core) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
 #include <gtest/gtest.h>
@@ -126,6 +127,17 @@ TEST(ImportText, CoreFormViewOfTransposedAttentionMatchesPyTorch) {
   std::string text = check_matches_pytorch("text_core_attention");
   // PyTorch viewed the transpose of the CPU sdpa's [B,S,H,D]-strided result; kiln reshapes it.
   EXPECT_NE(text.find("= reshape(%"), std::string::npos) << text;
+}
+
+TEST(ImportText, CoreFormsOfLossAndShiftRightMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // nll_loss's reduction enum became its name; the functional copy its source.
+  std::string loss = check_matches_pytorch("text_loss_core");
+  EXPECT_NE(loss.find("nll_loss("), std::string::npos) << loss;
+  EXPECT_NE(loss.find("nll_loss(%10, %9, none) {reduction=\"sum\"}"), std::string::npos) << loss;
+  std::string shift = check_matches_pytorch("text_shift_right_core");
+  EXPECT_EQ(shift.find("copy"), std::string::npos) << shift;
+  EXPECT_NE(shift.find("slice_scatter("), std::string::npos) << shift;
 }
 
 pt2::Argument tensor(const std::string& name) {
