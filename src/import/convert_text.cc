@@ -322,8 +322,8 @@ std::optional<std::string> alias_read_later(const State& st, const std::string& 
 }
 
 // An in-place node (add_/sub_/mul_/div_, masked_fill_, fill_, copy_) as functional nodes:
-// on a fresh value (made by an op that is not a view) its out-of-place op, later uses of the
-// written value reading the result; on a slice or select of a fresh value also a
+// on a fresh value (made by an op that is not a view) whose views are not read later, its
+// out-of-place op, later uses of the written value reading the result; on a slice or select of a fresh value also a
 // slice_scatter/select_scatter writing the result into the base, later uses of the base
 // reading that, provided no other view of the base is read later. Graph inputs and other
 // views are errors.
@@ -334,6 +334,9 @@ Status functionalize_inplace(const Program& p, Node n, const std::string& t, Pro
   if (producer == st.producers.end())
     return make_error("it writes in place to the graph input '", self, "', which kiln does not import");
   if (!st.roots.count(self)) {
+    if (std::optional<std::string> view = alias_read_later(st, self, ""))
+      return make_error("it writes in place to '", self, "', and '", *view,
+                        "', a view of it, is read later; kiln does not import that");
     KILN_TRY(out_of_place(p, n, t, self, result, prog.nodes, st));
     st.renames[self] = result;
     return Status::ok();
@@ -434,8 +437,8 @@ bool is_creation(const std::string& t) {
          t == "aten.zeros.default" || t == "aten.ones.default";
 }
 
-// The rewrite of one node, appended to `out.nodes`; dropped nodes append nothing.
-// `producers` names the op that made each value so far.
+// The rewrite of one node, appended to `out.nodes` (new values' metadata to
+// `out.tensor_values`); dropped nodes append nothing.
 Status convert(const Program& p, Node n, Program& out, State& st) {
   Renames& renames = st.renames;
   std::string t = short_target(n.target);

@@ -190,6 +190,17 @@ TEST(ImportText, InPlaceWritesThroughViewsOrToInputsAreErrors) {
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().message().find("a view of 'm', and 'v', another view of it, is read later"), std::string::npos)
       << e.error().message();
+  // A write to a value whose view is read later (the view would see the write).
+  pt2::Program base_written;
+  base_written.nodes = {node("mul.Tensor", {{"self", tensor("x")}, {"other", tensor("x")}}, "m"),
+                        node("select.int", {{"self", tensor("m")}, {"dim", dim}, {"index", one}}, "v"),
+                        node("add_.Tensor", {{"self", tensor("m")}, {"other", tensor("x")}}, "add_"),
+                        node("neg.default", {{"self", tensor("v")}}, "n")};
+  e = pt2::convert_text_nodes(base_written);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("it writes in place to 'm', and 'v', a view of it, is read later"),
+            std::string::npos)
+      << e.error().message();
   // On a fresh value, later uses read the written result.
   pt2::Program fresh;
   fresh.nodes = {node("mul.Tensor", {{"self", tensor("x")}, {"other", tensor("x")}}, "m"),
