@@ -264,6 +264,7 @@ bool makes_views(const std::string& t) {
       "flatten",        "slice",      "select",           "alias",    "detach",    "split",      "chunk",     "unbind",
       "narrow",         "as_strided", "split_with_sizes", "diagonal", "unfold",    "contiguous", "expand_as", "view_as",
       "_reshape_alias", "unflatten",  "movedim",          "swapaxes"};
+  if (t.rfind("aten.", 0) != 0) return false;
   std::string op = t.substr(5, t.find('.', 5) - 5);  // "aten.view.default" -> "view"
   return std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews);
 }
@@ -515,7 +516,8 @@ Expected<Program> convert_text_nodes(const Program& program) {
       for (const Argument& o : n.outputs)
         for (const std::optional<std::string>& name : o.names)
           if (name) st.roots[*name] = root;
-      if ((t == "aten.slice.Tensor" || t == "aten.select.int") && !n.outputs.empty() && !n.outputs[0].names.empty())
+      if ((t == "aten.slice.Tensor" || t == "aten.select.int") && !n.outputs.empty() && !n.outputs[0].names.empty() &&
+          n.outputs[0].names[0])
         st.slices[*n.outputs[0].names[0]] = n;
     }
     Status converted = convert(program, std::move(n), out, st);
