@@ -35,9 +35,11 @@ import tempfile
 import time
 
 # Shared libraries the build links that the GPU machine's image does not have (sonames' prefixes).
-# libzip: the .pt2 reader (docs/IMPORT.md); its own needs (zlib, bzip2, OpenSSL 3's libcrypto) the
-# image has.
-LIBRARIES = ("libopenblas", "libdnnl", "libprotobuf", "libonnx", "libgfortran", "libquadmath", "libOpenCL", "libzip")
+# libzip: the .pt2 reader (docs/IMPORT.md), and bzip2's library, which it loads and a CUDA image
+# need not have; zlib and OpenSSL 3's libcrypto, its other needs, are there wherever PyTorch's
+# Python runs.
+LIBRARIES = ("libopenblas", "libdnnl", "libprotobuf", "libonnx", "libgfortran", "libquadmath", "libOpenCL", "libzip",
+             "libbz2")
 
 
 def gpu_tests(build_dir):

@@ -15,6 +15,18 @@ constexpr DroppedArg kExpandDropped[] = {{"implicit", D::Any}};
 constexpr DroppedArg kMemoryFormatDropped[] = {{"memory_format", D::NoneOrContiguous}};
 constexpr DroppedArg kSdpaDropped[] = {{"enable_gqa", D::False}};
 constexpr DroppedArg kEmbeddingDropped[] = {{"scale_grad_by_freq", D::False}, {"sparse", D::False}};
+// Networks: transformers. A creation op's placement (all CPU, strided, unpinned), and a
+// conversion's copy flags, which do not change values.
+constexpr DroppedArg kCreationDropped[] = {
+    {"layout", D::NoneOrStrided}, {"device", D::NoneOrCpu}, {"pin_memory", D::False}};
+constexpr DroppedArg kLikeDropped[] = {{"layout", D::NoneOrStrided},
+                                       {"device", D::NoneOrCpu},
+                                       {"pin_memory", D::False},
+                                       {"memory_format", D::NoneOrContiguous}};
+constexpr DroppedArg kToDropped[] = {
+    {"layout", D::NoneOrStrided}, {"device", D::NoneOrCpu}, {"pin_memory", D::False},
+    {"non_blocking", D::Any},     {"copy", D::Any},         {"memory_format", D::NoneOrContiguous}};
+constexpr DroppedArg kGatherDropped[] = {{"sparse_grad", D::False}};
 
 constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
 
@@ -72,17 +84,94 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.dropout.default", "dropout"},
     AtenOpMapping{"aten.embedding.default", "embedding", kEmbeddingDropped},
     AtenOpMapping{"aten.scaled_dot_product_attention.default", "scaled_dot_product_attention", kSdpaDropped},
-    // Networks: vision. convolution, _native_batch_norm_legit_no_training, the in-place forms,
-    // hardswish, hardsigmoid, relu6, unbind, split_with_sizes and unflatten go through convert_vision.cc.
+    // Networks: transformers (masks, positions, rotary embeddings, dtype conversions). Nodes
+    // that need more than a row (arange.default, new_ones, type_as, alias, detach,
+    // split_with_sizes, unbind, conv1d, add_ and friends, copy, pad, cross_entropy_loss, nll_loss,
+    // _assert_tensor_metadata) are rewritten into these first (convert_text.h).
+    AtenOpMapping{"aten.arange.start", "arange", kCreationDropped},
+    AtenOpMapping{"aten.arange.start_step", "arange", kCreationDropped},
+    AtenOpMapping{"aten.full.default", "full", kCreationDropped},
+    AtenOpMapping{"aten.zeros.default", "zeros", kCreationDropped},
+    AtenOpMapping{"aten.ones.default", "ones", kCreationDropped},
+    AtenOpMapping{"aten.full_like.default", "full_like", kLikeDropped},
+    AtenOpMapping{"aten.zeros_like.default", "zeros_like", kLikeDropped},
+    AtenOpMapping{"aten.ones_like.default", "ones_like", kLikeDropped},
+    AtenOpMapping{"aten._to_copy.default", "_to_copy", kToDropped},
+    AtenOpMapping{"aten.to.dtype", "_to_copy", kToDropped},
+    AtenOpMapping{"aten.to.dtype_layout", "_to_copy", kToDropped},
+    AtenOpMapping{"aten.to.device", "_to_copy", kToDropped},
+    AtenOpMapping{"aten.eq.Tensor", "eq"},
+    AtenOpMapping{"aten.eq.Scalar", "eq"},
+    AtenOpMapping{"aten.ne.Tensor", "ne"},
+    AtenOpMapping{"aten.ne.Scalar", "ne"},
+    AtenOpMapping{"aten.lt.Tensor", "lt"},
+    AtenOpMapping{"aten.lt.Scalar", "lt"},
+    AtenOpMapping{"aten.le.Tensor", "le"},
+    AtenOpMapping{"aten.le.Scalar", "le"},
+    AtenOpMapping{"aten.gt.Tensor", "gt"},
+    AtenOpMapping{"aten.gt.Scalar", "gt"},
+    AtenOpMapping{"aten.ge.Tensor", "ge"},
+    AtenOpMapping{"aten.ge.Scalar", "ge"},
+    AtenOpMapping{"aten.where.self", "where"},
+    AtenOpMapping{"aten.where.ScalarSelf", "where"},
+    AtenOpMapping{"aten.where.ScalarOther", "where"},
+    AtenOpMapping{"aten.where.Scalar", "where"},
+    AtenOpMapping{"aten.masked_fill.Scalar", "masked_fill"},
+    AtenOpMapping{"aten.masked_fill.Tensor", "masked_fill"},
+    AtenOpMapping{"aten.logical_not.default", "logical_not"},
+    AtenOpMapping{"aten.logical_and.default", "logical_and"},
+    AtenOpMapping{"aten.logical_or.default", "logical_or"},
+    AtenOpMapping{"aten.bitwise_not.default", "bitwise_not"},
+    AtenOpMapping{"aten.bitwise_and.Tensor", "bitwise_and"},
+    AtenOpMapping{"aten.bitwise_or.Tensor", "bitwise_or"},
+    AtenOpMapping{"aten.__and__.Tensor", "bitwise_and"},
+    AtenOpMapping{"aten.__or__.Tensor", "bitwise_or"},
+    AtenOpMapping{"aten.pow.Tensor_Scalar", "pow"},
+    AtenOpMapping{"aten.pow.Tensor_Tensor", "pow"},
+    AtenOpMapping{"aten.abs.default", "abs"},
+    AtenOpMapping{"aten.log.default", "log"},
+    AtenOpMapping{"aten.log1p.default", "log1p"},
+    AtenOpMapping{"aten.sin.default", "sin"},
+    AtenOpMapping{"aten.cos.default", "cos"},
+    AtenOpMapping{"aten.erf.default", "erf"},
+    AtenOpMapping{"aten.reciprocal.default", "reciprocal"},
+    AtenOpMapping{"aten.minimum.default", "minimum"},
+    AtenOpMapping{"aten.maximum.default", "maximum"},
+    AtenOpMapping{"aten.min.other", "minimum"},
+    AtenOpMapping{"aten.max.other", "maximum"},
+    AtenOpMapping{"aten.tril.default", "tril"},
+    AtenOpMapping{"aten.triu.default", "triu"},
+    AtenOpMapping{"aten.cumsum.default", "cumsum"},
+    AtenOpMapping{"aten.any.default", "any"},
+    AtenOpMapping{"aten.any.dim", "any"},
+    AtenOpMapping{"aten.any.dims", "any"},
+    AtenOpMapping{"aten.all.default", "all"},
+    AtenOpMapping{"aten.all.dim", "all"},
+    AtenOpMapping{"aten.argmax.default", "argmax"},
+    AtenOpMapping{"aten.amax.default", "amax"},
+    AtenOpMapping{"aten.select.int", "select"},
+    AtenOpMapping{"aten.slice_scatter.default", "slice_scatter"},
+    AtenOpMapping{"aten.select_scatter.default", "select_scatter"},
+    AtenOpMapping{"aten.index.Tensor", "index"},
+    AtenOpMapping{"aten.index_select.default", "index_select"},
+    AtenOpMapping{"aten.gather.default", "gather", kGatherDropped},
+    AtenOpMapping{"aten.split.Tensor", "split"},
+    AtenOpMapping{"aten.chunk.default", "chunk"},
+    AtenOpMapping{"aten.repeat.default", "repeat"},
+    AtenOpMapping{"aten.log_softmax.int", "log_softmax"},
+    AtenOpMapping{"aten.constant_pad_nd.default", "constant_pad_nd"},
+    AtenOpMapping{"aten.cross_entropy.default", "cross_entropy"},
+    AtenOpMapping{"aten.nll_loss.default", "nll_loss"},
     AtenOpMapping{"aten.conv2d.default", "conv2d"},
+    AtenOpMapping{"aten.rms_norm.default", "rms_norm"},
+    // Networks: vision (conv2d, select, chunk and split are rows of the transformers' section).
+    // convolution, _native_batch_norm_legit_no_training, max_pool2d_with_indices, the in-place
+    // activations, hardswish, hardsigmoid, relu6 and unflatten go through convert_vision.cc.
     AtenOpMapping{"aten.batch_norm.default", "batch_norm", kBatchNormDropped},
     AtenOpMapping{"aten.max_pool2d.default", "max_pool2d"},
     AtenOpMapping{"aten.avg_pool2d.default", "avg_pool2d"},
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
-    AtenOpMapping{"aten.select.int", "select"},
-    AtenOpMapping{"aten.chunk.default", "chunk"},
-    AtenOpMapping{"aten.split.Tensor", "split"},
 };
 
 }  // namespace

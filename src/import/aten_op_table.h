@@ -15,6 +15,8 @@ enum class DroppedWhen {
   Any,               // no effect on values (layer_norm's cudnn_enable, expand's implicit)
   False,             // only false (_softmax's half_to_float)
   NoneOrContiguous,  // a memory_format that is absent, None or torch.contiguous_format
+  NoneOrCpu,         // a device that is absent, None or the CPU (kiln imports CPU programs)
+  NoneOrStrided,     // a layout that is absent, None or torch.strided
 };
 
 struct DroppedArg {

@@ -27,8 +27,6 @@ struct InplaceForm {
 };
 constexpr std::array kInplace = {
     InplaceForm{"aten.relu_.default", "aten.relu.default"},
-    InplaceForm{"aten.add_.Tensor", "aten.add.Tensor"},
-    InplaceForm{"aten.mul_.Tensor", "aten.mul.Tensor"},
     InplaceForm{"aten.hardtanh_.default", "aten.hardtanh.default"},
     InplaceForm{"aten.relu6_.default", "aten.relu6.default"},
     InplaceForm{"aten.silu_.default", "aten.silu.default"},
@@ -51,9 +49,7 @@ constexpr std::string_view kConvolution = "aten.convolution.default";
 constexpr std::string_view kHardswish = "aten.hardswish.default";
 constexpr std::string_view kHardsigmoid = "aten.hardsigmoid.default";
 constexpr std::string_view kRelu6 = "aten.relu6.default";
-constexpr std::string_view kUnbind = "aten.unbind.int";
 constexpr std::string_view kUnflatten = "aten.unflatten.int";
-constexpr std::string_view kSplitWithSizes = "aten.split_with_sizes.default";
 
 const InplaceForm* find_inplace(std::string_view target) {
   for (const InplaceForm& f : kInplace)
@@ -270,65 +266,6 @@ Expected<TensorType> archive_type(const Program& p, const std::string& name) {
   return TensorType{*dtype, Shape::from_sizes(sizes)};
 }
 
-Expected<int64_t> int_input(const Node& n, std::string_view name, std::optional<int64_t> fallback) {
-  const NamedArgument* a = find_input(n, name);
-  if (!a) {
-    if (fallback) return *fallback;
-    return make_error("its argument '", name, "' is missing");
-  }
-  if (a->arg.kind != Argument::Kind::Int || a->arg.symbolic)
-    return make_error("its argument '", name, "' is not an int");
-  return a->arg.ints[0];
-}
-
-// unbind(self, dim) -> Tensor[] is one select(self, dim, i) per result; split_with_sizes(self,
-// split_sizes, dim) -> Tensor[] one narrow(self, dim, start, size) per size. Each result gets
-// the type the archive records.
-Expected<ConvertedNode> convert_pieces(Graph& g, const Program& p, size_t index, std::map<std::string, Value*>& values,
-                                       const SourceLoc& loc) {
-  const Node& n = p.nodes[index];
-  const bool unbind = strip_prefix(n.target) == kUnbind;
-  KILN_ASSIGN_OR_RETURN(std::string input, first_tensor(n));
-  auto it = values.find(input);
-  if (it == values.end()) return make_error("uses the value '", input, "', which no earlier node or input defines");
-  Value* x = it->second;
-  KILN_ASSIGN_OR_RETURN(int64_t dim, int_input(n, "dim", 0));
-  const int64_t rank = static_cast<int64_t>(x->type().shape.rank());
-  if (dim < -rank || dim >= rank) return make_error("dim ", dim, " is out of range for rank ", rank);
-  if (dim < 0) dim += rank;
-  std::vector<int64_t> sizes;
-  if (!unbind) {
-    const NamedArgument* split = find_input(n, "split_sizes");
-    if (!split || split->arg.kind != Argument::Kind::Ints || split->arg.symbolic)
-      return make_error("its split_sizes are not a list of ints");
-    sizes = split->arg.ints;
-  }
-  if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensors)
-    return make_error("it does not have one list of tensors as its result");
-  const auto& names = n.outputs[0].names;
-  if (!unbind && names.size() != sizes.size())
-    return make_error("it has ", names.size(), " results for ", sizes.size(), " split sizes");
-  int64_t start = 0;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (!names[i]) continue;
-    KILN_ASSIGN_OR_RETURN(TensorType type, archive_type(p, *names[i]));
-    Value* piece = nullptr;
-    if (unbind) {
-      KILN_ASSIGN_OR_RETURN(
-          piece, append(g, "select", {x}, {{"dim", AttrValue(dim)}, {"index", AttrValue(static_cast<int64_t>(i))}},
-                        type, loc));
-    } else {
-      KILN_ASSIGN_OR_RETURN(
-          piece,
-          append(g, "narrow", {x},
-                 {{"dim", AttrValue(dim)}, {"start", AttrValue(start)}, {"length", AttrValue(sizes[i])}}, type, loc));
-    }
-    values[*names[i]] = piece;
-    if (!unbind) start += sizes[i];
-  }
-  return ConvertedNode();
-}
-
 // unflatten(self, dim, sizes) is reshape(self, the shape the archive records for its result).
 Expected<ConvertedNode> convert_unflatten(Graph& g, const Program& p, size_t index,
                                           std::map<std::string, Value*>& values, const SourceLoc& loc) {
@@ -351,8 +288,7 @@ Expected<ConvertedNode> convert_unflatten(Graph& g, const Program& p, size_t ind
 bool has_vision_converter(std::string_view target) {
   target = strip_prefix(target);
   return find_inplace(target) || find_first_result(target) || target == kConvolution || target == kHardswish ||
-         target == kHardsigmoid || target == kRelu6 || target == kUnbind || target == kSplitWithSizes ||
-         target == kUnflatten;
+         target == kHardsigmoid || target == kRelu6 || target == kUnflatten;
 }
 
 Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t index,
@@ -368,7 +304,6 @@ Expected<ConvertedNode> convert_vision_node(Graph& g, const Program& p, size_t i
   if (target == kConvolution) return convert_convolution(p, index);
   if (target == kHardswish || target == kHardsigmoid || target == kRelu6)
     return convert_hard(g, p.nodes[index], values, loc);
-  if (target == kUnbind || target == kSplitWithSizes) return convert_pieces(g, p, index, values, loc);
   if (target == kUnflatten) return convert_unflatten(g, p, index, values, loc);
   return make_error("no vision converter for ", target);
 }

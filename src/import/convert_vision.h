@@ -1,7 +1,7 @@
 // Converters for the ATen overloads of vision networks that are not one row of the op table
 // (aten_op_table.h): an overload with arguments or results kiln's op lacks
 // (`_native_batch_norm_legit_no_training`, `max_pool2d_with_indices`, `convolution`), in-place
-// forms whose mutation no later node can see (`relu_`, `add_.Tensor`, ...), and short
+// forms whose mutation no later node can see (`relu_`, `silu_`, `dropout_`, ...), and short
 // compositions of kiln ops for ATen ops kiln has no op for (`hardswish`, `hardsigmoid`, `relu6`). pt2_to_graph.cc calls
 // these through one hook: a node whose target has a converter goes through
 // convert_vision_node.

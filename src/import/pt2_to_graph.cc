@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "import/aten_op_table.h"
+#include "import/convert_text.h"
 #include "import/convert_vision.h"
 #include "import/pt2_dtype.h"
 #include "ir/verifier.h"
@@ -99,6 +100,11 @@ bool dropped_value_ok(const Argument& a, DroppedWhen when) {
     case DroppedWhen::NoneOrContiguous:
       // serde MemoryFormat: 1 is torch.contiguous_format (0 unknown, 2 channels_last, 3 preserve).
       return a.kind == Argument::Kind::None || (a.kind == Argument::Kind::MemoryFormat && a.ints[0] == 1);
+    case DroppedWhen::NoneOrCpu:
+      return a.kind == Argument::Kind::None || (a.kind == Argument::Kind::Device && a.string == "cpu");
+    case DroppedWhen::NoneOrStrided:
+      // serde Layout: 7 is torch.strided.
+      return a.kind == Argument::Kind::None || (a.kind == Argument::Kind::Layout && a.ints[0] == 7);
   }
   return false;
 }
@@ -350,8 +356,10 @@ std::string user_source_line(const std::string& stack_trace) {
   return f->file + ":" + std::to_string(f->line) + (f->code.empty() ? "" : ": " + f->code);
 }
 
-Expected<ImportedProgram> program_to_graph(const Program& program, const std::map<std::string, LoadedWeight>& weights,
+Expected<ImportedProgram> program_to_graph(const Program& original, const std::map<std::string, LoadedWeight>& weights,
                                            const std::string& graph_name) {
+  // Networks: transformers: nodes that need more than a row become nodes that have one.
+  KILN_ASSIGN_OR_RETURN(Program program, convert_text_nodes(original));
   KILN_TRY(check_ops_supported(program));
   ImportedProgram out;
   out.graph = std::make_unique<Graph>(graph_name);

@@ -94,6 +94,108 @@ class Ops(nn.Module):
         return self.fc(u[:, :8]).sum(dim=0) + u.t().sum() + torch.sqrt(torch.neg(u) * u + 4).sum()
 
 
+class TextMasks(nn.Module):
+    """Networks: transformers, the mask and position ops: arange (end only, and start/step),
+    new_ones, comparisons (Tensor and Scalar), __and__, index with several index tensors,
+    where, masked_fill, tril/triu, full/zeros/ones, cumsum, any/all, to(dtype), type_as,
+    select, pow, min.other; _assert_tensor_metadata comes from .to(dtype)."""
+
+    def forward(self, x, mask):  # x: f32[2, 5, 5], mask: i64[2, 5]
+        n = x.shape[-1]
+        pos = torch.arange(n)
+        causal = pos[None, :] <= pos[:, None]
+        keep = mask.new_ones((1, 1, n, n), dtype=torch.bool) & causal[None, None]
+        pad = mask.to(torch.bool)[torch.arange(2)[:, None, None, None], pos[None, None, None, :]]
+        attn = keep & pad  # [2, 1, 5, 5]
+        s = x.unsqueeze(1).masked_fill(~attn, -1e4).squeeze(1)
+        s = torch.where(s > 0.5, s, 0.0) + torch.where(mask[:, None, :] != 0, 1.0, s)
+        t = torch.tril(s) - torch.triu(s, diagonal=1) * 0.5
+        steps = torch.arange(1, 2 * n, 2, dtype=torch.float32)
+        c = torch.cumsum(mask, dim=-1).to(torch.float32)
+        flags = torch.any(x > 1.0, dim=-1) | torch.all(x < 2.0, dim=-1)
+        f = torch.full((2, 5), 0.5) + torch.zeros(2, 5) + torch.ones(2, 5) * flags.type_as(x)
+        y = t.pow(2.0) + steps + torch.min(c, f)[..., None] + (mask >= 1).float()[..., None]
+        return y.select(0, 1) + (x.eq(0.25) | x.lt(-1.0)).float().sum()
+
+
+class TextSplits(nn.Module):
+    """Networks: transformers, several results read by getitem: split_with_sizes, split,
+    chunk, unbind; alias (from a detach); sin/cos/abs/log of rotary-style code."""
+
+    def forward(self, x):  # x: f32[2, 3, 10]
+        a, b, c = torch.split(x, [2, 3, 5], dim=-1)
+        d, e = x.split(5, dim=-1)
+        f, g = x.chunk(2, dim=-1)
+        u0, u1 = x.unbind(0)
+        h = torch.cat([a.sin(), b.cos(), c.abs().log1p()], dim=-1)
+        return h + d.repeat(1, 1, 2) * e.sum() + (f - g).sum() + (u0 * u1).detach()
+
+
+class TextConvInplace(nn.Module):
+    """Networks: transformers, Whisper's and T5's leftovers: conv1d (stride, padding, groups,
+    with and without bias) and add_/mul_ on intermediates that no view shares."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 3, padding=1)
+        self.c2 = nn.Conv1d(6, 6, 3, stride=2, padding=1, groups=2, bias=False)
+
+    def forward(self, x):  # x: f32[2, 4, 9]
+        h = F.gelu(self.c1(x))
+        b = h * 2
+        b.add_(torch.ones_like(h))
+        b.mul_(0.5)
+        return self.c2(b + h)
+
+
+class TextLoss(nn.Module):
+    """Networks: transformers, the training forms' loss: labels shifted with F.pad (constant,
+    -100) and cross_entropy with ignore_index (aten.pad, aten.cross_entropy_loss)."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 7)
+
+    def forward(self, x, labels):  # x: f32[2, 5, 8], labels: i64[2, 5]
+        logits = self.head(x)
+        shifted = F.pad(labels, (0, 1), value=-100)[:, 1:]
+        mean = F.cross_entropy(logits.view(-1, 7), shifted.reshape(-1), ignore_index=-100)
+        total = F.cross_entropy(logits.view(-1, 7), labels.view(-1), reduction="sum", label_smoothing=0.1)
+        return mean + total / 100
+
+
+class TextShiftRight(nn.Module):
+    """Networks: transformers, T5's and BART's shift_right in the training forms: writes in
+    place through a slice and a select of a fresh tensor (copy_, fill_ -> slice_scatter,
+    select_scatter) and masked_fill_ on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+
+    def forward(self, labels):  # labels: i64[2, 6] with some -100
+        shifted = labels.new_zeros(labels.shape)
+        shifted[:, 1:] = labels[:, :-1].clone()
+        shifted[:, 0] = 3
+        shifted.masked_fill_(shifted == -100, 1)
+        return self.emb(shifted)
+
+
+class TextCoreAttention(nn.Module):
+    """Networks: transformers, the core-ATen form of attention: the CPU sdpa's result is
+    [B,S,H,D]-strided, so the decomposition views its transpose(1, 2), which kiln's layout of
+    the same value cannot view (imported as reshape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):  # x: f32[2, 5, 8]
+        q, k, v = self.qkv(x).view(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return a.transpose(1, 2).reshape(2, 5, 8)
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -179,13 +281,21 @@ class MaxPoolIndices(nn.Module):
         return F.max_pool2d(x, 2, return_indices=True)
 
 
-def save(name, model, inputs, outputs=True, core_aten=False):
+def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
-    `core_aten`), with each input as name_input<i>.npy and PyTorch's output as
+    `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
+    `keep_kiln_ops`), with each input as name_input<i>.npy and PyTorch's output as
     name_output.npy when `outputs`."""
     model.eval()
     ep = torch.export.export(model, inputs)
-    if core_aten:
+    if core_aten and keep_kiln_ops:
+        import sys
+
+        sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
+        import kiln_ops
+
+        ep = ep.run_decompositions(kiln_ops.core_aten_keeping_kiln_ops(kiln_ops.kiln_op_names()))
+    elif core_aten:
         ep = ep.run_decompositions()
     path = os.path.join(DATA, name + ".pt2")
     torch.export.save(ep, path)
@@ -217,6 +327,17 @@ def main():
     save("ops", Ops(), (torch.randint(0, 10, (2, 3)), torch.randn(2, 3, 8)))
     # The core-ATen (decomposed) form: linear becomes permute + addmm.
     save("mlp_core", Mlp(), (torch.randn(2, 4),), core_aten=True)
+    save("text_masks", TextMasks(), (torch.randn(2, 5, 5), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])))
+    save("text_splits", TextSplits(), (torch.randn(2, 3, 10),))
+    save("text_conv_inplace", TextConvInplace(), (torch.randn(2, 4, 9),))
+    save("text_loss", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))))
+    save("text_shift_right", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),))
+    # Their core forms (as the zoo's NAME.core.pt2): nll_loss, and the functional copy.
+    save("text_loss_core", TextLoss(), (torch.randn(2, 5, 8), torch.randint(0, 7, (2, 5))), core_aten=True,
+         keep_kiln_ops=True)
+    save("text_shift_right_core", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),),
+         core_aten=True, keep_kiln_ops=True)
+    save("text_core_attention", TextCoreAttention(), (torch.randn(2, 5, 8),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

@@ -213,12 +213,12 @@ TEST(ImportPt2, VisionCoreFormMatchesPyTorch) {
 
 TEST(ImportPt2, SeveralResultsMatchPyTorch) {
   SKIP_WITHOUT_PT2();
-  // chunk, split and select by their rows; unbind as selects, split_with_sizes as narrows and
-  // unflatten as a reshape (convert_vision.cc), each result of the archive bound to its piece.
+  // chunk, split and select by their rows; unbind as selects and split_with_sizes as slices
+  // (convert_text.cc), unflatten as a reshape (convert_vision.cc), each result bound to its piece.
   check_matches_pytorch("pieces");
   check_matches_pytorch("pieces_core");
   std::string text = print_graph(*import_ok("pieces.pt2").graph);
-  for (const char* op : {"chunk(", "split(", "select(", "narrow(", "reshape("})
+  for (const char* op : {"chunk(", "split(", "select(", "slice(", "reshape("})
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
 }
 
