@@ -172,6 +172,7 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.avg_pool2d.default", "avg_pool2d"},
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
+    AtenOpMapping{"aten.roll.default", "roll"},
 };
 
 }  // namespace

@@ -250,7 +250,7 @@ class VisionNet(nn.Module):
 class Pieces(nn.Module):
     """Ops with several results (ShuffleNet's chunk, ViT's select of the class token and
     unbind of q/k/v, EfficientFormer's split_with_sizes) and ViT's unflatten: chunk,
-    split.Tensor, split_with_sizes, unbind, select.int, unflatten."""
+    split.Tensor, split_with_sizes, unbind, select.int, unflatten; and Swin's roll."""
 
     def forward(self, x):  # x: [2, 6, 3, 3]
         a, b = x.chunk(2, dim=1)
@@ -260,7 +260,7 @@ class Pieces(nn.Module):
         s = x[:, 4]
         w = x.flatten(2).unflatten(2, (3, 3)) * 0.5
         return (torch.cat([b, a], dim=1) * 2 + torch.cat([r, p, q], dim=1) + (u - v) + s.unsqueeze(1)
-                + torch.cat([g, e, f], dim=1) + w)
+                + torch.cat([g, e, f], dim=1) + w + torch.roll(x, shifts=(1, -1), dims=(2, 3)))
 
 
 class MutatedThenRead(nn.Module):
@@ -359,7 +359,7 @@ def save_vision():
     save("vision_core", net, (x,), core_aten=True)
     x = torch.randn(2, 6, 3, 3)
     save("pieces", Pieces(), (x,))
-    save("pieces_core", Pieces(), (x,), core_aten=True)
+    save("pieces_core", Pieces(), (x,), core_aten=True, keep_kiln_ops=True)  # as the zoo decomposes
     # Forms kiln refuses with a message: a transposed and a 1-D convolution (the core form
     # makes both aten.convolution), max pooling whose indices are used.
     save("conv_transpose_core", nn.ConvTranspose2d(2, 2, 3), (torch.randn(1, 2, 4, 4),), outputs=False,

@@ -218,7 +218,7 @@ TEST(ImportPt2, SeveralResultsMatchPyTorch) {
   check_matches_pytorch("pieces");
   check_matches_pytorch("pieces_core");
   std::string text = print_graph(*import_ok("pieces.pt2").graph);
-  for (const char* op : {"chunk(", "split(", "select(", "slice(", "reshape("})
+  for (const char* op : {"chunk(", "split(", "select(", "slice(", "reshape(", "roll("})
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
 }
 
