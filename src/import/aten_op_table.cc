@@ -28,6 +28,8 @@ constexpr DroppedArg kToDropped[] = {
     {"non_blocking", D::Any},     {"copy", D::Any},         {"memory_format", D::NoneOrContiguous}};
 constexpr DroppedArg kGatherDropped[] = {{"sparse_grad", D::False}};
 
+constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
+
 constexpr std::array kTable = {
     // Linear algebra.
     AtenOpMapping{"aten.linear.default", "linear"},
@@ -162,6 +164,15 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.nll_loss.default", "nll_loss"},
     AtenOpMapping{"aten.conv2d.default", "conv2d"},
     AtenOpMapping{"aten.rms_norm.default", "rms_norm"},
+    // Networks: vision (conv2d, select, chunk and split are rows of the transformers' section).
+    // convolution, _native_batch_norm_legit_no_training, max_pool2d_with_indices, the in-place
+    // activations, hardswish, hardsigmoid, relu6 and unflatten go through convert_vision.cc.
+    AtenOpMapping{"aten.batch_norm.default", "batch_norm", kBatchNormDropped},
+    AtenOpMapping{"aten.max_pool2d.default", "max_pool2d"},
+    AtenOpMapping{"aten.avg_pool2d.default", "avg_pool2d"},
+    AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
+    AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
+    AtenOpMapping{"aten.roll.default", "roll"},
 };
 
 }  // namespace

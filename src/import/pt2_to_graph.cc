@@ -6,6 +6,7 @@
 
 #include "import/aten_op_table.h"
 #include "import/convert_text.h"
+#include "import/convert_vision.h"
 #include "import/pt2_dtype.h"
 #include "ir/verifier.h"
 #include "ops/schema_check.h"
@@ -68,7 +69,7 @@ Status check_ops_supported(const Program& p) {
   std::string lines;
   int count = 0;
   for (const Node& n : p.nodes) {
-    if (find_aten_op(n.target)) continue;
+    if (find_aten_op(n.target) || has_vision_converter(n.target)) continue;
     ++count;
     std::string where = user_source_line(n.stack_trace);
     lines += "\n  " + aten_name(n.target) + " (%" + n.name + ")" + (where.empty() ? "" : " at " + where);
@@ -250,6 +251,7 @@ Expected<std::vector<std::string>> result_names(const Node& n) {
 
 Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values) {
   const AtenOpMapping* row = find_aten_op(n.target);
+  if (!row) return make_error("the op table has no row for ", aten_name(n.target));
   KILN_ASSIGN_OR_RETURN(NodeParts parts, node_parts(n, *row, values));
   KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, result_names(n));
   const OpSchema& schema = op_info(parts.op).schema;
@@ -264,6 +266,14 @@ Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values) {
       g.append({parts.op, std::move(parts.operands), std::move(parts.attrs), std::move(types), {}, node_loc(n)});
   for (size_t i = 0; i < names.size(); ++i) values[names[i]] = node->result(static_cast<int>(i));
   return Status::ok();
+}
+
+// Node `index`: through its converter when it has one (convert_vision.h), else its table row.
+Status add_converted_node(Graph& g, const Program& p, size_t index, ValueTable& values) {
+  const Node& n = p.nodes[index];
+  if (!has_vision_converter(n.target)) return add_node(g, p, n, values);
+  KILN_ASSIGN_OR_RETURN(ConvertedNode converted, convert_vision_node(g, p, index, values, node_loc(n)));
+  return converted ? add_node(g, p, *converted, values) : Status::ok();
 }
 
 // Whether two weights are one tensor: the same storage, viewed alike.
@@ -355,8 +365,9 @@ Expected<ImportedProgram> program_to_graph(const Program& original, const std::m
   out.graph = std::make_unique<Graph>(graph_name);
   ValueTable values;
   KILN_TRY(add_inputs(*out.graph, program, weights, out, values));
-  for (const Node& n : program.nodes) {
-    Status added = add_node(*out.graph, program, n, values);
+  for (size_t i = 0; i < program.nodes.size(); ++i) {
+    const Node& n = program.nodes[i];
+    Status added = add_converted_node(*out.graph, program, i, values);
     if (!added) {
       std::string where = user_source_line(n.stack_trace);
       return make_error("node %", n.name, " (", aten_name(n.target), where.empty() ? "" : " at " + where,

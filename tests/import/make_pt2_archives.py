@@ -212,6 +212,75 @@ class Tiny(nn.Module):
         return torch.relu(x)
 
 
+class VisionNet(nn.Module):
+    """The vision rows and converters (docs/IMPORT.md, "Networks: vision"): conv2d (strided,
+    padded, depthwise with groups, 1x1 without bias), batch norm in eval with nontrivial running
+    statistics, in-place relu_/hardtanh_ (ReLU6)/silu_/add_/dropout_, max/avg/adaptive-avg
+    pooling, hardswish, hardsigmoid, relu6, mean over H and W, cat, flatten, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.pw = nn.Conv2d(16, 8, 1, bias=False)
+        self.se = nn.Conv2d(8, 8, 1)
+        self.fc = nn.Linear(16, 5)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        for bn in (self.bn1, self.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+            bn.weight.data.uniform_(0.5, 1.5)
+            bn.bias.data.uniform_(-0.2, 0.2)
+
+    def forward(self, x):  # x: [2, 3, 16, 16]
+        x = F.relu(self.bn1(self.conv1(x)), inplace=True)
+        x = F.max_pool2d(x, 3, stride=2, padding=1)  # [2, 8, 4, 4]
+        y = F.relu6(self.bn2(self.dw(x)), inplace=True)
+        y += x
+        z = F.hardswish(self.pw(torch.cat([y, F.silu(x, inplace=True)], dim=1)))
+        z = z * F.hardsigmoid(self.se(z.mean((2, 3), keepdim=True)))
+        z = F.relu6(z)
+        p = F.avg_pool2d(z, 2)  # [2, 8, 2, 2]
+        h = torch.cat([F.adaptive_avg_pool2d(p, 1), z.mean((2, 3), keepdim=True)], dim=1)
+        return self.fc(self.drop(h.flatten(1)))  # dropout_ on a view nothing reads later: imported
+
+
+class Pieces(nn.Module):
+    """Ops with several results (ShuffleNet's chunk, ViT's select of the class token and
+    unbind of q/k/v, EfficientFormer's split_with_sizes) and ViT's unflatten: chunk,
+    split.Tensor, split_with_sizes, unbind, select.int, unflatten; and Swin's roll."""
+
+    def forward(self, x):  # x: [2, 6, 3, 3]
+        a, b = x.chunk(2, dim=1)
+        p, q, r = torch.split(x, [1, 2, 3], dim=1)
+        e, f, g = torch.split(x, 2, dim=1)
+        u, v = x.unbind(0)
+        s = x[:, 4]
+        w = x.flatten(2).unflatten(2, (3, 3)) * 0.5
+        return (torch.cat([b, a], dim=1) * 2 + torch.cat([r, p, q], dim=1) + (u - v) + s.unsqueeze(1)
+                + torch.cat([g, e, f], dim=1) + w + torch.roll(x, shifts=(1, -1), dims=(2, 3)))
+
+
+class MutatedThenRead(nn.Module):
+    """relu_ on a tensor whose view, taken before, is read after the mutation: torch.export
+    keeps reading %view, so kiln must refuse the in-place op, not compute x * 2 + 1."""
+
+    def forward(self, x):
+        x = x * 2
+        v = x.view(-1)
+        torch.relu_(x)
+        return v + 1
+
+
+class MaxPoolIndices(nn.Module):
+    """max_pool2d with return_indices: the indices are a result kiln's max_pool2d lacks."""
+
+    def forward(self, x):
+        return F.max_pool2d(x, 2, return_indices=True)
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -273,9 +342,31 @@ def main():
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
+    save_vision()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
+
+
+def save_vision():
+    """The vision archives alone (`python -c "import make_pt2_archives as m; m.save_vision()"`
+    from tests/import regenerates just these)."""
+    torch.manual_seed(21)
+    net = VisionNet()
+    x = torch.randn(2, 3, 16, 16)
+    save("vision", net, (x,))
+    # The core form: convolution, _native_batch_norm_legit_no_training, the decomposed rest.
+    save("vision_core", net, (x,), core_aten=True)
+    x = torch.randn(2, 6, 3, 3)
+    save("pieces", Pieces(), (x,))
+    save("pieces_core", Pieces(), (x,), core_aten=True, keep_kiln_ops=True)  # as the zoo decomposes
+    # Forms kiln refuses with a message: a transposed and a 1-D convolution (the core form
+    # makes both aten.convolution), max pooling whose indices are used.
+    save("conv_transpose_core", nn.ConvTranspose2d(2, 2, 3), (torch.randn(1, 2, 4, 4),), outputs=False,
+         core_aten=True)
+    save("conv1d_core", nn.Conv1d(2, 2, 3), (torch.randn(1, 2, 6),), outputs=False, core_aten=True)
+    save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
+    save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
 
 
 if __name__ == "__main__":

@@ -187,6 +187,68 @@ TEST(ImportPt2, DynamicShapesAreAClearError) {
   EXPECT_NE(e.find("value 'x' has the dynamic dim 's"), std::string::npos) << e;  // the symbol, as s77
 }
 
+// ---- Networks: vision (convert_vision.cc and the vision rows) ----
+
+TEST(ImportPt2, VisionOpsMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  check_matches_pytorch("vision");
+  std::string text = print_graph(*import_ok("vision.pt2").graph);
+  // The in-place ops became functional; relu6 is hardtanh(0, 6); hardswish a composition.
+  for (const char* op : {"conv2d(", "batch_norm(", "max_pool2d(", "avg_pool2d(", "adaptive_avg_pool2d(", "relu(",
+                         "silu(", "{max_val=6.0, min_val=0.0}", "dropout("})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  EXPECT_EQ(text.find("relu_("), std::string::npos) << text;
+}
+
+TEST(ImportPt2, VisionCoreFormMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // convolution, _native_batch_norm_legit_no_training and max_pool2d_with_indices, each of
+  // whose extra results is unused.
+  check_matches_pytorch("vision_core");
+  std::string text = print_graph(*import_ok("vision_core.pt2").graph);
+  EXPECT_NE(text.find("conv2d("), std::string::npos) << text;
+  EXPECT_NE(text.find("batch_norm("), std::string::npos) << text;
+  EXPECT_NE(text.find("max_pool2d("), std::string::npos) << text;
+}
+
+TEST(ImportPt2, SeveralResultsMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // chunk, split and select by their rows; unbind as selects and split_with_sizes as slices
+  // (convert_text.cc), unflatten as a reshape (convert_vision.cc), each result bound to its piece.
+  check_matches_pytorch("pieces");
+  check_matches_pytorch("pieces_core");
+  std::string text = print_graph(*import_ok("pieces.pt2").graph);
+  for (const char* op : {"chunk(", "split(", "select(", "slice(", "reshape(", "roll("})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+}
+
+TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
+  SKIP_WITHOUT_PT2();
+  std::string e = import_error(data_path("mutated_then_read.pt2"));
+  EXPECT_NE(e.find("aten.relu_.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("a later node reads 'view' (which shares memory with 'mul') after this in-place op mutates it"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ImportPt2, ConvolutionsKilnLacksAreRefused) {
+  SKIP_WITHOUT_PT2();
+  std::string e = import_error(data_path("conv_transpose_core.pt2"));
+  EXPECT_NE(e.find("aten.convolution.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("a transposed convolution; kiln has no transposed convolution yet"), std::string::npos) << e;
+  e = import_error(data_path("conv1d_core.pt2"));
+  EXPECT_NE(e.find("a 3-D convolution; kiln imports 2-D convolutions (4-D input) only"), std::string::npos) << e;
+}
+
+TEST(ImportPt2, MaxPoolIndicesInUseAreRefused) {
+  SKIP_WITHOUT_PT2();
+  std::string e = import_error(data_path("max_pool_indices.pt2"));
+  EXPECT_NE(e.find("aten.max_pool2d_with_indices.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("its result 1 ('getitem_1') is used; kiln's max_pool2d has only the first result"),
+            std::string::npos)
+      << e;
+}
+
 // ---- malformed archives: one test per error ----
 
 class MalformedPt2 : public ::testing::Test {

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The zoo import harness: imports zoo archives with the C++ reader and runs them in kiln.
+
+For each entry NAME of ENTRIES (or --only) whose archive is in ZOO_DIR (export_zoo.py writes
+them), `kiln import NAME.pt2 -o WORK/NAME/NAME.kir`, then the `kiln run` line it prints, with
+the user inputs of NAME.inputs.npz written as .npy, in the interpreter and with --device=cpu;
+each output is compared with PyTorch's NAME.outputs.npy. With --core the core-ATen form
+NAME.core.pt2 is imported and run too (row "NAME.core").
+
+The error of a run is max|kiln - PyTorch| / max|PyTorch| over the output (a relative error
+of the whole output, not of each element: logits near zero would make an elementwise relative
+error meaningless). It must be at most TOLERANCE, 1e-4: float32 throughout, the same math as
+PyTorch, only summed in another order (convolutions, matmuls, the means of pooling and batch
+norm); over the 20 to 50 layers of these networks with random weights that reordering gives
+errors of 1e-7 to 1e-5 of the output's scale, so 1e-4 leaves room and still catches a wrong
+op (a wrong padding, an in-place op's lost mutation, a batch norm without its statistics move
+the output by 1e-2 or more).
+
+Prints a table (model, imported?, interpreter error, cpu error, or the error's first line) and
+exits 1 when an entry of EXPECTED whose archive is present fails to import or to match in
+either mode (an EXPECTED entry without an archive is reported, not failed, unless --export
+just exported it: the ctest exports only a subset).
+
+With --export the entries are first exported into ZOO_DIR with export_zoo.py --only (which
+skips an entry whose archives are current): the ctest `zoo_import` runs it so on SUBSET.
+
+Usage: test_zoo_import.py ZOO_DIR KILN_BIN [--only NAME...] [--core] [--export] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+TOLERANCE = 1e-4
+
+# The zoo's vision entries (torchvision and timm), then the others: everything the harness
+# tries when --only is not given.
+VISION = [
+    "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny",
+    "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "vit_b_16", "swin_t",
+    "deeplabv3_mobilenet_v3", "fcn_resnet50", "timm_vit_tiny", "timm_convnext_atto", "timm_resnet18d",
+    "timm_mobilevit_xxs", "timm_efficientformer_l1", "timm_mixer_s16",
+]
+OTHERS: list[str] = []
+ENTRIES = VISION + OTHERS
+
+# Archives that must import and match in both modes: training IR (NAME) and core form
+# (NAME.core). docs/IMPORT.md's vision table says why the others do not yet.
+EXPECTED = [
+    "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny",
+    "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "timm_convnext_atto",
+    "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1",
+]
+EXPECTED += [name + ".core" for name in EXPECTED] + ["swin_t.core"]
+
+
+def first_line(text: str) -> str:
+    """The error's first line; for kiln import's list of unsupported nodes, the distinct ops
+    of that list with their counts instead of the nodes."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    first = next((line for line in lines if "error" in line.lower()), lines[0])
+    if "whose ops kiln does not import yet" in first:
+        counts: dict[str, int] = {}
+        for line in lines[lines.index(first) + 1:]:
+            op = line.split(" ", 1)[0]
+            counts[op] = counts.get(op, 0) + 1
+        return "unsupported: " + ", ".join(f"{op} x{n}" for op, n in counts.items())
+    return first
+
+
+def rel_error(got: np.ndarray, want: np.ndarray) -> float:
+    if got.shape != want.shape:
+        raise ValueError(f"output shape {list(got.shape)}, PyTorch's {list(want.shape)}")
+    scale = float(np.max(np.abs(want))) if want.size else 0.0
+    diff = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if want.size else 0.0
+    if not np.all(np.isfinite(got)):
+        return float("inf")
+    return diff / scale if scale > 0 else diff
+
+
+class Row:
+    def __init__(self, name: str):
+        self.name = name
+        self.imported = False
+        self.errors: dict[str, float | None] = {"interp": None, "cpu": None}
+        self.message = ""
+        self.seconds = 0.0
+
+    def passed(self) -> bool:
+        return self.imported and not self.message and all(e is not None and e <= TOLERANCE for e in self.errors.values())
+
+
+def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, work: pathlib.Path) -> Row:
+    row = Row(archive.name[: -len(".pt2")])
+    start = time.monotonic()
+    out = work / row.name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    imp = subprocess.run([kiln, "import", str(archive), "-o", "model.kir"], cwd=out, capture_output=True, text=True)
+    if imp.returncode != 0:
+        row.message = first_line(imp.stderr + imp.stdout)
+        row.seconds = time.monotonic() - start
+        return row
+    row.imported = True
+    run_line = next((line for line in imp.stdout.splitlines() if line.startswith("run: ")), None)
+    if run_line is None:
+        row.message = "kiln import printed no run line"
+        return row
+    argv = shlex.split(run_line[len("run: "):])
+    with np.load(zoo / f"{entry}.inputs.npz") as inputs:
+        for key in inputs.files:
+            np.save(out / f"{key}.npy", inputs[key])
+    want = np.load(zoo / f"{entry}.outputs.npy")
+    if want.size and not np.any(want):
+        # torchvision's ViT and timm's Mixer zero their classifier heads: any graph that ends
+        # in that head matches, so the comparison says nothing.
+        row.message = "PyTorch's output is all zeros (a zero-initialized head): a match would prove nothing"
+    argv[0] = kiln
+    for mode, extra in (("interp", []), ("cpu", ["--device=cpu"])):
+        result = subprocess.run(argv + extra + ["--outputs", mode], cwd=out, capture_output=True, text=True)
+        if result.returncode != 0:
+            row.message = row.message or f"{mode}: {first_line(result.stderr + result.stdout)}"
+            continue
+        try:
+            row.errors[mode] = rel_error(np.load(out / mode / "out0.npy"), want)
+        except (OSError, ValueError) as e:
+            row.message = row.message or f"{mode}: {e}"
+    row.seconds = time.monotonic() - start
+    return row
+
+
+def fmt(e: float | None) -> str:
+    return "-" if e is None else f"{e:.2e}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("zoo_dir", type=pathlib.Path)
+    parser.add_argument("kiln_bin")
+    parser.add_argument("--only", nargs="+", metavar="NAME")
+    parser.add_argument("--core", action="store_true", help="also import and run NAME.core.pt2")
+    parser.add_argument("--export", action="store_true", help="export the entries into ZOO_DIR first")
+    parser.add_argument("--work", type=pathlib.Path, help="where the imported graphs go (default: a temporary dir)")
+    args = parser.parse_args()
+
+    entries = args.only or ENTRIES
+    kiln = str(pathlib.Path(args.kiln_bin).resolve()) if "/" in args.kiln_bin else shutil.which(args.kiln_bin)
+    if args.export:
+        export = subprocess.run([sys.executable, str(HERE / "export_zoo.py"), str(args.zoo_dir), "--only", *entries],
+                                capture_output=True, text=True)
+        if export.returncode != 0:
+            print(export.stdout + export.stderr)
+            print("FAILED: export_zoo.py")
+            return 1
+    work = args.work or pathlib.Path(tempfile.mkdtemp(prefix="zoo_import_"))
+    rows: list[Row] = []
+    missing: list[str] = []
+    for entry in entries:
+        archives = [args.zoo_dir / f"{entry}.pt2"] + ([args.zoo_dir / f"{entry}.core.pt2"] if args.core else [])
+        for archive in archives:
+            if not archive.exists():
+                missing.append(archive.name)
+                continue
+            rows.append(run_one(args.zoo_dir, kiln, entry, archive, work))
+            r = rows[-1]
+            print(f"  {r.name}: {'imported' if r.imported else 'not imported'}, "
+                  f"interp {fmt(r.errors['interp'])}, cpu {fmt(r.errors['cpu'])} ({r.seconds:.1f} s)", flush=True)
+
+    print(f"\n| model | imported | interpreter max rel err | cpu max rel err | error |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r.name} | {'yes' if r.imported else 'no'} | {fmt(r.errors['interp'])} | {fmt(r.errors['cpu'])} "
+              f"| {r.message.replace('|', '/')} |")
+    if missing:
+        print(f"\nno archive in {args.zoo_dir}: {', '.join(missing)}")
+    present = {r.name: r for r in rows}
+    failed = [name for name in EXPECTED if name in present and not present[name].passed()]
+    print(f"\n{sum(r.passed() for r in rows)} of {len(rows)} archives import and match within {TOLERANCE:g}")
+    if args.export and missing:
+        failed += missing  # exported just now: a missing archive is a failed export
+    if failed:
+        print(f"FAILED: expected to import and match: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
