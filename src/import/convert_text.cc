@@ -433,6 +433,22 @@ Status pad_as_constant_pad(Node& n) {
   return Status::ok();
 }
 
+// The core form's convolution of a 3-D input (Whisper's conv1d, decomposed) as conv1d: it is
+// that when it is not transposed and has no output padding; the rest stays for the vision pass,
+// which imports the 2-D ones and refuses the others with their reason.
+bool is_conv1d_convolution(const Program& p, const Node& n) {
+  Expected<std::string> input = tensor_name(find_input(n, "input"), "argument 'input'");
+  if (!input) return false;
+  auto meta = p.tensor_values.find(*input);
+  if (meta == p.tensor_values.end() || meta->second.sizes.size() != 3) return false;
+  const Argument* transposed = find_input(n, "transposed");
+  if (transposed && !(transposed->kind == Argument::Kind::Bool && !transposed->bools[0])) return false;
+  const Argument* output_padding = find_input(n, "output_padding");
+  return !output_padding || (output_padding->kind == Argument::Kind::Ints &&
+                             std::all_of(output_padding->ints.begin(), output_padding->ints.end(),
+                                         [](int64_t v) { return v == 0; }));
+}
+
 bool is_creation(const std::string& t) {
   return t == "aten.arange.start" || t == "aten.arange.start_step" || t == "aten.full.default" ||
          t == "aten.zeros.default" || t == "aten.ones.default";
@@ -444,6 +460,11 @@ Status convert(const Program& p, Node n, Program& out, State& st) {
   Renames& renames = st.renames;
   std::string t = short_target(n.target);
   if (t == "aten.conv1d.default") return conv1d_as_conv2d(out, n, out.nodes);
+  if (t == "aten.convolution.default" && is_conv1d_convolution(out, n)) {
+    erase_input(n, "transposed");
+    erase_input(n, "output_padding");
+    return conv1d_as_conv2d(out, n, out.nodes);
+  }
   if (is_inplace(t)) return functionalize_inplace(p, std::move(n), t, out, st);
   if (t == "aten.view.default") KILN_TRY(view_of_relaid_value(n, st));
   if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);

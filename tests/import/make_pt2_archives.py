@@ -338,6 +338,8 @@ def main():
     save("text_shift_right_core", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),),
          core_aten=True, keep_kiln_ops=True)
     save("text_core_attention", TextCoreAttention(), (torch.randn(2, 5, 8),), core_aten=True, keep_kiln_ops=True)
+    # conv1d's core form is convolution of a 3-D input (Whisper's encoder, decomposed).
+    save("text_conv_core", TextConvInplace(), (torch.randn(2, 4, 9),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
     # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})

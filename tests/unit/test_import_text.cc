@@ -1,7 +1,7 @@
 // Networks: transformers (import/convert_text.h, docs/IMPORT.md): archives of tiny modules
 // with the mask, position and multi-result ops of the zoo's transformers
 // (tests/import/make_pt2_archives.py: text_masks, text_splits, text_conv_inplace,
-// text_loss, text_shift_right, text_core_attention and the core forms text_loss_core,
+// text_loss, text_shift_right, text_core_attention and the core forms text_conv_core, text_loss_core,
 // text_shift_right_core) match PyTorch in the
 // interpreter and compiled for the CPU; _assert_tensor_metadata that disagrees with the
 // graph is an error.
@@ -101,6 +101,16 @@ TEST(ImportText, Conv1dAndInPlaceArithmeticMatchPyTorch) {
   EXPECT_NE(text.find("{dilation=[1, 1], groups=2, padding=[0, 1], stride=[1, 2]}"), std::string::npos) << text;
   EXPECT_EQ(text.find("add_("), std::string::npos) << text;
   EXPECT_EQ(text.find("mul_("), std::string::npos) << text;
+}
+
+// The core form decomposes conv1d to convolution of a 3-D input (Whisper's encoder): conv2d on
+// a height of 1 as conv1d is, where the vision pass would refuse a 1-D convolution.
+TEST(ImportText, CoreFormConvolutionOfThreeDInputsMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_conv_core");
+  EXPECT_NE(text.find("conv2d("), std::string::npos) << text;
+  EXPECT_NE(text.find("{dilation=[1, 1], groups=2, padding=[0, 1], stride=[1, 2]}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("convolution("), std::string::npos) << text;
 }
 
 TEST(ImportText, TrainingLossMatchesPyTorch) {

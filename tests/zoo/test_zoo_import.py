@@ -51,7 +51,13 @@ VISION = [
     "deeplabv3_mobilenet_v3", "fcn_resnet50", "timm_vit_tiny", "timm_convnext_atto", "timm_resnet18d",
     "timm_mobilevit_xxs", "timm_efficientformer_l1", "timm_mixer_s16",
 ]
-OTHERS: list[str] = []
+OTHERS = [
+    "gpt2", "gpt2_train", "gpt2_eager", "gpt2_eager_train", "bert", "bert_train", "roberta", "roberta_train",
+    "distilbert", "distilbert_train", "t5", "t5_train", "bart", "bart_train", "llama", "llama_train", "mistral",
+    "mistral_train", "qwen2", "qwen2_train", "phi3", "phi3_train", "gemma", "gemma_train", "mixtral", "mixtral_train",
+    "mixtral_batched_mm", "mixtral_batched_mm_train", "qwen2_moe", "qwen2_moe_train", "gpt2_dynamic",
+    "resnet18_dynamic", "hf_vit", "clip_text", "clip_vision", "whisper_encoder",
+]
 ENTRIES = VISION + OTHERS
 
 # Archives that must import and match in both modes: training IR (NAME) and core form
@@ -61,7 +67,16 @@ EXPECTED = [
     "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "timm_convnext_atto",
     "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1",
 ]
+# The transformers whose every op imports (docs/IMPORT.md, "Networks: transformers"): the
+# training forms compare their loss.
+TEXT_EXPECTED = [
+    "gpt2", "gpt2_train", "gpt2_eager", "gpt2_eager_train", "bert", "bert_train", "roberta", "roberta_train",
+    "distilbert", "distilbert_train", "t5", "t5_train", "bart", "bart_train", "llama", "llama_train", "mistral",
+    "mistral_train", "qwen2", "qwen2_train", "phi3", "phi3_train", "gemma", "gemma_train", "hf_vit", "clip_text",
+    "clip_vision", "whisper_encoder",
+]
 EXPECTED += [name + ".core" for name in EXPECTED] + ["swin_t.core"]
+EXPECTED += TEXT_EXPECTED + [name + ".core" for name in TEXT_EXPECTED]
 
 
 def first_line(text: str) -> str:
@@ -119,9 +134,18 @@ def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, wor
         row.message = "kiln import printed no run line"
         return row
     argv = shlex.split(run_line[len("run: "):])
+    # The user inputs are the run line's files outside the weights directory, in the program's
+    # order, which is the order of the .npz's arrays (its keys are PyTorch's names, which the
+    # graph need not keep: Whisper's input_features is inputs_0 in the archive's signature).
+    listed = argv[argv.index("--inputs") + 1].split(",")
+    user_files = [f for f in listed if not f.startswith("model.weights/")]
     with np.load(zoo / f"{entry}.inputs.npz") as inputs:
-        for key in inputs.files:
-            np.save(out / f"{key}.npy", inputs[key])
+        if len(inputs.files) != len(user_files):
+            row.message = f"{len(user_files)} user inputs in the graph, {len(inputs.files)} in {entry}.inputs.npz"
+            row.seconds = time.monotonic() - start
+            return row
+        for key, path in zip(inputs.files, user_files):
+            np.save(out / path, inputs[key])
     want = np.load(zoo / f"{entry}.outputs.npy")
     if want.size and not np.any(want):
         # torchvision's ViT and timm's Mixer zero their classifier heads: any graph that ends
