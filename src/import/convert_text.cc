@@ -444,9 +444,9 @@ bool is_conv1d_convolution(const Program& p, const Node& n) {
   const Argument* transposed = find_input(n, "transposed");
   if (transposed && !(transposed->kind == Argument::Kind::Bool && !transposed->bools[0])) return false;
   const Argument* output_padding = find_input(n, "output_padding");
-  return !output_padding || (output_padding->kind == Argument::Kind::Ints &&
-                             std::all_of(output_padding->ints.begin(), output_padding->ints.end(),
-                                         [](int64_t v) { return v == 0; }));
+  return !output_padding ||
+         (output_padding->kind == Argument::Kind::Ints &&
+          std::all_of(output_padding->ints.begin(), output_padding->ints.end(), [](int64_t v) { return v == 0; }));
 }
 
 bool is_creation(const std::string& t) {
