@@ -367,6 +367,7 @@ def save_vision():
     save("conv_transpose_core", nn.ConvTranspose2d(2, 2, 3), (torch.randn(1, 2, 4, 4),), outputs=False,
          core_aten=True)
     save("conv1d_core", nn.Conv1d(2, 2, 3), (torch.randn(1, 2, 6),), outputs=False, core_aten=True)
+    save("conv3d_core", nn.Conv3d(2, 2, 3), (torch.randn(1, 2, 4, 4, 4),), outputs=False, core_aten=True)
     save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
 

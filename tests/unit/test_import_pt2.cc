@@ -236,8 +236,13 @@ TEST(ImportPt2, ConvolutionsKilnLacksAreRefused) {
   std::string e = import_error(data_path("conv_transpose_core.pt2"));
   EXPECT_NE(e.find("aten.convolution.default"), std::string::npos) << e;
   EXPECT_NE(e.find("a transposed convolution; kiln has no transposed convolution yet"), std::string::npos) << e;
-  e = import_error(data_path("conv1d_core.pt2"));
-  EXPECT_NE(e.find("a 3-D convolution; kiln imports 2-D convolutions (4-D input) only"), std::string::npos) << e;
+  e = import_error(data_path("conv3d_core.pt2"));
+  EXPECT_NE(e.find("a 5-D convolution; kiln imports 2-D convolutions (4-D input) only"), std::string::npos) << e;
+  // conv1d's core form, a convolution of a 3-D input, imports as conv2d on a height of 1
+  // (convert_text.cc; ImportText.CoreFormConvolutionOfThreeDInputsMatchesPyTorch compares it).
+  Expected<ImportedProgram> m = import_pt2(data_path("conv1d_core.pt2"));
+  ASSERT_TRUE(m) << m.error().to_string();
+  EXPECT_NE(print_graph(*m->graph).find("conv2d("), std::string::npos);
 }
 
 TEST(ImportPt2, MaxPoolIndicesInUseAreRefused) {
