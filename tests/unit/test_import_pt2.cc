@@ -17,6 +17,7 @@
 #include "cpu_backend_util.h"
 #include "import/aten_op_table.h"
 #include "import/import_pt2.h"
+#include "import_test_util.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -31,15 +32,12 @@
 namespace kiln {
 namespace {
 
-std::string data_path(const std::string& file) { return std::string(KILN_SOURCE_DIR) + "/tests/import/data/" + file; }
-
-#define SKIP_WITHOUT_PT2()                                                              \
-  do {                                                                                  \
-    if (!pt2_import_available()) GTEST_SKIP() << import_pt2("x.pt2").error().message(); \
-  } while (0)
+using test::check_matches_pytorch;
+using test::expect_matches_pytorch;
+using test::import_data_path;
 
 ImportedProgram import_ok(const std::string& file) {
-  Expected<ImportedProgram> m = import_pt2(data_path(file));
+  Expected<ImportedProgram> m = import_pt2(import_data_path(file));
   if (!m) ADD_FAILURE() << m.error().to_string();
   return m ? std::move(*m) : ImportedProgram{};
 }
@@ -52,37 +50,6 @@ std::string import_error(const std::string& path) {
     return "";
   }
   return m.error().message();
-}
-
-void expect_matches_pytorch(const Tensor& want, const Tensor& got, const std::string& what) {
-  ASSERT_EQ(want.sizes(), got.sizes()) << what;
-  std::optional<Mismatch> m = worst_mismatch(want, got, {1e-5, 1e-6});
-  EXPECT_FALSE(m) << what << ": element " << m->index << " is " << m->got << ", PyTorch gives " << m->want;
-}
-
-// Imports `name`.pt2 and checks the interpreter and the compiled CPU code against PyTorch.
-void check_matches_pytorch(const std::string& name) {
-  ImportedProgram m = import_ok(name + ".pt2");
-  ASSERT_TRUE(m.graph);
-  std::vector<Tensor> user;
-  for (size_t i = 0; std::filesystem::exists(data_path(name + "_input" + std::to_string(i) + ".npy")); ++i) {
-    Expected<Tensor> x = read_npy(data_path(name + "_input" + std::to_string(i) + ".npy"));
-    ASSERT_TRUE(x) << x.error().to_string();
-    user.push_back(*x);
-  }
-  Expected<Tensor> want = read_npy(data_path(name + "_output.npy"));
-  ASSERT_TRUE(want) << want.error().to_string();
-  Expected<std::vector<Tensor>> inputs = m.inputs_with(user);
-  ASSERT_TRUE(inputs) << inputs.error().to_string();
-  Expected<std::vector<Tensor>> interpreted = interpret(*m.graph, *inputs);
-  ASSERT_TRUE(interpreted) << interpreted.error().to_string();
-  ASSERT_EQ(interpreted->size(), 1u);
-  expect_matches_pytorch(*want, (*interpreted)[0], name + " in the interpreter");
-  Expected<CompiledGraph> compiled = compile_graph(*m.graph, CpuBackend({.compile = test_compile_options()}));
-  ASSERT_TRUE(compiled) << compiled.error().to_string();
-  Expected<std::vector<Tensor>> ran = compiled->run(*inputs);
-  ASSERT_TRUE(ran) << ran.error().to_string();
-  expect_matches_pytorch(*want, (*ran)[0], name + " compiled for the CPU");
 }
 
 TEST(ImportPt2, MlpMatchesPyTorch) {
@@ -171,7 +138,7 @@ TEST(ImportPt2, GraphTextParsesBack) {
 
 TEST(ImportPt2, UnsupportedOpsAreListedTogetherWithSourceLines) {
   SKIP_WITHOUT_PT2();
-  std::string e = import_error(data_path("unsupported.pt2"));
+  std::string e = import_error(import_data_path("unsupported.pt2"));
   EXPECT_NE(e.find("2 nodes whose ops kiln does not import yet"), std::string::npos) << e;
   EXPECT_NE(e.find("aten.sort.default (%sort) at "), std::string::npos) << e;
   EXPECT_NE(e.find("aten.topk.default (%topk) at "), std::string::npos) << e;
@@ -182,7 +149,7 @@ TEST(ImportPt2, UnsupportedOpsAreListedTogetherWithSourceLines) {
 
 TEST(ImportPt2, DynamicShapesAreAClearError) {
   SKIP_WITHOUT_PT2();
-  std::string e = import_error(data_path("dynamic.pt2"));
+  std::string e = import_error(import_data_path("dynamic.pt2"));
   EXPECT_NE(e.find("dynamic shapes are not imported yet"), std::string::npos) << e;
   EXPECT_NE(e.find("value 'x' has the dynamic dim 's"), std::string::npos) << e;  // the symbol, as s77
 }
@@ -224,7 +191,7 @@ TEST(ImportPt2, SeveralResultsMatchPyTorch) {
 
 TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
   SKIP_WITHOUT_PT2();
-  std::string e = import_error(data_path("mutated_then_read.pt2"));
+  std::string e = import_error(import_data_path("mutated_then_read.pt2"));
   EXPECT_NE(e.find("aten.relu_.default"), std::string::npos) << e;
   EXPECT_NE(e.find("a later node reads 'view' (which shares memory with 'mul') after this in-place op mutates it"),
             std::string::npos)
@@ -233,21 +200,21 @@ TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
 
 TEST(ImportPt2, ConvolutionsKilnLacksAreRefused) {
   SKIP_WITHOUT_PT2();
-  std::string e = import_error(data_path("conv_transpose_core.pt2"));
+  std::string e = import_error(import_data_path("conv_transpose_core.pt2"));
   EXPECT_NE(e.find("aten.convolution.default"), std::string::npos) << e;
   EXPECT_NE(e.find("a transposed convolution; kiln has no transposed convolution yet"), std::string::npos) << e;
-  e = import_error(data_path("conv3d_core.pt2"));
+  e = import_error(import_data_path("conv3d_core.pt2"));
   EXPECT_NE(e.find("a 5-D convolution; kiln imports 2-D convolutions (4-D input) only"), std::string::npos) << e;
   // conv1d's core form, a convolution of a 3-D input, imports as conv2d on a height of 1
   // (convert_text.cc; ImportText.CoreFormConvolutionOfThreeDInputsMatchesPyTorch compares it).
-  Expected<ImportedProgram> m = import_pt2(data_path("conv1d_core.pt2"));
+  Expected<ImportedProgram> m = import_pt2(import_data_path("conv1d_core.pt2"));
   ASSERT_TRUE(m) << m.error().to_string();
   EXPECT_NE(print_graph(*m->graph).find("conv2d("), std::string::npos);
 }
 
 TEST(ImportPt2, MaxPoolIndicesInUseAreRefused) {
   SKIP_WITHOUT_PT2();
-  std::string e = import_error(data_path("max_pool_indices.pt2"));
+  std::string e = import_error(import_data_path("max_pool_indices.pt2"));
   EXPECT_NE(e.find("aten.max_pool2d_with_indices.default"), std::string::npos) << e;
   EXPECT_NE(e.find("its result 1 ('getitem_1') is used; kiln's max_pool2d has only the first result"),
             std::string::npos)
@@ -271,7 +238,7 @@ class MalformedPt2 : public ::testing::Test {
   // A copy of mlp.pt2 with `entry` (below its "mlp/" folder) replaced by `bytes`, or removed.
   std::string rewritten(const std::string& entry, std::optional<std::string> bytes) const {
     std::string out = path("rewritten.pt2");
-    std::filesystem::copy_file(data_path("mlp.pt2"), out, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(import_data_path("mlp.pt2"), out, std::filesystem::copy_options::overwrite_existing);
     int code = 0;
     zip_t* z = zip_open(out.c_str(), 0, &code);
     EXPECT_TRUE(z);
@@ -302,7 +269,7 @@ TEST_F(MalformedPt2, NotAZip) {
 }
 
 TEST_F(MalformedPt2, Truncated) {
-  std::string whole = test::read_file(data_path("mlp.pt2"));
+  std::string whole = test::read_file(import_data_path("mlp.pt2"));
   ASSERT_GT(whole.size(), 1000u);
   std::string e = import_error(write("cut.pt2", whole.substr(0, whole.size() / 2)));
   EXPECT_NE(e.find("truncated or damaged .pt2 archive"), std::string::npos) << e;

@@ -17,6 +17,7 @@
 #include "cpu_backend_util.h"
 #include "import/convert_text.h"
 #include "import/import_pt2.h"
+#include "import_test_util.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -26,50 +27,8 @@
 namespace kiln {
 namespace {
 
-std::string data_path(const std::string& file) { return std::string(KILN_SOURCE_DIR) + "/tests/import/data/" + file; }
-
-#define SKIP_WITHOUT_PT2()                                                              \
-  do {                                                                                  \
-    if (!pt2_import_available()) GTEST_SKIP() << import_pt2("x.pt2").error().message(); \
-  } while (0)
-
-void expect_matches(const Tensor& want, const Tensor& got, const std::string& what) {
-  ASSERT_EQ(want.sizes(), got.sizes()) << what;
-  std::optional<Mismatch> m = worst_mismatch(want, got, {1e-5, 1e-6});
-  EXPECT_FALSE(m) << what << ": element " << m->index << " is " << m->got << ", PyTorch gives " << m->want;
-}
-
-// Imports `name`.pt2, checks the interpreter and the compiled CPU code against PyTorch, and
-// returns the graph's text (which must parse back to itself).
-std::string check_matches_pytorch(const std::string& name) {
-  Expected<ImportedProgram> m = import_pt2(data_path(name + ".pt2"));
-  if (!m) {
-    ADD_FAILURE() << m.error().to_string();
-    return "";
-  }
-  std::vector<Tensor> user;
-  for (size_t i = 0; std::filesystem::exists(data_path(name + "_input" + std::to_string(i) + ".npy")); ++i)
-    user.push_back(value_or_throw(read_npy(data_path(name + "_input" + std::to_string(i) + ".npy"))));
-  Tensor want = value_or_throw(read_npy(data_path(name + "_output.npy")));
-  std::vector<Tensor> inputs = value_or_throw(m->inputs_with(user));
-  Expected<std::vector<Tensor>> interpreted = interpret(*m->graph, inputs);
-  EXPECT_TRUE(interpreted) << interpreted.error().to_string();
-  if (interpreted) expect_matches(want, (*interpreted)[0], name + " in the interpreter");
-  Expected<CompiledGraph> compiled = compile_graph(*m->graph, CpuBackend({.compile = test_compile_options()}));
-  EXPECT_TRUE(compiled) << compiled.error().to_string();
-  if (compiled) {
-    Expected<std::vector<Tensor>> ran = compiled->run(inputs);
-    EXPECT_TRUE(ran) << ran.error().to_string();
-    if (ran) expect_matches(want, (*ran)[0], name + " compiled for the CPU");
-  }
-  std::string text = print_graph(*m->graph);
-  Expected<std::unique_ptr<Graph>> parsed = parse_graph(text, name);
-  EXPECT_TRUE(parsed) << parsed.error().to_string() << "\n" << text;
-  if (parsed) {
-    EXPECT_EQ(print_graph(**parsed), text);
-  }
-  return text;
-}
+using test::check_matches_pytorch;
+using test::import_data_path;
 
 TEST(ImportText, MasksAndPositionsMatchPyTorch) {
   SKIP_WITHOUT_PT2();
