@@ -65,7 +65,7 @@ ENTRIES = VISION + OTHERS
 EXPECTED = [
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "timm_convnext_atto",
-    "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1",
+    "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1", "vit_b_16", "timm_mixer_s16",
 ]
 # The transformers whose every op imports (docs/IMPORT.md, "Networks: transformers"): the
 # training forms compare their loss.

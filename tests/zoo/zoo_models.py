@@ -132,12 +132,23 @@ def with_labels(inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return inputs
 
 
+def randomize_zero_weights(model: torch.nn.Module) -> torch.nn.Module:
+    """Gives a weight matrix that its library initializes to zeros random values: torchvision's
+    ViT and timm's Mixer zero their classifier heads, so their output would be all zeros and any
+    graph ending in that head would match it (docs/IMPORT.md)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not torch.any(p):
+                torch.nn.init.normal_(p, std=0.02)
+    return model
+
+
 # ---- torchvision: real architectures, random weights, 10 classes, 64x64 images ----
 
 def torchvision_classifier(builder_name: str, size: int = IMAGE, **kwargs) -> Callable[[], Built]:
     def build() -> Built:
         import torchvision.models as models
-        model = getattr(models, builder_name)(weights=None, num_classes=CLASSES, **kwargs)
+        model = randomize_zero_weights(getattr(models, builder_name)(weights=None, num_classes=CLASSES, **kwargs))
         return Built(model, {"x": image_batch(size)["pixel_values"]})
     return build
 
@@ -366,7 +377,7 @@ register("whisper_encoder", "transformers", whisper_encoder)
 def timm_model(timm_name: str, size: int = IMAGE, **kwargs) -> Callable[[], Built]:
     def build() -> Built:
         import timm
-        model = timm.create_model(timm_name, pretrained=False, num_classes=CLASSES, **kwargs)
+        model = randomize_zero_weights(timm.create_model(timm_name, pretrained=False, num_classes=CLASSES, **kwargs))
         return Built(model, {"x": image_batch(size)["pixel_values"]})
     return build
 
