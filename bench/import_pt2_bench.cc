@@ -1,9 +1,9 @@
-// How long kiln::import_pt2 takes on a large archive (bench/torch_import_pt2.py writes a
-// GPT-2-sized one: 95M float32 parameters, 381 MB), against reading the archive's bytes once
+// How long kiln::import_pt2 takes on a large archive (bench/torch_import_pt2.py writes GPT-2
+// small's: 124M float32 parameters, 499 MB), against reading the archive's bytes once
 // into memory, which is what "weights read once, never copied twice" costs at the least.
 // Prints the best of `repeats` runs of each (the file is in the page cache after the first).
 //
-//     build/bench/kiln_bench_import_pt2 /tmp/gpt2_sized.pt2 [repeats]
+//     build/bench/kiln_bench_import_pt2 /tmp/gpt2_small.pt2 [repeats]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
