@@ -196,6 +196,24 @@ class TextCoreAttention(nn.Module):
         return a.transpose(1, 2).reshape(2, 5, 8)
 
 
+class TextEagerAttention(nn.Module):
+    """Networks: transformers, attention written out as transformers' eager implementations
+    write it: scores scaled, an additive causal mask, softmax, a cast back to the query's dtype
+    and dropout (in eval mode), then the values."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):  # x: f32[2, 5, 8]
+        q, k, v = self.qkv(x).view(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2) * 0.5
+        mask = torch.full((5, 5), float("-inf")).triu(1)
+        p = torch.softmax(scores + mask, dim=-1).to(q.dtype)
+        p = F.dropout(p, p=0.1, training=self.training)
+        return (p @ v).transpose(1, 2).reshape(2, 5, 8)
+
+
 class Unsupported(nn.Module):
     """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
 
@@ -338,6 +356,7 @@ def main():
     save("text_shift_right_core", TextShiftRight(), (torch.tensor([[5, 2, -100, 7, 1, 9], [4, -100, -100, 8, 0, 2]]),),
          core_aten=True, keep_kiln_ops=True)
     save("text_core_attention", TextCoreAttention(), (torch.randn(2, 5, 8),), core_aten=True, keep_kiln_ops=True)
+    save("text_eager_attention", TextEagerAttention().eval(), (torch.randn(2, 5, 8),))
     # conv1d's core form is convolution of a 3-D input (Whisper's encoder, decomposed).
     save("text_conv_core", TextConvInplace(), (torch.randn(2, 4, 9),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)

@@ -72,6 +72,16 @@ TEST(ImportText, CoreFormConvolutionOfThreeDInputsMatchesPyTorch) {
   EXPECT_EQ(text.find("convolution("), std::string::npos) << text;
 }
 
+// dropout in eval mode is its input, as PyTorch computes it: kept, it would sit between the
+// softmax and the values' matmul, where the attention patterns do not look
+// (lit cli/import_eager_attention.kir fuses this graph).
+TEST(ImportText, EvalDropoutIsItsInput) {
+  SKIP_WITHOUT_PT2();
+  std::string text = check_matches_pytorch("text_eager_attention");
+  EXPECT_EQ(text.find("dropout("), std::string::npos) << text;
+  EXPECT_NE(text.find("= softmax("), std::string::npos) << text;
+}
+
 TEST(ImportText, TrainingLossMatchesPyTorch) {
   SKIP_WITHOUT_PT2();
   std::string text = check_matches_pytorch("text_loss");
