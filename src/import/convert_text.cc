@@ -468,12 +468,14 @@ Status convert(const Program& p, Node n, Program& out, State& st) {
   if (is_inplace(t)) return functionalize_inplace(p, std::move(n), t, out, st);
   if (t == "aten.view.default") KILN_TRY(view_of_relaid_value(n, st));
   if (t == "aten._assert_tensor_metadata.default") return check_asserted_metadata(p, n);
-  // dropout in eval mode (train false) is its input, as PyTorch computes it (no draw); kept, it
-  // would hide attention from the fusion patterns (gpt2_eager: softmax -> dropout -> matmul).
-  const Argument* train = t == "aten.dropout.default" ? find_input(n, "train") : nullptr;
+  // dropout in eval mode (train false) is its input, as PyTorch computes it (no draw; in place,
+  // it writes the input unchanged); kept, it would hide attention from the fusion patterns
+  // (gpt2_eager: softmax -> dropout -> matmul).
+  const bool dropout = t == "aten.dropout.default" || t == "aten.dropout_.default";
+  const Argument* train = dropout ? find_input(n, "train") : nullptr;
   const bool eval_dropout = train && train->kind == Argument::Kind::Bool && !train->bools[0];
   if (t == "aten.alias.default" || t == "aten.detach.default" || eval_dropout) {
-    const char* operand = eval_dropout ? "input" : "self";
+    const char* operand = t == "aten.dropout.default" ? "input" : "self";  // dropout_'s is self
     KILN_ASSIGN_OR_RETURN(std::string in,
                           tensor_name(find_input(n, operand), "argument '" + std::string(operand) + "'"));
     KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));

@@ -86,8 +86,9 @@ TEST(ImportPt2, RestOfTheOpTableMatchesPyTorch) {
   EXPECT_EQ(m.user_inputs, (std::vector<std::string>{"idx", "x"}));
   std::string text = print_graph(*m.graph);
   // squeeze.dim's int became squeeze's int[]; sdpa's enable_gqa and embedding's
-  // scale_grad_by_freq/sparse were dropped at their defaults.
-  EXPECT_NE(text.find("= squeeze(%24) {dim=[0]} : f32[6,16]"), std::string::npos) << text;
+  // scale_grad_by_freq/sparse were dropped at their defaults; dropout in eval mode is its input.
+  EXPECT_NE(text.find("= squeeze(%23) {dim=[0]} : f32[6,16]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("dropout("), std::string::npos) << text;
   EXPECT_NE(text.find("scaled_dot_product_attention(%3, %3, %3, none) {dropout_p=0.0, is_causal=true}"),
             std::string::npos)
       << text;
@@ -160,11 +161,13 @@ TEST(ImportPt2, VisionOpsMatchPyTorch) {
   SKIP_WITHOUT_PT2();
   check_matches_pytorch("vision");
   std::string text = print_graph(*import_ok("vision.pt2").graph);
-  // The in-place ops became functional; relu6 is hardtanh(0, 6); hardswish a composition.
+  // The in-place ops became functional; relu6 is hardtanh(0, 6); hardswish a composition;
+  // dropout_ in eval mode is its input.
   for (const char* op : {"conv2d(", "batch_norm(", "max_pool2d(", "avg_pool2d(", "adaptive_avg_pool2d(", "relu(",
-                         "silu(", "{max_val=6.0, min_val=0.0}", "dropout("})
+                         "silu(", "{max_val=6.0, min_val=0.0}"})
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
   EXPECT_EQ(text.find("relu_("), std::string::npos) << text;
+  EXPECT_EQ(text.find("dropout"), std::string::npos) << text;
 }
 
 TEST(ImportPt2, VisionCoreFormMatchesPyTorch) {
