@@ -1,6 +1,8 @@
 // kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4]] [--outputs DIR]
 //               [--check-capture] [--device=interpreter|cpu|cuda[:N] [--check]]
-// Parses FILE (the first graph when it holds several), reads or makes its inputs, runs it,
+// Parses FILE (the first graph when it holds several) or, for a FILE ending in .pt2, imports
+// the torch.export archive (import/import_pt2.h): its weights come from the archive and
+// --inputs gives the user inputs alone. Reads or makes its inputs, runs it,
 // prints one summary line per output and, with --outputs, writes DIR/out0.npy, DIR/out1.npy,
 // ... The reference interpreter runs it by default (--device=interpreter); --device=cpu lowers
 // it to loop IR (specialized to the inputs' sizes when it has symbolic dims) and runs it
@@ -28,6 +30,7 @@
 #include "core/symbol_bindings.h"
 #include "device_option.h"
 #include "frontend/replay.h"
+#include "import/import_pt2.h"
 #include "interp/interpreter.h"
 #include "ir/parser.h"
 #include "lower/lower.h"
@@ -41,6 +44,7 @@ namespace {
 constexpr const char* kRunUsage =
     "usage: kiln run FILE [--inputs a.npy,b.npy | --random-inputs SEED [--dim B=4,...]]\n"
     "                     [--outputs DIR] [--check-capture] [--device=interpreter|cpu|cuda[:N] [--check]]\n"
+    "  FILE is graph text, or a torch.export archive (.pt2): then --inputs gives its user inputs only;\n"
     "  --device=cpu runs compiled code (cache: $KILN_CACHE_DIR or ~/.cache/kiln; compiler: $CXX or c++);\n"
     "  --device=cuda runs it compiled for the GPU (NVRTC, cubins cached in the same place);\n"
     "  --check compares it with the interpreter\n";
@@ -185,6 +189,20 @@ Expected<std::vector<Tensor>> run_compiled(const Graph& g, const Backend& backen
   return compiled.run(inputs);
 }
 
+// Every input of an imported archive's graph: its weights, and the user inputs from --inputs
+// (one file per user input) or --random-inputs. An archive without user inputs needs neither.
+Expected<std::vector<Tensor>> archive_inputs(const ImportedProgram& m, const RunOptions& o) {
+  const Graph& g = *m.graph;
+  std::vector<int> user;
+  for (int i = 0; i < g.num_inputs(); ++i)
+    if (g.input(i)->role() == InputRole::Input) user.push_back(i);
+  std::vector<Tensor> given;
+  if (!user.empty()) {
+    KILN_ASSIGN_OR_RETURN(given, graph_inputs(g, o.inputs, user, o.file + " (graph @" + g.name() + ")"));
+  }
+  return m.inputs_with(given);
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -192,15 +210,26 @@ int cmd_run(const Args& args) {
   RunOptions o;
   if (std::optional<int> rc = parse_args(cl, args, o)) return *rc;
 
-  std::string text;
-  if (!read_file(o.file, text)) return 1;
-  Expected<std::vector<std::unique_ptr<Graph>>> graphs = parse_graphs(text, o.file);
-  if (!graphs) return fail(graphs.error());
-  KILN_CHECK(!graphs->empty()) << "parse_graphs accepted a file without graphs";
-  const Graph& g = *graphs->front();
+  std::optional<ImportedProgram> imported;
+  std::vector<std::unique_ptr<Graph>> graphs;
+  if (o.file.ends_with(".pt2")) {
+    if (!readable_file(o.file)) return 1;
+    Expected<ImportedProgram> m = import_pt2(o.file);
+    if (!m) return fail(m.error());
+    imported = std::move(*m);
+  } else {
+    std::string text;
+    if (!read_file(o.file, text)) return 1;
+    Expected<std::vector<std::unique_ptr<Graph>>> parsed = parse_graphs(text, o.file);
+    if (!parsed) return fail(parsed.error());
+    KILN_CHECK(!parsed->empty()) << "parse_graphs accepted a file without graphs";
+    graphs = std::move(*parsed);
+  }
+  const Graph& g = imported ? *imported->graph : *graphs.front();
 
-  if (!o.inputs.given() && g.num_inputs() > 0) return no_inputs_given(cl, g);
-  Expected<std::vector<Tensor>> inputs = graph_inputs(g, o.inputs);
+  if (!o.inputs.given() && (imported ? !imported->user_inputs.empty() : g.num_inputs() > 0))
+    return no_inputs_given(cl, g);
+  Expected<std::vector<Tensor>> inputs = imported ? archive_inputs(*imported, o) : graph_inputs(g, o.inputs);
   if (!inputs) return fail(inputs.error());
 
   // --check runs the interpreter on the inputs as they were: a graph may write its inputs.

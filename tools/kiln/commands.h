@@ -80,5 +80,9 @@ int no_inputs_given(CommandLine& cl, const Graph& g);
 // floats, integers in [-8, 8) ([0, 16) unsigned), random bools, each --dim naming a symbol
 // of g's inputs.
 Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source);
+// The same for the inputs of `g` at `positions` only (a .pt2 archive's user inputs: its weights
+// come from the archive), one file per position; `what` names them in the count's error.
+Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source, const std::vector<int>& positions,
+                                           const std::string& what);
 
 }  // namespace kiln::cli

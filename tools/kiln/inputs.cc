@@ -48,14 +48,22 @@ Status check_random_size(const std::string& what, const TensorType& type, const 
                     "), more than --random-inputs makes (2^32); give it as a .npy file with --inputs");
 }
 
-Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files) {
-  if (static_cast<int>(files.size()) != g.num_inputs())
-    return make_error("graph @", g.name(), " takes ", g.num_inputs(), " input", g.num_inputs() == 1 ? "" : "s",
+std::vector<int> every_input(const Graph& g) {
+  std::vector<int> all;
+  for (int i = 0; i < g.num_inputs(); ++i) all.push_back(i);
+  return all;
+}
+
+Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std::string>& files,
+                                          const std::vector<int>& positions, const std::string& what) {
+  if (files.size() != positions.size())
+    return make_error(what, " takes ", positions.size(), " input", positions.size() == 1 ? "" : "s",
                       ", but --inputs gives ", files.size());
   std::vector<Tensor> inputs;
   SymbolBindings symbols;
-  for (int i = 0; i < g.num_inputs(); ++i) {
-    const std::string& path = files[static_cast<size_t>(i)];
+  for (size_t k = 0; k < positions.size(); ++k) {
+    const int i = positions[k];
+    const std::string& path = files[k];
     KILN_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
     KILN_TRY(symbols.bind(g.input(i)->type(), t.type(), input_name(g, i) + " from " + path));
     inputs.push_back(std::move(t));
@@ -64,10 +72,10 @@ Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std:
 }
 
 Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
-                                            const std::map<std::string, int64_t>& dims) {
+                                            const std::map<std::string, int64_t>& dims, const std::vector<int>& positions) {
   KILN_TRY(check_dim_names(g, dims));
   std::vector<Tensor> inputs;
-  for (int i = 0; i < g.num_inputs(); ++i) {
+  for (const int i : positions) {
     const TensorType& type = g.input(i)->type();
     std::vector<int64_t> sizes;
     for (const Dim& d : type.shape.dims()) {
@@ -125,7 +133,13 @@ int no_inputs_given(CommandLine& cl, const Graph& g) {
 }
 
 Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source) {
-  return source.seed ? random_inputs(g, *source.seed, source.dims) : read_inputs(g, source.files);
+  return graph_inputs(g, source, every_input(g), "graph @" + g.name());
+}
+
+Expected<std::vector<Tensor>> graph_inputs(const Graph& g, const InputSource& source, const std::vector<int>& positions,
+                                           const std::string& what) {
+  return source.seed ? random_inputs(g, *source.seed, source.dims, positions)
+                     : read_inputs(g, source.files, positions, what);
 }
 
 }  // namespace kiln::cli
