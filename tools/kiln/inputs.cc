@@ -72,7 +72,8 @@ Expected<std::vector<Tensor>> read_inputs(const Graph& g, const std::vector<std:
 }
 
 Expected<std::vector<Tensor>> random_inputs(const Graph& g, uint64_t seed_value,
-                                            const std::map<std::string, int64_t>& dims, const std::vector<int>& positions) {
+                                            const std::map<std::string, int64_t>& dims,
+                                            const std::vector<int>& positions) {
   KILN_TRY(check_dim_names(g, dims));
   std::vector<Tensor> inputs;
   for (const int i : positions) {
