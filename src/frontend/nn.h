@@ -5,6 +5,7 @@
 #include "frontend/nn/conv2d.h"
 #include "frontend/nn/dropout.h"
 #include "frontend/nn/embedding.h"
+#include "frontend/nn/graph_module.h"
 #include "frontend/nn/layer_norm.h"
 #include "frontend/nn/linear.h"
 #include "frontend/nn/module.h"

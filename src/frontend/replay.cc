@@ -8,10 +8,8 @@
 #include "support/error.h"
 
 namespace kiln {
-namespace {
 
-// Runs the nodes of `g` through dispatch on `inputs` (concrete or traced).
-Expected<std::vector<Tensor>> replay(const Graph& g, std::span<const Tensor> inputs) {
+Expected<std::vector<Tensor>> replay_graph(const Graph& g, std::span<const Tensor> inputs) {
   if (static_cast<int>(inputs.size()) != g.num_inputs())
     return make_error("graph @", g.name(), " takes ", g.num_inputs(), " inputs, got ", inputs.size());
   std::unordered_map<const Value*, Tensor> env;
@@ -43,12 +41,10 @@ Expected<std::vector<Tensor>> replay(const Graph& g, std::span<const Tensor> inp
   return out;
 }
 
-}  // namespace
-
 Expected<std::vector<Tensor>> replay_eager(const Graph& g, std::span<const Tensor> inputs) {
   for (const Tensor& t : inputs)
     if (!t.defined() || t.is_traced()) return make_error("replay_eager: inputs must be concrete tensors");
-  return replay(g, inputs);
+  return replay_graph(g, inputs);
 }
 
 Expected<Captured> replay_capture(const Graph& g, std::span<const Tensor> example_inputs) {
@@ -62,7 +58,7 @@ Expected<Captured> replay_capture(const Graph& g, std::span<const Tensor> exampl
       if (shape[d].is_symbol()) options.dynamic.push_back({d, shape[d].symbol_name(), i});
   }
   const Graph* source = &g;
-  auto fn = [source](std::span<const Tensor> in) { return value_or_throw(replay(*source, in)); };
+  auto fn = [source](std::span<const Tensor> in) { return value_or_throw(replay_graph(*source, in)); };
   KILN_ASSIGN_OR_RETURN(
       Captured captured,
       capture(CaptureFn(fn), std::vector<Tensor>(example_inputs.begin(), example_inputs.end()), options));

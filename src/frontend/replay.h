@@ -13,6 +13,11 @@
 
 namespace kiln {
 
+// Runs the nodes of `g` through dispatch() on `inputs`, concrete or traced: a graph called as a
+// function. Inside capture() its ops are recorded like any other call's (nn::GraphModule);
+// outside they run eagerly.
+Expected<std::vector<Tensor>> replay_graph(const Graph& g, std::span<const Tensor> inputs);
+
 // Runs each node through dispatch() on concrete tensors (the eager path, not the
 // interpreter's loop); higher-order nodes run their subgraphs in the interpreter.
 Expected<std::vector<Tensor>> replay_eager(const Graph& g, std::span<const Tensor> inputs);
