@@ -72,8 +72,10 @@ TEST(CudaEmitter, IndexArithmeticPast2To31PointsIs64Bit) {
                        "for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < 805306368; "
                        "g += (int64_t)gridDim.x * blockDim.x) {"))
       << s.kernel_text[0];
+  // 402653184 rows of 8 points: a warp per row, 8 rows a block.
   EXPECT_TRUE(contains(s.kernel_text[1],
-                       "for (int64_t row = (int64_t)blockIdx.x; row < 402653184; row += (int64_t)gridDim.x) {"))
+                       "for (int64_t row = (int64_t)blockIdx.x * 8 + (int64_t)threadIdx.x / 32; row < 402653184; "
+                       "row += (int64_t)gridDim.x * 8) {"))
       << s.kernel_text[1];
 }
 
@@ -139,7 +141,11 @@ TEST(CudaEmitter, AFullSumSplitsIntoPartialsAndTheirFold) {
   EXPECT_EQ(s.launches[0][1].symbol, "kiln_t_k0_finish");
   EXPECT_EQ(s.launches[0][1].args.back().kind, CudaArg::Kind::Scratch);
   EXPECT_EQ(s.scratch_bytes, 4096);  // 512 doubles
-  EXPECT_TRUE(contains(s.kernel_text[0], "for (int s = 1; s < 512; ++s) {")) << s.kernel_text[0];
+  // A warp folds the 512 partials: lane l partials l, l + 32, ..., then the lanes by shuffles.
+  EXPECT_EQ(s.launches[0][1].grid[0], 1u);
+  EXPECT_EQ(s.launches[0][1].block[0], 32u);
+  EXPECT_TRUE(contains(s.kernel_text[0], "for (int s = threadIdx.x % 32; s < 512; s += 32) {")) << s.kernel_text[0];
+  EXPECT_TRUE(contains(s.kernel_text[0], "a0 += g_a0[s * 1 + o];")) << s.kernel_text[0];
   if (!nvrtc_version()) GTEST_SKIP() << "NVRTC is not installed: " << nvrtc_version().error().message();
   Expected<Cubin> cubin = compile_cuda_to_cubin(s.source());
   ASSERT_TRUE(cubin) << cubin.error().message();

@@ -97,6 +97,20 @@ TEST(CudaReduceStrategy, ManyRowsGetABlockEach) {
   EXPECT_EQ(plan_reduction(132, 1 << 20, 0, CudaTarget{}).strategy, ReduceStrategy::BlockPerRow);  // a row per SM
 }
 
+TEST(CudaReduceStrategy, ManyShortRowsGetAWarpEachWhereTheirStatesJoinByShuffles) {
+  // 132 SMs x 2048 threads = 8448 warps: as many rows of at most 4096 points take a warp each.
+  const ReducePlan p = plan_reduction(16384, 1000, 0, CudaTarget{}, true);
+  EXPECT_EQ(p.strategy, ReduceStrategy::WarpPerRow);
+  EXPECT_EQ(p.partials.block, 256u);  // 8 rows a block
+  EXPECT_EQ(p.partials.grid, 2048u);  // 16384 / 8
+  EXPECT_EQ(plan_reduction(8448, 4096, 0, CudaTarget{}, true).strategy, ReduceStrategy::WarpPerRow);
+  EXPECT_EQ(plan_reduction(8447, 4096, 0, CudaTarget{}, true).strategy, ReduceStrategy::BlockPerRow);    // fewer rows
+  EXPECT_EQ(plan_reduction(8448, 4097, 0, CudaTarget{}, true).strategy, ReduceStrategy::BlockPerRow);    // longer rows
+  EXPECT_EQ(plan_reduction(16384, 1000, 0, CudaTarget{}, false).strategy, ReduceStrategy::BlockPerRow);  // not allowed
+  // Grids stay within kWavesPerGrid waves of resident blocks: 4224 blocks of 256 on an H100.
+  EXPECT_EQ(plan_reduction(1 << 20, 64, 0, CudaTarget{}, true).partials.grid, 4224u);
+}
+
 TEST(CudaReduceStrategy, FewLongRowsSplitIntoChunksThatFillTheDevice) {
   const ReducePlan p = plan_reduction(1, int64_t{1} << 26, 0, CudaTarget{});
   EXPECT_EQ(p.strategy, ReduceStrategy::SplitRow);

@@ -73,6 +73,33 @@ void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std
   close_block();
 }
 
+void KernelWriter::fold_row(int outer) {
+  const RowVectors vectors = row_vectors(p_, k_, outer);
+  if (vectors.width == 1) {
+    fold(k_, thread_index(), block_threads(), "", "");
+    return;
+  }
+  make_accumulators(k_);
+  for (const BlockAccumulator& a : accs_) line(a.declare());
+  row_walk(k_, outer, vectors, [&](const std::vector<std::string>& element) { fold_point(k_, element); });
+}
+
+void KernelWriter::fold_chunk(int outer, const std::string& s, int64_t chunk) {
+  const RowVectors vectors = row_vectors(p_, k_, outer);
+  const std::string begin = s + " * " + std::to_string(chunk);
+  if (vectors.width == 1) {
+    fold(k_, thread_index(), block_threads(), begin, std::to_string(chunk));
+    return;
+  }
+  make_accumulators(k_);
+  for (const BlockAccumulator& a : accs_) line(a.declare());
+  const std::string count = std::to_string(k_.loops.back());
+  row_walk(
+      k_, outer, vectors, [&](const std::vector<std::string>& element) { fold_point(k_, element); }, begin,
+      "(" + begin + " + " + std::to_string(chunk) + " < " + count + " ? " + begin + " + " + std::to_string(chunk) +
+          " : " + count + ")");
+}
+
 void KernelWriter::row_ops(const LoopKernel& k, size_t to, const std::vector<std::string>& element) {
   if (element.empty()) ops(k, 0, to);
   for (size_t i = 0; i < to && !element.empty(); ++i) line(body_op_text(p_, k, static_cast<int>(i), element[i]));

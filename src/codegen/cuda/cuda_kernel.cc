@@ -28,7 +28,7 @@ ReducePlan reduction_plan(const LoopProgram& p, const LoopKernel& k, const CudaT
     serial.strategy = ReduceStrategy::BlockPerRow;
     return serial;
   }
-  return plan_reduction(outputs, row, is_column_reduction(k) ? column_vectors(p, k).width : 0, t);
+  return plan_reduction(outputs, row, is_column_reduction(k) ? column_vectors(p, k).width : 0, t, !has_welford_m2(k));
 }
 
 // How a pointwise kernel of vector plan `v` spreads its points over threads.
@@ -123,10 +123,28 @@ CudaKernel KernelWriter::write(const std::string& symbol) {
                    : "a block per output point",
                false, [&] {
                  for_points(k_, "row", 0, outer, block_index(), grid_blocks(), [&] {
-                   fold(k_, thread_index(), block_threads(), "", "");
+                   fold_row(outer);
                    block_reduce(ResultFor::ThreadZero,
                                 [&](const std::string& prefix, const std::string& at) { epilogue(k_, prefix, at); });
                  });
+               });
+      break;
+    case ReduceStrategy::WarpPerRow:
+      block_ = static_cast<int>(plan.partials.block);
+      function(symbol, plan.partials,
+               "a warp per output point, " + std::to_string(kWarpRowsPerBlock) + " a block, joined by shuffles", false,
+               [&] {
+                 const std::string rows = std::to_string(kWarpRowsPerBlock);
+                 for_points(k_, "row", 0, outer, block_index() + " * " + rows + " + " + thread_index() + " / 32",
+                            grid_blocks() + " * " + rows, [&] {
+                              lanes_ = true;  // the row's walk strides over the warp's lanes
+                              fold_row(outer);
+                              lanes_ = false;
+                              warp_join(kWarpThreads);
+                              open_block("if (threadIdx.x % 32 == 0) {");
+                              epilogue(k_, "", "");
+                              close_block();
+                            });
                });
       break;
     case ReduceStrategy::SplitRow:
@@ -134,7 +152,7 @@ CudaKernel KernelWriter::write(const std::string& symbol) {
       function(symbol + "_partials", plan.partials, split_text(plan, "a block per output point and chunk"), true, [&] {
         scratch_arrays(plan);
         partial_points("w", block_index(), grid_blocks(), plan, [&](const std::string& o, const std::string& s) {
-          fold(k_, thread_index(), block_threads(), s + " * " + std::to_string(plan.chunk), std::to_string(plan.chunk));
+          fold_chunk(outer, s, plan.chunk);
           block_reduce(ResultFor::ThreadZero, [&](const std::string& prefix, const std::string& at) {
             for (const BlockAccumulator& a : accs_) line(a.copy("g_", partial_slot(o, s), prefix, at));
           });

@@ -67,8 +67,9 @@ class KernelWriter {
   std::string grid_threads() const;
   std::string block_index() const { return "(" + index_ + ")blockIdx.x"; }
   std::string grid_blocks() const { return "(" + index_ + ")gridDim.x"; }
-  std::string thread_index() const { return "(" + index_ + ")threadIdx.x"; }
-  std::string block_threads() const { return "(" + index_ + ")blockDim.x"; }
+  // While lanes_ (a warp per row): the thread's lane and the warp's lanes instead.
+  std::string thread_index() const { return "(" + index_ + ")" + (lanes_ ? "(threadIdx.x % 32)" : "threadIdx.x"); }
+  std::string block_threads() const { return lanes_ ? "32" : "(" + index_ + ")blockDim.x"; }
 
   // One __global__ function `symbol` launched as `shape`: the comment saying how it spreads the
   // work, the signature (the scratch workspace last when `scratch`), `body`, the error slot.
@@ -160,6 +161,11 @@ class KernelWriter {
   // its Contiguous stores after them. `element[i]` names op i's element in a lane ("": its
   // buffer's at the point).
   void row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body);
+  // The same over the row's points [begin, end) only (expressions; `end` at most the row's
+  // extent): a split row's chunk. The head is the range's points before its first multiple of
+  // the width, at most the range.
+  void row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body, const std::string& begin,
+                const std::string& end);
 
   // The walk of the block's thread's points of reduction part `part`'s row in memory: by
   // row_walk where row_vectors gives a vector width, else a point a thread (threadIdx.x, +
@@ -178,6 +184,13 @@ class KernelWriter {
   // points [start + first, start + chunk) ("" start: 0) of the row only.
   void fold(const LoopKernel& k, const std::string& first, const std::string& stride, const std::string& start,
             const std::string& chunk);
+
+  // The accumulators of reduction k_ (a block per output point, `outer` loops not reduced)
+  // declared, and the thread's fold of the row: by row_walk with vectors where row_vectors
+  // gives a width (one reduce loop, unit-stride loads), else fold's point a thread.
+  void fold_row(int outer);
+  // The same over chunk `s` (an expression) of `chunk` points of the row only: a split row's.
+  void fold_chunk(int outer, const std::string& s, int64_t chunk);
 
   // Where block_reduce leaves the block's state for its `result` callback: `prefix` and slot
   // `at` of BlockAccumulator's arrays ("" and "": the thread's registers).
@@ -248,6 +261,9 @@ class KernelWriter {
   // The second pass of a split reduction: a thread per output folds its partials in chunk
   // order into chunk 0's slot, then runs the epilogue.
   void finish(const std::string& symbol, const ReducePlan& plan);
+  // The same by plan.warp_finish: a warp per output point, lane l folding partials l, l + 32,
+  // ... in order into its registers, the lanes joined by shuffles, lane 0 the epilogue.
+  void warp_finish(const std::string& symbol, const ReducePlan& plan);
 
   const LoopProgram& p_;
   const LoopKernel& original_;  // as the program has it; k_ with its loops collapsed
@@ -256,6 +272,7 @@ class KernelWriter {
   const bool checks_;
   std::string index_ = "int64_t";  // "int" or "int64_t": loop variables and index arithmetic
   int block_ = 1;                  // threads of the block in the function being written
+  bool lanes_ = false;             // a row's points stride over a warp's lanes, not the block's
   const HeldRow* held_ = nullptr;  // the row held in registers, while its parts are written
   int held_part_ = -1;             // the part of held_ being written
   std::vector<BlockAccumulator> accs_;

@@ -169,6 +169,11 @@ std::string BlockAccumulator::combine(const std::string& prefix, const std::stri
               [&](const std::string& f) { return slot(prefix, f, from); });
 }
 
+std::string BlockAccumulator::join_from(const std::string& prefix, const std::string& at) const {
+  return join([&](const std::string& f) { return slot("", f, ""); },
+              [&](const std::string& f) { return slot(prefix, f, at); });
+}
+
 std::string BlockAccumulator::shuffle_join(const std::string& offset) const {
   std::string s = "{";
   for (const Field& f : fields())

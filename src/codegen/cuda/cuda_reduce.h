@@ -52,6 +52,8 @@ class BlockAccumulator {
   // Slot `from` of arrays `from_prefix` copied into slot `at` of arrays `prefix`.
   std::string copy(const std::string& prefix, const std::string& at, const std::string& from_prefix,
                    const std::string& from) const;
+  // The thread's state joins slot `at` of arrays `prefix` (which folded later points).
+  std::string join_from(const std::string& prefix, const std::string& at) const;
   // Slot `into` joins slot `from` (which folded later points, or any for argmax/argmin).
   std::string combine(const std::string& prefix, const std::string& into, const std::string& from) const;
   // The thread's state joins that of the lane `offset` above it in its warp (which folded later

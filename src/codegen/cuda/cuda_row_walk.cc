@@ -17,23 +17,40 @@ KernelWriter::PointWalk KernelWriter::row_points(const LoopKernel& part, int row
 }
 
 void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body) {
-  const std::string w = std::to_string(v.width), n = std::to_string(part.loops.back());
+  row_walk(part, rows, v, body, "", std::to_string(part.loops.back()));
+}
+
+void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& v, const PointFold& body,
+                            const std::string& begin, const std::string& end) {
+  const std::string w = std::to_string(v.width);
   const std::string point = "i" + std::to_string(rows), start = "i" + std::to_string(rows + 1);
+  const std::string from = begin.empty() ? "" : begin + " + ";  // a point of the range: from + offset
   const std::vector<std::string> at_points(part.body.size());
-  const auto one_a_thread = [&](const std::string& first, const std::string& end) {
-    open_block("for (" + index_ + " p = " + first + thread_index() + "; p < " + end + "; p += " + block_threads() +
+  const auto one_a_thread = [&](const std::string& first, const std::string& last) {
+    open_block("for (" + index_ + " p = " + first + thread_index() + "; p < " + last + "; p += " + block_threads() +
                ") {");
     line("const " + index_ + " " + point + " = p;");
     body(at_points);
     close_block();
   };
-  line("const " + index_ + " first = " + cpp::index_cpp(v.row_start) + ";  // the row's first element in its vectors");
-  line("const " + index_ + " head = (" + w + " - first % " + w + ") % " + w + ";  // its points before a multiple of " +
-       w);
-  line("const " + index_ + " groups = (" + n + " - head) / " + w + ";");
-  one_a_thread("", "head");
+  if (begin.empty()) {
+    line("const " + index_ + " first = " + cpp::index_cpp(v.row_start) +
+         ";  // the row's first element in its vectors");
+    line("const " + index_ + " head = (" + w + " - first % " + w + ") % " + w +
+         ";  // its points before a multiple of " + w);
+    line("const " + index_ + " groups = (" + end + " - head) / " + w + ";");
+  } else {
+    line("const " + index_ + " end = " + end + ";  // the range [" + begin + ", end) of the row");
+    line("const " + index_ + " first = " + cpp::index_cpp(v.row_start) + " + " + begin +
+         ";  // the range's first element in its vectors");
+    line("const " + index_ + " lead = (" + w + " - first % " + w + ") % " + w + ";");
+    line("const " + index_ + " head = lead < end - " + begin + " ? lead : end - " + begin +
+         ";  // its points before a multiple of " + w);
+    line("const " + index_ + " groups = (end - " + begin + " - head) / " + w + ";");
+  }
+  one_a_thread(from, from + "head");
   open_block("for (" + index_ + " g = " + thread_index() + "; g < groups; g += " + block_threads() + ") {");
-  line("const " + index_ + " " + start + " = head + g * " + w + ";  // the group's first point of loop " +
+  line("const " + index_ + " " + start + " = " + from + "head + g * " + w + ";  // the group's first point of loop " +
        std::to_string(rows));
   std::vector<IndexExpr> to_start;
   for (int d = 0; d <= rows; ++d) to_start.push_back(IndexExpr::var(d == rows ? rows + 1 : d));
@@ -61,7 +78,7 @@ void KernelWriter::row_walk(const LoopKernel& part, int rows, const RowVectors& 
       vector_copy("s" + std::to_string(i), v.width, p_.buffers[static_cast<size_t>(part.body[i].buffer)].dtype,
                   part.body[i], to_start, false);
   close_block();
-  one_a_thread("head + groups * " + w + " + ", n);
+  one_a_thread(from + "head + groups * " + w + " + ", begin.empty() ? end : "end");
 }
 
 }  // namespace kiln::cuda

@@ -160,6 +160,10 @@ void KernelWriter::column_finish(const std::string& symbol, const ReducePlan& pl
 }
 
 void KernelWriter::finish(const std::string& symbol, const ReducePlan& plan) {
+  if (plan.warp_finish) {
+    warp_finish(symbol, plan);
+    return;
+  }
   function(symbol + "_finish", plan.finish,
            "a thread per output point folding its " + std::to_string(plan.splits) + " partials in order", true, [&] {
              scratch_arrays(plan);
@@ -171,6 +175,29 @@ void KernelWriter::finish(const std::string& symbol, const ReducePlan& plan) {
                }
                epilogue(k_, "g_", "o");
              });
+           });
+}
+
+void KernelWriter::warp_finish(const std::string& symbol, const ReducePlan& plan) {
+  const std::string warps = std::to_string(plan.finish.block / kWarpThreads), lanes = std::to_string(kWarpThreads);
+  block_ = static_cast<int>(plan.finish.block);
+  function(symbol + "_finish", plan.finish,
+           "a warp per output point folding its " + std::to_string(plan.splits) + " partials (lane l: l, l + " + lanes +
+               ", ... in order), the lanes joined by shuffles",
+           true, [&] {
+             scratch_arrays(plan);
+             for_points(k_, "o", 0, k_.num_outer_loops(), block_index() + " * " + warps + " + threadIdx.x / " + lanes,
+                        grid_blocks() + " * " + warps, [&] {
+                          for (const BlockAccumulator& a : accs_) line(a.declare());
+                          open_block("for (" + index_ + " s = threadIdx.x % " + lanes + "; s < " +
+                                     std::to_string(plan.splits) + "; s += " + lanes + ") {");
+                          for (const BlockAccumulator& a : accs_) line(a.join_from("g_", partial_slot("o", "s")));
+                          close_block();
+                          warp_join(kWarpThreads);
+                          open_block("if (threadIdx.x % " + lanes + " == 0) {");
+                          epilogue(k_, "", "");
+                          close_block();
+                        });
            });
 }
 
