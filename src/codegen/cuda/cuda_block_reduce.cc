@@ -73,8 +73,14 @@ void KernelWriter::fold(const LoopKernel& k, const std::string& first, const std
   close_block();
 }
 
+// A reduction's rows walked with vectors (row_walk), unless a welford_m2's update, whose
+// division's slow path is a call, would keep a group's lanes live around it (ptxas spills).
+RowVectors KernelWriter::fold_vectors(int outer) const {
+  return has_welford_m2(k_) ? RowVectors{} : row_vectors(p_, k_, outer);
+}
+
 void KernelWriter::fold_row(int outer) {
-  const RowVectors vectors = row_vectors(p_, k_, outer);
+  const RowVectors vectors = fold_vectors(outer);
   if (vectors.width == 1) {
     fold(k_, thread_index(), block_threads(), "", "");
     return;
@@ -85,7 +91,7 @@ void KernelWriter::fold_row(int outer) {
 }
 
 void KernelWriter::fold_chunk(int outer, const std::string& s, int64_t chunk) {
-  const RowVectors vectors = row_vectors(p_, k_, outer);
+  const RowVectors vectors = fold_vectors(outer);
   const std::string begin = s + " * " + std::to_string(chunk);
   if (vectors.width == 1) {
     fold(k_, thread_index(), block_threads(), begin, std::to_string(chunk));

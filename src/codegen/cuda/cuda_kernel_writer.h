@@ -186,9 +186,11 @@ class KernelWriter {
             const std::string& chunk);
 
   // The accumulators of reduction k_ (a block per output point, `outer` loops not reduced)
-  // declared, and the thread's fold of the row: by row_walk with vectors where row_vectors
-  // gives a width (one reduce loop, unit-stride loads), else fold's point a thread.
+  // declared, and the thread's fold of the row: by row_walk with vectors where fold_vectors
+  // gives a width (one reduce loop, unit-stride loads, no welford_m2), else fold's point a thread.
   void fold_row(int outer);
+  // The vector walk fold_row and fold_chunk take: row_vectors', width 1 for a welford_m2.
+  RowVectors fold_vectors(int outer) const;
   // The same over chunk `s` (an expression) of `chunk` points of the row only: a split row's.
   void fold_chunk(int outer, const std::string& s, int64_t chunk);
 
