@@ -186,6 +186,8 @@ Expected<std::vector<Shape>> shape_rule_t(const TypeCall& call) {
   return one(Shape({s[1], s[0]}));
 }
 
+namespace {
+
 // expand to sizes that name symbols ([B, -1, T, T]): -1 keeps the input's dim, a dim of 1
 // takes the size, and any other dim must equal it (a guard where only the values can tell).
 Expected<std::vector<Shape>> expand_to_symbolic(const TypeCall& call, const std::vector<SymExpr>& size) {
@@ -222,6 +224,8 @@ Expected<std::vector<Shape>> expand_to_symbolic(const TypeCall& call, const std:
   }
   return one(Shape(std::move(out)));
 }
+
+}  // namespace
 
 Expected<std::vector<Shape>> shape_rule_expand(const TypeCall& call) {
   const Shape& in = operand_type(call, 0).shape;
