@@ -103,11 +103,13 @@ bool draw_attr(GenContext& ctx, OpDraft& d, const ArgSchema& arg, const TensorTy
       return set(c.between(-2, 4));
     case ArgType::Ints:
     case ArgType::OptionalInts:
+    case ArgType::SymInts:
       if (arg.type == ArgType::OptionalInts && c.percent(25)) return set(AttrValue());
       if (is_dim) return set(dim_subset(c, rank));
       return arg.default_value.has_value();  // sizes, pads, strides: the op's recipe draws them
     case ArgType::Scalar:
     case ArgType::OptionalScalar:
+    case ArgType::SymScalar:
       if (arg.type == ArgType::OptionalScalar && c.percent(25)) return set(AttrValue());
       return set(AttrValue::from_scalar(ctx.scalar(self.dtype)));
     case ArgType::Float:

@@ -88,11 +88,14 @@ std::string sizes_text(const std::vector<SymSize>& sizes) {
   return s + "]";
 }
 
-// Whether an asserted int list (as_ints) matches recorded sizes or strides.
+// Whether an asserted int list (as_ints) matches recorded sizes or strides; a symbolic
+// element (a dynamic program's sym_size.int) matches a dynamic recorded one.
 bool ints_match(const Argument& a, const std::vector<SymSize>& recorded) {
   if (a.ints.size() != recorded.size()) return false;
-  for (size_t i = 0; i < recorded.size(); ++i)
-    if (!recorded[i].value || *recorded[i].value != a.ints[i]) return false;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const bool symbolic = i < a.sym_names.size() && !a.sym_names[i].empty();
+    if (symbolic ? recorded[i].value.has_value() : !recorded[i].value || *recorded[i].value != a.ints[i]) return false;
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <set>
 
+#include "import/convert_dynamic.h"
 #include "import/pt2_dtype.h"
 #include "import/pt2_weights.h"
 #include "ops/schema_check.h"
@@ -262,8 +263,8 @@ Expected<TensorType> archive_type(const Program& p, const std::string& name) {
   if (it == p.tensor_values.end()) return make_error("value '", name, "' has no entry in tensor_values");
   std::optional<DType> dtype = dtype_from_archive(it->second.dtype);
   if (!dtype) return make_error("value '", name, "' has a dtype kiln does not support");
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, static_sizes(it->second.sizes, "value '" + name + "'"));
-  return TensorType{*dtype, Shape::from_sizes(sizes)};
+  KILN_ASSIGN_OR_RETURN(Shape shape, archive_shape(it->second.sizes, "value '" + name + "'"));
+  return TensorType{*dtype, std::move(shape)};
 }
 
 // unflatten(self, dim, sizes) is reshape(self, the shape the archive records for its result).
@@ -276,9 +277,10 @@ Expected<ConvertedNode> convert_unflatten(Graph& g, const Program& p, size_t ind
   if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensor || !n.outputs[0].names[0])
     return make_error("it does not have one tensor result");
   KILN_ASSIGN_OR_RETURN(TensorType type, archive_type(p, *n.outputs[0].names[0]));
-  AttrValue::Ints shape;
-  for (int64_t size : type.shape.sizes()) shape.push_back(size);
-  KILN_ASSIGN_OR_RETURN(Value * result, append(g, "reshape", {it->second}, {{"shape", AttrValue(shape)}}, type, loc));
+  AttrValue::SymInts shape;
+  for (const Dim& d : type.shape.dims()) shape.push_back(d.expr());
+  KILN_ASSIGN_OR_RETURN(Value * result,
+                        append(g, "reshape", {it->second}, {{"shape", AttrValue::from_sym_ints(shape)}}, type, loc));
   values[*n.outputs[0].names[0]] = result;
   return ConvertedNode();
 }

@@ -25,7 +25,8 @@ SymSize read_sym_size(const JsonCursor& c) {
   if (key == "as_int") {
     s.value = value.integer();
   } else if (key == "as_expr") {
-    s.expr = readable_expr(value["expr_str"].string());
+    s.sympy = value["expr_str"].string();
+    s.expr = readable_expr(s.sympy);
   } else {
     c.fail("expected as_int or as_expr, got " + key);
   }
@@ -52,10 +53,12 @@ void read_sym_int(const JsonCursor& c, Argument& a) {
   auto [key, value] = c.union_member();
   if (key == "as_int") {
     a.ints.push_back(value.integer());
+    a.sym_names.emplace_back();
   } else {
     a.symbolic = true;
     a.string = key == "as_name" ? value.string() : key;
     a.ints.push_back(0);
+    a.sym_names.push_back(a.string);
   }
 }
 
@@ -204,6 +207,17 @@ Program read_program(const JsonCursor& root) {
   JsonCursor signature = module["signature"];
   for (const JsonCursor& s : signature["input_specs"].elements()) p.input_specs.push_back(read_input_spec(s));
   for (const JsonCursor& s : signature["output_specs"].elements()) p.output_specs.push_back(read_output_spec(s));
+  if (std::optional<JsonCursor> ranges = root.find("range_constraints")) {
+    for (const auto& [symbol, range] : ranges->members()) {
+      RangeConstraint r;
+      // An unbounded side is null, or a number past int64 (sympy's oo written as a float).
+      if (std::optional<JsonCursor> lo = range.find("min_val"); lo && lo->json().is_number_integer())
+        r.min = lo->integer();
+      if (std::optional<JsonCursor> hi = range.find("max_val"); hi && hi->json().is_number_integer())
+        r.max = hi->integer();
+      p.range_constraints[symbol] = r;
+    }
+  }
   return p;
 }
 

@@ -21,7 +21,8 @@ inline constexpr int kSchemaMajor = 8;
 // One dim or stride: a static size, or a symbol's name (a dynamic dim).
 struct SymSize {
   std::optional<int64_t> value;
-  std::string expr;  // the sympy expression of a dynamic dim
+  std::string expr;        // a dynamic dim's sympy expression, readable ("s21" for a symbol)
+  std::string sympy = {};  // the same as the archive writes it (srepr: "Mul(Symbol('s21', ...), ...)")
 };
 
 // TensorMeta: dtype in the archive's own numbering (serde ScalarType: 7 is float32).
@@ -62,6 +63,7 @@ struct Argument {
   std::vector<bool> bools;                        // bool, bools
   std::string string;                             // string, device type
   bool symbolic = false;                          // an int that is a symbol's name (a dynamic size)
+  std::vector<std::string> sym_names;             // sym int(s): each element's name, "" where static
 };
 
 struct NamedArgument {
@@ -91,6 +93,12 @@ struct OutputSpec {
   std::string arg;       // the graph output's value name
 };
 
+// The range torch.export allows a dynamic dim's symbol (range_constraints); nullopt: unbounded.
+struct RangeConstraint {
+  std::optional<int64_t> min;
+  std::optional<int64_t> max;
+};
+
 struct Program {
   int schema_major = 0;
   int schema_minor = 0;
@@ -101,6 +109,7 @@ struct Program {
   std::map<std::string, TensorMeta> tensor_values;
   std::vector<InputSpec> input_specs;
   std::vector<OutputSpec> output_specs;
+  std::map<std::string, RangeConstraint> range_constraints;  // by symbol ("s21")
 };
 
 // One entry of data/weights/model_weights_config.json (or the constants' config).

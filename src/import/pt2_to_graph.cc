@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "import/aten_op_table.h"
+#include "import/convert_dynamic.h"
 #include "import/convert_text.h"
 #include "import/convert_vision.h"
 #include "import/pt2_dtype.h"
@@ -69,7 +70,7 @@ Status check_ops_supported(const Program& p) {
   std::string lines;
   int count = 0;
   for (const Node& n : p.nodes) {
-    if (find_aten_op(n.target) || has_vision_converter(n.target)) continue;
+    if (find_aten_op(n.target) || has_vision_converter(n.target) || DynamicSizes::is_sym_size(n)) continue;
     ++count;
     std::string where = user_source_line(n.stack_trace);
     lines += "\n  " + aten_name(n.target) + " (%" + n.name + ")" + (where.empty() ? "" : " at " + where);
@@ -86,10 +87,8 @@ Expected<TensorType> value_type(const Program& p, const std::string& name) {
   if (!dtype)
     return make_error("value '", name, "' has dtype ", archive_dtype_name(it->second.dtype),
                       ", which kiln does not support");
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, static_sizes(it->second.sizes, "value '" + name + "'"));
-  for (int64_t s : sizes)
-    if (s < 0) return make_error("value '", name, "' has the negative size ", s);
-  return TensorType{*dtype, Shape::from_sizes(sizes)};
+  KILN_ASSIGN_OR_RETURN(Shape shape, archive_shape(it->second.sizes, "value '" + name + "'"));
+  return TensorType{*dtype, std::move(shape)};
 }
 
 // Whether a dropped ATen argument holds a value under which leaving it out is exact.
@@ -109,17 +108,19 @@ bool dropped_value_ok(const Argument& a, DroppedWhen when) {
   return false;
 }
 
+// Operands are tensors or static literals: a symbolic size there has no kiln form.
 Status check_static(const Argument& a, const std::string& arg_name) {
   if (a.symbolic)
     return make_error("argument '", arg_name, "' is the symbolic size '", a.string,
-                      "'; dynamic shapes are not imported yet");
+                      "', which kiln takes only in attributes of type SymInt[] or SymScalar");
   return Status::ok();
 }
 
-// The attribute value of argument `a` for a kiln argument of type `type`.
-Expected<AttrValue> attr_value(const Argument& a, const ArgSchema& arg) {
+// The attribute value of argument `a` for a kiln argument of type `type`; symbolic sizes
+// through `sizes` (convert_dynamic.h).
+Expected<AttrValue> attr_value(const Argument& a, const ArgSchema& arg, const DynamicSizes& sizes) {
   using K = Argument::Kind;
-  KILN_TRY(check_static(a, arg.name));
+  if (a.symbolic) return sizes.attr_value(a, arg);
   switch (a.kind) {
     case K::None: return AttrValue();
     case K::Int:
@@ -184,7 +185,8 @@ struct NodeParts {
 
 // The kiln op, operands and attributes of node `n` (its row is `row`), checked against the
 // kiln schema as the IR parser checks a node it reads.
-Expected<NodeParts> node_parts(const Node& n, const AtenOpMapping& row, const ValueTable& values) {
+Expected<NodeParts> node_parts(const Node& n, const AtenOpMapping& row, const ValueTable& values,
+                               const DynamicSizes& sizes) {
   std::optional<OpKind> kind = op_from_name(row.kiln);
   if (!kind) return make_error("the op table maps it to '", row.kiln, "', which is not a kiln op");
   const OpSchema& schema = op_info(*kind).schema;
@@ -206,7 +208,7 @@ Expected<NodeParts> node_parts(const Node& n, const AtenOpMapping& row, const Va
       KILN_ASSIGN_OR_RETURN(given[arg], operands_of(in.arg, *arg, values));
       continue;
     }
-    KILN_ASSIGN_OR_RETURN(AttrValue raw, attr_value(in.arg, *arg));
+    KILN_ASSIGN_OR_RETURN(AttrValue raw, attr_value(in.arg, *arg, sizes));
     KILN_ASSIGN_OR_RETURN(AttrValue fitted, fit_attr(schema, arg->name, raw));
     parts.attrs.set(arg->name, std::move(fitted));
   }
@@ -249,10 +251,10 @@ Expected<std::vector<std::string>> result_names(const Node& n) {
   return names;
 }
 
-Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values) {
+Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values, const DynamicSizes& sizes) {
   const AtenOpMapping* row = find_aten_op(n.target);
   if (!row) return make_error("the op table has no row for ", aten_name(n.target));
-  KILN_ASSIGN_OR_RETURN(NodeParts parts, node_parts(n, *row, values));
+  KILN_ASSIGN_OR_RETURN(NodeParts parts, node_parts(n, *row, values, sizes));
   KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, result_names(n));
   const OpSchema& schema = op_info(parts.op).schema;
   if (!schema.variadic_results && static_cast<int>(names.size()) != schema.num_results)
@@ -268,12 +270,14 @@ Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values) {
   return Status::ok();
 }
 
-// Node `index`: through its converter when it has one (convert_vision.h), else its table row.
-Status add_converted_node(Graph& g, const Program& p, size_t index, ValueTable& values) {
+// Node `index`: a sym_size.int is recorded (convert_dynamic.h), a node with a converter goes
+// through it (convert_vision.h), any other through its table row.
+Status add_converted_node(Graph& g, const Program& p, size_t index, ValueTable& values, DynamicSizes& sizes) {
   const Node& n = p.nodes[index];
-  if (!has_vision_converter(n.target)) return add_node(g, p, n, values);
+  if (DynamicSizes::is_sym_size(n)) return sizes.record(n, values);
+  if (!has_vision_converter(n.target)) return add_node(g, p, n, values, sizes);
   KILN_ASSIGN_OR_RETURN(ConvertedNode converted, convert_vision_node(g, p, index, values, node_loc(n)));
-  return converted ? add_node(g, p, *converted, values) : Status::ok();
+  return converted ? add_node(g, p, *converted, values, sizes) : Status::ok();
 }
 
 // Whether two weights are one tensor: the same storage, viewed alike.
@@ -364,10 +368,11 @@ Expected<ImportedProgram> program_to_graph(const Program& original, const std::m
   ImportedProgram out;
   out.graph = std::make_unique<Graph>(graph_name);
   ValueTable values;
+  DynamicSizes sizes;
   KILN_TRY(add_inputs(*out.graph, program, weights, out, values));
   for (size_t i = 0; i < program.nodes.size(); ++i) {
     const Node& n = program.nodes[i];
-    Status added = add_converted_node(*out.graph, program, i, values);
+    Status added = add_converted_node(*out.graph, program, i, values, sizes);
     if (!added) {
       std::string where = user_source_line(n.stack_trace);
       return make_error("node %", n.name, " (", aten_name(n.target), where.empty() ? "" : " at " + where,
@@ -375,6 +380,7 @@ Expected<ImportedProgram> program_to_graph(const Program& original, const std::m
     }
   }
   KILN_TRY(set_outputs(*out.graph, program, out, values));
+  add_range_guards(*out.graph, program);
   Status verified = verify_graph(*out.graph);
   if (!verified) return make_error("the imported graph does not verify: ", verified.error().to_string());
   return out;

@@ -3,6 +3,8 @@
 // (so symbolic dims get values) and checking them against the node's declared types.
 #include "interp/interpreter.h"
 
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -66,7 +68,12 @@ class Frame {
       }
       operands.push_back(std::move(k));
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, compute(node, operands));
+    std::optional<AttrMap> specialized;  // only where an attribute is symbolic: no copy per node
+    if (node.attrs().is_symbolic()) {
+      KILN_ASSIGN_OR_RETURN(specialized, specialized_attrs(node));
+    }
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results,
+                          compute(node, specialized ? *specialized : node.attrs(), operands));
     KILN_CHECK(static_cast<int>(results.size()) == node.num_results())
         << node.info().name() << ": produced " << results.size() << " results, the node declares "
         << node.num_results();
@@ -79,14 +86,28 @@ class Frame {
     return Status::ok();
   }
 
-  static Expected<std::vector<Tensor>> compute(const Node& node, std::span<const KernelOperand> operands) {
+  // The node's attributes with the symbols the inputs bound replaced by their values
+  // (`view {size=[B, -1]}` runs as `{size=[2, -1]}`).
+  Expected<AttrMap> specialized_attrs(const Node& node) const {
+    AttrMap attrs = node.attrs().substitute(bindings_.values());
+    for (const auto& [name, value] : attrs.items()) {
+      if (!value.is_symbolic()) continue;
+      std::set<std::string> unbound;
+      value.collect_symbols(unbound);
+      return make_error("attribute '", name, "' uses the symbol '", *unbound.begin(), "', which no input bound");
+    }
+    return attrs;
+  }
+
+  static Expected<std::vector<Tensor>> compute(const Node& node, const AttrMap& attrs,
+                                               std::span<const KernelOperand> operands) {
     const OpInfo& info = node.info();
     if (info.has(kHigherOrder)) {
       std::vector<const Graph*> subgraphs;
       for (int i = 0; i < node.num_subgraphs(); ++i) subgraphs.push_back(node.subgraph(i));
-      return run_higher_order(node.op(), node.attrs(), operands, subgraphs);
+      return run_higher_order(node.op(), attrs, operands, subgraphs);
     }
-    return run_op(node.op(), node.attrs(), operands);
+    return run_op(node.op(), attrs, operands);
   }
 
   const Graph& graph_;

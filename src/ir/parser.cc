@@ -75,6 +75,7 @@ class Parser {
   Expected<TensorType> parse_type();
   Expected<Dim> parse_dim();
   Expected<SymExpr> parse_dim_sum();
+  Expected<SymExpr> parse_attr_expr();
   Expected<SymExpr> parse_dim_product();
   Expected<SymExpr> parse_dim_factor();
   Status parse_guard(Graph& g, const Scope& scope);
@@ -221,6 +222,17 @@ Expected<Dim> Parser::parse_dim() {
   KILN_ASSIGN_OR_RETURN(SymExpr e, std::move(parsed));
   if (e.is_constant() && e.constant_value() < 0) return error_at(t, "negative dimension ", e.constant_value());
   return Dim(e);
+}
+
+// An element of an attribute list, or a scalar attribute in parentheses: an expression as a
+// dim writes it, negative constants allowed (`-1` in a view's size).
+Expected<SymExpr> Parser::parse_attr_expr() {
+  Token t = tok_;
+  try {
+    return parse_dim_sum();
+  } catch (const SymExprOverflow& overflow) {
+    return error_at(t, "expression is too large: ", overflow.what());
+  }
 }
 
 // sum := product (('+' | '-') product)*. The lexer reads `T-1` as `T` and the integer `-1`,
@@ -496,7 +508,7 @@ Expected<AttrMap> Parser::parse_attrs(const OpSchema& schema) {
   }
 }
 
-// none, true, 3, 1e-05, inf, "tanh", [1, 2], f16.
+// none, true, 3, 1e-05, inf, "tanh", [1, 2], f16; symbolic [B, T*16, -1] and (T+1).
 Expected<AttrValue> Parser::parse_attr_value() {
   Token t = tok_;
   if (at(TokenKind::String)) {
@@ -505,22 +517,31 @@ Expected<AttrValue> Parser::parse_attr_value() {
   }
   if (at(TokenKind::LBracket)) {
     bump();
-    AttrValue::Ints ints;
+    AttrValue::SymInts elements;
     if (at(TokenKind::RBracket)) {
       bump();
-      return AttrValue(std::move(ints));
+      return AttrValue(AttrValue::Ints{});
     }
     while (true) {
-      if (!at(TokenKind::Integer)) return error_at(tok_, "expected an integer in the list");
-      KILN_ASSIGN_OR_RETURN(int64_t v, parse_int(tok_));
-      ints.push_back(v);
-      bump();
+      if (at(TokenKind::Integer)) {
+        // A plain integer as before (its own range check), unless an expression goes on.
+        KILN_ASSIGN_OR_RETURN(int64_t v, parse_int(tok_));
+        (void)v;
+      } else if (!at(TokenKind::Ident) && !at(TokenKind::LParen) && !at(TokenKind::Minus)) {
+        return error_at(tok_, "expected an integer or a dim expression in the list");
+      }
+      KILN_ASSIGN_OR_RETURN(SymExpr e, parse_attr_expr());
+      elements.push_back(std::move(e));
       if (at(TokenKind::RBracket)) {
         bump();
-        return AttrValue(std::move(ints));
+        return AttrValue::from_sym_ints(std::move(elements));
       }
       KILN_TRY(expect(TokenKind::Comma, "',' or ']'", "in the list"));
     }
+  }
+  if (at(TokenKind::LParen)) {
+    KILN_ASSIGN_OR_RETURN(SymExpr e, parse_attr_expr());
+    return AttrValue::from_sym_int(e);
   }
   if (at(TokenKind::Ident)) {
     if (std::optional<DType> d = dtype_from_name(t.text)) {

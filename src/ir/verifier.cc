@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -81,11 +82,26 @@ Status check_operands(const Graph& g, const Node& n, const std::unordered_set<co
   return Status::ok();
 }
 
-Status check_attrs(const Node& n) {
+// The symbols the dims of `g`'s inputs name: the only ones a run binds.
+std::set<std::string> input_symbols(const Graph& g) {
+  std::set<std::string> out;
+  for (const Value* in : g.inputs())
+    for (const Dim& d : in->type().shape.dims())
+      if (d.is_symbolic()) d.expr().collect_symbols(out);
+  return out;
+}
+
+Status check_attrs(const Graph& g, const Node& n, const std::set<std::string>& known_symbols) {
   const OpSchema& schema = n.info().schema;
   for (const auto& [name, value] : n.attrs().items()) {
     auto fitted = fit_attr(schema, name, value);
     if (!fitted) return node_error(n, fitted.error());
+    std::set<std::string> used;
+    value.collect_symbols(used);
+    for (const std::string& symbol : used)
+      if (!known_symbols.count(symbol))
+        return node_error(n, "attribute '", name, "' of ", schema.name, " uses the symbol '", symbol,
+                          "', which no input of @", g.name(), " has in its shape");
   }
   Status required = check_required_attrs(schema, n.attrs());
   if (!required) return node_error(n, required.error());
@@ -143,8 +159,8 @@ Status check_kernel_views(const Node& n) {
   return Status::ok();
 }
 
-Status check_node(const Graph& g, const Node& n, const UseFacts& facts,
-                  const std::unordered_set<const Value*>& defined) {
+Status check_node(const Graph& g, const Node& n, const UseFacts& facts, const std::unordered_set<const Value*>& defined,
+                  const std::set<std::string>& known_symbols) {
   const OpSchema& schema = n.info().schema;
   if (n.graph() != &g) return node_error(n, schema.name, ": node belongs to another graph");
   if (!schema.variadic_results && n.num_results() != schema.num_results)
@@ -156,7 +172,7 @@ Status check_node(const Graph& g, const Node& n, const UseFacts& facts,
       return node_error(n, schema.name, ": result ", i, " does not record this node as its producer");
   }
   KILN_TRY(check_operands(g, n, defined));
-  KILN_TRY(check_attrs(n));
+  KILN_TRY(check_attrs(g, n, known_symbols));
   KILN_TRY(check_subgraphs(n));
   KILN_TRY(check_kernel_views(n));
   for (const Value* r : n.results()) {
@@ -182,8 +198,9 @@ Status verify_graph(const Graph& g) {
                         " of role rng_state must be i64[2] (seed, offset), got ", in->type().to_string());
     defined.insert(in);
   }
+  const std::set<std::string> known_symbols = input_symbols(g);
   for (Node* n : g.nodes()) {
-    KILN_TRY(check_node(g, *n, facts, defined));
+    KILN_TRY(check_node(g, *n, facts, defined, known_symbols));
     for (Value* r : n->results()) defined.insert(r);
   }
   for (size_t i = 0; i < g.outputs().size(); ++i)

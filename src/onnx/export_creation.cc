@@ -37,9 +37,17 @@ OpExporter fill_like(std::optional<Scalar> fixed) {
 // integers, else in double, then cast (as kiln's kernel stores).
 Expected<Names> arange(ExportContext& cx) {
   const TensorType& rt = cx.result_type();
-  const int64_t n = rt.shape[0].value();
+  if (cx.call.attr("start").is_sym_int() || cx.call.attr("step").is_sym_int())
+    return make_error("arange: a symbolic start or step is not exportable (only end may be symbolic)");
+  // A symbolic count (`end=(T)`) is computed from the inputs' dims (Shape, Gather).
+  std::string n;
+  if (rt.shape[0].is_static()) {
+    n = cx.b.int_scalar(rt.shape[0].value());
+  } else {
+    KILN_ASSIGN_OR_RETURN(n, cx.dim_value(rt.shape[0].expr()));
+  }
   const Scalar start = cx.call.attr_scalar("start"), step = cx.call.attr_scalar("step");
-  const std::string i = cx.b.op("Range", {cx.b.int_scalar(0), cx.b.int_scalar(n), cx.b.int_scalar(1)});
+  const std::string i = cx.b.op("Range", {cx.b.int_scalar(0), n, cx.b.int_scalar(1)});
   const bool int_path = !is_floating(rt.dtype) && !start.is_float() && !step.is_float();
   const DType c = int_path ? DType::I64 : DType::F64;
   const std::string start_c = cx.b.constant(Tensor::full({}, start, c)),

@@ -109,7 +109,16 @@ Expected<Names> swap_dims(ExportContext& cx, int64_t d0, int64_t d1) {
 
 // expand's symbolic result dims are the operand's own (only -1 keeps a dim unsized), so the
 // target holds 1 there and ONNX's two-way broadcast of Expand keeps them.
+// Sizes that name symbols (`{size=[B, -1, T, T]}`) may give a dim the operand lacks: the
+// target is then the result's whole shape, computed from the inputs' dims (Shape, Gather,
+// Concat), or an error naming the dim when it is not an input's.
 Expected<Names> expand(ExportContext& cx) {
+  if (cx.call.attr("size").is_sym_ints()) {
+    KILN_ASSIGN_OR_RETURN(std::string shape, cx.shape_tensor(cx.result_type().shape));
+    return through(cx, {DType::BF16}, [&](const std::string& x, DType) -> Expected<std::string> {
+      return cx.b.op("Expand", {x, shape});
+    });
+  }
   std::vector<int64_t> target;
   for (const Dim& d : cx.result_type().shape.dims()) target.push_back(d.is_static() ? d.value() : 1);
   return through(cx, {DType::BF16}, [&](const std::string& x, DType) -> Expected<std::string> {

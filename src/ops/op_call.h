@@ -41,6 +41,8 @@ class OpCallBase {
   std::optional<std::vector<int64_t>> attr_opt_ints(std::string_view name) const;
   std::optional<std::string> attr_opt_str(std::string_view name) const;
   std::optional<DType> attr_dtype(std::string_view name) const;
+  // A SymInt[] attribute's elements, static ones as constants.
+  std::vector<SymExpr> attr_sym_ints(std::string_view name) const { return attr(name).to_sym_ints(); }
 
  private:
   OpKind op_;

@@ -25,6 +25,8 @@ constexpr TypeName kTypeNames[] = {
     {"int?", ArgType::OptionalInt},
     {"int[]", ArgType::Ints},
     {"int[]?", ArgType::OptionalInts},
+    {"SymInt[]", ArgType::SymInts},
+    {"SymScalar", ArgType::SymScalar},
     {"float", ArgType::Float},
     {"float?", ArgType::OptionalFloat},
     {"bool", ArgType::Bool},

@@ -27,6 +27,8 @@ enum class ArgType {
   OptionalInt,         // int?
   Ints,                // int[]
   OptionalInts,        // int[]?
+  SymInts,             // SymInt[]: an int[] whose elements may be symbolic dim expressions
+  SymScalar,           // SymScalar: a Scalar, or a symbolic integer (ATen's Scalar may hold a SymInt)
   Float,               // float
   OptionalFloat,       // float?
   Bool,                // bool

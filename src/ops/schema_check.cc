@@ -15,6 +15,8 @@ bool attr_fits(ArgType t, const AttrValue& v) {
     case ArgType::OptionalInt: return v.is_int();
     case ArgType::Ints:
     case ArgType::OptionalInts: return v.is_ints();
+    case ArgType::SymInts: return v.is_ints() || v.is_sym_ints();
+    case ArgType::SymScalar: return v.is_bool() || v.is_int() || v.is_float() || v.is_sym_int();
     case ArgType::Float:
     case ArgType::OptionalFloat: return v.is_float() || v.is_int();
     case ArgType::Bool: return v.is_bool();
@@ -34,6 +36,8 @@ std::string_view attr_kind_name(const AttrValue& v) {
   if (v.is_string()) return "str";
   if (v.is_ints()) return "int[]";
   if (v.is_dtype()) return "ScalarType";
+  if (v.is_sym_int()) return "SymInt";
+  if (v.is_sym_ints()) return "SymInt[]";
   return "none";
 }
 

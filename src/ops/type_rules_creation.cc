@@ -30,13 +30,45 @@ Expected<int64_t> arange_count(const OpCallBase& call) {
 }
 
 Expected<std::vector<Shape>> shape_rule_size_attr(const TypeCall& call) {
+  if (call.attr("size").is_sym_ints()) {
+    std::vector<Dim> dims;
+    for (const SymExpr& e : call.attr("size").as_sym_ints()) {
+      if (e.is_constant() && e.constant_value() < 0)
+        return make_error(call.name(), ": negative dimension ", e.constant_value(), " in size");
+      dims.push_back(Dim(e));
+    }
+    return std::vector<Shape>{Shape(std::move(dims))};
+  }
   const std::vector<int64_t>& size = call.attr_ints("size");
   for (int64_t s : size)
     if (s < 0) return make_error(call.name(), ": negative dimension ", s, " in size");
   return std::vector<Shape>{Shape::from_sizes(size)};
 }
 
+// arange with a symbolic bound (`end=(T)`): integer bounds and a positive static step give
+// ceil((end - start) / step) = floor((end - start + step - 1) / step) elements, assuming
+// end >= start (a guard, unless end - start is one symbol, a dim and so never negative).
+Expected<std::vector<Shape>> arange_symbolic(const TypeCall& call) {
+  std::vector<SymExpr> bound;
+  for (const char* name : {"start", "end", "step"}) {
+    const AttrValue& v = call.attr(name);
+    if (!v.is_sym_int() && !v.is_int())
+      return make_error(call.name(), ": a symbolic bound needs integer bounds and step, but ", name, " is ",
+                        v.to_string());
+    bound.push_back(v.to_sym_int());
+  }
+  if (!bound[2].is_constant() || bound[2].constant_value() <= 0)
+    return make_error(call.name(), ": a symbolic bound needs a positive static step, got ", bound[2].to_string());
+  const int64_t step = bound[2].constant_value();
+  const SymExpr span = bound[1] - bound[0];
+  if (!span.as_symbol()) call.assume(ShapeGuard{bound[1], GuardRel::Ge, bound[0]});  // a dim is >= 0
+  const SymExpr count = step == 1 ? span : SymExpr::floor_div(span + SymExpr(step - 1), step);
+  return std::vector<Shape>{Shape({Dim(count)})};
+}
+
 Expected<std::vector<Shape>> shape_rule_arange(const TypeCall& call) {
+  for (const char* name : {"start", "end", "step"})
+    if (call.attr(name).is_sym_int()) return arange_symbolic(call);
   KILN_ASSIGN_OR_RETURN(int64_t n, arange_count(call));
   return std::vector<Shape>{Shape{n}};
 }
@@ -74,7 +106,7 @@ Expected<std::vector<DType>> dtype_rule_factory_index(const TypeCall& call) {
 Expected<std::vector<DType>> dtype_rule_arange(const TypeCall& call) {
   if (std::optional<DType> d = call.attr_dtype("dtype")) return std::vector<DType>{*d};
   bool any_float = false;
-  for (const char* name : {"start", "end", "step"}) any_float |= call.attr_scalar(name).is_float();
+  for (const char* name : {"start", "end", "step"}) any_float |= call.attr(name).is_float();
   return std::vector<DType>{any_float ? kDefaultFloat : DType::I64};
 }
 

@@ -37,11 +37,67 @@ Dim product(const std::vector<Dim>& dims) {
   return p;
 }
 
+std::string sym_ints_str(const std::vector<SymExpr>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_string();
+  return s + "]";
+}
+
+// reshape/view to sizes that name symbols ([B, T, -1, 16]): each size is its expression, and
+// the element counts must agree; where only the symbols' values can tell, a guard says so.
+Expected<std::vector<Shape>> reshape_to_symbolic(const TypeCall& call, const std::vector<SymExpr>& target) {
+  const Shape& in = operand_type(call, 0).shape;
+  int infer_at = -1;
+  std::vector<SymExpr> known_factors;
+  for (size_t i = 0; i < target.size(); ++i) {
+    const SymExpr& t = target[i];
+    if (t.is_constant() && t.constant_value() == -1) {
+      if (infer_at >= 0)
+        return make_error(call.name(), ": only one dimension can be inferred, got shape ", sym_ints_str(target));
+      infer_at = static_cast<int>(i);
+      continue;
+    }
+    if (t.is_constant() && t.constant_value() < 0)
+      return make_error(call.name(), ": invalid shape dimension ", t.constant_value(), " in ", sym_ints_str(target));
+    known_factors.push_back(t);
+  }
+  const SymExpr known = SymExpr::product(known_factors);
+  const SymExpr numel = product(in.dims()).expr();
+  std::vector<Dim> out;
+  for (const SymExpr& t : target) out.push_back(Dim(t));
+  if (infer_at < 0) {
+    if (!(known == numel)) {
+      if (known.is_constant() && numel.is_constant())
+        return make_error(call.name(), ": shape '", sym_ints_str(target), "' is invalid for input of size ",
+                          numel.to_string());
+      call.assume(ShapeGuard{numel, GuardRel::Eq, known});
+    }
+    return one(Shape(std::move(out)));
+  }
+  if (known.is_constant() && known.constant_value() == 0)
+    return make_error(call.name(), ": cannot infer -1 next to a 0 size (input ", in.to_string(), ", shape ",
+                      sym_ints_str(target), ")");
+  if (std::optional<SymExpr> q = SymExpr::exact_div(numel, known)) {
+    out[static_cast<size_t>(infer_at)] = Dim(*q);
+  } else if (known.is_constant()) {
+    Dim d = Dim(SymExpr::floor_div(numel, known.constant_value()));
+    call.assume(ShapeGuard{numel, GuardRel::Eq, d.expr() * known});
+    out[static_cast<size_t>(infer_at)] = d;
+  } else {
+    return make_error(call.name(), ": cannot infer the -1 of shape ", sym_ints_str(target), " for input ",
+                      in.to_string(), ": ", numel.to_string(), " is not a multiple of ", known.to_string(),
+                      " for every value of the symbols");
+  }
+  return one(Shape(std::move(out)));
+}
+
 }  // namespace
 
 Expected<std::vector<Shape>> shape_rule_reshape(const TypeCall& call) {
   const bool is_view = call.op() == OpKind::View;
-  const std::vector<int64_t>& target = call.attr_ints(is_view ? "size" : "shape");
+  const AttrValue& target_attr = call.attr(is_view ? "size" : "shape");
+  if (target_attr.is_sym_ints()) return reshape_to_symbolic(call, target_attr.as_sym_ints());
+  const std::vector<int64_t>& target = target_attr.as_ints();
   const Shape& in = operand_type(call, 0).shape;
   int infer_at = -1;
   int64_t known = 1;
@@ -130,8 +186,50 @@ Expected<std::vector<Shape>> shape_rule_t(const TypeCall& call) {
   return one(Shape({s[1], s[0]}));
 }
 
+namespace {
+
+// expand to sizes that name symbols ([B, -1, T, T]): -1 keeps the input's dim, a dim of 1
+// takes the size, and any other dim must equal it (a guard where only the values can tell).
+Expected<std::vector<Shape>> expand_to_symbolic(const TypeCall& call, const std::vector<SymExpr>& size) {
+  const Shape& in = operand_type(call, 0).shape;
+  const int rank = static_cast<int>(size.size());
+  if (rank < in.rank())
+    return make_error("expand: the number of sizes provided (", rank,
+                      ") must be greater or equal to the number of dimensions in the tensor (", in.rank(), ")");
+  std::vector<Dim> out;
+  const int lead = rank - in.rank();
+  for (int i = 0; i < rank; ++i) {
+    const SymExpr& want = size[static_cast<size_t>(i)];
+    const bool keep = want.is_constant() && want.constant_value() == -1;
+    if (want.is_constant() && want.constant_value() < -1)
+      return make_error("expand: invalid size ", want.constant_value(), " in ", sym_ints_str(size));
+    if (i < lead) {
+      if (keep)
+        return make_error("expand: the expanded size -1 is not allowed in a leading, non-existing dimension ", i);
+      out.push_back(Dim(want));
+      continue;
+    }
+    const Dim& have = in[i - lead];
+    if (keep || have.expr() == want) {
+      out.push_back(have);
+    } else if (have == 1 || have.is_symbolic() || !want.is_constant()) {
+      // A static size other than 1 against a symbol: they must be equal when the graph runs.
+      if (!(have == 1)) call.assume(ShapeGuard{have.expr(), GuardRel::Eq, want});
+      out.push_back(Dim(want));
+    } else {
+      return make_error("expand: the expanded size of the tensor (", want.to_string(),
+                        ") must match the existing size (", have.to_string(), ") at non-singleton dimension ", i,
+                        ".  Target sizes: ", sym_ints_str(size), ".  Tensor sizes: ", in.to_string());
+    }
+  }
+  return one(Shape(std::move(out)));
+}
+
+}  // namespace
+
 Expected<std::vector<Shape>> shape_rule_expand(const TypeCall& call) {
   const Shape& in = operand_type(call, 0).shape;
+  if (call.attr("size").is_sym_ints()) return expand_to_symbolic(call, call.attr("size").as_sym_ints());
   const std::vector<int64_t>& size = call.attr_ints("size");
   const int rank = static_cast<int>(size.size());
   if (rank < in.rank())

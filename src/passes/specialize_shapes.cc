@@ -13,6 +13,18 @@ std::string symbol_values_text(const std::map<std::string, int64_t>& symbols) {
   return text;
 }
 
+namespace {
+
+// Every attribute of `g`'s nodes (subgraphs included) with the bound symbols replaced.
+void substitute_attrs(Graph& g, const std::map<std::string, int64_t>& symbols) {
+  for (Node* n : g.nodes()) {
+    if (n->attrs().is_symbolic()) n->mutable_attrs() = n->attrs().substitute(symbols);
+    for (int i = 0; i < n->num_subgraphs(); ++i) substitute_attrs(*n->subgraph(i), symbols);
+  }
+}
+
+}  // namespace
+
 Expected<Specialized> specialize_shapes(const Graph& g, std::span<const Tensor> inputs) {
   std::vector<TensorType> types;
   for (const Tensor& t : inputs) types.push_back(t.type());
@@ -45,6 +57,8 @@ Expected<Specialized> specialize_shapes(const Graph& g, std::span<const TensorTy
   // included); what a symbolic dim hid (a narrow past the end of a dim of B) is an error
   // here, naming the node, as the interpreter reports it.
   for (int i = 0; i < g.num_inputs(); ++i) s.graph->input(i)->set_type(inputs[static_cast<size_t>(i)]);
+  // Symbolic attributes (`view {size=[B, -1]}`) take the values too, before the rules run.
+  substitute_attrs(*s.graph, symbols);
   Expected<PassResult> checked = propagate_shapes(*s.graph);
   if (!checked) return checked.error().add_context("while specializing @" + g.name() + " to its inputs' sizes");
   // Guards the values decide are dropped (they hold); those naming symbols the inputs leave

@@ -299,13 +299,33 @@ class MaxPoolIndices(nn.Module):
         return F.max_pool2d(x, 2, return_indices=True)
 
 
-def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
+class DynamicText(nn.Module):
+    """Dynamic shapes: a batch and a sequence dim the program reads with sym_size.int and
+    passes to view, reshape, expand and arange, which kiln imports as symbolic attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.pos = nn.Embedding(32, 8)
+
+    def forward(self, x, mask):  # x: f32[b, t, 8], mask: f32[b, t]
+        b, t, _ = x.shape
+        h = self.proj(x) + self.pos(torch.arange(t))
+        heads = h.view(b, t, 2, 4).transpose(1, 2)  # [b, 2, t, 4]
+        keep = mask[:, None, None, :].expand(b, 1, t, t)
+        scores = torch.matmul(heads, heads.transpose(-1, -2)) * keep
+        return torch.matmul(scores, heads).transpose(1, 2).reshape(b, t, 8)
+
+
+def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False, dynamic_shapes=None, other=None):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
     `keep_kiln_ops`), with each input as name_input<i>.npy and PyTorch's output as
-    name_output.npy when `outputs`."""
+    name_output.npy when `outputs`. With `dynamic_shapes` (torch.export's) the program is
+    dynamic, and inputs `other` of other sizes go to name_other_input<i>.npy with PyTorch's
+    output as name_other_output.npy."""
     model.eval()
-    ep = torch.export.export(model, inputs)
+    ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     if core_aten and keep_kiln_ops:
         import sys
 
@@ -323,6 +343,11 @@ def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False
         np.save(os.path.join(DATA, f"{name}_input{i}.npy"), x.numpy())
     with torch.no_grad():
         np.save(os.path.join(DATA, name + "_output.npy"), model(*inputs).numpy())
+    for i, x in enumerate(other or ()):
+        np.save(os.path.join(DATA, f"{name}_other_input{i}.npy"), x.numpy())
+    if other:
+        with torch.no_grad():
+            np.save(os.path.join(DATA, name + "_other_output.npy"), model(*other).numpy())
     return path
 
 
@@ -360,13 +385,27 @@ def main():
     # conv1d's core form is convolution of a 3-D input (Whisper's encoder, decomposed).
     save("text_conv_core", TextConvInplace(), (torch.randn(2, 4, 9),), core_aten=True, keep_kiln_ops=True)
     save("unsupported", Unsupported(), (torch.randn(3, 5),), outputs=False)
-    # A dynamic batch dim: not imported yet, a clear error (no .npy needed).
+    # A dynamic batch dim that no attribute needs (test_import_dynamic.cc; no .npy needed).
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
+    save_dynamic()
     save_vision()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
+
+
+def save_dynamic():
+    """The dynamic archives alone (`python -c "import make_pt2_archives as m; m.save_dynamic()"`
+    from tests/import), in both forms, with inputs of two sizes."""
+    torch.manual_seed(22)
+    model = DynamicText()
+    batch, seq = torch.export.Dim("batch", min=1, max=8), torch.export.Dim("seq", min=2, max=16)
+    dims = {"x": {0: batch, 1: seq}, "mask": {0: batch, 1: seq}}
+    inputs = (torch.randn(2, 5, 8), (torch.rand(2, 5) > 0.3).float())
+    other = (torch.randn(3, 7, 8), (torch.rand(3, 7) > 0.3).float())
+    save("dynamic_text", model, inputs, dynamic_shapes=dims, other=other)
+    save("dynamic_text_core", model, inputs, core_aten=True, keep_kiln_ops=True, dynamic_shapes=dims, other=other)
 
 
 def save_vision():

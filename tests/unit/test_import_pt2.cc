@@ -148,13 +148,6 @@ TEST(ImportPt2, UnsupportedOpsAreListedTogetherWithSourceLines) {
   EXPECT_EQ(e.find("relu"), std::string::npos) << e;
 }
 
-TEST(ImportPt2, DynamicShapesAreAClearError) {
-  SKIP_WITHOUT_PT2();
-  std::string e = import_error(import_data_path("dynamic.pt2"));
-  EXPECT_NE(e.find("dynamic shapes are not imported yet"), std::string::npos) << e;
-  EXPECT_NE(e.find("value 'x' has the dynamic dim 's"), std::string::npos) << e;  // the symbol, as s77
-}
-
 // ---- Networks: vision (convert_vision.cc and the vision rows) ----
 
 TEST(ImportPt2, VisionOpsMatchPyTorch) {

@@ -4,7 +4,9 @@
 For each entry NAME of ENTRIES (or --only) whose archive is in ZOO_DIR (export_zoo.py writes
 them), `kiln import NAME.pt2 -o WORK/NAME/NAME.kir`, then the `kiln run` line it prints, with
 the user inputs of NAME.inputs.npz written as .npy, in the interpreter and with --device=cpu;
-each output is compared with PyTorch's NAME.outputs.npy. With --core the core-ATen form
+each output is compared with PyTorch's NAME.outputs.npy (a dynamic entry also on
+NAME.other.inputs.npz, inputs of other sizes, against NAME.other.outputs.npy: one imported
+graph, two sizes). With --core the core-ATen form
 NAME.core.pt2 is imported and run too (row "NAME.core").
 
 The error of a run is max|kiln - PyTorch| / max|PyTorch| over the output (a relative error
@@ -66,6 +68,7 @@ EXPECTED = [
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "densenet121", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "timm_convnext_atto",
     "timm_resnet18d", "timm_vit_tiny", "timm_mobilevit_xxs", "timm_efficientformer_l1", "vit_b_16", "timm_mixer_s16",
+    "resnet18_dynamic",
 ]
 # The transformers whose every op imports (docs/IMPORT.md, "Networks: transformers"): the
 # training forms compare their loss.
@@ -73,7 +76,7 @@ TEXT_EXPECTED = [
     "gpt2", "gpt2_train", "gpt2_eager", "gpt2_eager_train", "bert", "bert_train", "roberta", "roberta_train",
     "distilbert", "distilbert_train", "t5", "t5_train", "bart", "bart_train", "llama", "llama_train", "mistral",
     "mistral_train", "qwen2", "qwen2_train", "phi3", "phi3_train", "gemma", "gemma_train", "hf_vit", "clip_text",
-    "clip_vision", "whisper_encoder",
+    "clip_vision", "whisper_encoder", "gpt2_dynamic",
 ]
 EXPECTED += [name + ".core" for name in EXPECTED] + ["swin_t.core"]
 EXPECTED += TEXT_EXPECTED + [name + ".core" for name in TEXT_EXPECTED]
@@ -139,28 +142,38 @@ def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, wor
     # graph need not keep: Whisper's input_features is inputs_0 in the archive's signature).
     listed = argv[argv.index("--inputs") + 1].split(",")
     user_files = [f for f in listed if not f.startswith("model.weights/")]
-    with np.load(zoo / f"{entry}.inputs.npz") as inputs:
-        if len(inputs.files) != len(user_files):
-            row.message = f"{len(user_files)} user inputs in the graph, {len(inputs.files)} in {entry}.inputs.npz"
-            row.seconds = time.monotonic() - start
-            return row
-        for key, path in zip(inputs.files, user_files):
-            np.save(out / path, inputs[key])
-    want = np.load(zoo / f"{entry}.outputs.npy")
-    if want.size and not np.any(want):
-        # torchvision's ViT and timm's Mixer zero their classifier heads: any graph that ends
-        # in that head matches, so the comparison says nothing.
-        row.message = "PyTorch's output is all zeros (a zero-initialized head): a match would prove nothing"
     argv[0] = kiln
-    for mode, extra in (("interp", []), ("cpu", ["--device=cpu"])):
-        result = subprocess.run(argv + extra + ["--outputs", mode], cwd=out, capture_output=True, text=True)
-        if result.returncode != 0:
-            row.message = row.message or f"{mode}: {first_line(result.stderr + result.stdout)}"
-            continue
-        try:
-            row.errors[mode] = rel_error(np.load(out / mode / "out0.npy"), want)
-        except (OSError, ValueError) as e:
-            row.message = row.message or f"{mode}: {e}"
+    # A dynamic program runs at the exported size and, where the export wrote them, at other
+    # sizes within its ranges (NAME.other.inputs.npz): the same imported graph must match
+    # both; a row's error is the larger of the two.
+    sizes = [("", "")] + ([("other", ".other")] if (zoo / f"{entry}.other.inputs.npz").exists() else [])
+    for size, infix in sizes:
+        with np.load(zoo / f"{entry}{infix}.inputs.npz") as inputs:
+            if len(inputs.files) != len(user_files):
+                row.message = (f"{len(user_files)} user inputs in the graph, {len(inputs.files)} in "
+                               f"{entry}{infix}.inputs.npz")
+                row.seconds = time.monotonic() - start
+                return row
+            for key, path in zip(inputs.files, user_files):
+                np.save(out / path, inputs[key])
+        want = np.load(zoo / f"{entry}{infix}.outputs.npy")
+        if want.size and not np.any(want):
+            # torchvision's ViT and timm's Mixer zero their classifier heads: any graph that ends
+            # in that head matches, so the comparison says nothing.
+            row.message = "PyTorch's output is all zeros (a zero-initialized head): a match would prove nothing"
+        for mode, extra in (("interp", []), ("cpu", ["--device=cpu"])):
+            where = f"{mode}{' ' + size if size else ''}"
+            result = subprocess.run(argv + extra + ["--outputs", mode], cwd=out, capture_output=True, text=True)
+            if result.returncode != 0:
+                row.message = row.message or f"{where}: {first_line(result.stderr + result.stdout)}"
+                continue
+            try:
+                error = rel_error(np.load(out / mode / "out0.npy"), want)
+            except (OSError, ValueError) as e:
+                row.message = row.message or f"{where}: {e}"
+                continue
+            previous = row.errors[mode]
+            row.errors[mode] = error if previous is None else max(previous, error)
     row.seconds = time.monotonic() - start
     return row
 
