@@ -235,6 +235,28 @@ Expected<Names> cumsum(ExportContext& cx) {
   return Names{cx.b.cast(cx.b.op("CumSum", {x, cx.b.int_scalar(axis)}), c, out)};
 }
 
+// topk and sort: ONNX TopK along the dim (sort keeps the whole line), which orders ties lowest
+// index first as kiln does. Values are sorted in f32 for f16/bf16 and in i64 for the other
+// integers and bool (TopK's types), and cast back. ONNX leaves NaN's place unspecified: a model
+// whose sorted values hold NaN may order them otherwise in another runtime.
+OpExporter ordered(bool is_topk) {
+  return [is_topk](ExportContext& cx) -> Expected<Names> {
+    const DType in = cx.dtype(0);
+    if (cx.rank(0) == 0) return Names{cx.b.op("Identity", {cx.operand(0)}), cx.b.int_scalar(0)};
+    const DType c = is_floating(in) ? compute_dtype(in) : (in == DType::I32 || in == DType::I64 ? in : DType::I64);
+    const int64_t dim = cx.call.attr_int("dim");
+    const int64_t axis = dim < 0 ? dim + cx.rank(0) : dim;
+    const Dim& len = cx.type(0).shape[static_cast<int>(axis)];
+    if (!len.is_static()) return make_error(cx.node.info().name(), ": the sorted dim must be static");
+    const int64_t k = is_topk ? cx.call.attr_int("k") : len.value();
+    const bool largest = is_topk ? cx.call.attr_bool("largest") : cx.call.attr_bool("descending");
+    std::vector<std::string> r =
+        cx.b.node("TopK", {cx.operand_as(0, c), cx.b.ints({k})},
+                  {{"axis", axis}, {"largest", int64_t{largest ? 1 : 0}}, {"sorted", int64_t{1}}}, 2);
+    return Names{cx.b.cast(r[0], c, in), r[1]};
+  };
+}
+
 }  // namespace
 
 std::vector<OpExporterEntry> reduction_exporters() {
@@ -248,6 +270,8 @@ std::vector<OpExporterEntry> reduction_exporters() {
       {OpKind::Amin, extreme("ReduceMin")},
       {OpKind::Argmax, arg_extreme("ArgMax")},
       {OpKind::Argmin, arg_extreme("ArgMin")},
+      {OpKind::Topk, ordered(true)},
+      {OpKind::Sort, ordered(false)},
       {OpKind::Logsumexp, logsumexp},
       {OpKind::Any, any_all(true)},
       {OpKind::All, any_all(false)},
