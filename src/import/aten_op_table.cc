@@ -173,6 +173,12 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
     AtenOpMapping{"aten.roll.default", "roll"},
+    // Mixture-of-experts ops: the router's top-k experts, the tokens sorted by expert, and the
+    // tokens per expert.
+    AtenOpMapping{"aten.topk.default", "topk"},
+    AtenOpMapping{"aten.sort.default", "sort"},
+    AtenOpMapping{"aten.sort.stable", "sort"},
+    AtenOpMapping{"aten.histc.default", "histc"},
 };
 
 }  // namespace

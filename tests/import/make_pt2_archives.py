@@ -215,11 +215,11 @@ class TextEagerAttention(nn.Module):
 
 
 class Unsupported(nn.Module):
-    """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
+    """Ops kiln lacks (cummax, kthvalue), on two lines: the error must list both."""
 
     def forward(self, x):
-        y = torch.sort(x, dim=-1).values
-        z = torch.topk(y, 2).values
+        y = torch.cummax(x, dim=-1).values
+        z = torch.kthvalue(y, 2).values
         return torch.relu(z)
 
 
@@ -299,6 +299,24 @@ class MaxPoolIndices(nn.Module):
         return F.max_pool2d(x, 2, return_indices=True)
 
 
+class MoeRouting(nn.Module):
+    """A mixture-of-experts router: the top 2 of 4 experts per token (topk), the token slots
+    ordered by expert (sort; torch's CPU sort keeps ties in index order, as kiln's does), the
+    tokens per expert (histc over a given range), and a descending stable sort of the logits
+    (sort.stable). One output: every result flattened and concatenated."""
+
+    def forward(self, x):  # x: f32[6, 4] router logits
+        p = torch.softmax(x, dim=-1)
+        w, e = torch.topk(p, 2)
+        flat = e.reshape(-1)
+        s, order = torch.sort(flat)
+        counts = torch.histc(flat.float(), bins=4, min=0, max=3)
+        d, di = torch.sort(x, dim=0, descending=True, stable=True)
+        lo, lo_i = torch.topk(x, 3, dim=0, largest=False)
+        return torch.cat([w.reshape(-1), flat.float(), s.float(), order.float(), counts, d.reshape(-1),
+                          di.reshape(-1).float(), lo.reshape(-1), lo_i.reshape(-1).float()])
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -364,6 +382,7 @@ def main():
     ep = torch.export.export(Mlp(), (torch.randn(2, 4),), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
     save_vision()
+    save_moe()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
@@ -389,6 +408,16 @@ def save_vision():
     save("conv3d_core", nn.Conv3d(2, 2, 3), (torch.randn(1, 2, 4, 4, 4),), outputs=False, core_aten=True)
     save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
+
+
+def save_moe():
+    """The mixture-of-experts archives alone (`python -c "import make_pt2_archives as m;
+    m.save_moe()"` from tests/import regenerates just these): both forms, the core one keeping
+    kiln's ops whole as the zoo's NAME.core.pt2 do."""
+    torch.manual_seed(22)
+    x = torch.randn(6, 4)
+    save("moe_routing", MoeRouting(), (x,))
+    save("moe_routing_core", MoeRouting(), (x,), core_aten=True, keep_kiln_ops=True)
 
 
 if __name__ == "__main__":
