@@ -14,7 +14,8 @@ std::vector<Value*> values_to_self(const GradCall& c) {
   Value* self = c.operand(0);
   // A 0-d self is its own single value (index 0).
   if (self->type().shape.rank() == 0) return {to_operand(c, 0, c.grad(0))};
-  Value* g = c.b.apply1(OpKind::ScatterAdd, {c.b.zeros_like(self), c.result(1), c.grad(0)}, {{"dim", c.attr_int("dim")}});
+  Value* g =
+      c.b.apply1(OpKind::ScatterAdd, {c.b.zeros_like(self), c.result(1), c.grad(0)}, {{"dim", c.attr_int("dim")}});
   return {to_operand(c, 0, g)};
 }
 

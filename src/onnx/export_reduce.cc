@@ -257,6 +257,43 @@ OpExporter ordered(bool is_topk) {
   };
 }
 
+// histc over a given range, as its decomposition (passes/decompositions_sort.cc): edges of
+// self's dtype, (x - lo) * bins / (hi - lo) with each step rounded to self's dtype (computed in
+// f32 for f16/bf16, cast back after every op), truncated to i64, the last bin taking x == hi,
+// a one-hot row per element in range summed over the elements. Over the data's range (min ==
+// max) the edges, and kiln's error for a NaN or infinite one, are decided at run time: not
+// exported.
+Expected<Names> histc(ExportContext& cx) {
+  OnnxBuilder& b = cx.b;
+  const DType t = cx.dtype(0), c = compute_dtype(t);
+  const int64_t bins = cx.call.attr_int("bins");
+  double lo = cx.call.attr_scalar("min").to_double(), hi = cx.call.attr_scalar("max").to_double();
+  const Shape& shape = cx.type(0).shape;
+  if (!shape.is_static()) return make_error("histc: the input's shape must be static");
+  const int64_t numel = shape.numel();
+  if (lo == hi && numel > 0)
+    return make_error("histc over the data's range (min == max) is not exportable to ONNX: give min < max");
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  auto rounded = [&](const std::string& v) { return t == c ? v : b.cast(b.cast(v, c, t), t, c); };
+  const std::string x = b.op("Reshape", {cx.operand_as(0, c), b.ints({numel})});
+  const std::string lo_v = b.cast(b.scalar(lo, t), t, c), hi_v = b.cast(b.scalar(hi, t), t, c);
+  const std::string in_range = b.op("And", {b.op("GreaterOrEqual", {x, lo_v}), b.op("LessOrEqual", {x, hi_v})});
+  const std::string width = rounded(b.op("Sub", {hi_v, lo_v}));
+  const std::string scaled = rounded(b.op(
+      "Div", {rounded(b.op("Mul", {rounded(b.op("Sub", {x, lo_v})), b.scalar(static_cast<double>(bins), c)})), width}));
+  std::string bin = b.cast(where(b, in_range, scaled, b.scalar(0, c)), c, DType::I64);
+  bin = b.op("Min", {bin, b.int_scalar(bins - 1)});
+  std::vector<int64_t> all(static_cast<size_t>(bins));
+  for (int64_t i = 0; i < bins; ++i) all[static_cast<size_t>(i)] = i;
+  const std::string hit = b.op("And", {b.op("Equal", {b.op("Unsqueeze", {bin, b.ints({1})}), b.ints(all)}),
+                                       b.op("Unsqueeze", {in_range, b.ints({1})})});
+  const std::string counts = reduce_op(cx, "ReduceSum", b.cast(hit, DType::Bool, DType::I64), {0}, false);
+  return Names{b.cast(counts, DType::I64, t)};
+}
+
 }  // namespace
 
 std::vector<OpExporterEntry> reduction_exporters() {
@@ -272,6 +309,7 @@ std::vector<OpExporterEntry> reduction_exporters() {
       {OpKind::Argmin, arg_extreme("ArgMin")},
       {OpKind::Topk, ordered(true)},
       {OpKind::Sort, ordered(false)},
+      {OpKind::Histc, histc},
       {OpKind::Logsumexp, logsumexp},
       {OpKind::Any, any_all(true)},
       {OpKind::All, any_all(false)},

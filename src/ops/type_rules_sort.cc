@@ -14,7 +14,8 @@ Expected<std::vector<Shape>> shape_rule_topk(const TypeCall& call) {
   const int64_t k = call.attr_int("k");
   // A 0-d self is a line of one element; torch accepts k 0 and 1 there and returns it whole.
   if (s.rank() == 0) {
-    if (k < 0 || k > 1) return make_error("topk: selected index k out of range (k=", k, ", a 0-d tensor has 1 element)");
+    if (k < 0 || k > 1)
+      return make_error("topk: selected index k out of range (k=", k, ", a 0-d tensor has 1 element)");
     return std::vector<Shape>{s, s};
   }
   if (k < 0) return make_error("topk: selected index k out of range (k=", k, " is negative)");

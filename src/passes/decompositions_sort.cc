@@ -66,8 +66,8 @@ Replacement ordered(Node& n, GraphBuilder& b, bool descending, std::optional<int
   if (order == nullptr) return std::nullopt;
   // The first k, copied: the kernel's results are contiguous, and a later `view` may rely on it.
   if (keep && *keep != x->type().shape[d].value())
-    order = b.apply1(OpKind::Contiguous, {b.apply1(OpKind::Slice, {order}, {{"dim", int64_t{d}}, {"start", int64_t{0}},
-                                                                           {"end", *keep}})});
+    order = b.apply1(OpKind::Contiguous,
+                     {b.apply1(OpKind::Slice, {order}, {{"dim", int64_t{d}}, {"start", int64_t{0}}, {"end", *keep}})});
   Value* values = b.apply1(OpKind::Gather, {x, order}, {{"dim", int64_t{d}}});
   return std::vector<Value*>{values, order};
 }
@@ -81,7 +81,8 @@ Replacement sort(Node& n, GraphBuilder& b) { return ordered(n, b, attrs_of(n).at
 
 // A 0-d tensor of dtype t holding v (v already representable in t).
 Value* constant(GraphBuilder& b, double v, DType t) {
-  return b.apply1(OpKind::Full, {}, {{"size", AttrValue::Ints{}}, {"fill_value", AttrValue::from_scalar(Scalar(v))}, {"dtype", t}});
+  return b.apply1(OpKind::Full, {},
+                  {{"size", AttrValue::Ints{}}, {"fill_value", AttrValue::from_scalar(Scalar(v))}, {"dtype", t}});
 }
 
 // histc over a given range [lo, hi] (the attributes rounded to self's dtype): the bin of each
