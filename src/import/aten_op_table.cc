@@ -29,6 +29,10 @@ constexpr DroppedArg kToDropped[] = {
 constexpr DroppedArg kGatherDropped[] = {{"sparse_grad", D::False}};
 
 constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
+// Mixture-of-experts ops: empty_permuted's physical_layout orders its strides, not its values
+// (kiln lays values out itself), beside a creation op's placement.
+constexpr DroppedArg kEmptyPermutedDropped[] = {
+    {"physical_layout", D::Any}, {"layout", D::NoneOrStrided}, {"device", D::NoneOrCpu}, {"pin_memory", D::False}};
 
 constexpr std::array kTable = {
     // Linear algebra.
@@ -179,6 +183,10 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.sort.default", "sort"},
     AtenOpMapping{"aten.sort.stable", "sort"},
     AtenOpMapping{"aten.histc.default", "histc"},
+    // The core forms' scatter of the sorted token order: a fresh empty_permuted buffer written
+    // by a functional index_put (transformers' grouped_mm_fallback: convert_moe.h).
+    AtenOpMapping{"aten.empty_permuted.default", "empty", kEmptyPermutedDropped},
+    AtenOpMapping{"aten.index_put.default", "index_put"},
 };
 
 }  // namespace

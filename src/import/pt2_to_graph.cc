@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "import/aten_op_table.h"
+#include "import/convert_moe.h"
 #include "import/convert_text.h"
 #include "import/convert_vision.h"
 #include "import/pt2_dtype.h"
@@ -69,7 +70,7 @@ Status check_ops_supported(const Program& p) {
   std::string lines;
   int count = 0;
   for (const Node& n : p.nodes) {
-    if (find_aten_op(n.target) || has_vision_converter(n.target)) continue;
+    if (find_aten_op(n.target) || has_vision_converter(n.target) || has_moe_converter(n.target)) continue;
     ++count;
     std::string where = user_source_line(n.stack_trace);
     lines += "\n  " + aten_name(n.target) + " (%" + n.name + ")" + (where.empty() ? "" : " at " + where);
@@ -268,9 +269,11 @@ Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values) {
   return Status::ok();
 }
 
-// Node `index`: through its converter when it has one (convert_vision.h), else its table row.
+// Node `index`: through its converter when it has one (convert_moe.h, convert_vision.h), else its
+// table row.
 Status add_converted_node(Graph& g, const Program& p, size_t index, ValueTable& values) {
   const Node& n = p.nodes[index];
+  if (has_moe_converter(n.target)) return convert_moe_node(g, n, values, node_loc(n));
   if (!has_vision_converter(n.target)) return add_node(g, p, n, values);
   KILN_ASSIGN_OR_RETURN(ConvertedNode converted, convert_vision_node(g, p, index, values, node_loc(n)));
   return converted ? add_node(g, p, *converted, values) : Status::ok();

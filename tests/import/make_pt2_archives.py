@@ -317,6 +317,23 @@ class MoeRouting(nn.Module):
                           di.reshape(-1).float(), lo.reshape(-1), lo_i.reshape(-1).float()])
 
 
+class MoeGroupedMm(nn.Module):
+    """transformers' grouped_mm_fallback custom op as its MoE layers call it: the tokens sorted
+    by expert, offs the cumulative tokens per expert (histc, cumsum). Expert 2 has no token,
+    and the two tokens of expert 4 (outside histc's range) lie past the last group: their rows
+    stay 0."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 8, 5))
+
+    def forward(self, x, expert):  # x: f32[10, 8], expert: i64[10] sorted
+        import transformers.integrations.moe  # noqa: F401  (registers torch.ops.transformers)
+
+        offs = torch.cumsum(torch.histc(expert.float(), bins=4, min=0, max=3), 0).to(torch.int32)
+        return torch.ops.transformers.grouped_mm_fallback(x, self.weight, offs)
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -418,6 +435,8 @@ def save_moe():
     x = torch.randn(6, 4)
     save("moe_routing", MoeRouting(), (x,))
     save("moe_routing_core", MoeRouting(), (x,), core_aten=True, keep_kiln_ops=True)
+    expert = torch.tensor([0, 0, 1, 1, 1, 3, 3, 3, 4, 4])
+    save("moe_grouped_mm", MoeGroupedMm(), (torch.randn(10, 8), expert))
 
 
 if __name__ == "__main__":

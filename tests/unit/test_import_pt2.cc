@@ -204,6 +204,17 @@ TEST(ImportPt2, MixtureOfExpertsOpsMatchPyTorch) {
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
 }
 
+TEST(ImportPt2, GroupedMmFallbackMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // transformers' custom op: a row's expert counted from offs, its matrix indexed, the rows
+  // past the last group (expert 4, outside histc's range) 0, an empty group skipped.
+  check_matches_pytorch("moe_grouped_mm");
+  std::string text = print_graph(*import_ok("moe_grouped_mm.pt2").graph);
+  for (const char* op : {"= ge(", "= index(%weight", "= bmm(", "= where("})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  EXPECT_EQ(text.find("grouped_mm_fallback"), std::string::npos) << text;
+}
+
 TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
   SKIP_WITHOUT_PT2();
   std::string e = import_error(import_data_path("mutated_then_read.pt2"));
