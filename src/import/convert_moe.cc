@@ -58,8 +58,8 @@ Status convert_moe_node(Graph& g, const Node& n, std::map<std::string, Value*>& 
   Value* matrices = b.apply1(OpKind::Index, {weight, group});
   Value* product = b.apply1(OpKind::Bmm, {b.apply1(OpKind::Unsqueeze, {input}, {{"dim", int64_t{1}}}), matrices});
   product = b.apply1(OpKind::Squeeze, {product}, {{"dim", AttrValue::Ints{1}}});
-  Value* result = b.apply1(OpKind::Where, {b.apply1(OpKind::Unsqueeze, {in_group}, {{"dim", int64_t{1}}}), product,
-                                           Scalar(0.0)});
+  Value* result =
+      b.apply1(OpKind::Where, {b.apply1(OpKind::Unsqueeze, {in_group}, {{"dim", int64_t{1}}}), product, Scalar(0.0)});
   const std::vector<kiln::Node*> made = g.nodes();
   for (size_t i = first; i < made.size(); ++i) made[i]->set_loc(loc);
   values[*n.outputs[0].names[0]] = result;

@@ -474,6 +474,16 @@ TEST(Decompose, GradientsMatchTheCompositeOps) {
   check_gradients("layer_norm", node_graph("%x: f64[3,4], %w: f64[4], %b: f64[4]",
                                            "layer_norm(%x, %w, %b) {normalized_shape=[4]}", "f64[3,4]"));
   check_gradients("softmax", unary_graph("f64", "softmax(%x) {dim=1}"));
+  // topk's and sort's values: the gather of the decomposition sends each value's gradient to
+  // the element it came from, as the ops' own rule.
+  check_gradients("topk", R"(graph @g(%x: f64[3,5]) -> (f64[3,2]) {
+  %0, %1 = topk(%x) {k=2} : (f64[3,2], i64[3,2])
+  return %0
+})");
+  check_gradients("sort", R"(graph @g(%x: f64[4,3]) -> (f64[4,3]) {
+  %0, %1 = sort(%x) {descending=true, dim=0} : (f64[4,3], i64[4,3])
+  return %0
+})");
   check_gradients("cross_entropy",
                   node_graph("%x: f64[4,3], %t: i64[4], %posw: f64[3]",
                              "cross_entropy(%x, %t, %posw) {ignore_index=1, label_smoothing=0.1}", "f64[]"),
