@@ -187,6 +187,10 @@ constexpr std::array kTable = {
     // by a functional index_put (transformers' grouped_mm_fallback: convert_moe.h).
     AtenOpMapping{"aten.empty_permuted.default", "empty", kEmptyPermutedDropped},
     AtenOpMapping{"aten.index_put.default", "index_put"},
+    // The training IR's form of the same: an empty_like buffer (any values: zeros) written in
+    // place by index_put_, which kiln's interpreter runs in place and compile functionalizes.
+    AtenOpMapping{"aten.empty_like.default", "zeros_like", kLikeDropped},
+    AtenOpMapping{"aten.index_put_.default", "index_put_"},
 };
 
 }  // namespace

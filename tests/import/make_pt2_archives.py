@@ -334,6 +334,22 @@ class MoeGroupedMm(nn.Module):
         return torch.ops.transformers.grouped_mm_fallback(x, self.weight, offs)
 
 
+class MoeDispatch(nn.Module):
+    """How transformers' MoE layers order the token slots by expert: the slots sorted by
+    expert, the inverse permutation written in place into an empty_like buffer (index_put_ in
+    the training IR, empty_permuted and index_put in the core form), each slot's token by
+    floor division (floor_divide)."""
+
+    def forward(self, x):  # x: f32[6, 4] router logits
+        _, e = torch.topk(torch.softmax(x, dim=-1), 2)
+        flat = e.reshape(-1)
+        _, perm = torch.sort(flat)
+        inverse = torch.empty_like(perm)
+        inverse[perm] = torch.arange(perm.numel())
+        token = perm // 2
+        return torch.cat([inverse.float(), token.float(), (flat.float() // 3.0)])
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -437,6 +453,9 @@ def save_moe():
     save("moe_routing_core", MoeRouting(), (x,), core_aten=True, keep_kiln_ops=True)
     expert = torch.tensor([0, 0, 1, 1, 1, 3, 3, 3, 4, 4])
     save("moe_grouped_mm", MoeGroupedMm(), (torch.randn(10, 8), expert))
+    x = torch.randn(6, 4)
+    save("moe_dispatch", MoeDispatch(), (x,))
+    save("moe_dispatch_core", MoeDispatch(), (x,), core_aten=True, keep_kiln_ops=True)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,19 @@ TEST(ImportPt2, GroupedMmFallbackMatchesPyTorch) {
   EXPECT_EQ(text.find("grouped_mm_fallback"), std::string::npos) << text;
 }
 
+TEST(ImportPt2, MoeDispatchMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // The slots ordered by expert: the inverse permutation written in place into an empty_like
+  // buffer (index_put_; the core form's empty_permuted and index_put), tokens by floor_divide.
+  check_matches_pytorch("moe_dispatch");
+  check_matches_pytorch("moe_dispatch_core");
+  std::string text = print_graph(*import_ok("moe_dispatch.pt2").graph);
+  for (const char* op : {"= zeros_like(", "= index_put_(", "{rounding_mode=\"floor\"}"})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  text = print_graph(*import_ok("moe_dispatch_core.pt2").graph);
+  for (const char* op : {"= empty(", "= index_put("}) EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+}
+
 TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
   SKIP_WITHOUT_PT2();
   std::string e = import_error(import_data_path("mutated_then_read.pt2"));
