@@ -152,6 +152,12 @@ Tensor any(const Tensor& x, IntList dim = {}, bool keepdim = false, CallSite loc
 Tensor all(const Tensor& x, IntList dim = {}, bool keepdim = false, CallSite loc = CallSite::current());
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt,
               CallSite loc = CallSite::current());
+// topk and sort return {values, indices} (ops.def: ties in index order, NaN the largest).
+std::vector<Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true,
+                         CallSite loc = CallSite::current());
+std::vector<Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false,
+                         CallSite loc = CallSite::current());
+Tensor histc(const Tensor& x, int64_t bins = 100, Scalar min = 0, Scalar max = 0, CallSite loc = CallSite::current());
 
 // ---- linear algebra ----
 Tensor mm(const Tensor& x, const Tensor& mat2, CallSite loc = CallSite::current());

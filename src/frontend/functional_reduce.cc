@@ -55,5 +55,25 @@ Tensor all(const Tensor& x, IntList dim, bool keepdim, CallSite loc) {
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype, CallSite loc) {
   return OpBuilder(OpKind::Cumsum, loc).operand(x).attr("dim", dim).attr("dtype", dtype).one();
 }
+std::vector<Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted, CallSite loc) {
+  return OpBuilder(OpKind::Topk, loc)
+      .operand(x)
+      .attr("k", k)
+      .attr("dim", dim)
+      .attr("largest", largest)
+      .attr("sorted", sorted)
+      .many();
+}
+std::vector<Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable, CallSite loc) {
+  return OpBuilder(OpKind::Sort, loc)
+      .operand(x)
+      .attr("dim", dim)
+      .attr("descending", descending)
+      .attr("stable", stable)
+      .many();
+}
+Tensor histc(const Tensor& x, int64_t bins, Scalar min, Scalar max, CallSite loc) {
+  return OpBuilder(OpKind::Histc, loc).operand(x).attr("bins", bins).attr("min", min).attr("max", max).one();
+}
 
 }  // namespace kiln

@@ -68,6 +68,7 @@ const RecipeTable& recipe_table() {
     add_nn_recipes(t);
     add_creation_recipes(t);
     add_control_recipes(t);
+    add_sort_recipes(t);
     return t;
   }();
   return table;

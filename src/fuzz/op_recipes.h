@@ -40,5 +40,6 @@ void add_index_recipes(RecipeTable& table);     // recipes_index.cc: gather, sca
 void add_nn_recipes(RecipeTable& table);        // recipes_nn.cc: matmuls, norms, losses, conv, ...
 void add_creation_recipes(RecipeTable& table);  // recipes_creation.cc: full, arange, rand, ...
 void add_control_recipes(RecipeTable& table);   // recipes_control.cc: cond, while_loop, scan, map
+void add_sort_recipes(RecipeTable& table);      // recipes_sort.cc: topk, histc
 
 }  // namespace kiln::fuzz

@@ -29,6 +29,10 @@ constexpr DroppedArg kToDropped[] = {
 constexpr DroppedArg kGatherDropped[] = {{"sparse_grad", D::False}};
 
 constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
+// Mixture-of-experts ops: empty_permuted's physical_layout orders its strides, not its values
+// (kiln lays values out itself), beside a creation op's placement.
+constexpr DroppedArg kEmptyPermutedDropped[] = {
+    {"physical_layout", D::Any}, {"layout", D::NoneOrStrided}, {"device", D::NoneOrCpu}, {"pin_memory", D::False}};
 
 constexpr std::array kTable = {
     // Linear algebra.
@@ -173,6 +177,20 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
     AtenOpMapping{"aten.roll.default", "roll"},
+    // Mixture-of-experts ops: the router's top-k experts, the tokens sorted by expert, and the
+    // tokens per expert.
+    AtenOpMapping{"aten.topk.default", "topk"},
+    AtenOpMapping{"aten.sort.default", "sort"},
+    AtenOpMapping{"aten.sort.stable", "sort"},
+    AtenOpMapping{"aten.histc.default", "histc"},
+    // The core forms' scatter of the sorted token order: a fresh empty_permuted buffer written
+    // by a functional index_put (transformers' grouped_mm_fallback: convert_moe.h).
+    AtenOpMapping{"aten.empty_permuted.default", "empty", kEmptyPermutedDropped},
+    AtenOpMapping{"aten.index_put.default", "index_put"},
+    // The training IR's form of the same: an empty_like buffer (any values: zeros) written in
+    // place by index_put_, which kiln's interpreter runs in place and compile functionalizes.
+    AtenOpMapping{"aten.empty_like.default", "zeros_like", kLikeDropped},
+    AtenOpMapping{"aten.index_put_.default", "index_put_"},
 };
 
 }  // namespace

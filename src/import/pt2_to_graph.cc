@@ -6,6 +6,7 @@
 
 #include "import/aten_op_table.h"
 #include "import/convert_dynamic.h"
+#include "import/convert_moe.h"
 #include "import/convert_text.h"
 #include "import/convert_vision.h"
 #include "import/pt2_dtype.h"
@@ -70,7 +71,9 @@ Status check_ops_supported(const Program& p) {
   std::string lines;
   int count = 0;
   for (const Node& n : p.nodes) {
-    if (find_aten_op(n.target) || has_vision_converter(n.target) || DynamicSizes::is_sym_size(n)) continue;
+    if (find_aten_op(n.target) || has_vision_converter(n.target) || has_moe_converter(n.target) ||
+        DynamicSizes::is_sym_size(n))
+      continue;
     ++count;
     std::string where = user_source_line(n.stack_trace);
     lines += "\n  " + aten_name(n.target) + " (%" + n.name + ")" + (where.empty() ? "" : " at " + where);
@@ -271,10 +274,11 @@ Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values, c
 }
 
 // Node `index`: a sym_size.int is recorded (convert_dynamic.h), a node with a converter goes
-// through it (convert_vision.h), any other through its table row.
+// through it (convert_moe.h, convert_vision.h), any other through its table row.
 Status add_converted_node(Graph& g, const Program& p, size_t index, ValueTable& values, DynamicSizes& sizes) {
   const Node& n = p.nodes[index];
   if (DynamicSizes::is_sym_size(n)) return sizes.record(n, values);
+  if (has_moe_converter(n.target)) return convert_moe_node(g, n, values, node_loc(n));
   if (!has_vision_converter(n.target)) return add_node(g, p, n, values, sizes);
   KILN_ASSIGN_OR_RETURN(ConvertedNode converted, convert_vision_node(g, p, index, values, node_loc(n)));
   return converted ? add_node(g, p, *converted, values, sizes) : Status::ok();

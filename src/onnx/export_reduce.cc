@@ -235,6 +235,65 @@ Expected<Names> cumsum(ExportContext& cx) {
   return Names{cx.b.cast(cx.b.op("CumSum", {x, cx.b.int_scalar(axis)}), c, out)};
 }
 
+// topk and sort: ONNX TopK along the dim (sort keeps the whole line), which orders ties lowest
+// index first as kiln does. Values are sorted in f32 for f16/bf16 and in i64 for the other
+// integers and bool (TopK's types), and cast back. ONNX leaves NaN's place unspecified: a model
+// whose sorted values hold NaN may order them otherwise in another runtime.
+OpExporter ordered(bool is_topk) {
+  return [is_topk](ExportContext& cx) -> Expected<Names> {
+    const DType in = cx.dtype(0);
+    if (cx.rank(0) == 0) return Names{cx.b.op("Identity", {cx.operand(0)}), cx.b.int_scalar(0)};
+    const DType c = is_floating(in) ? compute_dtype(in) : (in == DType::I32 || in == DType::I64 ? in : DType::I64);
+    const int64_t dim = cx.call.attr_int("dim");
+    const int64_t axis = dim < 0 ? dim + cx.rank(0) : dim;
+    const Dim& len = cx.type(0).shape[static_cast<int>(axis)];
+    if (!len.is_static()) return make_error(cx.node.info().name(), ": the sorted dim must be static");
+    const int64_t k = is_topk ? cx.call.attr_int("k") : len.value();
+    const bool largest = is_topk ? cx.call.attr_bool("largest") : cx.call.attr_bool("descending");
+    std::vector<std::string> r =
+        cx.b.node("TopK", {cx.operand_as(0, c), cx.b.ints({k})},
+                  {{"axis", axis}, {"largest", int64_t{largest ? 1 : 0}}, {"sorted", int64_t{1}}}, 2);
+    return Names{cx.b.cast(r[0], c, in), r[1]};
+  };
+}
+
+// histc over a given range, as its decomposition (passes/decompositions_sort.cc): edges of
+// self's dtype, (x - lo) * bins / (hi - lo) with each step rounded to self's dtype (computed in
+// f32 for f16/bf16, cast back after every op), truncated to i64, the last bin taking x == hi,
+// a one-hot row per element in range summed over the elements. Over the data's range (min ==
+// max) the edges, and kiln's error for a NaN or infinite one, are decided at run time: not
+// exported.
+Expected<Names> histc(ExportContext& cx) {
+  OnnxBuilder& b = cx.b;
+  const DType t = cx.dtype(0), c = compute_dtype(t);
+  const int64_t bins = cx.call.attr_int("bins");
+  double lo = cx.call.attr_scalar("min").to_double(), hi = cx.call.attr_scalar("max").to_double();
+  const Shape& shape = cx.type(0).shape;
+  if (!shape.is_static()) return make_error("histc: the input's shape must be static");
+  const int64_t numel = shape.numel();
+  if (lo == hi && numel > 0)
+    return make_error("histc over the data's range (min == max) is not exportable to ONNX: give min < max");
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  auto rounded = [&](const std::string& v) { return t == c ? v : b.cast(b.cast(v, c, t), t, c); };
+  const std::string x = b.op("Reshape", {cx.operand_as(0, c), b.ints({numel})});
+  const std::string lo_v = b.cast(b.scalar(lo, t), t, c), hi_v = b.cast(b.scalar(hi, t), t, c);
+  const std::string in_range = b.op("And", {b.op("GreaterOrEqual", {x, lo_v}), b.op("LessOrEqual", {x, hi_v})});
+  const std::string width = rounded(b.op("Sub", {hi_v, lo_v}));
+  const std::string scaled = rounded(b.op(
+      "Div", {rounded(b.op("Mul", {rounded(b.op("Sub", {x, lo_v})), b.scalar(static_cast<double>(bins), c)})), width}));
+  std::string bin = b.cast(where(b, in_range, scaled, b.scalar(0, c)), c, DType::I64);
+  bin = b.op("Min", {bin, b.int_scalar(bins - 1)});
+  std::vector<int64_t> all(static_cast<size_t>(bins));
+  for (int64_t i = 0; i < bins; ++i) all[static_cast<size_t>(i)] = i;
+  const std::string hit = b.op("And", {b.op("Equal", {b.op("Unsqueeze", {bin, b.ints({1})}), b.ints(all)}),
+                                       b.op("Unsqueeze", {in_range, b.ints({1})})});
+  const std::string counts = reduce_op(cx, "ReduceSum", b.cast(hit, DType::Bool, DType::I64), {0}, false);
+  return Names{b.cast(counts, DType::I64, t)};
+}
+
 }  // namespace
 
 std::vector<OpExporterEntry> reduction_exporters() {
@@ -248,6 +307,9 @@ std::vector<OpExporterEntry> reduction_exporters() {
       {OpKind::Amin, extreme("ReduceMin")},
       {OpKind::Argmax, arg_extreme("ArgMax")},
       {OpKind::Argmin, arg_extreme("ArgMin")},
+      {OpKind::Topk, ordered(true)},
+      {OpKind::Sort, ordered(false)},
+      {OpKind::Histc, histc},
       {OpKind::Logsumexp, logsumexp},
       {OpKind::Any, any_all(true)},
       {OpKind::All, any_all(false)},

@@ -215,11 +215,11 @@ class TextEagerAttention(nn.Module):
 
 
 class Unsupported(nn.Module):
-    """Ops kiln lacks (sort, topk), on two lines: the error must list both."""
+    """Ops kiln lacks (cummax, kthvalue), on two lines: the error must list both."""
 
     def forward(self, x):
-        y = torch.sort(x, dim=-1).values
-        z = torch.topk(y, 2).values
+        y = torch.cummax(x, dim=-1).values
+        z = torch.kthvalue(y, 2).values
         return torch.relu(z)
 
 
@@ -317,6 +317,57 @@ class DynamicText(nn.Module):
         return torch.matmul(scores, heads).transpose(1, 2).reshape(b, t, 8)
 
 
+class MoeRouting(nn.Module):
+    """A mixture-of-experts router: the top 2 of 4 experts per token (topk), the token slots
+    ordered by expert (sort; torch's CPU sort keeps ties in index order, as kiln's does), the
+    tokens per expert (histc over a given range), and a descending stable sort of the logits
+    (sort.stable). One output: every result flattened and concatenated."""
+
+    def forward(self, x):  # x: f32[6, 4] router logits
+        p = torch.softmax(x, dim=-1)
+        w, e = torch.topk(p, 2)
+        flat = e.reshape(-1)
+        s, order = torch.sort(flat)
+        counts = torch.histc(flat.float(), bins=4, min=0, max=3)
+        d, di = torch.sort(x, dim=0, descending=True, stable=True)
+        lo, lo_i = torch.topk(x, 3, dim=0, largest=False)
+        return torch.cat([w.reshape(-1), flat.float(), s.float(), order.float(), counts, d.reshape(-1),
+                          di.reshape(-1).float(), lo.reshape(-1), lo_i.reshape(-1).float()])
+
+
+class MoeGroupedMm(nn.Module):
+    """transformers' grouped_mm_fallback custom op as its MoE layers call it: the tokens sorted
+    by expert, offs the cumulative tokens per expert (histc, cumsum). Expert 2 has no token,
+    and the two tokens of expert 4 (outside histc's range) lie past the last group: their rows
+    stay 0."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 8, 5))
+
+    def forward(self, x, expert):  # x: f32[10, 8], expert: i64[10] sorted
+        import transformers.integrations.moe  # noqa: F401  (registers torch.ops.transformers)
+
+        offs = torch.cumsum(torch.histc(expert.float(), bins=4, min=0, max=3), 0).to(torch.int32)
+        return torch.ops.transformers.grouped_mm_fallback(x, self.weight, offs)
+
+
+class MoeDispatch(nn.Module):
+    """How transformers' MoE layers order the token slots by expert: the slots sorted by
+    expert, the inverse permutation written in place into an empty_like buffer (index_put_ in
+    the training IR, empty_permuted and index_put in the core form), each slot's token by
+    floor division (floor_divide)."""
+
+    def forward(self, x):  # x: f32[6, 4] router logits
+        _, e = torch.topk(torch.softmax(x, dim=-1), 2)
+        flat = e.reshape(-1)
+        _, perm = torch.sort(flat)
+        inverse = torch.empty_like(perm)
+        inverse[perm] = torch.arange(perm.numel())
+        token = perm // 2
+        return torch.cat([inverse.float(), token.float(), (flat.float() // 3.0)])
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False, dynamic_shapes=None, other=None):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -390,6 +441,7 @@ def main():
     torch.export.save(ep, os.path.join(DATA, "dynamic.pt2"))
     save_dynamic()
     save_vision()
+    save_moe()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
@@ -428,6 +480,21 @@ def save_vision():
     save("conv3d_core", nn.Conv3d(2, 2, 3), (torch.randn(1, 2, 4, 4, 4),), outputs=False, core_aten=True)
     save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
+
+
+def save_moe():
+    """The mixture-of-experts archives alone (`python -c "import make_pt2_archives as m;
+    m.save_moe()"` from tests/import regenerates just these): both forms, the core one keeping
+    kiln's ops whole as the zoo's NAME.core.pt2 do."""
+    torch.manual_seed(22)
+    x = torch.randn(6, 4)
+    save("moe_routing", MoeRouting(), (x,))
+    save("moe_routing_core", MoeRouting(), (x,), core_aten=True, keep_kiln_ops=True)
+    expert = torch.tensor([0, 0, 1, 1, 1, 3, 3, 3, 4, 4])
+    save("moe_grouped_mm", MoeGroupedMm(), (torch.randn(10, 8), expert))
+    x = torch.randn(6, 4)
+    save("moe_dispatch", MoeDispatch(), (x,))
+    save("moe_dispatch_core", MoeDispatch(), (x,), core_aten=True, keep_kiln_ops=True)
 
 
 if __name__ == "__main__":

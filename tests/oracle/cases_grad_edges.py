@@ -184,6 +184,22 @@ edge("cumsum_zeros_inf", ["zero", "inf", "empty"], "cumsum(%a) {dim=1}", [f32([[
      lambda a: torch.cumsum(a, 1))
 edge("cumsum_empty", ["empty"], "cumsum(%a) {dim=0}", [randn(0, 3)], lambda a: torch.cumsum(a, 0))
 
+# topk and sort: each value's gradient goes to the element it came from. Ties only for sort
+# (stable in torch too); torch's CPU topk picks among tied elements by its selection algorithm.
+edge_graph("topk_inf_nan", "topk", ["inf", "nan", "-inf"], """graph @g(%a: f32[2,5]) -> (f32[2,3]) {
+  %0, %1 = topk(%a) {k=3} : (f32[2,3], i64[2,3])
+  return %0
+}""", [f32([[INF, 1.0, NAN, -INF, 0.5], [-INF, 2.0, 0.0, 3.0, INF]])], lambda a: torch.topk(a, 3).values)
+edge_graph("topk_smallest_k0", "topk", ["empty"], """graph @g(%a: f32[3,4]) -> (f32[3,0]) {
+  %0, %1 = topk(%a) {k=0, largest=false} : (f32[3,0], i64[3,0])
+  return %0
+}""", [randn(3, 4)], lambda a: torch.topk(a, 0, largest=False).values)
+edge_graph("sort_ties_nan", "sort", ["tie", "nan", "inf"], """graph @g(%a: f32[2,5]) -> (f32[2,5]) {
+  %0, %1 = sort(%a) {descending=true} : (f32[2,5], i64[2,5])
+  return %0
+}""", [f32([[1.0, 3.0, 3.0, NAN, 3.0], [2.0, INF, 2.0, -INF, 2.0]])],
+           lambda a: torch.sort(a, descending=True, stable=True).values)
+
 # ---- matrix products ----
 edge("mm_empty_inner", ["empty"], "mm(%a, %b)", [randn(3, 0), randn(0, 2)], torch.mm)
 edge("mm_zero_inf", ["zero", "inf"], "mm(%a, %b)", [f32([[0.0, 1.0], [INF, 0.0]]), f32([[INF, 0.0], [1.0, 2.0]])],

@@ -306,6 +306,55 @@ TEST(Decompose, Convolutions) {
     }
 }
 
+// A graph of one two-result node (topk or sort) over %x, returning both results.
+std::string pair_graph(const std::string& inputs, const std::string& pre, const std::string& node,
+                       const std::string& values, const std::string& indices) {
+  return "graph @g(" + inputs + ") -> (" + values + ", " + indices + ") {\n" + pre + "  %0, %1 = " + node + " : (" +
+         values + ", " + indices + ")\n  return %0, %1\n}";
+}
+
+// topk and sort on lines with ties (i64 and bool draws of 0 to 2), NaN and -inf (masked fills
+// of a normal draw), every direction and dim; histc over given ranges and an empty input. The
+// decomposition must give the kernel's exact values and indices.
+TEST(Decompose, OrderingAndHistogram) {
+  const std::string nan_pre =
+      "  %n = masked_fill(%x, %m, nan) : f64[4,6]\n  %a = masked_fill(%n, %q, -inf) : f64[4,6]\n";
+  for (std::string dir : {"true", "false"}) {
+    for (std::string dt : {"f64", "f32", "i64", "bool"}) {
+      const std::string x = "%x: " + dt + "[4,6]";
+      check_case(OpKind::Sort, {dt + " descending=" + dir,
+                                pair_graph(x, "", "sort(%x) {descending=" + dir + "}", dt + "[4,6]", "i64[4,6]")});
+      check_case(OpKind::Sort, {dt + " dim 0 " + dir, pair_graph(x, "", "sort(%x) {descending=" + dir + ", dim=0}",
+                                                                 dt + "[4,6]", "i64[4,6]")});
+      if (dt == "bool") continue;
+      check_case(OpKind::Topk, {dt + " k=3 largest=" + dir,
+                                pair_graph(x, "", "topk(%x) {k=3, largest=" + dir + "}", dt + "[4,3]", "i64[4,3]")});
+      check_case(OpKind::Topk,
+                 {dt + " k=6 dim 1 " + dir,
+                  pair_graph(x, "", "topk(%x) {dim=1, k=6, largest=" + dir + "}", dt + "[4,6]", "i64[4,6]")});
+      check_case(OpKind::Topk,
+                 {dt + " k=0 dim -2 " + dir,
+                  pair_graph(x, "", "topk(%x) {dim=-2, k=0, largest=" + dir + "}", dt + "[0,6]", "i64[0,6]")});
+    }
+    const std::string masked = "%x: f64[4,6], %m: bool[4,6], %q: bool[4,6]";
+    check_case(OpKind::Sort, {"nan and -inf " + dir, pair_graph(masked, nan_pre, "sort(%a) {descending=" + dir + "}",
+                                                                "f64[4,6]", "i64[4,6]")});
+    check_case(OpKind::Topk, {"nan and -inf " + dir, pair_graph(masked, nan_pre, "topk(%a) {k=4, largest=" + dir + "}",
+                                                                "f64[4,4]", "i64[4,4]")});
+  }
+  for (std::string dt : {"f64", "f32", "f16"}) {
+    const std::string x = "%x: " + dt + "[3,7]";
+    check_case(OpKind::Histc, {dt + " range", node_graph(x, "histc(%x) {bins=5, max=1.5, min=-1.1}", dt + "[5]")});
+  }
+  // Elements on the edges: randint draws 0, 1 and 2; max=2 puts the 2s in the last bin.
+  check_case(OpKind::Histc, {"edges", R"(graph @g(%t: i64[5,4]) -> (f32[3]) {
+  %0 = _to_copy(%t) {dtype=f32} : f32[5,4]
+  %1 = histc(%0) {bins=3, max=2, min=0} : f32[3]
+  return %1
+})"});
+  check_case(OpKind::Histc, {"empty", node_graph("%x: f32[0,3]", "histc(%x) {bins=3}", "f32[3]")});
+}
+
 // Nodes the kernel rejects, and variants a decomposition cannot express, stay whole.
 TEST(Decompose, DeclinedVariantsStayWhole) {
   const std::vector<std::pair<OpKind, std::string>> declined = {
@@ -327,6 +376,11 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
       {OpKind::Softmax, node_graph("%x: f64[B,3]", "softmax(%x) {dim=0}", "f64[B,3]")},
       {OpKind::Var, node_graph("%x: f64[B,3]", "var(%x) {dim=[0]}", "f64[3]")},
       {OpKind::Conv2d, node_graph("%x: f64[B,2,4,4], %w: f64[3,2,3,3]", "conv2d(%x, %w)", "f64[B,3,2,2]")},
+      {OpKind::Sort, pair_graph("%x: f64[B,3]", "", "sort(%x) {dim=0}", "f64[B,3]", "i64[B,3]")},
+      {OpKind::Sort, pair_graph("%x: f64[2,2000]", "", "sort(%x)", "f64[2,2000]", "i64[2,2000]")},
+      {OpKind::Topk, pair_graph("%x: f64[]", "", "topk(%x) {k=1}", "f64[]", "i64[]")},
+      {OpKind::Histc, node_graph("%x: f64[3,4]", "histc(%x) {bins=4}", "f64[4]")},
+      {OpKind::Histc, node_graph("%x: f64[3,4]", "histc(%x) {bins=4, max=2, min=2}", "f64[4]")},
   };
   for (const auto& [op, text] : declined) {
     auto g = parse_or_fail(text);
@@ -350,7 +404,8 @@ TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
                                     OpKind::RmsNorm, OpKind::GroupNorm,    OpKind::BatchNorm,
                                     OpKind::NllLoss, OpKind::CrossEntropy, OpKind::MseLoss,
                                     OpKind::Linear,  OpKind::Addmm,        OpKind::ScaledDotProductAttention,
-                                    OpKind::Conv2d};
+                                    OpKind::Conv2d,  OpKind::Topk,         OpKind::Sort,
+                                    OpKind::Histc};
   const std::vector<OpKind> ops = decomposable_ops();
   EXPECT_EQ(std::set<OpKind>(ops.begin(), ops.end()), covered);
   for (OpKind op : ops) EXPECT_TRUE(has_decomposition(op));
@@ -419,6 +474,16 @@ TEST(Decompose, GradientsMatchTheCompositeOps) {
   check_gradients("layer_norm", node_graph("%x: f64[3,4], %w: f64[4], %b: f64[4]",
                                            "layer_norm(%x, %w, %b) {normalized_shape=[4]}", "f64[3,4]"));
   check_gradients("softmax", unary_graph("f64", "softmax(%x) {dim=1}"));
+  // topk's and sort's values: the gather of the decomposition sends each value's gradient to
+  // the element it came from, as the ops' own rule.
+  check_gradients("topk", R"(graph @g(%x: f64[3,5]) -> (f64[3,2]) {
+  %0, %1 = topk(%x) {k=2} : (f64[3,2], i64[3,2])
+  return %0
+})");
+  check_gradients("sort", R"(graph @g(%x: f64[4,3]) -> (f64[4,3]) {
+  %0, %1 = sort(%x) {descending=true, dim=0} : (f64[4,3], i64[4,3])
+  return %0
+})");
   check_gradients("cross_entropy",
                   node_graph("%x: f64[4,3], %t: i64[4], %posw: f64[3]",
                              "cross_entropy(%x, %t, %posw) {ignore_index=1, label_smoothing=0.1}", "f64[]"),

@@ -141,10 +141,10 @@ TEST(ImportPt2, UnsupportedOpsAreListedTogetherWithSourceLines) {
   SKIP_WITHOUT_PT2();
   std::string e = import_error(import_data_path("unsupported.pt2"));
   EXPECT_NE(e.find("2 nodes whose ops kiln does not import yet"), std::string::npos) << e;
-  EXPECT_NE(e.find("aten.sort.default (%sort) at "), std::string::npos) << e;
-  EXPECT_NE(e.find("aten.topk.default (%topk) at "), std::string::npos) << e;
+  EXPECT_NE(e.find("aten.cummax.default (%cummax) at "), std::string::npos) << e;
+  EXPECT_NE(e.find("aten.kthvalue.default (%kthvalue) at "), std::string::npos) << e;
   EXPECT_NE(e.find("make_pt2_archives.py:"), std::string::npos) << e;
-  EXPECT_NE(e.find("torch.topk(y, 2)"), std::string::npos) << e;
+  EXPECT_NE(e.find("torch.kthvalue(y, 2)"), std::string::npos) << e;
   EXPECT_EQ(e.find("relu"), std::string::npos) << e;
 }
 
@@ -183,6 +183,42 @@ TEST(ImportPt2, SeveralResultsMatchPyTorch) {
   std::string text = print_graph(*import_ok("pieces.pt2").graph);
   for (const char* op : {"chunk(", "split(", "select(", "slice(", "reshape(", "roll("})
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+}
+
+TEST(ImportPt2, MixtureOfExpertsOpsMatchPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // A router's topk, sort (default and stable overloads) and histc, in both forms; the
+  // indices are compared as floats in the one concatenated output.
+  check_matches_pytorch("moe_routing");
+  check_matches_pytorch("moe_routing_core");
+  std::string text = print_graph(*import_ok("moe_routing.pt2").graph);
+  for (const char* op : {"= topk(", "{dim=0, k=3, largest=false}", "= sort(", "{descending=true, dim=0, stable=true}",
+                         "histc(%", "{bins=4, max=3, min=0}"})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+}
+
+TEST(ImportPt2, GroupedMmFallbackMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // transformers' custom op: a row's expert counted from offs, its matrix indexed, the rows
+  // past the last group (expert 4, outside histc's range) 0, an empty group skipped.
+  check_matches_pytorch("moe_grouped_mm");
+  std::string text = print_graph(*import_ok("moe_grouped_mm.pt2").graph);
+  for (const char* op : {"= ge(", "= index(%weight", "= bmm(", "= where("})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  EXPECT_EQ(text.find("grouped_mm_fallback"), std::string::npos) << text;
+}
+
+TEST(ImportPt2, MoeDispatchMatchesPyTorch) {
+  SKIP_WITHOUT_PT2();
+  // The slots ordered by expert: the inverse permutation written in place into an empty_like
+  // buffer (index_put_; the core form's empty_permuted and index_put), tokens by floor_divide.
+  check_matches_pytorch("moe_dispatch");
+  check_matches_pytorch("moe_dispatch_core");
+  std::string text = print_graph(*import_ok("moe_dispatch.pt2").graph);
+  for (const char* op : {"= zeros_like(", "= index_put_(", "{rounding_mode=\"floor\"}"})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  text = print_graph(*import_ok("moe_dispatch_core.pt2").graph);
+  for (const char* op : {"= empty(", "= index_put("}) EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
 }
 
 TEST(ImportPt2, InplaceOpWhoseInputIsReadLaterIsRefused) {
@@ -349,7 +385,7 @@ TEST(AtenOpTable, EveryRowNamesAKilnOpAndOnlyArgumentsItLacks) {
           << row.aten << ": kiln's " << row.kiln << " has '" << d.name << "', so it must not be dropped";
     EXPECT_EQ(pt2::find_aten_op(std::string("torch.ops.") + std::string(row.aten)), &row);
   }
-  EXPECT_EQ(pt2::find_aten_op("aten.sort.default"), nullptr);
+  EXPECT_EQ(pt2::find_aten_op("aten.kthvalue.default"), nullptr);
 }
 
 }  // namespace
