@@ -53,5 +53,6 @@ std::vector<RewriteRule> norm_rules();        // layer_norm, rms_norm, group_nor
 std::vector<RewriteRule> loss_rules();        // nll_loss, cross_entropy, mse_loss
 std::vector<RewriteRule> linear_rules();      // linear, addmm, scaled_dot_product_attention
 std::vector<RewriteRule> conv_rules();        // conv2d
+std::vector<RewriteRule> upsample_rules();    // upsample_bilinear2d
 
 }  // namespace kiln::decomp
