@@ -173,6 +173,14 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.adaptive_avg_pool2d.default", "adaptive_avg_pool2d"},
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
     AtenOpMapping{"aten.roll.default", "roll"},
+    // Misc ops (DeepLabV3 and FCN's upsampling, the mixture-of-experts models' routing). Nodes
+    // that need more than a row go through convert_misc.cc first: upsample_bilinear2d's
+    // scale_factors and .default, floor_divide, empty_like, empty_permuted, repeat_interleave;
+    // index_put_ is convert_text.cc's in-place rewrite into index_put.
+    AtenOpMapping{"aten.upsample_bilinear2d.vec", "upsample_bilinear2d"},
+    AtenOpMapping{"aten.div.Scalar_mode", "div"},
+    AtenOpMapping{"aten.empty.memory_format", "empty", kLikeDropped},
+    AtenOpMapping{"aten.index_put.default", "index_put"},
 };
 
 }  // namespace
