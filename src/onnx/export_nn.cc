@@ -420,15 +420,17 @@ Expected<Names> adaptive_avg_pool2d(ExportContext& cx) {
 
 // upsample_bilinear2d: Resize in linear mode. PyTorch's source index (o + 0.5) * in / out - 0.5,
 // clamped at 0, is ONNX's half_pixel (not pytorch_half_pixel, which maps a size-1 output to 0);
-// align_corners is ONNX's align_corners. A node given scales and no output_size passes its
-// scales (PyTorch's source index then uses 1 / scale, as ONNX's); otherwise the sizes.
+// align_corners is ONNX's align_corners, which reads the sizes alone (as PyTorch's). Without
+// align_corners, a node given scales and no output_size passes its scales (PyTorch's source
+// index then uses 1 / scale, as ONNX's); otherwise the sizes.
 Expected<Names> upsample_bilinear2d(ExportContext& cx) {
   OnnxBuilder& b = cx.b;
   const DType out = cx.result_type().dtype, c = compute_dtype(out);
   const Shape& res = cx.result_type().shape;
   const bool corners = cx.call.attr_bool("align_corners");
   const std::optional<double> sh = cx.call.attr_opt_float("scales_h"), sw = cx.call.attr_opt_float("scales_w");
-  const bool by_scales = !cx.call.attr_opt_ints("output_size") && sh && sw && *sh > 0 && *sw > 0;
+  const bool scaled = !corners && ((sh && *sh > 0) || (sw && *sw > 0));
+  const bool by_scales = scaled && !cx.call.attr_opt_ints("output_size") && sh && sw;
   const std::vector<OnnxAttr> attrs = {
       {"mode", std::string("linear")},
       {"coordinate_transformation_mode", std::string(corners ? "align_corners" : "half_pixel")}};
@@ -437,7 +439,7 @@ Expected<Names> upsample_bilinear2d(ExportContext& cx) {
     const std::string scales = b.constant(Tensor::from_doubles({1.0, 1.0, *sh, *sw}, {4}, DType::F32));
     y = b.op("Resize", {cx.operand_as(0, c), "", scales}, attrs);
   } else {
-    if ((sh && *sh > 0) || (sw && *sw > 0))
+    if (scaled)
       return make_error(
           "upsample_bilinear2d with both output_size and scales has no ONNX mapping (Resize takes sizes or scales, "
           "and PyTorch's source index then uses the scales)");

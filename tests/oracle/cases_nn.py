@@ -176,7 +176,9 @@ add("upsample_bilinear2d_to_one", "upsample_bilinear2d(%a) {align_corners=false,
 add("upsample_bilinear2d_to_one_corners", "upsample_bilinear2d(%a) {align_corners=true, output_size=[1, 2]}",
     [randn(1, 2, 4, 5)], bilinear((1, 2), corners=True))
 add("upsample_bilinear2d_nan", "upsample_bilinear2d(%a) {align_corners=false, output_size=[5, 9]}", [UP_NAN],
-    bilinear((5, 9)))
+    bilinear((5, 9)),
+    onnx_reference_skip="ONNX's reference Resize leaves out neighbours of weight 0, so a NaN beside an output does not "
+                        "reach it; PyTorch, kiln and ONNX Runtime blend it in (NaN)")
 add("upsample_bilinear2d_noncontig", "upsample_bilinear2d(%t) {align_corners=false, output_size=[7, 5]}",
     [randn(3, 2, 4, 4)], lambda x: F.interpolate(x.transpose(0, 1), size=(7, 5), mode="bilinear"), pre=TRANSPOSE_A)
 add("upsample_bilinear2d_f64", "upsample_bilinear2d(%a) {align_corners=false, output_size=[11, 6]}",

@@ -22,7 +22,7 @@ TEST(ImportMisc, UpsampleBilinearMatchesPyTorch) {
   // .vec by size and by scale factors (scales_h/scales_w), .default with output_size beside
   // its scales: each one upsample_bilinear2d node.
   const std::string text = check_matches_pytorch("upsample");
-  EXPECT_TRUE(has(text, "upsample_bilinear2d(%input) {align_corners=false, output_size=[7, 5]}")) << text;
+  EXPECT_TRUE(has(text, "upsample_bilinear2d(%x) {align_corners=false, output_size=[7, 5]}")) << text;
   EXPECT_TRUE(has(text, "{align_corners=true, output_size=none, scales_h=2.0, scales_w=1.5}")) << text;
   EXPECT_TRUE(has(text, "{align_corners=false, output_size=[5, 6], scales_h=1.7, scales_w=2.3}")) << text;
   EXPECT_TRUE(has(check_matches_pytorch("upsample_core"), "upsample_bilinear2d(")) << text;
