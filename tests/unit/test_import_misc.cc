@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "import/convert_misc.h"
 #include "import/import_pt2.h"
 #include "import_test_util.h"
 
@@ -55,6 +56,56 @@ TEST(ImportMisc, SliceOfSliceReadAfterTheWriteIsRefused) {
   ASSERT_FALSE(m);
   EXPECT_TRUE(has(m.error().message(), "another view of it, is read later; kiln does not import that"))
       << m.error().message();
+}
+
+pt2::Argument tensor_arg(const std::string& name) {
+  pt2::Argument a;
+  a.kind = pt2::Argument::Kind::Tensor;
+  a.names = {name};
+  return a;
+}
+
+// One node `target` of `inputs` with the result `out` (f32[2]); its conversion's error message.
+std::string misc_error(const std::string& target, std::vector<pt2::NamedArgument> inputs) {
+  pt2::Program p;
+  pt2::Node n;
+  n.target = target;
+  n.name = "out";
+  n.inputs = std::move(inputs);
+  n.outputs = {tensor_arg("out")};
+  pt2::TensorMeta meta;
+  meta.dtype = 7;
+  meta.sizes = {pt2::SymSize{2, ""}};
+  p.tensor_values["x"] = meta;
+  p.tensor_values["out"] = meta;
+  p.nodes = {n};
+  Expected<pt2::Program> r = pt2::convert_misc_nodes(p);
+  return r ? "" : r.error().message();
+}
+
+TEST(ImportMisc, MalformedMiscNodesAreErrors) {
+  pt2::Argument scales;
+  scales.kind = pt2::Argument::Kind::Floats;
+  scales.floats = {2.0, 2.0, 2.0};
+  EXPECT_EQ(
+      misc_error("torch.ops.aten.upsample_bilinear2d.vec", {{"input", tensor_arg("x")}, {"scale_factors", scales}}),
+      "node %out (aten.upsample_bilinear2d.vec): argument 'scale_factors' is not a list of 2 floats");
+  pt2::Argument repeats;
+  repeats.kind = pt2::Argument::Kind::Int;
+  repeats.ints = {-1};
+  EXPECT_EQ(misc_error("torch.ops.aten.repeat_interleave.self_int", {{"self", tensor_arg("x")}, {"repeats", repeats}}),
+            "node %out (aten.repeat_interleave.self_int): repeats can not be negative, got -1");
+  repeats.symbolic = true;
+  EXPECT_EQ(misc_error("torch.ops.aten.repeat_interleave.self_int", {{"self", tensor_arg("x")}, {"repeats", repeats}}),
+            "node %out (aten.repeat_interleave.self_int): argument 'repeats' is not a static int");
+  pt2::Argument dim;
+  dim.kind = pt2::Argument::Kind::Int;
+  dim.ints = {3};
+  repeats.symbolic = false;
+  repeats.ints = {2};
+  EXPECT_EQ(misc_error("torch.ops.aten.repeat_interleave.self_int",
+                       {{"self", tensor_arg("x")}, {"repeats", repeats}, {"dim", dim}}),
+            "node %out (aten.repeat_interleave.self_int): dim 3 is out of range for rank 1");
 }
 
 }  // namespace
