@@ -1,5 +1,5 @@
 // Derivative rules of the losses, dropout, attention, the average poolings and a few
-// arithmetic ops (remainder, fmod). Losses and attention rebuild their forward on a
+// arithmetic ops (remainder, fmod), and upsample_bilinear2d. Losses and attention rebuild their forward on a
 // Tape (rule_util.h) from ops with rules; class-index targets become constant one-hot masks,
 // so no gradient flows to them.
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "autograd/derivative_rules.h"
 #include "autograd/rule_util.h"
 #include "ops/rng_state.h"
+#include "passes/upsample_taps.h"
 
 namespace kiln {
 
@@ -314,6 +315,21 @@ std::vector<Value*> grad_rule_adaptive_avg_pool2d(const GradCall& c) {
     a[i] = bin_matrix(b, adaptive_bins(b, ys[d].value(), xs[d].value()), xs[d].value(), x->type().dtype);
   }
   return {to_operand(c, 0, unpool(b, c.grad(), a[0], a[1]))};
+}
+
+// The decomposition's blend (passes/upsample_taps.h) on a tape: index_select's rule scatters
+// each output's gradient, times its weights, back onto its four source elements (index_add),
+// the transposed interpolation; the taps are constants.
+std::vector<Value*> grad_rule_upsample_bilinear2d(const GradCall& c) {
+  if (!differentiable(c, 0)) return {nullptr};
+  Tape t(c.b);
+  Value* x = c.operand(0);
+  const upsample::BuildOp op = [&t](OpKind k, std::vector<Operand> operands, AttrMap attrs) {
+    return t.op(k, std::move(operands), std::move(attrs));
+  };
+  Value* out = upsample::blend(c.b, op, c.node, x);
+  std::vector<Value*> g = t.backward(out, c.b.cast(c.grad(), out->type().dtype), {x});
+  return {to_operand(c, 0, g[0])};
 }
 
 }  // namespace kiln

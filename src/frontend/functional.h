@@ -256,6 +256,9 @@ Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, Int
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt, CallSite loc = CallSite::current());
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size, CallSite loc = CallSite::current());
+// Bilinear resize of a 4-D [N, C, H, W] to output_size [OH, OW], as F.interpolate(mode="bilinear").
+Tensor upsample_bilinear2d(const Tensor& x, IntList output_size, bool align_corners = false,
+                           CallSite loc = CallSite::current());
 // Random: the mask is drawn from `seed` (core/random.h), so runs are reproducible. With
 // `rng_state`, an i64[2] tensor (seed, offset), the mask is drawn from that runtime state
 // mixed with `seed` (ops.def): the same state gives the same mask, a new offset a new one.

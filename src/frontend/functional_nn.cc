@@ -117,6 +117,14 @@ Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size, CallSite loc) {
   return OpBuilder(OpKind::AdaptiveAvgPool2d, loc).operand(x).attr("output_size", output_size).one();
 }
+
+Tensor upsample_bilinear2d(const Tensor& x, IntList output_size, bool align_corners, CallSite loc) {
+  return OpBuilder(OpKind::UpsampleBilinear2d, loc)
+      .operand(x)
+      .attr("output_size", output_size)
+      .attr("align_corners", align_corners)
+      .one();
+}
 Tensor dropout(const Tensor& input, double p, bool train, int64_t seed, CallSite loc) {
   return OpBuilder(OpKind::Dropout, loc).operand(input).attr("p", p).attr("train", train).attr("seed", seed).one();
 }

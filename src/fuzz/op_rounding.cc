@@ -75,6 +75,7 @@ double ulps(const Node& n) {
     case OpKind::LeakyRelu:
     case OpKind::Softplus:
     case OpKind::Elu: return 8;
+    case OpKind::UpsampleBilinear2d: return 8;  // two blends of two products in the decomposition
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Prod: return reduced_count(n) + 2;

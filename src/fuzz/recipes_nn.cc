@@ -196,6 +196,25 @@ bool pool2d(GenContext& ctx, OpDraft& d) {
   return true;
 }
 
+bool upsample(GenContext& ctx, OpDraft& d) {
+  Choices& c = ctx.choices;
+  const DType t = ctx.float_dtype();
+  Value* in = image(ctx, t);
+  if (in->type().shape.rank() != 4)
+    in = of(ctx, t, {c.between(1, 2), c.between(1, 3), c.between(1, 5), c.between(1, 5)});
+  d.operands = {in};
+  d.attrs.set("align_corners", c.percent(50));
+  if (c.percent(30)) {
+    // A scale of 0.5 to 2.5 in steps of 0.5: the size floor(in * scale) is at least 1.
+    d.attrs.set("output_size", AttrValue());
+    d.attrs.set("scales_h", 0.5 * static_cast<double>(c.between(2, 5)));
+    d.attrs.set("scales_w", 0.5 * static_cast<double>(c.between(2, 5)));
+    return true;
+  }
+  d.attrs.set("output_size", pair(c, 1, 5));
+  return true;
+}
+
 bool attention(GenContext& ctx, OpDraft& d) {
   Choices& c = ctx.choices;
   const DType t = ctx.float_dtype();
@@ -235,6 +254,7 @@ void add_nn_recipes(RecipeTable& t) {
   set(OpKind::MaxPool2d, pool2d);
   set(OpKind::AvgPool2d, pool2d);
   set(OpKind::AdaptiveAvgPool2d, pool2d);
+  set(OpKind::UpsampleBilinear2d, upsample);
   set(OpKind::ScaledDotProductAttention, attention);
 }
 

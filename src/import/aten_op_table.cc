@@ -29,10 +29,6 @@ constexpr DroppedArg kToDropped[] = {
 constexpr DroppedArg kGatherDropped[] = {{"sparse_grad", D::False}};
 
 constexpr DroppedArg kBatchNormDropped[] = {{"cudnn_enabled", D::Any}};
-// Mixture-of-experts ops: empty_permuted's physical_layout orders its strides, not its values
-// (kiln lays values out itself), beside a creation op's placement.
-constexpr DroppedArg kEmptyPermutedDropped[] = {
-    {"physical_layout", D::Any}, {"layout", D::NoneOrStrided}, {"device", D::NoneOrCpu}, {"pin_memory", D::False}};
 
 constexpr std::array kTable = {
     // Linear algebra.
@@ -178,19 +174,19 @@ constexpr std::array kTable = {
     AtenOpMapping{"aten.hardtanh.default", "hardtanh"},
     AtenOpMapping{"aten.roll.default", "roll"},
     // Mixture-of-experts ops: the router's top-k experts, the tokens sorted by expert, and the
-    // tokens per expert.
+    // tokens per expert (transformers' grouped_mm_fallback: convert_moe.h).
     AtenOpMapping{"aten.topk.default", "topk"},
     AtenOpMapping{"aten.sort.default", "sort"},
     AtenOpMapping{"aten.sort.stable", "sort"},
     AtenOpMapping{"aten.histc.default", "histc"},
-    // The core forms' scatter of the sorted token order: a fresh empty_permuted buffer written
-    // by a functional index_put (transformers' grouped_mm_fallback: convert_moe.h).
-    AtenOpMapping{"aten.empty_permuted.default", "empty", kEmptyPermutedDropped},
+    // Misc ops (DeepLabV3 and FCN's upsampling, the mixture-of-experts models' dispatch). Nodes
+    // that need more than a row go through convert_misc.cc first: upsample_bilinear2d's
+    // scale_factors and .default, floor_divide, empty_like, empty_permuted, repeat_interleave;
+    // index_put_ is convert_text.cc's in-place rewrite into index_put.
+    AtenOpMapping{"aten.upsample_bilinear2d.vec", "upsample_bilinear2d"},
+    AtenOpMapping{"aten.div.Scalar_mode", "div"},
+    AtenOpMapping{"aten.empty.memory_format", "empty", kLikeDropped},
     AtenOpMapping{"aten.index_put.default", "index_put"},
-    // The training IR's form of the same: an empty_like buffer (any values: zeros) written in
-    // place by index_put_, which kiln's interpreter runs in place and compile functionalizes.
-    AtenOpMapping{"aten.empty_like.default", "zeros_like", kLikeDropped},
-    AtenOpMapping{"aten.index_put_.default", "index_put_"},
 };
 
 }  // namespace

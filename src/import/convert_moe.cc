@@ -9,7 +9,6 @@ namespace kiln::pt2 {
 namespace {
 
 constexpr std::string_view kGroupedMm = "transformers.grouped_mm_fallback.default";
-constexpr std::string_view kFloorDivide = "aten.floor_divide.default";
 
 std::string_view strip_prefix(std::string_view target) {
   constexpr std::string_view kPrefix = "torch.ops.";
@@ -31,40 +30,14 @@ Expected<Value*> tensor_input(const Node& n, std::string_view name, const std::m
   return make_error("argument '", name, "' is missing");
 }
 
-// floor_divide(self, other): div with rounding_mode "floor" (an int or float `other` inline).
-Status convert_floor_divide(Graph& g, const Node& n, std::map<std::string, Value*>& values, const SourceLoc& loc) {
-  KILN_ASSIGN_OR_RETURN(Value * self, tensor_input(n, "self", values));
-  Operand other;
-  for (const NamedArgument& in : n.inputs) {
-    if (in.name != "other") continue;
-    if (in.arg.kind == Argument::Kind::Int && !in.arg.symbolic) {
-      other = Scalar(in.arg.ints[0]);
-    } else if (in.arg.kind == Argument::Kind::Float && !in.arg.floats.empty()) {
-      other = Scalar(in.arg.floats[0]);
-    } else {
-      KILN_ASSIGN_OR_RETURN(Value * v, tensor_input(n, "other", values));
-      other = v;
-    }
-  }
-  if (!other.is_value() && other.literal.is_none()) return make_error("argument 'other' is missing");
-  if (n.outputs.size() != 1 || n.outputs[0].kind != Argument::Kind::Tensor || !n.outputs[0].names[0])
-    return make_error("it does not have one tensor result");
-  GraphBuilder b(g);
-  Value* result = b.apply1(OpKind::Div, {self, other}, {{"rounding_mode", AttrValue(std::string("floor"))}});
-  result->producer()->set_loc(loc);
-  values[*n.outputs[0].names[0]] = result;
-  return Status::ok();
-}
-
 }  // namespace
 
 bool has_moe_converter(std::string_view target) {
   target = strip_prefix(target);
-  return target == kGroupedMm || target == kFloorDivide;
+  return target == kGroupedMm;
 }
 
 Status convert_moe_node(Graph& g, const Node& n, std::map<std::string, Value*>& values, const SourceLoc& loc) {
-  if (strip_prefix(n.target) == kFloorDivide) return convert_floor_divide(g, n, values, loc);
   KILN_ASSIGN_OR_RETURN(Value * input, tensor_input(n, "input", values));
   KILN_ASSIGN_OR_RETURN(Value * weight, tensor_input(n, "weight", values));
   KILN_ASSIGN_OR_RETURN(Value * offs, tensor_input(n, "offs", values));

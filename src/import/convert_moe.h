@@ -1,7 +1,7 @@
 // Mixture-of-experts nodes that are not one row of the op table (aten_op_table.h): the
 // transformers library's own `transformers.grouped_mm_fallback` custom op (its eager
-// fallback of grouped_mm, which routed MoE layers call with the tokens sorted by expert), and
-// the dispatch's `floor_divide` (div with rounding_mode "floor"), written as kiln ops.
+// fallback of grouped_mm, which routed MoE layers call with the tokens sorted by expert),
+// written as kiln ops (the dispatch's floor_divide and empty_like are convert_misc.h's).
 // pt2_to_graph.cc calls it through one hook, beside the vision converters.
 #pragma once
 
@@ -18,7 +18,6 @@ namespace kiln::pt2 {
 bool has_moe_converter(std::string_view target);
 
 // Appends the kiln nodes of node `n` to `g` and binds its result in `values`.
-// floor_divide(self, other) is div(self, other, rounding_mode="floor").
 // grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N]: row t is
 // input[t] @ weight[e] for the e with offs[e-1] <= t < offs[e] (offs[-1] = 0), and 0 for the
 // rows at or past offs[E-1], as transformers' loop over the groups leaves them. As kiln ops:

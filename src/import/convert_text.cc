@@ -325,12 +325,12 @@ std::optional<std::string> alias_read_later(const State& st, const std::string& 
   return std::nullopt;
 }
 
-// An in-place node (add_/sub_/mul_/div_, masked_fill_, fill_, copy_) as functional nodes:
-// on a fresh value (made by an op that is not a view) whose views are not read later, its
-// out-of-place op, later uses of the written value reading the result; on a slice or select of a fresh value also a
-// slice_scatter/select_scatter writing the result into the base, later uses of the base
-// reading that, provided no other view of the base is read later. Graph inputs and other
-// views are errors.
+// An in-place node (add_/sub_/mul_/div_, masked_fill_, fill_, copy_, index_put_) as functional
+// nodes: on a fresh value (made by an op that is not a view) whose views are not read later,
+// its out-of-place op, later uses of the written value reading the result; on a slice or select
+// of a fresh value, or a chain of them, also a slice_scatter/select_scatter per level writing the
+// result back into the base, later uses of the base reading that, provided no other view of the
+// base is read later. Graph inputs and other views are errors.
 Status functionalize_inplace(const Program& p, Node n, const std::string& t, Program& prog, State& st) {
   KILN_ASSIGN_OR_RETURN(std::string self, tensor_name(find_input(n, "self"), "argument 'self'"));
   KILN_ASSIGN_OR_RETURN(std::string result, tensor_name(n.outputs.empty() ? nullptr : &n.outputs[0], "its output"));
@@ -345,33 +345,46 @@ Status functionalize_inplace(const Program& p, Node n, const std::string& t, Pro
     st.renames[self] = result;
     return Status::ok();
   }
-  auto slice = st.slices.find(self);
+  // The chain of slices and selects from the base to `self`, innermost first (swin_t's
+  // img_mask[:, h, w, :] = cnt writes through a slice of a slice).
   std::string base = st.roots.at(self);
-  Expected<std::string> viewed = slice == st.slices.end() ? Expected<std::string>(make_error("not a slice"))
-                                                          : tensor_name(find_input(slice->second, "self"), "self");
-  if (!viewed || *viewed != base || st.roots.count(base) || !st.producers.count(base) ||
-      renamed(base, st.renames) != base)
+  std::vector<const Node*> chain;
+  bool from_base = false;
+  for (std::string cur = self; !from_base;) {
+    auto slice = st.slices.find(cur);
+    if (slice == st.slices.end()) break;
+    Expected<std::string> viewed = tensor_name(find_input(slice->second, "self"), "self");
+    if (!viewed) break;
+    chain.push_back(&slice->second);
+    from_base = *viewed == base;
+    cur = *viewed;
+  }
+  if (!from_base || st.roots.count(base) || !st.producers.count(base) || renamed(base, st.renames) != base)
     return make_error("it writes in place to '", self, "', a view made by ", producer->second,
-                      ", which kiln does not import (only a slice or select of a fresh value)");
+                      ", which kiln does not import (only slices and selects of a fresh value)");
   if (std::optional<std::string> other = alias_read_later(st, base, self))
     return make_error("it writes in place to '", self, "', a view of '", base, "', and '", *other,
                       "', another view of it, is read later; kiln does not import that");
   KILN_TRY(out_of_place(p, n, t, self, result, prog.nodes, st));
   std::string written = renamed(result, st.renames);
-  const Node view = slice->second;
-  bool is_slice = short_target(view.target) == "aten.slice.Tensor";
-  std::string scatter = result + "_into_" + base;
-  Node s = derived_node(n, is_slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default",
-                        scatter);
-  s.inputs = {{"self", tensor_arg(base)}, {"src", tensor_arg(written)}};
-  for (const NamedArgument& in : view.inputs)
-    if (in.name != "self") s.inputs.push_back(in);
-  KILN_ASSIGN_OR_RETURN(const TensorMeta* base_meta, meta_of(prog, base));
-  prog.tensor_values[scatter] = *base_meta;
-  prog.nodes.push_back(std::move(s));
-  st.producers[scatter] = "aten.slice_scatter.default";
-  st.renames[base] = scatter;
-  st.renames[self] = written;
+  // Each level's new value is the one below scattered into the view it was taken from.
+  for (const Node* view : chain) {
+    const std::string parent = *tensor_name(find_input(*view, "self"), "self");
+    const bool is_slice = short_target(view->target) == "aten.slice.Tensor";
+    const std::string scatter = result + "_into_" + parent;
+    Node s = derived_node(
+        n, is_slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default", scatter);
+    s.inputs = {{"self", tensor_arg(parent)}, {"src", tensor_arg(written)}};
+    for (const NamedArgument& in : view->inputs)
+      if (in.name != "self") s.inputs.push_back(in);
+    KILN_ASSIGN_OR_RETURN(const TensorMeta* parent_meta, meta_of(prog, parent));
+    prog.tensor_values[scatter] = *parent_meta;
+    prog.nodes.push_back(std::move(s));
+    st.producers[scatter] = "aten.slice_scatter.default";
+    written = scatter;
+  }
+  st.renames[base] = written;
+  st.renames[self] = renamed(result, st.renames);
   st.roots[result] = base;
   return Status::ok();
 }
@@ -397,8 +410,8 @@ Status view_of_relaid_value(Node& n, const State& st) {
 }
 
 bool is_inplace(const std::string& t) {
-  for (const char* op :
-       {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_.", "aten.masked_fill_.", "aten.fill_.", "aten.copy_."})
+  for (const char* op : {"aten.add_.", "aten.sub_.", "aten.mul_.", "aten.div_.", "aten.masked_fill_.", "aten.fill_.",
+                         "aten.copy_.", "aten.index_put_."})
     if (t.rfind(op, 0) == 0) return true;
   return false;
 }

@@ -6,6 +6,7 @@
 
 #include "import/aten_op_table.h"
 #include "import/convert_dynamic.h"
+#include "import/convert_misc.h"
 #include "import/convert_moe.h"
 #include "import/convert_text.h"
 #include "import/convert_vision.h"
@@ -367,7 +368,9 @@ std::string user_source_line(const std::string& stack_trace) {
 Expected<ImportedProgram> program_to_graph(const Program& original, const std::map<std::string, LoadedWeight>& weights,
                                            const std::string& graph_name) {
   // Networks: transformers: nodes that need more than a row become nodes that have one.
-  KILN_ASSIGN_OR_RETURN(Program program, convert_text_nodes(original));
+  // Misc ops: rewrites into rows, before the in-place rewrites see the results.
+  KILN_ASSIGN_OR_RETURN(Program misc, convert_misc_nodes(original));
+  KILN_ASSIGN_OR_RETURN(Program program, convert_text_nodes(misc));
   KILN_TRY(check_ops_supported(program));
   ImportedProgram out;
   out.graph = std::make_unique<Graph>(graph_name);

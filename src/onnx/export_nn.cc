@@ -5,7 +5,8 @@
 // ATen's divisors (weights, ignore_index, label smoothing), max_pool2d propagates NaN and
 // pads with -inf before pooling (so ceil_mode is PyTorch's, whose last window must start
 // inside the input), avg_pool2d divides window sums by ATen's divisors, adaptive_avg_pool2d
-// is two averaging matmuls, and attention gives fully masked rows zero weights.
+// is two averaging matmuls, upsample_bilinear2d is Resize (linear, half_pixel or
+// align_corners), and attention gives fully masked rows zero weights.
 #include <cmath>
 #include <limits>
 
@@ -417,6 +418,39 @@ Expected<Names> adaptive_avg_pool2d(ExportContext& cx) {
   return Names{b.cast(y, c, out)};
 }
 
+// upsample_bilinear2d: Resize in linear mode. PyTorch's source index (o + 0.5) * in / out - 0.5,
+// clamped at 0, is ONNX's half_pixel (not pytorch_half_pixel, which maps a size-1 output to 0);
+// align_corners is ONNX's align_corners, which reads the sizes alone (as PyTorch's). Without
+// align_corners, a node given scales and no output_size passes its scales (PyTorch's source
+// index then uses 1 / scale, as ONNX's); otherwise the sizes.
+Expected<Names> upsample_bilinear2d(ExportContext& cx) {
+  OnnxBuilder& b = cx.b;
+  const DType out = cx.result_type().dtype, c = compute_dtype(out);
+  const Shape& res = cx.result_type().shape;
+  const bool corners = cx.call.attr_bool("align_corners");
+  const std::optional<double> sh = cx.call.attr_opt_float("scales_h"), sw = cx.call.attr_opt_float("scales_w");
+  const bool scaled = !corners && ((sh && *sh > 0) || (sw && *sw > 0));
+  const bool by_scales = scaled && !cx.call.attr_opt_ints("output_size") && sh && sw;
+  const std::vector<OnnxAttr> attrs = {
+      {"mode", std::string("linear")},
+      {"coordinate_transformation_mode", std::string(corners ? "align_corners" : "half_pixel")}};
+  std::string y;
+  if (by_scales) {
+    const std::string scales = b.constant(Tensor::from_doubles({1.0, 1.0, *sh, *sw}, {4}, DType::F32));
+    y = b.op("Resize", {cx.operand_as(0, c), "", scales}, attrs);
+  } else {
+    if (scaled)
+      return make_error(
+          "upsample_bilinear2d with both output_size and scales has no ONNX mapping (Resize takes sizes or scales, "
+          "and PyTorch's source index then uses the scales)");
+    const std::string batch_channels = b.op("Shape", {cx.inputs[0]}, {{"start", int64_t{0}}, {"end", int64_t{2}}});
+    const std::string sizes =
+        b.op("Concat", {batch_channels, b.ints({res[2].value(), res[3].value()})}, {{"axis", int64_t{0}}});
+    y = b.op("Resize", {cx.operand_as(0, c), "", "", sizes}, attrs);
+  }
+  return Names{b.cast(y, c, out)};
+}
+
 // ---- dropout and attention ----
 
 // dropout: the identity when not training (train=false, or an inference export) or p = 0,
@@ -488,6 +522,7 @@ std::vector<OpExporterEntry> nn_exporters() {
       {OpKind::MaxPool2d, max_pool2d},
       {OpKind::AvgPool2d, avg_pool2d},
       {OpKind::AdaptiveAvgPool2d, adaptive_avg_pool2d},
+      {OpKind::UpsampleBilinear2d, upsample_bilinear2d},
       {OpKind::Dropout, dropout},
       {OpKind::ScaledDotProductAttention, attention},
   };

@@ -9,6 +9,7 @@
 #include "ops/kernels.h"
 #include "ops/rng_state.h"
 #include "ops/type_rules_util.h"
+#include "ops/upsample_geometry.h"
 
 namespace kiln {
 
@@ -174,6 +175,37 @@ Expected<std::vector<Tensor>> kernel_adaptive_avg_pool2d(const KernelCall& call)
       for (int64_t x = w0; x < w1; ++x) sum += ei.get(off4(in, n, c, h, x));
     eo.set(off4(out, n, c, oh, ow), sum / static_cast<double>((h1 - h0) * (w1 - w0)));
   }));
+}
+
+// Each output blends the four inputs at the taps of its row and column (ops/upsample_geometry.h,
+// PyTorch's indices and weights), in double, rounded once.
+Expected<std::vector<Tensor>> kernel_upsample_bilinear2d(const KernelCall& call) {
+  const Tensor& in = call.operands[0].tensor;
+  Tensor out = new_result(call);
+  const bool f64 = call.result_types[0].dtype == DType::F64, corners = call.attr_bool("align_corners");
+  const upsample::Taps th =
+      upsample::taps(in.sizes()[2], out.sizes()[2], corners, call.attr_opt_float("scales_h"), f64);
+  const upsample::Taps tw =
+      upsample::taps(in.sizes()[3], out.sizes()[3], corners, call.attr_opt_float("scales_w"), f64);
+  const ElementAccess ei(in), eo(out);
+  const auto& s = out.sizes();
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t oh = 0; oh < s[2]; ++oh) {
+        const auto oh_index = static_cast<size_t>(oh);
+        const int64_t h[2] = {th.i0[oh_index], th.i1[oh_index]};
+        const double lh[2] = {1 - th.lambda1[oh_index], th.lambda1[oh_index]};
+        for (int64_t ow = 0; ow < s[3]; ++ow) {
+          const auto ow_index = static_cast<size_t>(ow);
+          const int64_t w[2] = {tw.i0[ow_index], tw.i1[ow_index]};
+          const double lw[2] = {1 - tw.lambda1[ow_index], tw.lambda1[ow_index]};
+          double v = 0;
+          for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) v += lh[i] * lw[j] * ei.get(off4(in, n, c, h[i], w[j]));
+          eo.set(off4(out, n, c, oh, ow), v);
+        }
+      }
+  return single(out);
 }
 
 Expected<std::vector<Tensor>> kernel_dropout(const KernelCall& call) {

@@ -4,6 +4,7 @@
 
 #include "ops/type_rules.h"
 #include "ops/type_rules_util.h"
+#include "ops/upsample_geometry.h"
 
 namespace kiln {
 
@@ -212,6 +213,38 @@ Expected<std::vector<Shape>> shape_rule_adaptive_pool2d(const TypeCall& call) {
   out[in.rank() - 2] = size[0];
   out[in.rank() - 1] = size[1];
   return one(out);
+}
+
+// As ATen's upsample_2d_common_check: a 4-D input whose channels and spatial dims are not
+// empty (the batch may be), the size output_size or the scaled input's, both positive.
+Expected<std::vector<Shape>> shape_rule_upsample_bilinear2d(const TypeCall& call) {
+  const std::string_view op = "upsample_bilinear2d";
+  const Shape& in = operand_type(call, 0).shape;
+  if (in.rank() != 4) return make_error(op, ": expected a 4-D input [N, C, H, W], got shape ", in.to_string());
+  int64_t hw[2];
+  for (int i = 0; i < 2; ++i) {
+    KILN_ASSIGN_OR_RETURN(hw[i], static_dim(op, in[2 + i], "a spatial dim"));
+  }
+  if (in[1].is_static() && in[1].value() == 0)
+    return make_error(op, ": non-empty 4D data tensor expected but got a tensor with sizes ", in.to_string());
+  const std::optional<std::vector<int64_t>> size = call.attr_opt_ints("output_size");
+  const std::optional<double> scales[2] = {call.attr_opt_float("scales_h"), call.attr_opt_float("scales_w")};
+  int64_t out[2];
+  if (size) {
+    if (size->size() != 2) return make_error(op, ": output_size must have 2 values, got output_size=", int_list(*size));
+    out[0] = (*size)[0];
+    out[1] = (*size)[1];
+  } else {
+    if (!scales[0] || !scales[1]) return make_error(op, ": give output_size, or both scales_h and scales_w");
+    for (int i = 0; i < 2; ++i) out[i] = upsample::scaled_size(hw[i], *scales[i]);
+  }
+  if (hw[0] <= 0 || hw[1] <= 0 || out[0] <= 0 || out[1] <= 0)
+    return make_error(op, ": input and output sizes should be greater than 0, but got input (H: ", hw[0],
+                      ", W: ", hw[1], ") output (H: ", out[0], ", W: ", out[1], ")");
+  Shape result = in;
+  result[2] = out[0];
+  result[3] = out[1];
+  return one(result);
 }
 
 Expected<std::vector<Shape>> shape_rule_sdpa(const TypeCall& call) {

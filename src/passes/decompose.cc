@@ -16,7 +16,7 @@ const std::vector<RewriteRule>& all_rules() {
   static const std::vector<RewriteRule> rules = [] {
     std::vector<RewriteRule> out;
     for (auto family : {decomp::activation_rules, decomp::reduction_rules, decomp::norm_rules, decomp::loss_rules,
-                        decomp::linear_rules, decomp::conv_rules, decomp::sort_rules}) {
+                        decomp::linear_rules, decomp::conv_rules, decomp::sort_rules, decomp::upsample_rules}) {
       std::vector<RewriteRule> f = family();
       out.insert(out.end(), f.begin(), f.end());
     }

@@ -54,5 +54,6 @@ std::vector<RewriteRule> loss_rules();        // nll_loss, cross_entropy, mse_lo
 std::vector<RewriteRule> linear_rules();      // linear, addmm, scaled_dot_product_attention
 std::vector<RewriteRule> conv_rules();        // conv2d
 std::vector<RewriteRule> sort_rules();        // topk, sort, histc
+std::vector<RewriteRule> upsample_rules();    // upsample_bilinear2d
 
 }  // namespace kiln::decomp

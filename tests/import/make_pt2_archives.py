@@ -368,6 +368,64 @@ class MoeDispatch(nn.Module):
         return torch.cat([inverse.float(), token.float(), (flat.float() // 3.0)])
 
 
+class Upsample(nn.Module):
+    """Misc ops: upsample_bilinear2d.vec by size (align_corners false) and by scale factors
+    (align_corners true), and (`default`) the .default overload with output_size beside scales."""
+
+    def __init__(self, default=True):
+        super().__init__()
+        self.default = default
+
+    def forward(self, x):
+        a = F.interpolate(x, size=(7, 5), mode="bilinear", align_corners=False)
+        b = F.interpolate(x, scale_factor=(2.0, 1.5), mode="bilinear", align_corners=True)
+        pieces = [a.flatten(1), b.flatten(1)]
+        if self.default:
+            pieces.append(torch.ops.aten.upsample_bilinear2d.default(x, [5, 6], False, 1.7, 2.3).flatten(1))
+        return torch.cat(pieces, 1)
+
+
+class MiscOps(nn.Module):
+    """Misc ops of the mixture-of-experts models: floor_divide (tensor and scalar), empty_like
+    and empty_permuted filled in place, repeat_interleave with and without a dim, index_put_
+    (with accumulate too) into a fresh tensor."""
+
+    def forward(self, x, idx):
+        q = torch.cat([torch.floor_divide(idx, 3).to(x.dtype).flatten(), torch.floor_divide(x, -0.7).flatten()])
+        e = torch.empty_like(x).fill_(1.5)
+        p = torch.empty_permuted((2, 3, 4), (0, 2, 1), dtype=x.dtype).fill_(-0.5)
+        r = torch.repeat_interleave(x, 2, dim=1)
+        r2 = torch.repeat_interleave(x[0], 3)
+        z = torch.zeros(5, 3)
+        z.index_put_((idx[0],), x[1, :3])
+        z.index_put_((idx[1],), x[0, :3] * 2, accumulate=True)
+        return torch.cat([q.flatten(), e.flatten(), p.flatten(), r.flatten(), r2, z.flatten()])
+
+
+class SliceOfSliceFill(nn.Module):
+    """swin_t's shifted-window mask: `m[h, w] = cnt` writes fill_ through a slice of a slice of
+    a fresh tensor, nine times."""
+
+    def forward(self, x):
+        m = x.new_zeros((6, 6))
+        cnt = 0
+        for h in (slice(0, -3), slice(-3, -1), slice(-1, None)):
+            for w in (slice(0, -3), slice(-3, -1), slice(-1, None)):
+                m[h, w] = cnt
+                cnt += 1
+        return x + m
+
+
+class SliceOfSliceReadLater(nn.Module):
+    """A write through a slice of a slice whose outer slice is read afterwards: refused."""
+
+    def forward(self, x):
+        m = x.new_zeros((4, 4))
+        s = m[1:]
+        s[:, 1:] = 2.0
+        return x + m + s.sum()
+
+
 def save(name, model, inputs, outputs=True, core_aten=False, keep_kiln_ops=False, dynamic_shapes=None, other=None):
     """Exports model on the tuple `inputs` to DATA/name.pt2 (decomposed to core ATen when
     `core_aten`; keeping kiln's ops whole as the zoo's NAME.core.pt2 do when also
@@ -442,6 +500,7 @@ def main():
     save_dynamic()
     save_vision()
     save_moe()
+    save_misc()
     tiny = save("tiny", Tiny(), (torch.randn(3),), outputs=False)
     strip(tiny, os.path.join(CORPUS, "tiny.pt2"))
     os.remove(tiny)
@@ -495,6 +554,19 @@ def save_moe():
     x = torch.randn(6, 4)
     save("moe_dispatch", MoeDispatch(), (x,))
     save("moe_dispatch_core", MoeDispatch(), (x,), core_aten=True, keep_kiln_ops=True)
+def save_misc():
+    """The misc ops' archives alone (`python -c "import make_pt2_archives as m; m.save_misc()"`
+    from tests/import regenerates just these)."""
+    torch.manual_seed(2)
+    x = torch.randn(2, 3, 4, 3)
+    save("upsample", Upsample(), (x,))
+    # As the zoo decomposes (kiln's ops kept whole: upsample_bilinear2d.vec stays one node).
+    save("upsample_core", Upsample(default=False), (x,), core_aten=True, keep_kiln_ops=True)
+    args = (torch.randn(2, 4, 3), torch.tensor([[4, 0, 2], [1, 1, 3]]))
+    save("misc_ops", MiscOps(), args)
+    save("misc_ops_core", MiscOps(), args, core_aten=True, keep_kiln_ops=True)
+    save("slice_of_slice_fill", SliceOfSliceFill(), (torch.randn(6, 6),))
+    save("slice_of_slice_read_later", SliceOfSliceReadLater(), (torch.randn(4, 4),), outputs=False)
 
 
 if __name__ == "__main__":

@@ -401,6 +401,12 @@ edge("max_pool2d_inf_nan", ["inf", "nan", "-inf"], "max_pool2d(%a) {kernel_size=
      [f32([[[INF, INF, -INF, -INF], [1.0, NAN, -INF, -INF]]])], lambda x: F.max_pool2d(x, 2))
 edge("avg_pool2d_padded_inf", ["padding", "inf"], "avg_pool2d(%a) {kernel_size=[3], padding=[1], stride=[2]}",
      [f32([[[INF, 1.0], [0.0, 2.0]]])], lambda x: F.avg_pool2d(x, 3, 2, 1))
+edge("upsample_bilinear2d_edges", ["bound", "size_one", "repeated_index"],
+     "upsample_bilinear2d(%a) {align_corners=false, output_size=[5, 1]}", [randn(1, 2, 3, 4)],
+     lambda x: F.interpolate(x, size=(5, 1), mode="bilinear"))
+edge("upsample_bilinear2d_corners_down", ["bound", "overlap"],
+     "upsample_bilinear2d(%a) {align_corners=true, output_size=none, scales_h=0.5, scales_w=2.5}", [randn(2, 1, 5, 2)],
+     lambda x: F.interpolate(x, scale_factor=(0.5, 2.5), mode="bilinear", align_corners=True))
 edge("adaptive_avg_pool2d_overlap", ["overlap", "size_one"], "adaptive_avg_pool2d(%a) {output_size=[3, 1]}",
      [randn(1, 2, 2)], lambda x: F.adaptive_avg_pool2d(x, (3, 1)))
 edge("dropout_p_one", ["bound", "all_masked"], "dropout(%a) {p=1.0, train=true}", [randn(3, 4)],

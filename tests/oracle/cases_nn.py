@@ -143,6 +143,53 @@ add("adaptive_avg_pool2d", "adaptive_avg_pool2d(%a) {output_size=[3, 2]}", [rand
     lambda x: F.adaptive_avg_pool2d(x, (3, 2)))
 add("adaptive_avg_pool2d_up", "adaptive_avg_pool2d(%a) {output_size=[4]}", [randn(1, 3, 3)],
     lambda x: F.adaptive_avg_pool2d(x, 4))
+
+# upsample_bilinear2d: PyTorch's source index (align_corners or half-pixel clamped at 0), with
+# and without scales, up and down, sizes of 1 either side (DeepLabV3 upsamples a 1x1 pooled
+# branch), a NaN (its weight-0 neighbours see it too, as in PyTorch), a non-contiguous input.
+def bilinear(size=None, scale=None, corners=False):
+    return lambda x: F.interpolate(x, size=size, scale_factor=scale, mode="bilinear", align_corners=corners)
+
+
+UP_NAN = randn(1, 1, 3, 4)
+UP_NAN[0, 0, 1, 2] = float("nan")
+add("upsample_bilinear2d", "upsample_bilinear2d(%a) {align_corners=false, output_size=[13, 3]}", [randn(2, 3, 5, 7)],
+    bilinear((13, 3)))
+add("upsample_bilinear2d_corners", "upsample_bilinear2d(%a) {align_corners=true, output_size=[13, 3]}",
+    [randn(2, 3, 5, 7)], bilinear((13, 3), corners=True))
+add("upsample_bilinear2d_scales", "upsample_bilinear2d(%a) {align_corners=false, output_size=none, scales_h=2.5, scales_w=1.5}",
+    [randn(2, 2, 4, 6)], bilinear(scale=(2.5, 1.5)))
+add("upsample_bilinear2d_scales_corners", "upsample_bilinear2d(%a) {align_corners=true, output_size=none, scales_h=0.5, scales_w=3.0}",
+    [randn(1, 2, 6, 3)], bilinear(scale=(0.5, 3.0), corners=True))
+# output_size beside scales (ATen's .default overload): the size from output_size, the source
+# index from 1 / scale.
+add("upsample_bilinear2d_size_and_scales",
+    "upsample_bilinear2d(%a) {align_corners=false, output_size=[6, 7], scales_h=1.7, scales_w=2.3}",
+    [randn(1, 2, 4, 3)], lambda x: torch.ops.aten.upsample_bilinear2d.default(x, [6, 7], False, 1.7, 2.3),
+    onnx_skip="ONNX's Resize takes sizes or scales, not both (docs/IMPORT.md)")
+add("upsample_bilinear2d_down", "upsample_bilinear2d(%a) {align_corners=false, output_size=[4, 3]}",
+    [randn(1, 2, 9, 8)], bilinear((4, 3)))
+add("upsample_bilinear2d_from_one", "upsample_bilinear2d(%a) {align_corners=false, output_size=[4, 4]}",
+    [randn(2, 3, 1, 1)], bilinear((4, 4)))
+add("upsample_bilinear2d_to_one", "upsample_bilinear2d(%a) {align_corners=false, output_size=[1, 1]}",
+    [randn(1, 2, 4, 5)], bilinear((1, 1)))
+add("upsample_bilinear2d_to_one_corners", "upsample_bilinear2d(%a) {align_corners=true, output_size=[1, 2]}",
+    [randn(1, 2, 4, 5)], bilinear((1, 2), corners=True))
+add("upsample_bilinear2d_nan", "upsample_bilinear2d(%a) {align_corners=false, output_size=[5, 9]}", [UP_NAN],
+    bilinear((5, 9)),
+    onnx_reference_skip="ONNX's reference Resize leaves out neighbours of weight 0, so a NaN beside an output does not "
+                        "reach it; PyTorch, kiln and ONNX Runtime blend it in (NaN)")
+add("upsample_bilinear2d_noncontig", "upsample_bilinear2d(%t) {align_corners=false, output_size=[7, 5]}",
+    [randn(3, 2, 4, 4)], lambda x: F.interpolate(x.transpose(0, 1), size=(7, 5), mode="bilinear"), pre=TRANSPOSE_A)
+add("upsample_bilinear2d_f64", "upsample_bilinear2d(%a) {align_corners=false, output_size=[11, 6]}",
+    [randn(2, 2, 5, 4, dtype=torch.float64)], bilinear((11, 6)), rtol=1e-12, atol=1e-12,
+    onnx_skip="ONNX Runtime has no float64 Resize kernel (the export is ONNX's Resize in f64)")
+# The half types: f32 weights and one rounding, as PyTorch's; the blend's own rounding (f32 there,
+# double in the interpreter) may move a result by a unit.
+add("upsample_bilinear2d_f16", "upsample_bilinear2d(%a) {align_corners=false, output_size=[11, 6]}",
+    [randn(2, 2, 5, 4, dtype=torch.float16)], bilinear((11, 6)), rtol=2e-3, atol=2e-3)
+add("upsample_bilinear2d_bf16", "upsample_bilinear2d(%a) {align_corners=true, output_size=[11, 6]}",
+    [randn(2, 2, 5, 4, dtype=torch.bfloat16)], bilinear((11, 6), corners=True), **LOW)
 add("dropout_eval", "dropout(%a) {p=0.5, train=false}", [randn(3, 4)], lambda x: F.dropout(x, 0.5, training=False))
 add("dropout_p0", "dropout(%a) {p=0.0, train=true}", [randn(3, 4)], lambda x: F.dropout(x, 0.0, training=True))
 
@@ -251,6 +298,22 @@ add_error("adaptive_avg_pool2d_negative_size", "adaptive_avg_pool2d(%a) {output_
 add_error("adaptive_avg_pool2d_empty_input", "adaptive_avg_pool2d(%a) {output_size=[2]}", [randn(1, 0, 3)],
           "f32[1,2,2]", "adaptive_avg_pool2d: expected input to have non-zero size for non-batch dimensions, but input "
           "has sizes [1,0,3]")
+add_error("upsample_bilinear2d_rank", "upsample_bilinear2d(%a) {align_corners=false, output_size=[4, 4]}",
+          [randn(2, 3, 4)], "f32[2,3,4]",
+          "upsample_bilinear2d: expected a 4-D input [N, C, H, W], got shape [2,3,4]")
+add_error("upsample_bilinear2d_size_count", "upsample_bilinear2d(%a) {align_corners=false, output_size=[4]}",
+          [randn(1, 1, 2, 2)], "f32[1,1,4,4]", "upsample_bilinear2d: output_size must have 2 values, got output_size=[4]")
+add_error("upsample_bilinear2d_no_size", "upsample_bilinear2d(%a) {align_corners=false, output_size=none, scales_h=2.0}",
+          [randn(1, 1, 2, 2)], "f32[1,1,4,4]", "upsample_bilinear2d: give output_size, or both scales_h and scales_w")
+add_error("upsample_bilinear2d_zero_size", "upsample_bilinear2d(%a) {align_corners=false, output_size=[0, 3]}",
+          [randn(1, 1, 2, 2)], "f32[1,1,0,3]",
+          "upsample_bilinear2d: input and output sizes should be greater than 0, but got input (H: 2, W: 2) "
+          "output (H: 0, W: 3)")
+add_error("upsample_bilinear2d_empty_input", "upsample_bilinear2d(%a) {align_corners=false, output_size=[2, 3]}",
+          [randn(1, 0, 2, 2)], "f32[1,0,2,3]",
+          "upsample_bilinear2d: non-empty 4D data tensor expected but got a tensor with sizes [1,0,2,2]")
+add_error("upsample_bilinear2d_int", "upsample_bilinear2d(%a) {align_corners=false, output_size=[2, 3]}",
+          [randint(0, 5, 1, 1, 2, 2)], "i64[1,1,2,3]", "upsample_bilinear2d: not implemented for 'i64' (operand 0 must be floating)")
 add_error("dropout_p_range", "dropout(%a) {p=1.5, train=true}", [randn(3)], "f32[3]",
           "dropout: dropout probability has to be between 0 and 1, but got 1.5")
 

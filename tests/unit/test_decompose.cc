@@ -355,6 +355,26 @@ TEST(Decompose, OrderingAndHistogram) {
   check_case(OpKind::Histc, {"empty", node_graph("%x: f32[0,3]", "histc(%x) {bins=3}", "f32[3]")});
 }
 
+TEST(Decompose, Upsample) {
+  struct Up {
+    std::string variant, x, attrs, type;
+  };
+  const std::vector<Up> ups = {
+      {"half pixel up", "[2,3,4,5]", "{align_corners=false, output_size=[9, 7]}", "[2,3,9,7]"},
+      {"half pixel down", "[1,2,9,8]", "{align_corners=false, output_size=[4, 3]}", "[1,2,4,3]"},
+      {"corners", "[2,2,5,3]", "{align_corners=true, output_size=[7, 1]}", "[2,2,7,1]"},
+      {"scales", "[1,2,4,6]", "{align_corners=false, output_size=none, scales_h=2.5, scales_w=0.5}", "[1,2,10,3]"},
+      {"size and scales", "[1,1,4,3]", "{align_corners=false, output_size=[6, 7], scales_h=1.7, scales_w=2.3}",
+       "[1,1,6,7]"},
+      {"from one", "[2,1,1,1]", "{align_corners=false, output_size=[3, 4]}", "[2,1,3,4]"},
+  };
+  for (std::string dt : {"f64", "f32"})
+    for (const Up& u : ups)
+      check_case(
+          OpKind::UpsampleBilinear2d,
+          {dt + " " + u.variant, node_graph("%x: " + dt + u.x, "upsample_bilinear2d(%x) " + u.attrs, dt + u.type)});
+}
+
 // Nodes the kernel rejects, and variants a decomposition cannot express, stay whole.
 TEST(Decompose, DeclinedVariantsStayWhole) {
   const std::vector<std::pair<OpKind, std::string>> declined = {
@@ -397,15 +417,32 @@ TEST(Decompose, DeclinedVariantsStayWhole) {
 // Every op with a decomposition has cases above; after the default decompose none is left,
 // and the result verifies.
 TEST(Decompose, DefaultOptionsLeaveNoDecomposableOp) {
-  const std::set<OpKind> covered = {OpKind::Gelu,    OpKind::Silu,         OpKind::Softplus,
-                                    OpKind::Elu,     OpKind::LeakyRelu,    OpKind::Hardtanh,
-                                    OpKind::Softmax, OpKind::LogSoftmax,   OpKind::Logsumexp,
-                                    OpKind::Var,     OpKind::Std,          OpKind::LayerNorm,
-                                    OpKind::RmsNorm, OpKind::GroupNorm,    OpKind::BatchNorm,
-                                    OpKind::NllLoss, OpKind::CrossEntropy, OpKind::MseLoss,
-                                    OpKind::Linear,  OpKind::Addmm,        OpKind::ScaledDotProductAttention,
-                                    OpKind::Conv2d,  OpKind::Topk,         OpKind::Sort,
-                                    OpKind::Histc};
+  const std::set<OpKind> covered = {OpKind::Gelu,
+                                    OpKind::Silu,
+                                    OpKind::Softplus,
+                                    OpKind::Elu,
+                                    OpKind::LeakyRelu,
+                                    OpKind::Hardtanh,
+                                    OpKind::Softmax,
+                                    OpKind::LogSoftmax,
+                                    OpKind::Logsumexp,
+                                    OpKind::Var,
+                                    OpKind::Std,
+                                    OpKind::LayerNorm,
+                                    OpKind::RmsNorm,
+                                    OpKind::GroupNorm,
+                                    OpKind::BatchNorm,
+                                    OpKind::NllLoss,
+                                    OpKind::CrossEntropy,
+                                    OpKind::MseLoss,
+                                    OpKind::Linear,
+                                    OpKind::Addmm,
+                                    OpKind::ScaledDotProductAttention,
+                                    OpKind::Conv2d,
+                                    OpKind::Topk,
+                                    OpKind::Sort,
+                                    OpKind::Histc,
+                                    OpKind::UpsampleBilinear2d};
   const std::vector<OpKind> ops = decomposable_ops();
   EXPECT_EQ(std::set<OpKind>(ops.begin(), ops.end()), covered);
   for (OpKind op : ops) EXPECT_TRUE(has_decomposition(op));
