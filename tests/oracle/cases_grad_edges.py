@@ -315,10 +315,13 @@ edge("layer_norm_constant_row", ["constant_row", "zero_variance"], "layer_norm(%
      [CONSTANT_X, randn(4), randn(4)], lambda x, w, b: F.layer_norm(x, [4], w, b))
 edge("rms_norm_zero_row", ["zero", "constant_row"], "rms_norm(%a, %b) {normalized_shape=[4]}", [CONSTANT_X, randn(4)],
      lambda x, w: F.rms_norm(x, [4], w))
+# As group_norm's below: PyTorch's float32 mean of the constant channel is off by an ulp, which
+# the rsqrt(eps) of zero variance scales (by the weight: 3.3 with this draw) to 4e-5 in an output
+# that is exactly the bias (kiln's is: -1.1886794567108154 against PyTorch's -1.188720703125).
 edge("batch_norm_constant_channel", ["constant_row", "zero_variance"],
      "batch_norm(%a, %b, %c, none, none) {training=true}",
      [f32([[[1.0, 1.0, 1.0], [0.0, 1.0, 2.0]], [[1.0, 1.0, 1.0], [3.0, 1.0, 2.0]]]), randn(2), randn(2)],
-     lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True))
+     lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), atol=1e-4)
 edge("batch_norm_eval_zero_variance", ["zero_variance"], "batch_norm(%a, %b, %c, %d, %e) {eps=0.01}",
      [randn(3, 2), randn(2), randn(2), randn(2), torch.zeros(2)],
      lambda x, w, b, m, v: F.batch_norm(x, m.detach(), v.detach(), w, b, eps=0.01))
