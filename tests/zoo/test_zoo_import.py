@@ -82,10 +82,9 @@ TEXT_EXPECTED = [
 EXPECTED += [name + ".core" for name in EXPECTED]
 EXPECTED += TEXT_EXPECTED + [name + ".core" for name in TEXT_EXPECTED]
 # Mixture-of-experts entries (topk, sort, histc, transformers' grouped_mm_fallback, the
-# dispatch's empty_like/empty_permuted, index_put_ and floor_divide): both forms, but
-# mixtral_batched_mm's training IR form, which still lacks repeat_interleave.
-MOE = ["mixtral", "mixtral_train", "qwen2_moe", "qwen2_moe_train"]
-EXPECTED += MOE + [name + ".core" for name in MOE] + ["mixtral_batched_mm.core", "mixtral_batched_mm_train.core"]
+# dispatch's empty_like/empty_permuted, index_put_ and floor_divide, repeat_interleave): both forms.
+MOE = ["mixtral", "mixtral_train", "qwen2_moe", "qwen2_moe_train", "mixtral_batched_mm", "mixtral_batched_mm_train"]
+EXPECTED += MOE + [name + ".core" for name in MOE]
 
 
 def first_line(text: str) -> str:
