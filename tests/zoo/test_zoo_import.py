@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -114,10 +115,14 @@ def rel_error(got: np.ndarray, want: np.ndarray) -> float:
 
 
 class Row:
-    def __init__(self, name: str):
+    def __init__(self, name: str, grads: bool = False):
         self.name = name
         self.imported = False
+        # With PyTorch's gradients (NAME.grads.npz, the training forms): the largest relative
+        # error of kiln's parameter gradients too, interpreted and compiled.
         self.errors: dict[str, float | None] = {"interp": None, "cpu": None}
+        if grads:
+            self.errors.update({"grad interp": None, "grad cpu": None})
         self.message = ""
         self.seconds = 0.0
 
@@ -125,8 +130,64 @@ class Row:
         return self.imported and not self.message and all(e is not None and e <= TOLERANCE for e in self.errors.values())
 
 
+def check_grads(row: Row, kiln: str, out: pathlib.Path, argv: list[str], grads_file: pathlib.Path) -> None:
+    """The training form's train step: `kiln grad model.kir --emit=joint` (the loss's joint
+    forward+backward graph: the primals, a generator state and the loss's tangent in; the loss
+    and each parameter's gradient out, in the graph's parameter order), run with the forward's
+    inputs, a tangent of 1 and a zero generator state (the zoo's training forms draw no dropout),
+    in the interpreter and compiled for the CPU; each gradient against PyTorch's by name. A name
+    PyTorch lists that is no parameter of the graph is a tied weight (one tensor, one gradient)."""
+    joint = subprocess.run([kiln, "grad", "model.kir", "--emit=joint"], cwd=out, capture_output=True, text=True)
+    if joint.returncode != 0:
+        row.message = row.message or f"grad: {first_line(joint.stderr + joint.stdout)}"
+        return
+    (out / "joint.kir").write_text(joint.stdout)
+    header = (out / "model.kir").read_text().split("\n", 1)[0]
+    params = [name for name, role in re.findall(r"%([A-Za-z0-9_.]+): (param |buffer |)\w+\[", header)
+              if role.strip() == "param"]
+    joint_header = joint.stdout.split("\n", 1)[0]
+    np.save(out / "tangent0.npy", np.array(1.0, dtype=np.float32))
+    extra = ["tangent0.npy"]
+    if "%rng_state: rng_state" in joint_header:
+        np.save(out / "rng_state.npy", np.zeros(2, dtype=np.int64))
+        extra = ["rng_state.npy"] + extra
+    listed = argv[argv.index("--inputs") + 1]
+    run = [kiln, "run", "joint.kir", "--inputs", ",".join([listed] + extra)]
+    with np.load(grads_file) as want:
+        for mode, device in (("grad interp", []), ("grad cpu", ["--device=cpu"])):
+            where = mode.replace(" ", "_")
+            result = subprocess.run(run + device + ["--outputs", where], cwd=out, capture_output=True, text=True)
+            if result.returncode != 0:
+                row.message = row.message or f"{mode}: {first_line(result.stderr + result.stdout)}"
+                continue
+            missing = [name for name in params if name not in want.files]
+            if missing:
+                row.message = row.message or f"{mode}: PyTorch gives no gradient of parameter {missing[0]}"
+                continue
+            # Each gradient's error relative to its own scale, but at least 1e-4 of the largest
+            # gradient's: a gradient that is 0 in exact arithmetic (attention's key bias, which
+            # shifts a softmax row by a constant) is rounding noise of 1e-12 in both.
+            floor = 1e-4 * max(float(np.max(np.abs(want[name]))) if want[name].size else 0.0 for name in params)
+            worst = 0.0
+            try:
+                for i, name in enumerate(params):
+                    got, ref = np.load(out / where / f"out{i + 1}.npy"), want[name]
+                    if got.shape != ref.shape:
+                        raise ValueError(f"{name}: gradient shape {list(got.shape)}, PyTorch's {list(ref.shape)}")
+                    if not np.all(np.isfinite(got)):
+                        raise ValueError(f"{name}: a gradient that is not finite")
+                    scale = max(float(np.max(np.abs(ref))) if ref.size else 0.0, floor)
+                    diff = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
+                    worst = max(worst, diff / scale if scale > 0 else diff)
+            except (OSError, ValueError) as e:
+                row.message = row.message or f"{mode}: {e}"
+                continue
+            row.errors[mode] = worst
+
+
 def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, work: pathlib.Path) -> Row:
-    row = Row(archive.name[: -len(".pt2")])
+    grads_file = zoo / f"{entry}.grads.npz"
+    row = Row(archive.name[: -len(".pt2")], grads_file.exists())
     start = time.monotonic()
     out = work / row.name
     shutil.rmtree(out, ignore_errors=True)
@@ -179,6 +240,8 @@ def run_one(zoo: pathlib.Path, kiln: str, entry: str, archive: pathlib.Path, wor
                 continue
             previous = row.errors[mode]
             row.errors[mode] = error if previous is None else max(previous, error)
+    if grads_file.exists():
+        check_grads(row, kiln, out, argv, grads_file)
     row.seconds = time.monotonic() - start
     return row
 
@@ -217,14 +280,17 @@ def main() -> int:
                 continue
             rows.append(run_one(args.zoo_dir, kiln, entry, archive, work))
             r = rows[-1]
+            grads = (f", gradients interp {fmt(r.errors['grad interp'])}, cpu {fmt(r.errors['grad cpu'])}"
+                     if "grad cpu" in r.errors else "")
             print(f"  {r.name}: {'imported' if r.imported else 'not imported'}, "
-                  f"interp {fmt(r.errors['interp'])}, cpu {fmt(r.errors['cpu'])} ({r.seconds:.1f} s)", flush=True)
+                  f"interp {fmt(r.errors['interp'])}, cpu {fmt(r.errors['cpu'])}{grads} ({r.seconds:.1f} s)", flush=True)
 
-    print(f"\n| model | imported | interpreter max rel err | cpu max rel err | error |")
-    print("|---|---|---|---|---|")
+    print(f"\n| model | imported | interpreter max rel err | cpu max rel err | gradients: interpreter, cpu | error |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
+        grads = f"{fmt(r.errors['grad interp'])}, {fmt(r.errors['grad cpu'])}" if "grad cpu" in r.errors else ""
         print(f"| {r.name} | {'yes' if r.imported else 'no'} | {fmt(r.errors['interp'])} | {fmt(r.errors['cpu'])} "
-              f"| {r.message.replace('|', '/')} |")
+              f"| {grads} | {r.message.replace('|', '/')} |")
     if missing:
         print(f"\nno archive in {args.zoo_dir}: {', '.join(missing)}")
     present = {r.name: r for r in rows}
