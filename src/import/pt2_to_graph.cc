@@ -255,10 +255,26 @@ Expected<std::vector<std::string>> result_names(const Node& n) {
   return names;
 }
 
+// ATen's batch_norm in training mode with running statistics also updates them in place, a
+// write kiln's batch_norm (a pure op) does not make: imported as the op alone, the buffers
+// would silently keep their values. Refused until buffer updates are imported.
+Status check_no_running_stat_update(const NodeParts& parts) {
+  if (parts.op != OpKind::BatchNorm) return Status::ok();
+  const AttrValue* training = parts.attrs.find("training");
+  if (!training || !training->is_bool() || !training->as_bool()) return Status::ok();
+  for (size_t i = 3; i < 5 && i < parts.operands.size(); ++i)
+    if (parts.operands[i].is_value())
+      return make_error(
+          "batch_norm in training mode also updates its running statistics in place, which kiln "
+          "does not import yet (export the model in eval mode, or without running statistics)");
+  return Status::ok();
+}
+
 Status add_node(Graph& g, const Program& p, const Node& n, ValueTable& values, const DynamicSizes& sizes) {
   const AtenOpMapping* row = find_aten_op(n.target);
   if (!row) return make_error("the op table has no row for ", aten_name(n.target));
   KILN_ASSIGN_OR_RETURN(NodeParts parts, node_parts(n, *row, values, sizes));
+  KILN_TRY(check_no_running_stat_update(parts));
   KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, result_names(n));
   const OpSchema& schema = op_info(parts.op).schema;
   if (!schema.variadic_results && static_cast<int>(names.size()) != schema.num_results)

@@ -292,6 +292,19 @@ class MutatedThenRead(nn.Module):
         return v + 1
 
 
+class TrainingBatchNorm(nn.Module):
+    """batch_norm in training mode with running statistics, called functionally (no
+    num_batches_tracked): ATen's op updates the buffers in place, which kiln refuses to drop."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(3))
+        self.register_buffer("running_var", torch.ones(3))
+
+    def forward(self, x):
+        return F.batch_norm(x, self.running_mean, self.running_var, training=True)
+
+
 class MaxPoolIndices(nn.Module):
     """max_pool2d with return_indices: the indices are a result kiln's max_pool2d lacks."""
 
@@ -539,6 +552,7 @@ def save_vision():
     save("conv3d_core", nn.Conv3d(2, 2, 3), (torch.randn(1, 2, 4, 4, 4),), outputs=False, core_aten=True)
     save("max_pool_indices", MaxPoolIndices(), (torch.randn(1, 2, 4, 4),), outputs=False)
     save("mutated_then_read", MutatedThenRead(), (torch.randn(3, 4),), outputs=False)
+    save("training_batch_norm", TrainingBatchNorm(), (torch.randn(4, 3, 2),), outputs=False)
 
 
 def save_moe():

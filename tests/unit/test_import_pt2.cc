@@ -255,6 +255,17 @@ TEST(ImportPt2, MaxPoolIndicesInUseAreRefused) {
       << e;
 }
 
+TEST(ImportPt2, BatchNormUpdatingRunningStatisticsIsRefused) {
+  SKIP_WITHOUT_PT2();
+  // Imported as kiln's pure batch_norm, the buffers would silently keep their values.
+  std::string e = import_error(import_data_path("training_batch_norm.pt2"));
+  EXPECT_NE(e.find("aten.batch_norm.default"), std::string::npos) << e;
+  EXPECT_NE(e.find("batch_norm in training mode also updates its running statistics in place, which kiln does not "
+                   "import yet"),
+            std::string::npos)
+      << e;
+}
+
 // ---- malformed archives: one test per error ----
 
 class MalformedPt2 : public ::testing::Test {
