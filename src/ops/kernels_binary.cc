@@ -67,6 +67,12 @@ int dtype_bits(DType t) { return dtype_size(t) * 8; }
 Expected<std::vector<Tensor>> kernel_add(const KernelCall& call) {
   KILN_TRY(check_alpha(call));
   const Scalar alpha = call.attr_scalar("alpha");
+  if (call.result_types[0].dtype == DType::Bool) {  // as PyTorch: alpha as a bool, * as and, + as or
+    const bool scaled = alpha.to_int() != 0;
+    return binary(
+        call, [&](double a, double b) { return a != 0 || (scaled && b != 0) ? 1.0 : 0.0; },
+        [&](int64_t a, int64_t b) -> int64_t { return a != 0 || (scaled && b != 0) ? 1 : 0; });
+  }
   return binary(
       call, [&](double a, double b) { return a + alpha.to_double() * b; },
       [&](int64_t a, int64_t b) { return wrap_add(a, wrap_mul(alpha.to_int(), b)); });

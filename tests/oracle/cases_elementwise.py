@@ -327,3 +327,12 @@ add_error("masked_fill__int_inf", "masked_fill_(%a, %b, inf)", [randint(0, 9, 4)
           "masked_fill_: value inf cannot be converted to i64 without overflow")
 add_error("fill__int_inf", "fill_(%a, -inf)", [randint(0, 9, 4, dtype=torch.int32)], "i32[4]",
           "fill_: value -inf cannot be converted to i32 without overflow")
+
+# PyTorch adds bools with alpha as a bool: a + alpha * b is a or (alpha and b), so alpha=-1
+# adds like alpha=1 (fuzz-graphs seed 463: the reference kernel computed 1 - 1 = 0). Fixed
+# inputs, no draw, so the cases above keep their numbers.
+add("add_bool_negative_alpha", "add(%a, %b) {alpha=-1}", [torch.tensor([True, False, True, False]),
+                                                          torch.tensor([True, True, False, False])],
+    lambda a, b: torch.add(a, b, alpha=-1))
+add("add_bool_scalar_negative_alpha", "add(%a, true) {alpha=-1}", [torch.tensor([True, False])],
+    lambda a: torch.add(a, True, alpha=-1))

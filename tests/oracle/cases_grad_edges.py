@@ -186,10 +186,14 @@ edge("cumsum_empty", ["empty"], "cumsum(%a) {dim=0}", [randn(0, 3)], lambda a: t
 
 # topk and sort: each value's gradient goes to the element it came from. Ties only for sort
 # (stable in torch too); torch's CPU topk picks among tied elements by its selection algorithm.
+# Both hold a NaN, whose place ONNX's TopK leaves open (cases_sort.py's NAN_ORDER): not compared
+# in ONNX Runtime.
+NAN_ORDER = "ONNX's TopK leaves NaN's place open; ONNX Runtime orders NaN below inf (docs/ONNX.md)"
 edge_graph("topk_inf_nan", "topk", ["inf", "nan", "-inf"], """graph @g(%a: f32[2,5]) -> (f32[2,3]) {
   %0, %1 = topk(%a) {k=3} : (f32[2,3], i64[2,3])
   return %0
-}""", [f32([[INF, 1.0, NAN, -INF, 0.5], [-INF, 2.0, 0.0, 3.0, INF]])], lambda a: torch.topk(a, 3).values)
+}""", [f32([[INF, 1.0, NAN, -INF, 0.5], [-INF, 2.0, 0.0, 3.0, INF]])], lambda a: torch.topk(a, 3).values,
+           onnx_skip=NAN_ORDER)
 edge_graph("topk_smallest_k0", "topk", ["empty"], """graph @g(%a: f32[3,4]) -> (f32[3,0]) {
   %0, %1 = topk(%a) {k=0, largest=false} : (f32[3,0], i64[3,0])
   return %0
@@ -198,7 +202,7 @@ edge_graph("sort_ties_nan", "sort", ["tie", "nan", "inf"], """graph @g(%a: f32[2
   %0, %1 = sort(%a) {descending=true} : (f32[2,5], i64[2,5])
   return %0
 }""", [f32([[1.0, 3.0, 3.0, NAN, 3.0], [2.0, INF, 2.0, -INF, 2.0]])],
-           lambda a: torch.sort(a, descending=True, stable=True).values)
+           lambda a: torch.sort(a, descending=True, stable=True).values, onnx_skip=NAN_ORDER)
 
 # ---- matrix products ----
 edge("mm_empty_inner", ["empty"], "mm(%a, %b)", [randn(3, 0), randn(0, 2)], torch.mm)
