@@ -178,14 +178,19 @@ Expected<Names> div(ExportContext& cx) {
   return Names{cx.b.cast(r, c, out)};
 }
 
-// a + alpha * b (sub: a - alpha * b).
+// a + alpha * b (sub: a - alpha * b). A bool result takes alpha as a bool, as PyTorch (and the
+// reference kernel): a or (alpha and b), so alpha = -1 adds like 1.
 OpExporter add_sub(const std::string& op_type) {
-  return computed(2, [op_type](OnnxBuilder& b, const Names& x, DType d, const OpCallBase& call) {
-    const Scalar alpha = call.attr_scalar("alpha");
-    std::string y = x[1];
-    if (alpha.to_double() != 1.0) y = b.op("Mul", {y, b.constant(Tensor::full({}, alpha, d))});
-    return b.op(op_type, {x[0], y});
-  });
+  return [op_type](ExportContext& cx) {
+    const bool bool_result = cx.result_type().dtype == DType::Bool;
+    return compute_as_result(cx, 2, [&](ExportContext& c, const Names& x, DType d) -> Expected<std::string> {
+      Scalar alpha = c.call.attr_scalar("alpha");
+      if (bool_result) alpha = Scalar(int64_t{alpha.to_double() != 0.0 ? 1 : 0});
+      std::string y = x[1];
+      if (alpha.to_double() != 1.0) y = c.b.op("Mul", {y, c.b.constant(Tensor::full({}, alpha, d))});
+      return c.b.op(op_type, {x[0], y});
+    });
+  };
 }
 
 std::string remainder(OnnxBuilder& b, const Names& x, DType d) {
